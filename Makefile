@@ -1,0 +1,70 @@
+# coderag — build, run, test. Needs Go and a C compiler (cgo).
+#
+#   make run    build, crawl the bundled sample workspace, show what is in it
+#   make test   gofmt check, go vet and all tests
+#   make bench  benchmarks
+
+GO        ?= go
+TAGS      := sqlite_fts5
+BIN       := bin/coderag
+DB        ?= data/coderag.db
+SAMPLE    := testdata/sample
+
+# All C in the binary (go-sqlite3's amalgamation, sqlite-vec, our FTS5
+# tokenizer) is compiled against the SQLite header go-sqlite3 bundles:
+# sqlite/internal/cext/sqlite3h/sqlite3.h forwards to it.
+MATTN_DIR := $(shell $(GO) mod download github.com/mattn/go-sqlite3 >/dev/null 2>&1; $(GO) list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3 2>/dev/null)
+export CGO_ENABLED := 1
+export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN_DIR)
+
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: all build run test vet fmt-check check-deps bench fuzz clean deps
+
+all: build
+
+deps:
+	@test -n "$(MATTN_DIR)" || { echo "cannot find github.com/mattn/go-sqlite3: is the Go module proxy reachable?"; exit 1; }
+	@command -v $${CC:-gcc} >/dev/null || { echo "coderag needs a C compiler for cgo (gcc or clang)"; exit 1; }
+
+build: deps
+	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/coderag
+
+run: build
+	$(BIN) crawl --db $(DB) --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront
+	@if [ -t 1 ] && $(BIN) help tui >/dev/null 2>&1; then \
+		$(BIN) tui --db $(DB); \
+	else \
+		$(BIN) stats --db $(DB); \
+		echo; echo '$$ $(BIN) query --db $(DB) getUserProfile'; \
+		$(BIN) query --db $(DB) -k 3 getUserProfile; \
+	fi
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet: deps
+	$(GO) vet -tags $(TAGS) ./...
+
+# core and the TUI never touch the database driver or our C: tui -> core <- sqlite.
+check-deps:
+	@bad=$$($(GO) list -tags $(TAGS) -deps ./core/... $$(test -d tui && echo ./tui/...) | grep -E '^(coderag/sqlite|database/sql|github.com/mattn/go-sqlite3)' || true); \
+	if [ -n "$$bad" ]; then echo "core or tui imports the store: $$bad"; exit 1; fi
+
+test: deps fmt-check check-deps vet
+	$(GO) test -tags $(TAGS) -count=1 ./...
+
+bench: deps
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x ./core/... ./sqlite/...
+
+# fuzz runs each fuzz target for FUZZTIME (default 1m).
+FUZZTIME ?= 1m
+fuzz: deps
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTokenize -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/codetok
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTokenizeAgree -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./sqlite/internal/cext
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzWindow -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
+
+clean:
+	rm -rf bin data

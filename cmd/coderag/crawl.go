@@ -1,0 +1,264 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"coderag/core"
+	"coderag/core/discover"
+	"coderag/core/ingest"
+	"coderag/sqlite"
+)
+
+type crawlOptions struct {
+	db          *string
+	repoPaths   []string
+	repoNames   []string
+	exclude     []string
+	jobs        int
+	maxFileSize string
+	json        bool
+	verbose     bool
+}
+
+const crawlLong = `Crawl indexes one or more repositories into the database.
+
+Each --repo-path is walked honouring .gitignore and .coderagignore files.
+Dependency and cache directories (node_modules, vendor, .venv, ...), lock
+files, binaries, generated and minified code, files over --max-file-size and
+files holding credentials (.env, *.pem, id_rsa, ...) are skipped, each with a
+reason you can list with -v or 'coderag stats --skipped'. Deploy files and
+docs are kept even inside build-output directories.
+
+Every file is chunked (line-aligned windows of about 400 tokens for now),
+passed through the scrub gate (secrets are replaced in every file; e-mail
+addresses, phone numbers and card numbers in runbooks and ADRs), and written
+with both full-text indexes. Each repository is replaced inside one
+transaction: a crawl that is killed leaves the previous index of that
+repository complete, and queries keep working while a crawl runs.
+
+The exit status is 1 when a repository could not be read at all; files that
+cannot be indexed never fail the crawl.`
+
+func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
+	o := &crawlOptions{db: db}
+	cmd := &cobra.Command{
+		Use:   "crawl --repo-path DIR [--repo-path DIR ...]",
+		Short: "Index repositories into the database",
+		Long:  crawlLong,
+		Example: `  coderag crawl --repo-path ../platform --repo-path ../web
+  coderag crawl --repo-path . --repo-name shop --exclude 'testdata/**'
+  coderag crawl --repo-path . --json | jq 'select(.kind == "skip")'`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return crawlRun(cmd, io, o) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.repoPaths, "repo-path", nil, "repository directory to index (repeatable)")
+	f.StringArrayVar(&o.repoNames, "repo-name", nil, "name of the matching --repo-path (default: its directory name)")
+	f.StringArrayVar(&o.exclude, "exclude", nil, "gitignore-style pattern of paths to leave out (repeatable)")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "files processed at once (default: number of CPUs)")
+	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB)")
+	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
+	return cmd
+}
+
+func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
+	ctx := cmd.Context()
+	if len(o.repoPaths) == 0 {
+		return usagef("nothing to crawl: pass at least one --repo-path")
+	}
+	if len(o.repoNames) > 0 && len(o.repoNames) != len(o.repoPaths) {
+		return usagef("%d --repo-name for %d --repo-path: pass one name per path or none", len(o.repoNames), len(o.repoPaths))
+	}
+	if cmd.Flags().Changed("jobs") {
+		if err := positiveInt("jobs", o.jobs); err != nil {
+			return err
+		}
+	}
+	maxSize, err := parseSize(o.maxFileSize)
+	if err != nil {
+		return usagef("--max-file-size: %v", err)
+	}
+	var sources []core.Source
+	names := map[string]string{}
+	for i, p := range o.repoPaths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return fmt.Errorf("repo path %s: %w", p, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("repo path %s: %w", p, err)
+		}
+		if !fi.IsDir() {
+			return usagef("--repo-path %s is not a directory", p)
+		}
+		name := filepath.Base(abs)
+		if len(o.repoNames) > 0 {
+			name = o.repoNames[i]
+		}
+		if name == "" || strings.ContainsAny(name, "/\\") {
+			return usagef("repo name %q: must be non-empty and hold no slashes", name)
+		}
+		if other, ok := names[name]; ok {
+			return usagef("repos %s and %s would both be named %q: pass --repo-name for each", other, p, name)
+		}
+		names[name] = p
+		sources = append(sources, core.Source{Kind: core.SourceRepo, Path: abs, Name: name})
+	}
+
+	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	pr := newProgress(io, o.json, o.verbose)
+	crawler := ingest.New(db, ingest.Options{
+		Jobs:     o.jobs,
+		Discover: discover.Options{MaxFileSize: maxSize, Exclude: o.exclude},
+		Progress: pr.event,
+		Args:     strings.Join(os.Args[1:], " "),
+	})
+	sum, err := crawler.Run(ctx, sources)
+	pr.finish()
+	if o.json {
+		printCrawlJSON(io, *o.db, sum)
+	} else {
+		printCrawlSummary(io, *o.db, sum, o.verbose)
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Failed() {
+		return errSilent
+	}
+	return nil
+}
+
+func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose bool) {
+	w := io.out
+	files, chunks := 0, 0
+	reasons := map[string]int{}
+	skipped := 0
+	for _, s := range sum.Sources {
+		files += s.Files
+		chunks += s.ChunkCount()
+		skipped += len(s.Skips)
+		var parts []string
+		for _, c := range core.CorpusTypes() {
+			if n := s.Chunks[c]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", c.Short(), n))
+			}
+		}
+		status := ""
+		if s.Err != nil {
+			status = "  FAILED: " + s.Err.Error()
+		}
+		fmt.Fprintf(w, "%-14s %s, %s (%s), %s skipped, %s%s\n", s.Source.Name, plural(s.Files, "file", "files"),
+			plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)),
+			s.Duration.Round(time.Millisecond), status)
+		for _, sk := range s.Skips {
+			reasons[reasonKind(sk.Reason)]++
+		}
+	}
+	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s\n", plural(len(sum.Sources), "source", "sources"),
+		plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, sum.Duration.Round(time.Millisecond))
+	if skipped > 0 && !verbose {
+		type kv struct {
+			k string
+			v int
+		}
+		var list []kv
+		for k, v := range reasons {
+			list = append(list, kv{k, v})
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].v > list[j].v || list[i].v == list[j].v && list[i].k < list[j].k })
+		var parts []string
+		for _, e := range list {
+			parts = append(parts, fmt.Sprintf("%d %s", e.v, e.k))
+		}
+		fmt.Fprintf(w, "skipped %s: %s (list them with -v or 'coderag stats --skipped')\n",
+			plural(skipped, "path", "paths"), strings.Join(parts, ", "))
+	}
+}
+
+// reasonKind shortens a skip reason to its kind for the summary.
+func reasonKind(r string) string {
+	if i := strings.IndexAny(r, "(:"); i > 0 {
+		r = r[:i]
+	}
+	return strings.TrimSpace(r)
+}
+
+type jsonSkip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+type jsonSourceSummary struct {
+	Name       string         `json:"name"`
+	Path       string         `json:"path"`
+	Files      int            `json:"files"`
+	Bytes      int64          `json:"bytes"`
+	Chunks     map[string]int `json:"chunks"`
+	ChunkCount int            `json:"chunk_count"`
+	Skipped    []jsonSkip     `json:"skipped"`
+	Error      string         `json:"error,omitempty"`
+	DurationMS int64          `json:"duration_ms"`
+}
+
+func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
+	out := struct {
+		Kind       string              `json:"kind"`
+		RunID      int64               `json:"run_id"`
+		DB         string              `json:"db"`
+		DurationMS int64               `json:"duration_ms"`
+		Sources    []jsonSourceSummary `json:"sources"`
+	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{}}
+	for _, s := range sum.Sources {
+		js := jsonSourceSummary{Name: s.Source.Name, Path: s.Source.Path, Files: s.Files, Bytes: s.Bytes,
+			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, DurationMS: s.Duration.Milliseconds()}
+		for c, n := range s.Chunks {
+			js.Chunks[string(c)] = n
+		}
+		for _, sk := range s.Skips {
+			js.Skipped = append(js.Skipped, jsonSkip{sk.Path, sk.Reason})
+		}
+		if s.Err != nil {
+			js.Error = s.Err.Error()
+		}
+		out.Sources = append(out.Sources, js)
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(io.out, string(b))
+}
+
+// parseSize parses sizes like 2MB, 512KB, 1GiB or a plain byte count.
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bad size %q (want e.g. 512KB, 2MB)", s)
+	}
+	return int64(n * float64(mult)), nil
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"coderag/core/discover"
+)
+
+var sampleDir = filepath.Join("..", "..", "testdata", "sample")
+
+// coderag runs one command line in-process and returns exit code and output.
+func coderag(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 80 }}
+	code := run(context.Background(), args, io)
+	return code, out.String(), errb.String()
+}
+
+var (
+	sampleOnce sync.Once
+	sampleDB   string
+	sampleErr  string
+)
+
+// crawlSample crawls the sample workspace once per test binary.
+func crawlSample(t *testing.T) string {
+	t.Helper()
+	sampleOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "coderag-sample")
+		if err != nil {
+			sampleErr = err.Error()
+			return
+		}
+		sampleDB = filepath.Join(dir, "data", "coderag.db")
+		var out, errb bytes.Buffer
+		io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 80 }}
+		code := run(context.Background(), []string{"crawl", "--db", sampleDB,
+			"--repo-path", filepath.Join(sampleDir, "platform"),
+			"--repo-path", filepath.Join(sampleDir, "storefront")}, io)
+		if code != 0 {
+			sampleErr = "crawl exit " + strconv.Itoa(code) + ": " + errb.String()
+		}
+	})
+	if sampleErr != "" {
+		t.Fatal(sampleErr)
+	}
+	return sampleDB
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sampleDB != "" {
+		os.RemoveAll(filepath.Dir(filepath.Dir(sampleDB)))
+	}
+	os.Exit(code)
+}
+
+type queryJSON struct {
+	Hits []struct {
+		ChunkID    string  `json:"chunk_id"`
+		FilePath   string  `json:"file_path"`
+		LineStart  int     `json:"line_start"`
+		LineEnd    int     `json:"line_end"`
+		CorpusType string  `json:"corpus_type"`
+		Language   string  `json:"language"`
+		RepoName   string  `json:"repo_name"`
+		Score      float64 `json:"score"`
+		Text       string  `json:"text"`
+	} `json:"hits"`
+}
+
+func TestSampleGetUserProfileQueries(t *testing.T) {
+	db := crawlSample(t)
+	for _, q := range []string{"getUserProfile", "user profile", "get_user_profile", "GetUserProfile"} {
+		t.Run(q, func(t *testing.T) {
+			code, out, errs := coderag(t, "query", "--db", db, "--json", "-k", "5", q)
+			if code != 0 {
+				t.Fatalf("query exit %d: %s", code, errs)
+			}
+			var res queryJSON
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("query --json output is not JSON: %v\n%s", err, out)
+			}
+			rank := 0
+			for i, h := range res.Hits {
+				if h.RepoName == "storefront" && h.FilePath == "src/clients/accounts.ts" &&
+					strings.Contains(h.Text, "export async function getUserProfile") {
+					rank = i + 1
+					break
+				}
+			}
+			if rank == 0 || rank > 3 {
+				var got []string
+				for _, h := range res.Hits {
+					got = append(got, h.RepoName+"/"+h.FilePath)
+				}
+				t.Fatalf("query %q: the chunk defining getUserProfile is at rank %d, want top 3; got %v", q, rank, got)
+			}
+		})
+	}
+}
+
+func TestSampleEveryAcceptedFileIsIndexed(t *testing.T) {
+	db := crawlSample(t)
+	code, out, _ := coderag(t, "stats", "--db", db, "--json")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	var st struct {
+		Chunks   int            `json:"chunks"`
+		Files    int            `json:"files"`
+		ByCorpus map[string]int `json:"by_corpus"`
+		ByRepo   map[string]int `json:"by_repo"`
+		ByLang   map[string]int `json:"by_language"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for _, repo := range []string{"platform", "storefront"} {
+		res, err := discover.Walk(context.Background(), os.DirFS(filepath.Join(sampleDir, repo)), discover.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += len(res.Files)
+	}
+	if st.Files != want || st.Chunks < want {
+		t.Errorf("stats: %d files, %d chunks; discovery accepts %d files", st.Files, st.Chunks, want)
+	}
+	for _, c := range []string{"CODE_LOGIC", "CODE_DEPLOY", "CODE_CONFIG", "DOC_README", "DOC_RUNBOOK", "DOC_ADR"} {
+		if st.ByCorpus[c] == 0 {
+			t.Errorf("no %s chunks in the sample index: %v", c, st.ByCorpus)
+		}
+	}
+	for _, l := range []string{"go", "csharp", "python", "typescript", "yaml", "hcl", "markdown", "dockerfile"} {
+		if st.ByLang[l] == 0 {
+			t.Errorf("no %s chunks in the sample index: %v", l, st.ByLang)
+		}
+	}
+	// The dev password of docker-compose.yml was scrubbed.
+	code, out, _ = coderag(t, "query", "--db", db, "--json", "POSTGRES_PASSWORD")
+	if code != 0 || strings.Contains(out, "shop-dev-password") || !strings.Contains(out, "<SECRET>") {
+		t.Errorf("query POSTGRES_PASSWORD: exit %d, output holds the password or no placeholder:\n%s", code, out)
+	}
+}
+
+func TestSampleQueryTextOutput(t *testing.T) {
+	db := crawlSample(t)
+	code, out, _ := coderag(t, "query", "--db", db, "-k", "3", "redis maxmemory runbook")
+	if code != 0 || !strings.Contains(out, "cart-redis-outage.md") || strings.Contains(out, "\x1b[") {
+		t.Errorf("query text output (exit %d) lacks the runbook or has colour codes:\n%s", code, out)
+	}
+}
+
+// TestEdgesGolden checks that every edge of the sample's golden edge list
+// points at a real line that holds the call.
+func TestEdgesGolden(t *testing.T) {
+	f, err := os.Open(filepath.Join(sampleDir, "edges.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) != 7 || fields[1] != "->" {
+			t.Fatalf("bad golden line %q: want source -> target type method path evidence", line)
+		}
+		n++
+		typ, target, evidence := fields[3], fields[2], fields[6]
+		file, lineNo, ok := strings.Cut(evidence, ":")
+		if !ok {
+			t.Fatalf("evidence %q has no line", evidence)
+		}
+		data, err := os.ReadFile(filepath.Join(sampleDir, file))
+		if err != nil {
+			t.Errorf("edge %s: %v", line, err)
+			continue
+		}
+		ln, _ := strconv.Atoi(lineNo)
+		lines := strings.Split(string(data), "\n")
+		if ln < 1 || ln > len(lines) {
+			t.Errorf("edge %q: line %d outside %s", line, ln, file)
+			continue
+		}
+		got := strings.ToLower(lines[ln-1])
+		var marker string
+		switch typ {
+		case "http":
+			marker = strings.Split(strings.Trim(fields[5], "/"), "/")[0]
+			if marker == "" {
+				marker = target
+			}
+		case "queue":
+			marker = "topic"
+			if strings.Contains(got, "subscribe") || strings.Contains(got, "consumer") {
+				marker = ""
+			}
+		case "db":
+			marker = "" // the connection line; checked below
+			if !strings.Contains(got, "open") && !strings.Contains(got, "pool") && !strings.Contains(got, "engine") {
+				t.Errorf("edge %q: line %d of %s does not open a database: %q", line, ln, file, lines[ln-1])
+			}
+		case "cache":
+			marker = "connect"
+		default:
+			t.Errorf("edge %q: unknown type %s", line, typ)
+		}
+		if marker != "" && !strings.Contains(got, strings.ToLower(marker)) {
+			t.Errorf("edge %q: line %d of %s is %q, want it to mention %q", line, ln, file, lines[ln-1], marker)
+		}
+	}
+	if n < 20 {
+		t.Errorf("golden edge list has %d edges, want at least 20", n)
+	}
+}
+
+func TestBadInputIsSkippedWithReasons(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	os.MkdirAll(filepath.Join(repo, "src"), 0o755)
+	write := func(p string, data []byte) {
+		if err := os.WriteFile(filepath.Join(repo, p), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("src/main.go", []byte("package main\n\nfunc handleOrder() {}\n"))
+	write("src/latin1.go", []byte("package main\n// caf\xe9\n"))
+	write("src/elf.go", []byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00"))
+	big, err := os.Create(filepath.Join(repo, "src", "huge.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big.Truncate(50 << 20) // 50 MB, sparse
+	big.Close()
+	os.Symlink("loop", filepath.Join(repo, "src", "loop"))
+	os.Symlink(".", filepath.Join(repo, "src", "cycle"))
+
+	db := filepath.Join(dir, "c.db")
+	code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--json")
+	if code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum struct {
+		Kind    string `json:"kind"`
+		Sources []struct {
+			Files   int `json:"files"`
+			Skipped []struct{ Path, Reason string }
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Kind != "summary" {
+		t.Fatalf("last JSON line is not the summary: %v\n%s", err, lines[len(lines)-1])
+	}
+	reasons := map[string]string{}
+	for _, s := range sum.Sources[0].Skipped {
+		reasons[s.Path] = s.Reason
+	}
+	for path, want := range map[string]string{
+		"src/latin1.go": "not valid UTF-8",
+		"src/elf.go":    "binary content",
+		"src/huge.sql":  "larger than the size limit (50.0 MB > 2.0 MB)",
+		"src/loop":      "symlink",
+		"src/cycle":     "symlink",
+	} {
+		if !strings.Contains(reasons[path], want) {
+			t.Errorf("skip reason of %s = %q, want %q", path, reasons[path], want)
+		}
+	}
+	if sum.Sources[0].Files != 1 {
+		t.Errorf("indexed %d files, want 1", sum.Sources[0].Files)
+	}
+	// Every event line is JSON too.
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("crawl --json printed a non-JSON line: %q", l)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"crawl"}, 2, "pass at least one --repo-path"},
+		{[]string{"crawl", "--repo-path", ".", "--repo-name", "a", "--repo-name", "b"}, 2, "one name per path"},
+		{[]string{"crawl", "--repo-path", "/definitely/not/here"}, 1, "no such file or directory"},
+		{[]string{"crawl", "--repo-path", ".", "--max-file-size", "huge"}, 2, "bad size"},
+		{[]string{"query"}, 2, "requires at least 1 arg"},
+		{[]string{"query", "--db", "/nonexistent/x.db", "foo"}, 1, "run coderag crawl first"},
+		{[]string{"stats", "--db", "/nonexistent/x.db"}, 1, "no index"},
+		{[]string{"query", "-k", "0", "x"}, 2, "--k must be positive"},
+		{[]string{"nosuchcommand"}, 2, "unknown command"},
+		{[]string{"stats", "extra"}, 2, "unknown command \"extra\""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, _, errs := coderag(t, tt.args...)
+			if code != tt.code || !strings.Contains(errs, tt.msg) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errs, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := coderag(t, "version", "--json")
+	var v map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v["sqlite"] == "" || v["sqlite_vec"] == "" {
+		t.Errorf("version --json = %d %q", code, out)
+	}
+	for _, cmd := range []string{"crawl", "query", "stats"} {
+		code, out, _ := coderag(t, cmd, "--help")
+		if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "Examples:") && !strings.Contains(out, "Example") {
+			t.Errorf("%s --help = %d %q", cmd, code, out)
+		}
+	}
+}

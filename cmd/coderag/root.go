@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+const rootLong = `coderag indexes a company's services into one SQLite file and searches all
+of it at once: source code (Go, C#, Python, TypeScript, JavaScript, ...), the
+deploy and config files that wire services together, READMEs, runbooks and
+ADRs. The file holds the chunks, two full-text indexes (a code-aware one that
+splits getUserProfile, get_user_profile and user-profile alike, and a stemmed
+one for prose) and room for vectors and the service graph.
+
+Start with
+  coderag crawl --repo-path ./my-service --repo-path ./other-service
+  coderag query "where do we call the payment provider"
+  coderag stats`
+
+func newRootCmd(io *ioStreams) *cobra.Command {
+	var dbPath string
+	root := &cobra.Command{
+		Use:           "coderag",
+		Short:         "Search a company's code, deploy files and docs from one SQLite file",
+		Long:          rootLong,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       buildVersion(),
+	}
+	root.SetOut(io.out)
+	root.SetErr(io.err)
+	root.SetVersionTemplate("coderag {{.Version}}\n")
+	root.PersistentFlags().StringVar(&dbPath, "db", "data/coderag.db", "the coderag database file")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err.Error()} })
+
+	root.AddCommand(
+		newCrawlCmd(io, &dbPath),
+		newQueryCmd(io, &dbPath),
+		newStatsCmd(io, &dbPath),
+		newVersionCmd(io),
+	)
+	return root
+}
+
+// buildVersion is the version set at link time, else the module version.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// usageArgs turns cobra's argument validation errors into usage errors.
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return &usageError{err.Error()}
+		}
+		return nil
+	}
+}
+
+// positiveInt validates an integer flag.
+func positiveInt(name string, v int) error {
+	if v <= 0 {
+		return usagef("--%s must be positive, got %d", name, v)
+	}
+	return nil
+}
+
+// plural formats a count with its noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%s %s", thousands(n), many)
+}
+
+// thousands formats n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"coderag/core"
+	"coderag/sqlite"
+)
+
+type statsOptions struct {
+	db      *string
+	json    bool
+	skipped bool
+}
+
+func newStatsCmd(io *ioStreams, db *string) *cobra.Command {
+	o := &statsOptions{db: db}
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Show what the index holds",
+		Long: `Stats prints the number of chunks per corpus type, language and repository,
+the sources and when they were crawled, the size of the database file and
+the last crawl run. --skipped lists every path the last crawls did not index
+and why.`,
+		Example: `  coderag stats
+  coderag stats --json | jq .chunks
+  coderag stats --skipped`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return statsRun(cmd, io, o) },
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the statistics as JSON")
+	cmd.Flags().BoolVar(&o.skipped, "skipped", false, "list skipped paths and their reasons")
+	return cmd
+}
+
+func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
+	ctx := cmd.Context()
+	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	var skips []core.Event
+	if o.skipped {
+		if skips, err = db.Skips(ctx); err != nil {
+			return err
+		}
+	}
+	if o.json {
+		return printStatsJSON(io, st, skips, o.skipped)
+	}
+	s := styles(io.color)
+	w := io.out
+	fmt.Fprintf(w, "%s  %s, schema %d\n", s.bold(st.Path), humanSize(st.FileBytes), st.SchemaVersion)
+	emb := "none (BM25 only)"
+	if st.Embedder.ID != "" {
+		emb = fmt.Sprintf("%s, dimension %d, %s vectors", st.Embedder.ID, st.Embedder.Dim, thousands(st.Vectors))
+	}
+	fmt.Fprintf(w, "chunks %s   files %s   sources %d   embedder %s\n", thousands(st.Chunks), thousands(st.Files), len(st.Sources), emb)
+	if len(st.ByCorpus) > 0 {
+		fmt.Fprintln(w, s.bold("\nby corpus type"))
+		for _, c := range core.CorpusTypes() {
+			if n := st.ByCorpus[c]; n > 0 {
+				fmt.Fprintf(w, "  %-18s %8s\n", c, thousands(n))
+			}
+		}
+		printCounts(w, s, "by language", st.ByLanguage)
+		printCounts(w, s, "by repository", st.ByRepo)
+	}
+	if len(st.Sources) > 0 {
+		fmt.Fprintln(w, s.bold("\nsources"))
+		for _, src := range st.Sources {
+			fmt.Fprintf(w, "  %-14s %-5s %6s files %8s chunks %5s skipped  crawled %s  %s\n", src.Name, src.Kind,
+				thousands(src.Files), thousands(src.Chunks), thousands(src.Skipped), ago(src.LastIngest), s.dim(src.Path))
+		}
+	}
+	if r := st.LastRun; r != nil {
+		fmt.Fprintf(w, "\nlast crawl #%d %s %s: %s, %s, %s skipped, %d errors\n", r.ID, r.Status, ago(r.Started),
+			plural(r.Files, "file", "files"), plural(r.Chunks, "chunk", "chunks"), thousands(r.Skipped), r.Errors)
+		if r.Error != "" {
+			fmt.Fprintf(w, "  %s\n", r.Error)
+		}
+	} else {
+		fmt.Fprintln(w, "\nnothing crawled yet: run coderag crawl --repo-path DIR")
+	}
+	if o.skipped {
+		fmt.Fprintln(w, s.bold("\nskipped"))
+		for _, e := range skips {
+			fmt.Fprintf(w, "  %s/%s: %s\n", e.Source, e.Path, e.Reason)
+		}
+	}
+	return nil
+}
+
+func printCounts(w interface{ Write([]byte) (int, error) }, s textStyles, title string, m map[string]int) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	fmt.Fprintln(w, s.bold("\n"+title))
+	for _, k := range keys {
+		name := k
+		if name == "" {
+			name = "(none)"
+		}
+		fmt.Fprintf(w, "  %-18s %8s\n", name, thousands(m[k]))
+	}
+}
+
+func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips bool) error {
+	type source struct {
+		Name       string `json:"name"`
+		Kind       string `json:"kind"`
+		Path       string `json:"path"`
+		Files      int    `json:"files"`
+		Chunks     int    `json:"chunks"`
+		Skipped    int    `json:"skipped"`
+		LastIngest string `json:"last_ingest"`
+	}
+	type run struct {
+		ID       int64  `json:"id"`
+		Started  string `json:"started"`
+		Finished string `json:"finished,omitempty"`
+		Status   string `json:"status"`
+		Files    int    `json:"files"`
+		Chunks   int    `json:"chunks"`
+		Skipped  int    `json:"skipped"`
+		Errors   int    `json:"errors"`
+		Error    string `json:"error,omitempty"`
+	}
+	out := struct {
+		DB            string         `json:"db"`
+		FileBytes     int64          `json:"file_bytes"`
+		SchemaVersion int            `json:"schema_version"`
+		Chunks        int            `json:"chunks"`
+		Files         int            `json:"files"`
+		Vectors       int            `json:"vectors"`
+		EmbedderID    string         `json:"embedder_id"`
+		EmbedderDim   int            `json:"embedder_dim"`
+		ByCorpus      map[string]int `json:"by_corpus"`
+		ByLanguage    map[string]int `json:"by_language"`
+		ByRepo        map[string]int `json:"by_repo"`
+		Sources       []source       `json:"sources"`
+		LastRun       *run           `json:"last_run"`
+		Skipped       []jsonSkip     `json:"skipped,omitempty"`
+	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
+		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, ByCorpus: map[string]int{},
+		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Sources: []source{}}
+	for c, n := range st.ByCorpus {
+		out.ByCorpus[string(c)] = n
+	}
+	for _, s := range st.Sources {
+		out.Sources = append(out.Sources, source{s.Name, string(s.Kind), s.Path, s.Files, s.Chunks, s.Skipped, rfc3339(s.LastIngest)})
+	}
+	if r := st.LastRun; r != nil {
+		out.LastRun = &run{r.ID, rfc3339(r.Started), rfc3339(r.Finished), r.Status, r.Files, r.Chunks, r.Skipped, r.Errors, r.Error}
+	}
+	if withSkips {
+		out.Skipped = []jsonSkip{}
+		for _, e := range skips {
+			out.Skipped = append(out.Skipped, jsonSkip{e.Source + "/" + e.Path, e.Reason})
+		}
+	}
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,126 @@
+package core
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+)
+
+// Source is one thing a crawl reads: a repo, a Slack export or a directory.
+type Source struct {
+	Kind SourceKind
+	// Path is the absolute, cleaned path of the source on disk.
+	Path string
+	// Name identifies the source in the index (the repo name); it is unique
+	// per database and is the first element of every chunk's source URI.
+	Name string
+}
+
+// File is one file a source yields, as discovery saw it.
+type File struct {
+	// Path is slash-separated and relative to the source root.
+	Path     string
+	Size     int64
+	Language string
+	Corpus   CorpusType
+}
+
+// Chunk is the unified chunk of seed 000 §3.3. Chunkers produce it raw;
+// only the scrub package can turn it into a chunk the store accepts.
+type Chunk struct {
+	// ID is ChunkID(SourceURI, ByteStart, ByteEnd).
+	ID string
+	// SourceURI names the chunk's origin: "<repo>/<path>" for files.
+	SourceURI string
+	// ByteStart and ByteEnd delimit the chunk in the source file, half open.
+	ByteStart, ByteEnd int
+	// LineStart and LineEnd are 1-based and inclusive.
+	LineStart, LineEnd int
+	Corpus             CorpusType
+
+	// Text is what is indexed and embedded; for unscrubbed file chunks it
+	// equals the file's bytes [ByteStart, ByteEnd).
+	Text string
+	// ContextPrefix is the scope of the chunk: "path > Class > method",
+	// "runbooks/deploy.md > ## Rollback", "#incidents > @alice > 2024-01-15".
+	ContextPrefix string
+
+	Language    string
+	SymbolName  string
+	SymbolKind  string
+	Signature   string
+	FilePath    string
+	GitHash     string
+	SectionPath string
+	Author      string
+	Timestamp   string
+	Channel     string
+	ThreadID    string
+	ServiceName string
+	RepoName    string
+
+	Imports   []string
+	CallsOut  []string
+	CalledBy  []string
+	K8sLabels map[string]string
+}
+
+// ChunkID is the deterministic id of a chunk: the hex SHA-256 of its source
+// URI and byte range.
+func ChunkID(sourceURI string, start, end int) string {
+	h := sha256.New()
+	h.Write([]byte(sourceURI))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, int64(start), 10))
+	h.Write([]byte{'-'})
+	h.Write(strconv.AppendInt(nil, int64(end), 10))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Stage is how far a chunk has gone through the pipeline
+// (Crawler -> ScrubGate -> Embedder -> Store).
+type Stage int
+
+// The pipeline stages of seed 001 §15.4.
+const (
+	StageRaw      Stage = iota // produced by a crawler; may hold secrets
+	StageClean                 // passed the scrub gate
+	StageEmbedded              // carries a vector
+	StageStored                // written to the index
+)
+
+func (s Stage) String() string {
+	switch s {
+	case StageRaw:
+		return "raw"
+	case StageClean:
+		return "clean"
+	case StageEmbedded:
+		return "embedded"
+	case StageStored:
+		return "stored"
+	}
+	return "stage(" + strconv.Itoa(int(s)) + ")"
+}
+
+// EstimateTokens estimates how many model tokens s is: one per four bytes,
+// with every run of spaces and tabs counted as one byte. It is the one
+// estimate all chunk budgets in coderag use; it tracks BPE tokenizers within
+// about 20% on code and prose.
+func EstimateTokens(s string) int {
+	n := 0
+	inSpace := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\t' {
+			if inSpace {
+				continue
+			}
+			inSpace = true
+		} else {
+			inSpace = false
+		}
+		n++
+	}
+	return (n + 3) / 4
+}

@@ -1,0 +1,407 @@
+// Package codetok splits source code and prose into search tokens the way the
+// `code` FTS5 tokenizer of coderag's SQLite file does.
+//
+// The same rules are implemented twice: here in Go (for query building,
+// the builtin embedder and tests) and in C as the FTS5 tokenizer registered in
+// sqlite/internal/cext. The two are kept equal by a shared golden table
+// (testdata/tokens.golden.json) and a differential fuzz test.
+//
+// # Rules
+//
+// Text is read as UTF-8; an invalid byte is a separator. A compound is a
+// maximal run of segments joined by single connectors ('-' or '.') where a
+// segment is a run of word characters (letters, digits, '_'). Each segment is
+// cut at underscores, at lower-to-upper case changes ("getUser" -> get, user),
+// before the last capital of a capital run followed by a lower-case letter
+// ("HTTPServer" -> http, server; a plural like "URLs" stays whole), and between
+// letters and digits ("sha256" -> sha, 256). The pieces are the subwords.
+//
+// Every subword is emitted lower-cased. When a compound has two or more
+// subwords, the whole compound ("api.getuserprofile") is emitted colocated with
+// its first subword, and every segment with two or more subwords that is not
+// the whole compound is emitted colocated with its own first subword. A
+// compound of one subword that is in the stop list (language keywords such as
+// "func", "return", "self") is dropped; stop words inside identifiers are kept.
+// Subwords longer than MaxTokenBytes are cut to that length; whole-compound and
+// segment tokens longer than that are not emitted.
+//
+// Lower-casing covers ASCII, Latin-1, Greek and basic Cyrillic capitals; other
+// letters (CJK, for example) have no case and are treated as lower-case.
+package codetok
+
+// MaxTokenBytes is the longest token text emitted; longer subwords are cut.
+const MaxTokenBytes = 128
+
+// Token is one token with the byte range of input it came from.
+// Colocated tokens share the position of the token emitted before them.
+type Token struct {
+	Text      string `json:"t"`
+	Start     int    `json:"s"`
+	End       int    `json:"e"`
+	Colocated bool   `json:"c,omitempty"`
+}
+
+// char classes
+const (
+	clSep = iota
+	clConn
+	clUnder
+	clDigit
+	clLower
+	clUpper
+)
+
+// decode reads one code point at s[i:]. It returns the code point and its
+// length in bytes; an invalid or truncated sequence yields (-1, 1).
+// It mirrors cr_decode in tokenizer.c byte for byte.
+func decode(s string, i int) (rune, int) {
+	c := s[i]
+	if c < 0x80 {
+		return rune(c), 1
+	}
+	var n int
+	var cp rune
+	var min rune
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		n, cp, min = 2, rune(c&0x1F), 0x80
+	case c >= 0xE0 && c <= 0xEF:
+		n, cp, min = 3, rune(c&0x0F), 0x800
+	case c >= 0xF0 && c <= 0xF4:
+		n, cp, min = 4, rune(c&0x07), 0x10000
+	default:
+		return -1, 1
+	}
+	if i+n > len(s) {
+		return -1, 1
+	}
+	for k := 1; k < n; k++ {
+		b := s[i+k]
+		if b&0xC0 != 0x80 {
+			return -1, 1
+		}
+		cp = cp<<6 | rune(b&0x3F)
+	}
+	if cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) {
+		return -1, 1
+	}
+	return cp, n
+}
+
+// class returns the character class of a code point (-1 is invalid input).
+func class(cp rune) int {
+	if cp < 0x80 {
+		switch {
+		case cp >= 'a' && cp <= 'z':
+			return clLower
+		case cp >= 'A' && cp <= 'Z':
+			return clUpper
+		case cp >= '0' && cp <= '9':
+			return clDigit
+		case cp == '_':
+			return clUnder
+		case cp == '-' || cp == '.':
+			return clConn
+		}
+		return clSep
+	}
+	switch {
+	case cp < 0:
+		return clSep
+	case cp <= 0xBF, cp == 0xD7, cp == 0xF7:
+		return clSep
+	case cp >= 0x2000 && cp <= 0x2BFF, cp >= 0x2E00 && cp <= 0x2E7F,
+		cp >= 0x3000 && cp <= 0x303F, cp >= 0xFE00 && cp <= 0xFE0F,
+		cp >= 0xFE30 && cp <= 0xFE4F, cp >= 0xFF00 && cp <= 0xFF0F,
+		cp >= 0xFF1A && cp <= 0xFF20, cp >= 0xFF3B && cp <= 0xFF40,
+		cp >= 0xFF5B && cp <= 0xFF65, cp >= 0xFFF0 && cp <= 0xFFFF,
+		cp >= 0x1F000 && cp <= 0x1FAFF, cp >= 0xE0000 && cp <= 0xE007F:
+		return clSep
+	}
+	if lower(cp) != cp {
+		return clUpper
+	}
+	return clLower
+}
+
+// lower maps the capitals coderag knows to lower case; the UTF-8 length of
+// the result always equals that of the input.
+func lower(cp rune) rune {
+	switch {
+	case cp >= 'A' && cp <= 'Z':
+		return cp + 32
+	case cp >= 0xC0 && cp <= 0xDE && cp != 0xD7:
+		return cp + 0x20
+	case cp >= 0x391 && cp <= 0x3A9 && cp != 0x3A2:
+		return cp + 0x20
+	case cp >= 0x410 && cp <= 0x42F:
+		return cp + 0x20
+	case cp >= 0x400 && cp <= 0x40F:
+		return cp + 0x50
+	}
+	return cp
+}
+
+func isWord(cl int) bool { return cl >= clUnder }
+
+// stopWords are dropped when they stand alone; inside identifiers they stay.
+var stopWords = map[string]bool{}
+
+// StopWords lists the words dropped when they stand alone, in tokenizer.c order.
+var StopWords = []string{
+	"a", "an", "and", "as", "async", "await", "break", "case", "catch", "class",
+	"const", "continue", "def", "do", "elif", "else", "except",
+	"export", "false", "finally", "for", "from", "func", "function", "if",
+	"import", "in", "interface", "is", "let", "namespace", "new",
+	"nil", "none", "not", "null", "of", "or", "package", "private", "protected",
+	"public", "raise", "range", "return", "self", "static", "struct", "switch",
+	"the", "this", "throw", "throws", "to", "true", "try", "undefined", "using",
+	"var", "void", "while",
+}
+
+func init() {
+	for _, w := range StopWords {
+		stopWords[w] = true
+	}
+}
+
+// IsStopWord reports whether the lower-cased word w is dropped when alone.
+func IsStopWord(w string) bool { return stopWords[w] }
+
+// Tokenize returns the tokens of s in emission order.
+func Tokenize(s string) []Token {
+	var out []Token
+	Each(s, func(t Token) { out = append(out, t) })
+	return out
+}
+
+// Words returns the texts of the non-colocated tokens of s: the subwords a
+// phrase query over the code table is made of.
+func Words(s string) []string {
+	var out []string
+	Each(s, func(t Token) {
+		if !t.Colocated {
+			out = append(out, t.Text)
+		}
+	})
+	return out
+}
+
+// Each calls emit for every token of s in order. It allocates only the
+// token texts.
+func Each(s string, emit func(Token)) {
+	t := tokenizer{s: s, emit: emit}
+	t.run()
+}
+
+type tokenizer struct {
+	s    string
+	emit func(Token)
+	buf  []byte
+}
+
+// at returns the code point, class and length at byte i; past the end it
+// returns a separator.
+func (t *tokenizer) at(i int) (rune, int, int) {
+	if i >= len(t.s) {
+		return -1, clSep, 0
+	}
+	cp, n := decode(t.s, i)
+	return cp, class(cp), n
+}
+
+func (t *tokenizer) run() {
+	i := 0
+	for i < len(t.s) {
+		_, cl, n := t.at(i)
+		if !isWord(cl) {
+			i += n
+			continue
+		}
+		i = t.compound(i)
+	}
+}
+
+// segmentEnd returns the end of the run of word characters starting at i.
+func (t *tokenizer) segmentEnd(i int) int {
+	for i < len(t.s) {
+		_, cl, n := t.at(i)
+		if !isWord(cl) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// compound emits the tokens of the compound starting at the word character
+// at start and returns its end.
+func (t *tokenizer) compound(start int) int {
+	// Find the compound's end: segments joined by single connectors.
+	end := t.segmentEnd(start)
+	for {
+		_, cl, n := t.at(end)
+		if cl != clConn {
+			break
+		}
+		_, cl2, _ := t.at(end + n)
+		if !isWord(cl2) {
+			break
+		}
+		end = t.segmentEnd(end + n)
+	}
+
+	first := true // next subword is the compound's first
+	multi := false
+	seg := start
+	for seg < end {
+		segEnd := t.segmentEnd(seg)
+		segFirst := true
+		p := seg
+		for {
+			sw, swEnd := t.nextSubword(p, segEnd)
+			if sw < 0 {
+				break
+			}
+			if first {
+				multi = t.hasSubword(swEnd, end)
+				if !multi {
+					t.emitWord(sw, swEnd, true)
+				} else {
+					t.emitWord(sw, swEnd, false)
+					t.emitWhole(start, end)
+				}
+				first = false
+			} else {
+				t.emitWord(sw, swEnd, false)
+			}
+			if segFirst {
+				segFirst = false
+				if multi && (seg != start || segEnd != end) && t.hasSubword(swEnd, segEnd) {
+					t.emitWhole(seg, segEnd)
+				}
+			}
+			p = swEnd
+		}
+		seg = segEnd
+		if seg < end { // skip the connector
+			_, _, n := t.at(seg)
+			seg += n
+		}
+	}
+	return end
+}
+
+// hasSubword reports whether [i, end) holds a word character other than '_'.
+func (t *tokenizer) hasSubword(i, end int) bool {
+	for i < end {
+		_, cl, n := t.at(i)
+		if cl != clUnder && isWord(cl) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// nextSubword returns the byte range of the next subword in [i, end), or -1.
+func (t *tokenizer) nextSubword(i, end int) (int, int) {
+	// skip underscores
+	for i < end {
+		_, cl, n := t.at(i)
+		if cl != clUnder {
+			break
+		}
+		i += n
+	}
+	if i >= end {
+		return -1, -1
+	}
+	start := i
+	_, prev, n := t.at(i)
+	i += n
+	for i < end {
+		_, cur, n := t.at(i)
+		if cur == clUnder {
+			break
+		}
+		if (prev == clDigit) != (cur == clDigit) {
+			break
+		}
+		if prev == clLower && cur == clUpper {
+			break
+		}
+		if prev == clUpper && cur == clUpper {
+			ncp, next, nn := t.at(i + n)
+			if next == clLower && i+n < end {
+				// plural acronym: "URLs" followed by a non-lower or the end
+				plural := false
+				if ncp == 's' {
+					_, after, _ := t.at(i + n + nn)
+					plural = after != clLower || i+n+nn >= end
+				}
+				if !plural {
+					break
+				}
+			}
+		}
+		prev = cur
+		i += n
+	}
+	return start, i
+}
+
+// lowerInto appends the lower-cased s[i:j] to buf, stopping before the
+// code point that would make it longer than limit bytes.
+func (t *tokenizer) lowerInto(i, j, limit int) ([]byte, bool) {
+	buf := t.buf[:0]
+	cut := false
+	for i < j {
+		cp, n := decode(t.s, i)
+		if len(buf)+n > limit {
+			cut = true
+			break
+		}
+		if cp < 0 {
+			buf = append(buf, t.s[i])
+		} else {
+			l := lower(cp)
+			if l == cp {
+				buf = append(buf, t.s[i:i+n]...)
+			} else {
+				buf = appendRune(buf, l)
+			}
+		}
+		i += n
+	}
+	t.buf = buf
+	return buf, cut
+}
+
+func appendRune(b []byte, r rune) []byte {
+	switch {
+	case r < 0x80:
+		return append(b, byte(r))
+	case r < 0x800:
+		return append(b, byte(0xC0|r>>6), byte(0x80|r&0x3F))
+	case r < 0x10000:
+		return append(b, byte(0xE0|r>>12), byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
+	}
+	return append(b, byte(0xF0|r>>18), byte(0x80|(r>>12)&0x3F), byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
+}
+
+func (t *tokenizer) emitWord(i, j int, alone bool) {
+	b, _ := t.lowerInto(i, j, MaxTokenBytes)
+	if alone && stopWords[string(b)] {
+		return
+	}
+	t.emit(Token{Text: string(b), Start: i, End: j})
+}
+
+func (t *tokenizer) emitWhole(i, j int) {
+	b, cut := t.lowerInto(i, j, MaxTokenBytes)
+	if cut {
+		return
+	}
+	t.emit(Token{Text: string(b), Start: i, End: j, Colocated: true})
+}

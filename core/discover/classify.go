@@ -1,0 +1,302 @@
+package discover
+
+import (
+	"bytes"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"coderag/core"
+)
+
+// languages maps file extensions to language names.
+var languages = map[string]string{
+	".go": "go", ".cs": "csharp", ".py": "python", ".pyi": "python",
+	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+	".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".rs": "rust",
+	".rb": "ruby", ".php": "php", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
+	".swift": "swift", ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ps1": "powershell",
+	".sql": "sql", ".proto": "protobuf", ".graphql": "graphql", ".gql": "graphql",
+	".groovy": "groovy", ".gradle": "groovy", ".lua": "lua", ".r": "r",
+	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonc": "json", ".toml": "toml",
+	".ini": "ini", ".cfg": "ini", ".conf": "conf", ".properties": "properties", ".env": "dotenv",
+	".xml": "xml", ".csproj": "xml", ".fsproj": "xml", ".vbproj": "xml", ".props": "xml", ".targets": "xml",
+	".sln": "sln", ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".tpl": "gotemplate",
+	".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".adoc": "asciidoc",
+	".txt": "text", ".html": "html", ".htm": "html", ".css": "css", ".scss": "css", ".less": "css",
+	".vue": "vue", ".svelte": "svelte", ".vtt": "webvtt", ".srt": "srt", ".mk": "makefile",
+}
+
+// codeLanguages are the languages whose files are CODE_LOGIC.
+var codeLanguages = map[string]bool{
+	"go": true, "csharp": true, "python": true, "typescript": true, "tsx": true, "javascript": true,
+	"java": true, "kotlin": true, "scala": true, "rust": true, "ruby": true, "php": true, "c": true,
+	"cpp": true, "swift": true, "shell": true, "powershell": true, "sql": true, "protobuf": true,
+	"graphql": true, "groovy": true, "lua": true, "r": true, "html": true, "css": true, "vue": true,
+	"svelte": true, "gotemplate": true,
+}
+
+// docNames are extension-less files that are documentation.
+var docNames = map[string]bool{
+	"readme": true, "license": true, "licence": true, "notice": true, "authors": true,
+	"changelog": true, "contributing": true, "codeowners": true, "security": true, "maintainers": true,
+}
+
+// deployDirs are directory names whose YAML and JSON is deployment config.
+var deployDirs = map[string]bool{
+	"k8s": true, "kubernetes": true, "kube": true, "manifests": true, "deploy": true, "deployment": true,
+	"deployments": true, "helm": true, "charts": true, "chart": true, "kustomize": true, "overlays": true,
+	"argocd": true, "argo": true, "flux": true, "openshift": true, "infra": true, "infrastructure": true,
+	"terraform": true, "ops": true, "workflows": true,
+}
+
+var (
+	adrFile  = regexp.MustCompile(`^(?:adr[-_]?)?\d{3,5}[-_].+\.(?:md|markdown|rst|adoc|txt)$`)
+	composeF = regexp.MustCompile(`^(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml$`)
+)
+
+// Classify returns the language and corpus type of a file from its path
+// alone. Content can refine it later (Inspect).
+func Classify(p string) (language string, corpus core.CorpusType) {
+	base := path.Base(p)
+	lbase := strings.ToLower(base)
+	ext := strings.ToLower(path.Ext(base))
+	dirs := strings.Split(strings.ToLower(path.Dir(p)), "/")
+	inDir := func(set map[string]bool) bool {
+		for _, d := range dirs {
+			if set[d] {
+				return true
+			}
+		}
+		return false
+	}
+	language = languages[ext]
+
+	switch {
+	case lbase == "dockerfile" || strings.HasPrefix(lbase, "dockerfile.") || ext == ".dockerfile" || lbase == "containerfile":
+		return "dockerfile", core.CodeDeploy
+	case composeF.MatchString(lbase):
+		return "yaml", core.CodeDeploy
+	case language == "hcl":
+		return "hcl", core.CodeDeploy
+	case lbase == "chart.yaml" || lbase == "kustomization.yaml" || lbase == "kustomization.yml" ||
+		lbase == "skaffold.yaml" || lbase == "helmfile.yaml" || lbase == "procfile" || lbase == "fly.toml":
+		if language == "" {
+			language = "text"
+		}
+		return language, core.CodeDeploy
+	case lbase == "makefile" || lbase == "gnumakefile" || ext == ".mk":
+		return "makefile", core.CodeConfig
+	case lbase == "jenkinsfile":
+		return "groovy", core.CodeDeploy
+	case lbase == "go.mod" || lbase == "go.work":
+		return "gomod", core.CodeConfig
+	case isEnvTemplate(lbase):
+		return "dotenv", core.CodeConfig
+	case lbase == "requirements.txt" || (strings.HasPrefix(lbase, "requirements") && ext == ".txt") || lbase == "constraints.txt":
+		return "pip-requirements", core.CodeConfig
+	case lbase == "pipfile":
+		return "toml", core.CodeConfig
+	}
+
+	switch language {
+	case "yaml", "json", "gotemplate":
+		if inDir(deployDirs) || (language == "gotemplate" && inDir(map[string]bool{"templates": true})) {
+			return language, core.CodeDeploy
+		}
+		if language == "gotemplate" {
+			return language, core.CodeLogic
+		}
+		return language, core.CodeConfig
+	case "toml", "ini", "conf", "properties", "xml", "sln", "dotenv":
+		return language, core.CodeConfig
+	case "markdown", "rst", "asciidoc", "text":
+		return language, docCorpus(dirs, lbase)
+	case "webvtt", "srt":
+		return language, core.ConvoTranscript
+	case "":
+		name := strings.TrimSuffix(lbase, ext)
+		if docNames[name] {
+			return "text", core.DocReadme
+		}
+		return "", core.CodeLogic
+	}
+	if codeLanguages[language] {
+		return language, core.CodeLogic
+	}
+	return language, core.CodeConfig
+}
+
+func docCorpus(dirs []string, lbase string) core.CorpusType {
+	has := func(words ...string) bool {
+		for _, d := range append(dirs, lbase) {
+			for _, w := range words {
+				if strings.Contains(d, w) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch {
+	case has("runbook", "playbook", "oncall", "on-call", "incident-response", "sop"):
+		return core.DocRunbook
+	case adrFile.MatchString(lbase) && has("adr", "decision", "architecture", "rfc"),
+		strings.HasPrefix(lbase, "adr-") || strings.HasPrefix(lbase, "adr_"):
+		return core.DocADR
+	}
+	for _, d := range dirs {
+		if d == "adr" || d == "adrs" || d == "decisions" || d == "architecture-decisions" || d == "decision-records" {
+			return core.DocADR
+		}
+	}
+	return core.DocReadme
+}
+
+func isEnvTemplate(lbase string) bool {
+	for _, s := range []string{".example", ".sample", ".template", ".dist", ".defaults", ".tmpl"} {
+		if strings.HasPrefix(lbase, ".env") && strings.HasSuffix(lbase, s) {
+			return true
+		}
+		if lbase == "env"+s {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	generatedMarker = regexp.MustCompile(`(?m)^(?:\s*(?://|#|/\*|\*|<!--|--)).{0,40}(?:Code generated .{0,200}DO NOT EDIT|@generated|<auto-generated|This file was automatically generated|AUTO-GENERATED FILE)`)
+	k8sAPIVersion   = regexp.MustCompile(`(?m)^apiVersion:\s*\S`)
+	k8sKind         = regexp.MustCompile(`(?m)^kind:\s*[A-Z]\w+`)
+	composeServices = regexp.MustCompile(`(?m)^services:\s*$`)
+	composeImage    = regexp.MustCompile(`(?m)^\s+(?:image|build):\s*\S`)
+)
+
+// Inspect checks a file's content and returns the file with its language
+// and corpus refined, or a reason to skip it: binary content, text that is
+// not UTF-8, generated or minified code. Deploy files and docs are never
+// skipped as generated.
+func Inspect(f core.File, data []byte) (core.File, string) {
+	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return f, "UTF-16 text (only UTF-8 is indexed)"
+	}
+	head := data
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return f, "binary content"
+	}
+	if line, ok := firstInvalidUTF8(data); !ok {
+		return f, "not valid UTF-8 (first bad byte on line " + strconv.Itoa(line) + ")"
+	}
+	if f.Language == "" {
+		f.Language = shebangLanguage(data)
+		if f.Language == "" {
+			f.Language = "text"
+		}
+	}
+	switch f.Language {
+	case "yaml", "json":
+		if f.Corpus == core.CodeConfig && (k8sAPIVersion.Match(data) && k8sKind.Match(data) ||
+			composeServices.Match(data) && composeImage.Match(data)) {
+			f.Corpus = core.CodeDeploy
+		}
+	}
+	if f.Corpus == core.CodeLogic || f.Corpus == core.CodeConfig {
+		top := data
+		if len(top) > 2048 {
+			top = top[:2048]
+		}
+		if m := generatedMarker.Find(top); m != nil {
+			return f, "generated file (" + strings.TrimSpace(string(m)) + ")"
+		}
+		if minified(data) {
+			return f, "minified (lines longer than 2,000 characters on average)"
+		}
+	}
+	return f, ""
+}
+
+// firstInvalidUTF8 returns the 1-based line of the first byte that is not
+// valid UTF-8, and false, or (0, true) when data is valid.
+func firstInvalidUTF8(data []byte) (int, bool) {
+	i := 0
+	for i < len(data) {
+		c := data[i]
+		if c < 0x80 {
+			i++
+			continue
+		}
+		n := validRuneLen(data[i:])
+		if n == 0 {
+			return bytes.Count(data[:i], []byte{'\n'}) + 1, false
+		}
+		i += n
+	}
+	return 0, true
+}
+
+// validRuneLen is the length of the valid UTF-8 sequence at b[0], or 0.
+func validRuneLen(b []byte) int {
+	c := b[0]
+	var n int
+	var cp rune
+	var min rune
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		n, cp, min = 2, rune(c&0x1F), 0x80
+	case c >= 0xE0 && c <= 0xEF:
+		n, cp, min = 3, rune(c&0x0F), 0x800
+	case c >= 0xF0 && c <= 0xF4:
+		n, cp, min = 4, rune(c&0x07), 0x10000
+	default:
+		return 0
+	}
+	if len(b) < n {
+		return 0
+	}
+	for k := 1; k < n; k++ {
+		if b[k]&0xC0 != 0x80 {
+			return 0
+		}
+		cp = cp<<6 | rune(b[k]&0x3F)
+	}
+	if cp < min || cp > 0x10FFFF || cp >= 0xD800 && cp <= 0xDFFF {
+		return 0
+	}
+	return n
+}
+
+func minified(data []byte) bool {
+	if len(data) < 4096 {
+		return false
+	}
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	return len(data)/lines > 2000
+}
+
+func shebangLanguage(data []byte) string {
+	if !bytes.HasPrefix(data, []byte("#!")) {
+		return ""
+	}
+	line := data
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	s := string(line)
+	switch {
+	case strings.Contains(s, "python"):
+		return "python"
+	case strings.Contains(s, "node"), strings.Contains(s, "deno"), strings.Contains(s, "bun"):
+		return "javascript"
+	case strings.Contains(s, "bash"), strings.HasSuffix(s, "/sh"), strings.Contains(s, "/sh "), strings.Contains(s, "zsh"):
+		return "shell"
+	case strings.Contains(s, "ruby"):
+		return "ruby"
+	}
+	return ""
+}

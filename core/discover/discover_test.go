@@ -1,0 +1,219 @@
+package discover
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"coderag/core"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		path   string
+		lang   string
+		corpus core.CorpusType
+	}{
+		{"services/checkout/main.go", "go", core.CodeLogic},
+		{"src/Cart/CartController.cs", "csharp", core.CodeLogic},
+		{"catalog/app/main.py", "python", core.CodeLogic},
+		{"web/src/api.ts", "typescript", core.CodeLogic},
+		{"web/src/App.tsx", "tsx", core.CodeLogic},
+		{"web/server.mjs", "javascript", core.CodeLogic},
+		{"api/Orders.java", "java", core.CodeLogic},
+		{"proto/cart.proto", "protobuf", core.CodeLogic},
+		{"Dockerfile", "dockerfile", core.CodeDeploy},
+		{"build/Dockerfile.prod", "dockerfile", core.CodeDeploy},
+		{"docker-compose.yml", "yaml", core.CodeDeploy},
+		{"compose.override.yaml", "yaml", core.CodeDeploy},
+		{"deploy/k8s/checkout.yaml", "yaml", core.CodeDeploy},
+		{"charts/shop/Chart.yaml", "yaml", core.CodeDeploy},
+		{"charts/shop/templates/deployment.yaml", "yaml", core.CodeDeploy},
+		{"charts/shop/templates/_helpers.tpl", "gotemplate", core.CodeDeploy},
+		{"overlays/prod/kustomization.yaml", "yaml", core.CodeDeploy},
+		{"infra/main.tf", "hcl", core.CodeDeploy},
+		{"envs/prod.tfvars", "hcl", core.CodeDeploy},
+		{".github/workflows/ci.yml", "yaml", core.CodeDeploy},
+		{"go.mod", "gomod", core.CodeConfig},
+		{"web/package.json", "json", core.CodeConfig},
+		{"cart/Cart.csproj", "xml", core.CodeConfig},
+		{"cart/appsettings.Production.json", "json", core.CodeConfig},
+		{"catalog/requirements.txt", "pip-requirements", core.CodeConfig},
+		{"catalog/requirements-dev.txt", "pip-requirements", core.CodeConfig},
+		{"catalog/pyproject.toml", "toml", core.CodeConfig},
+		{".env.example", "dotenv", core.CodeConfig},
+		{"config/app.yaml", "yaml", core.CodeConfig},
+		{"Makefile", "makefile", core.CodeConfig},
+		{"README.md", "markdown", core.DocReadme},
+		{"docs/architecture.md", "markdown", core.DocReadme},
+		{"docs/runbooks/checkout-down.md", "markdown", core.DocRunbook},
+		{"ops/oncall/paging.md", "markdown", core.DocRunbook},
+		{"docs/adr/0001-use-postgres.md", "markdown", core.DocADR},
+		{"docs/decisions/0007-kafka.md", "markdown", core.DocADR},
+		{"docs/architecture/0003-split-cart.md", "markdown", core.DocADR},
+		{"docs/adr-012-grpc.md", "markdown", core.DocADR},
+		{"docs/notes.txt", "text", core.DocReadme},
+		{"LICENSE", "text", core.DocReadme},
+		{"meetings/standup.vtt", "webvtt", core.ConvoTranscript},
+		{"scripts/deploy", "", core.CodeLogic},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			lang, corpus := Classify(tt.path)
+			if lang != tt.lang || corpus != tt.corpus {
+				t.Errorf("Classify(%q) = %q, %s; want %q, %s", tt.path, lang, corpus, tt.lang, tt.corpus)
+			}
+		})
+	}
+}
+
+func TestWalk(t *testing.T) {
+	a, err := txtar.ParseFile(filepath.Join("testdata", "repo.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := txtar.FS(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Walk(context.Background(), fsys, Options{MaxFileSize: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range res.Files {
+		files = append(files, f.Path+" "+f.Language+" "+string(f.Corpus))
+	}
+	wantFiles := []string{
+		".env.example dotenv CODE_CONFIG",
+		"README.md markdown DOC_README",
+		"deploy/k8s/checkout.yaml yaml CODE_DEPLOY",
+		"deploy/terraform/main.tf hcl CODE_DEPLOY",
+		"docker-compose.yml yaml CODE_DEPLOY",
+		"docs/adr/0001-use-postgres.md markdown DOC_ADR",
+		"docs/runbooks/checkout-down.md markdown DOC_RUNBOOK",
+		"keep.log  CODE_LOGIC",
+		"services/cart/Cart.csproj xml CODE_CONFIG",
+		"services/cart/appsettings.Development.json json CODE_CONFIG",
+		"services/checkout/go.mod gomod CODE_CONFIG",
+		"services/checkout/main.go go CODE_LOGIC",
+		"services/web/build/Dockerfile dockerfile CODE_DEPLOY",
+		"services/web/dist/k8s/deploy.yaml yaml CODE_DEPLOY",
+		"services/web/src/app.ts typescript CODE_LOGIC",
+	}
+	if d := cmp.Diff(wantFiles, files); d != "" {
+		t.Errorf("Walk files mismatch (-want +got):\n%s", d)
+	}
+	var skips []string
+	for _, s := range res.Skips {
+		skips = append(skips, s.Path+": "+s.Reason)
+	}
+	wantSkips := []string{
+		".env: environment file with secrets (never indexed; .env.example is)",
+		".venv/: virtualenv (directory not descended)",
+		"big.txt: larger than the size limit (71 B > 64 B)",
+		"certs/server.key: key or certificate file (never indexed)",
+		"py/env/: python packaging output (directory not descended)",
+		"services/cart/obj/project.assets.json: build output directory",
+		"services/checkout/api.pb.go: generated code (.pb.go)",
+		"services/checkout/go.sum: lock file",
+		"services/web/dist/app.min.js: minified or source map (.min.js)",
+		"services/web/dist/bundle.js: build output directory",
+		"services/web/logo.png: binary file type (.png)",
+		"services/web/node_modules/: dependencies (directory not descended)",
+		"services/web/package-lock.json: lock file",
+		"vendor/: vendored dependencies (directory not descended)",
+	}
+	if d := cmp.Diff(wantSkips, skips); d != "" {
+		t.Errorf("Walk skips mismatch (-want +got):\n%s", d)
+	}
+}
+
+func TestWalkExcludeOption(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/keep.go", "a/gen/x.go", "b/test_x.py"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte("x"), 0o644)
+	}
+	res, err := Walk(context.Background(), os.DirFS(dir), Options{Exclude: []string{"gen/", "test_*.py"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "a/keep.go" {
+		t.Errorf("Walk with excludes = %+v, want only a/keep.go", res.Files)
+	}
+}
+
+func TestWalkSymlinkLoopAndSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main"), 0o644)
+	os.Symlink("loop", filepath.Join(dir, "loop"))          // points at itself
+	os.Symlink(".", filepath.Join(dir, "again"))            // directory cycle
+	os.Symlink("main.go", filepath.Join(dir, "alias.go"))   // file link
+	os.Symlink("/etc/passwd", filepath.Join(dir, "escape")) // outside the repo
+	res, err := Walk(context.Background(), os.DirFS(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || res.Files[0].Path != "main.go" {
+		t.Errorf("files = %+v, want only main.go", res.Files)
+	}
+	if len(res.Skips) != 4 {
+		t.Fatalf("skips = %+v, want 4 symlinks", res.Skips)
+	}
+	for _, s := range res.Skips {
+		if s.Reason != "symlink (not followed)" {
+			t.Errorf("skip %+v, want symlink reason", s)
+		}
+	}
+}
+
+func TestWalkMissingRoot(t *testing.T) {
+	if _, err := Walk(context.Background(), os.DirFS(filepath.Join(t.TempDir(), "nope")), Options{}); err == nil {
+		t.Error("Walk of a missing root succeeded")
+	}
+}
+
+func TestInspect(t *testing.T) {
+	tests := []struct {
+		name   string
+		file   core.File
+		data   string
+		corpus core.CorpusType
+		lang   string
+		skip   string // substring of the reason; "" = indexed
+	}{
+		{"go source", core.File{Path: "a.go", Language: "go", Corpus: core.CodeLogic}, "package a\n", core.CodeLogic, "go", ""},
+		{"binary with go extension", core.File{Path: "a.go", Language: "go", Corpus: core.CodeLogic}, "\x7fELF\x02\x01\x01\x00\x00", "", "", "binary content"},
+		{"invalid utf8", core.File{Path: "a.py", Language: "python", Corpus: core.CodeLogic}, "x = 1\ny = 2\nz = '\xe9t\xe9'\n", "", "", "line 3"},
+		{"utf16", core.File{Path: "a.txt", Language: "text", Corpus: core.DocReadme}, "\xff\xfeh\x00i\x00", "", "", "UTF-16"},
+		{"generated go", core.File{Path: "x.go", Language: "go", Corpus: core.CodeLogic}, "// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n", "", "", "generated file"},
+		{"generated deploy yaml kept", core.File{Path: "k8s/x.yaml", Language: "yaml", Corpus: core.CodeDeploy}, "# Code generated by helm. DO NOT EDIT.\nkind: Service\n", core.CodeDeploy, "yaml", ""},
+		{"minified js", core.File{Path: "a.js", Language: "javascript", Corpus: core.CodeLogic}, "var a=1;" + strings.Repeat("b=2;", 2000), "", "", "minified"},
+		{"k8s yaml outside deploy dir", core.File{Path: "svc.yaml", Language: "yaml", Corpus: core.CodeConfig}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: cart\n", core.CodeDeploy, "yaml", ""},
+		{"compose by content", core.File{Path: "stack.yaml", Language: "yaml", Corpus: core.CodeConfig}, "services:\n  cart:\n    image: cart:1\n", core.CodeDeploy, "yaml", ""},
+		{"plain config yaml", core.File{Path: "config.yaml", Language: "yaml", Corpus: core.CodeConfig}, "log_level: info\n", core.CodeConfig, "yaml", ""},
+		{"shebang python", core.File{Path: "bin/tool", Corpus: core.CodeLogic}, "#!/usr/bin/env python3\nprint(1)\n", core.CodeLogic, "python", ""},
+		{"extensionless text", core.File{Path: "CODEOWNERS", Corpus: core.CodeLogic}, "* @team\n", core.CodeLogic, "text", ""},
+		{"utf8 bom ok", core.File{Path: "a.cs", Language: "csharp", Corpus: core.CodeLogic}, "\xef\xbb\xbfusing System;\n", core.CodeLogic, "csharp", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, skip := Inspect(tt.file, []byte(tt.data))
+			if tt.skip != "" {
+				if !strings.Contains(skip, tt.skip) {
+					t.Errorf("Inspect skip = %q, want it to contain %q", skip, tt.skip)
+				}
+				return
+			}
+			if skip != "" || got.Corpus != tt.corpus || got.Language != tt.lang {
+				t.Errorf("Inspect = %s %q skip %q; want %s %q", got.Corpus, got.Language, skip, tt.corpus, tt.lang)
+			}
+		})
+	}
+}

@@ -1,0 +1,358 @@
+// Package ingest runs a crawl: for every source it discovers the files,
+// reads, inspects, chunks and scrubs them on a worker pool, and writes the
+// results through one writer inside one store transaction per source, so
+// that a crawl killed at any point leaves every source's previous content
+// in place. It reports progress as core.Events.
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"coderag/core"
+	"coderag/core/chunk"
+	"coderag/core/discover"
+	"coderag/core/embed"
+	"coderag/core/scrub"
+)
+
+// Store is where a crawl writes; sqlite.DB implements it.
+type Store interface {
+	StartRun(ctx context.Context, args string) (int64, error)
+	FinishRun(ctx context.Context, id int64, r core.CrawlRun) error
+	BeginSource(ctx context.Context, runID int64, src core.Source) (SourceWriter, error)
+}
+
+// SourceWriter replaces one source's content atomically.
+type SourceWriter interface {
+	WriteFile(ctx context.Context, f core.File, hash string, chunks []embed.Chunk) error
+	Skip(ctx context.Context, path, reason string) error
+	Commit(ctx context.Context) error
+	// Rollback abandons the changes; it is a no-op after Commit.
+	Rollback() error
+}
+
+// Options configure a Crawler. The zero value uses the defaults.
+type Options struct {
+	// Jobs is the number of files read and chunked at once
+	// (default: the number of CPUs).
+	Jobs int
+	// Discover configures discovery (size limit, excludes).
+	Discover discover.Options
+	// Window configures the sliding-window chunker.
+	Window chunk.WindowOptions
+	// Progress receives events. It is called from several goroutines and
+	// must not block; nil discards events.
+	Progress func(core.Event)
+	// Args is recorded with the crawl run (the command line).
+	Args string
+	// FS opens a source's directory; default os.DirFS. Tests inject faults.
+	FS func(dir string) fs.FS
+}
+
+// Crawler crawls sources into a Store. It is safe to call Run once at a
+// time per Store.
+type Crawler struct {
+	store Store
+	opts  Options
+	gate  *scrub.Gate
+}
+
+// New returns a Crawler writing to store.
+func New(store Store, opts Options) *Crawler {
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.NumCPU()
+	}
+	if opts.Progress == nil {
+		opts.Progress = func(core.Event) {}
+	}
+	if opts.FS == nil {
+		opts.FS = os.DirFS
+	}
+	return &Crawler{store: store, opts: opts, gate: scrub.New()}
+}
+
+// SourceSummary is the outcome of crawling one source.
+type SourceSummary struct {
+	Source   core.Source
+	Files    int
+	Bytes    int64
+	Chunks   map[core.CorpusType]int
+	Skips    []discover.Skip
+	Errors   []error
+	Err      error // the source could not be crawled at all
+	Duration time.Duration
+	Phases   map[core.Phase]time.Duration
+}
+
+// ChunkCount is the total number of chunks written for the source.
+func (s SourceSummary) ChunkCount() int {
+	n := 0
+	for _, c := range s.Chunks {
+		n += c
+	}
+	return n
+}
+
+// Summary is the outcome of a crawl.
+type Summary struct {
+	RunID    int64
+	Sources  []SourceSummary
+	Duration time.Duration
+}
+
+// Failed reports whether any source could not be crawled at all.
+func (s Summary) Failed() bool {
+	for _, src := range s.Sources {
+		if src.Err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Run crawls every source in order. Errors in single files are reported
+// and skipped; a source that cannot be read at all is reported in its
+// summary and the other sources are still crawled. Run returns an error
+// only when the store fails or ctx is cancelled; sources committed before
+// that keep their new content, the others their previous one.
+func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, error) {
+	start := time.Now()
+	runID, err := c.store.StartRun(ctx, c.opts.Args)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{RunID: runID}
+	var runErr error
+	for _, src := range sources {
+		ss, err := c.crawlSource(ctx, runID, src)
+		sum.Sources = append(sum.Sources, ss)
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	sum.Duration = time.Since(start)
+
+	rec := core.CrawlRun{Status: "ok", Sources: len(sum.Sources)}
+	for _, s := range sum.Sources {
+		rec.Files += s.Files
+		rec.Chunks += s.ChunkCount()
+		rec.Skipped += len(s.Skips)
+		rec.Errors += len(s.Errors)
+		if s.Err != nil {
+			rec.Errors++
+			rec.Status = "partial"
+			rec.Error = s.Err.Error()
+		}
+	}
+	if runErr != nil {
+		rec.Status, rec.Error = "failed", runErr.Error()
+		if errors.Is(runErr, context.Canceled) {
+			rec.Status = "interrupted"
+		}
+	}
+	// Record the run's end even when ctx was cancelled.
+	if err := c.store.FinishRun(context.WithoutCancel(ctx), runID, rec); err != nil && runErr == nil {
+		runErr = err
+	}
+	return sum, runErr
+}
+
+// fileResult is what a worker hands the writer for one file.
+type fileResult struct {
+	file   core.File
+	hash   string
+	chunks []embed.Chunk
+	skip   string
+	bytes  int64
+}
+
+func (c *Crawler) event(e core.Event) {
+	e.Time = time.Now()
+	c.opts.Progress(e)
+}
+
+func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source) (ss SourceSummary, err error) {
+	start := time.Now()
+	ss = SourceSummary{Source: src, Chunks: map[core.CorpusType]int{}, Phases: map[core.Phase]time.Duration{}}
+	defer func() { ss.Duration = time.Since(start) }()
+	c.event(core.Event{Kind: core.EventSourceStart, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path})
+
+	fsys := c.opts.FS(src.Path)
+	found, err := discover.Walk(ctx, fsys, c.opts.Discover)
+	ss.Phases[core.PhaseDiscover] = time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ss, ctx.Err()
+		}
+		ss.Err = fmt.Errorf("source %s (%s): %w", src.Name, src.Path, err)
+		c.event(core.Event{Kind: core.EventError, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path, Err: ss.Err})
+		return ss, nil
+	}
+	total := len(found.Files)
+	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseDiscover, Source: src.Name, FilesTotal: total})
+
+	w, err := c.store.BeginSource(ctx, runID, src)
+	if err != nil {
+		return ss, err
+	}
+	defer w.Rollback()
+	for _, s := range found.Skips {
+		if err := w.Skip(ctx, s.Path, s.Reason); err != nil {
+			return ss, err
+		}
+		ss.Skips = append(ss.Skips, s)
+		c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseDiscover, Source: src.Name, Path: s.Path, Reason: s.Reason})
+	}
+
+	chunkStart := time.Now()
+	jobs := make(chan core.File)
+	results := make(chan fileResult, c.opts.Jobs)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(jobs)
+		for _, f := range found.Files {
+			select {
+			case jobs <- f:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	var workers sync.WaitGroup
+	for range c.opts.Jobs {
+		workers.Add(1)
+		g.Go(func() error {
+			defer workers.Done()
+			for f := range jobs {
+				r := c.process(src, fsys, f)
+				select {
+				case results <- r:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	go func() {
+		workers.Wait()
+		close(results)
+	}()
+
+	// The one writer.
+	var werr error
+	done := 0
+	for r := range results {
+		if werr != nil {
+			continue // drain so that workers exit
+		}
+		done++
+		switch {
+		case r.skip != "":
+			ss.Skips = append(ss.Skips, discover.Skip{Path: r.file.Path, Reason: r.skip})
+			werr = w.Skip(gctx, r.file.Path, r.skip)
+			c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path, Reason: r.skip})
+		default:
+			werr = w.WriteFile(gctx, r.file, r.hash, r.chunks)
+			ss.Files++
+			ss.Bytes += r.bytes
+			for _, ch := range r.chunks {
+				ss.Chunks[ch.Clean.Corpus()]++
+			}
+		}
+		c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path,
+			FilesDone: done, FilesTotal: total, Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
+	}
+	if err := g.Wait(); err != nil && werr == nil {
+		werr = err
+	}
+	ss.Phases[core.PhaseChunk] = time.Since(chunkStart)
+	if werr != nil {
+		if ctx.Err() != nil {
+			return ss, ctx.Err()
+		}
+		return ss, werr
+	}
+
+	writeStart := time.Now()
+	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseWrite, Source: src.Name, FilesDone: done, FilesTotal: total, Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
+	if err := w.Commit(ctx); err != nil {
+		return ss, err
+	}
+	ss.Phases[core.PhaseWrite] = time.Since(writeStart)
+	sort.Slice(ss.Skips, func(i, j int) bool { return ss.Skips[i].Path < ss.Skips[j].Path })
+	c.event(core.Event{Kind: core.EventSourceDone, Phase: core.PhaseDone, Source: src.Name, FilesDone: done, FilesTotal: total,
+		Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
+	return ss, nil
+}
+
+// process reads, inspects, chunks and scrubs one file. Problems with the
+// file become a skip reason; process never fails the crawl.
+func (c *Crawler) process(src core.Source, fsys fs.FS, f core.File) fileResult {
+	r := fileResult{file: f}
+	data, err := fs.ReadFile(fsys, f.Path)
+	if err != nil {
+		r.skip = "unreadable: " + unwrapPathError(err)
+		return r
+	}
+	if int64(len(data)) > c.maxSize() {
+		r.skip = fmt.Sprintf("larger than the size limit (%d bytes)", len(data))
+		return r
+	}
+	f, why := discover.Inspect(f, data)
+	r.file = f
+	if why != "" {
+		r.skip = why
+		return r
+	}
+	sum := sha256.Sum256(data)
+	r.hash = hex.EncodeToString(sum[:])
+	r.bytes = int64(len(data))
+	raw := chunk.Window(string(data), core.Chunk{
+		SourceURI: src.Name + "/" + f.Path,
+		Corpus:    f.Corpus,
+		FilePath:  f.Path,
+		RepoName:  src.Name,
+		Language:  f.Language,
+	}, c.opts.Window)
+	for _, rc := range raw {
+		cc, err := c.gate.Clean(rc)
+		if err != nil {
+			r.skip = err.Error()
+			r.chunks = nil
+			return r
+		}
+		r.chunks = append(r.chunks, embed.Chunk{Clean: cc})
+	}
+	return r
+}
+
+func (c *Crawler) maxSize() int64 {
+	if c.opts.Discover.MaxFileSize > 0 {
+		return c.opts.Discover.MaxFileSize
+	}
+	return discover.DefaultMaxFileSize
+}
+
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return strings.TrimSpace(err.Error())
+}

@@ -1,0 +1,205 @@
+package ingest_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"coderag/core"
+	"coderag/core/ingest"
+	"coderag/core/search"
+	"coderag/sqlite"
+)
+
+func openDB(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "c.db"), sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// faultFS fails to read the files named in bad.
+type faultFS struct {
+	fs.FS
+	bad map[string]error
+}
+
+func (f faultFS) Open(name string) (fs.File, error) {
+	if err, ok := f.bad[name]; ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return f.FS.Open(name)
+}
+
+func (f faultFS) ReadFile(name string) ([]byte, error) {
+	if err, ok := f.bad[name]; ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return fs.ReadFile(f.FS, name)
+}
+
+func repoFS() fstest.MapFS {
+	return fstest.MapFS{
+		"main.go":           {Data: []byte("package main\n\nfunc getUserProfile() {}\n")},
+		"secret.go":         {Data: []byte("package main\n\nfunc x() {}\n")},
+		"bin.go":            {Data: []byte("\x7fELF\x00\x00\x01")},
+		"latin1.py":         {Data: []byte("# caf\xe9\nx = 1\n")},
+		"deploy/svc.yaml":   {Data: []byte("apiVersion: v1\nkind: Service\nmetadata:\n  name: cart\n")},
+		"docs/runbook.md":   {Data: []byte("# Cart down\n\nPage bob@acme-outfitters.com\n")},
+		"node_modules/x.js": {Data: []byte("x")},
+	}
+}
+
+func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	var mu sync.Mutex
+	var events []core.Event
+	c := ingest.New(db, ingest.Options{
+		Jobs: 2,
+		FS: func(string) fs.FS {
+			return faultFS{FS: repoFS(), bad: map[string]error{"secret.go": fs.ErrPermission}}
+		},
+		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+	})
+	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed() {
+		t.Fatalf("crawl failed: %+v", sum.Sources[0].Err)
+	}
+	ss := sum.Sources[0]
+	reasons := map[string]string{}
+	for _, s := range ss.Skips {
+		reasons[s.Path] = s.Reason
+	}
+	want := map[string]string{
+		"secret.go":     "unreadable: permission denied",
+		"bin.go":        "binary content",
+		"latin1.py":     "not valid UTF-8 (first bad byte on line 1)",
+		"node_modules/": "dependencies (directory not descended)",
+	}
+	for p, r := range want {
+		if reasons[p] != r {
+			t.Errorf("skip reason of %s = %q, want %q", p, reasons[p], r)
+		}
+	}
+	if ss.Files != 3 {
+		t.Errorf("indexed %d files, want 3 (main.go, svc.yaml, runbook.md)", ss.Files)
+	}
+	if ss.Chunks[core.CodeDeploy] != 1 || ss.Chunks[core.DocRunbook] != 1 || ss.Chunks[core.CodeLogic] != 1 {
+		t.Errorf("chunks by corpus = %v", ss.Chunks)
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != 3 || st.Sources[0].Skipped != 4 || st.LastRun.Status != "ok" || st.LastRun.Skipped != 4 {
+		t.Errorf("stats = files %d, skipped %d, run %+v", st.Files, st.Sources[0].Skipped, st.LastRun)
+	}
+	// The runbook's e-mail address was scrubbed before it reached the index.
+	res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: "cart down"})
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("search: %v, %v", res.Hits, err)
+	}
+	for _, h := range res.Hits {
+		if strings.Contains(h.Chunk.Text, "bob@acme-outfitters.com") {
+			t.Errorf("e-mail address reached the index: %q", h.Chunk.Text)
+		}
+	}
+	// Progress: a start, per-file progress ending at total, skips, a done.
+	var kinds = map[core.EventKind]int{}
+	last := core.Event{}
+	for _, e := range events {
+		kinds[e.Kind]++
+		if e.Kind == core.EventProgress && e.Phase == core.PhaseChunk {
+			last = e
+		}
+	}
+	if kinds[core.EventSourceStart] != 1 || kinds[core.EventSourceDone] != 1 || kinds[core.EventSkip] != 4 {
+		t.Errorf("event kinds = %v", kinds)
+	}
+	if last.FilesDone != last.FilesTotal || last.FilesTotal != 6 {
+		t.Errorf("last progress = %d/%d, want 6/6", last.FilesDone, last.FilesTotal)
+	}
+}
+
+func TestCrawlUnreadableSourceFailsOnlyThatSource(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	c := ingest.New(db, ingest.Options{FS: func(dir string) fs.FS {
+		if dir == "/gone" {
+			return faultFS{FS: fstest.MapFS{}, bad: map[string]error{".": fs.ErrNotExist}}
+		}
+		return repoFS()
+	}})
+	sum, err := c.Run(ctx, []core.Source{
+		{Kind: core.SourceRepo, Path: "/gone", Name: "gone"},
+		{Kind: core.SourceRepo, Path: "/repo", Name: "repo"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Failed() || sum.Sources[0].Err == nil || sum.Sources[1].Err != nil || sum.Sources[1].Files == 0 {
+		t.Fatalf("summary = %+v", sum)
+	}
+	run, _ := db.LastRun(ctx)
+	if run.Status != "partial" {
+		t.Errorf("run status = %q, want partial", run.Status)
+	}
+}
+
+// cancelFS cancels the crawl when a given file is read.
+type cancelFS struct {
+	fs.FS
+	at     string
+	cancel context.CancelFunc
+}
+
+func (f cancelFS) ReadFile(name string) ([]byte, error) {
+	if name == f.at {
+		f.cancel()
+	}
+	return fs.ReadFile(f.FS, name)
+}
+
+func TestCancelledCrawlKeepsPreviousIndex(t *testing.T) {
+	db := openDB(t)
+	src := []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}}
+	if _, err := ingest.New(db, ingest.Options{FS: func(string) fs.FS { return repoFS() }}).Run(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := db.Stats(context.Background())
+
+	changed := repoFS()
+	changed["main.go"] = &fstest.MapFile{Data: []byte("package main\n\nfunc somethingElse() {}\n")}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := ingest.New(db, ingest.Options{Jobs: 1, FS: func(string) fs.FS {
+		return cancelFS{FS: changed, at: "main.go", cancel: cancel}
+	}}).Run(ctx, src)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	after, _ := db.Stats(context.Background())
+	if after.Chunks != before.Chunks || after.Files != before.Files {
+		t.Errorf("after cancel: %d chunks %d files, want %d %d", after.Chunks, after.Files, before.Chunks, before.Files)
+	}
+	hits, err := db.BM25(context.Background(), "code", `"getUserProfile"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("previous content lost: %v, %v", hits, err)
+	}
+	run, _ := db.LastRun(context.Background())
+	if run.Status != "interrupted" {
+		t.Errorf("run status = %q, want interrupted", run.Status)
+	}
+}

@@ -1,0 +1,305 @@
+// Package scrub is the gate between crawling and indexing: it is the only
+// place a CleanChunk can be made, and the embedders and the store accept
+// nothing else (seed 001 §15.4). Secrets are scrubbed in every sensitivity
+// tier, code included; personal data in every tier but core.Clean.
+//
+// Detected values are replaced by typed placeholders that are consistent
+// within a chunk (<EMAIL_1>, <EMAIL_2>, <AWS_KEY>); the audit records counts
+// and types, never values.
+//
+// Detectors implemented here: private key blocks, AWS access keys and
+// secret keys, GitHub, GitLab, Slack, Stripe and Google API tokens, Slack
+// webhooks, JWTs, passwords in connection strings, secret-looking
+// assignments (password=, API_KEY:, client_secret, ...) including Kubernetes
+// env name/value pairs; personal data: e-mail addresses, phone numbers
+// written with separators, US social security numbers and payment card
+// numbers that pass the Luhn check. Known limits: person names, IBANs and
+// medical record numbers are not detected yet; a secret split across two
+// chunks can escape the single-chunk patterns.
+package scrub
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"coderag/core"
+)
+
+// CleanChunk is a chunk that has passed the gate. Its zero value is not a
+// valid chunk and the store rejects it. It is immutable: Chunk returns a copy.
+type CleanChunk struct {
+	c     core.Chunk
+	audit *Audit
+}
+
+// Chunk returns a copy of the scrubbed chunk.
+func (c CleanChunk) Chunk() core.Chunk {
+	out := c.c
+	out.Imports = append([]string(nil), c.c.Imports...)
+	out.CallsOut = append([]string(nil), c.c.CallsOut...)
+	out.CalledBy = append([]string(nil), c.c.CalledBy...)
+	if c.c.K8sLabels != nil {
+		out.K8sLabels = make(map[string]string, len(c.c.K8sLabels))
+		for k, v := range c.c.K8sLabels {
+			out.K8sLabels[k] = v
+		}
+	}
+	return out
+}
+
+// ID is the chunk's id.
+func (c CleanChunk) ID() string { return c.c.ID }
+
+// Corpus is the chunk's corpus type.
+func (c CleanChunk) Corpus() core.CorpusType { return c.c.Corpus }
+
+// Text is the scrubbed text.
+func (c CleanChunk) Text() string { return c.c.Text }
+
+// Sensitivity is the tier of the chunk's corpus type.
+func (c CleanChunk) Sensitivity() core.Sensitivity { return c.c.Corpus.Type().Sensitivity }
+
+// Scrubbed reports whether the gate changed the chunk.
+func (c CleanChunk) Scrubbed() bool { return c.audit != nil && c.audit.Scrubbed }
+
+// Audit returns what the gate found, or nil when it found nothing.
+func (c CleanChunk) Audit() *Audit {
+	if c.audit == nil {
+		return nil
+	}
+	a := *c.audit
+	a.EntityTypes = append([]string(nil), c.audit.EntityTypes...)
+	return &a
+}
+
+// Valid reports whether c was made by the gate (the zero value is not).
+func (c CleanChunk) Valid() bool { return c.c.ID != "" }
+
+// Audit is what the gate found in one chunk: counts and types, never values.
+type Audit struct {
+	ChunkID       string
+	Tier          core.Sensitivity
+	EntitiesFound int      // personal data values replaced
+	EntityTypes   []string // sorted, distinct placeholder types (EMAIL, AWS_KEY, ...)
+	SecretsFound  int      // secret values replaced
+	Scrubbed      bool
+}
+
+// Gate scrubs chunks. It is safe for concurrent use; the zero value is not
+// usable, call New.
+type Gate struct {
+	secrets []rule
+	pii     []rule
+}
+
+// rule finds values to replace. group is the submatch holding the value (0
+// for the whole match); keep, when set, vetoes a candidate value.
+type rule struct {
+	kind  string
+	re    *regexp.Regexp
+	group int
+	keep  func(value string) bool
+	// quoteGroup, when set, is the submatch holding the value's opening
+	// quote: in source code only quoted literals are secrets
+	// (password = readPassword() is code, password = "hunter2" is a secret).
+	quoteGroup int
+}
+
+// New returns a gate with the built-in detectors.
+func New() *Gate {
+	return &Gate{secrets: secretRules(), pii: piiRules()}
+}
+
+func secretRules() []rule {
+	return []rule{
+		{kind: "PRIVATE_KEY", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`)},
+		{kind: "AWS_KEY", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+		{kind: "AWS_SECRET", re: regexp.MustCompile(`(?i)aws[a-z_\-. ]{0,20}(?:secret|sk)[a-z_\-. ]{0,20}['"]?\s*[:=]\s*['"]?([A-Za-z0-9/+=]{40})\b`), group: 1},
+		{kind: "GITHUB_TOKEN", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+		{kind: "GITLAB_TOKEN", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "SLACK_TOKEN", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{kind: "SLACK_WEBHOOK", re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
+		{kind: "STRIPE_KEY", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
+		{kind: "GOOGLE_API_KEY", re: regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`)},
+		{kind: "JWT", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+		// scheme://user:password@host
+		{kind: "PASSWORD", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'"]+:([^@\s/'"]+)@`), group: 1, keep: isReference},
+		// Kubernetes env: - name: DB_PASSWORD \n value: hunter2
+		{kind: "SECRET", re: regexp.MustCompile(`(?i)name:\s*["']?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*["']?\s*\n\s*value:\s*["']?([^\s"'#]+)`), group: 1, keep: isReference},
+		// password = "...", API_KEY: ..., "client_secret": "..."
+		{kind: "SECRET", re: regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|credentials?)[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*(["'\x60]?)([^\s"'\x60,;#)]{6,})`), group: 2, quoteGroup: 1, keep: isReference},
+	}
+}
+
+func piiRules() []rule {
+	return []rule{
+		{kind: "EMAIL", re: regexp.MustCompile(`\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b`), keep: func(v string) bool {
+			// noreply-style service addresses and example domains are not personal data
+			l := strings.ToLower(v)
+			return strings.HasSuffix(l, "@example.com") || strings.HasSuffix(l, "@example.org") || strings.HasPrefix(l, "noreply@") || strings.HasPrefix(l, "no-reply@")
+		}},
+		{kind: "SSN", re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
+		{kind: "CARD", re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), keep: func(v string) bool { return !luhn(v) }},
+		{kind: "PHONE", re: regexp.MustCompile(`(?:\+\d{1,3}[ .\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[ .\-])\d{3}[ .\-]\d{4}\b`)},
+	}
+}
+
+// isReference reports whether an assigned value points at a secret instead
+// of being one: ${VAR}, {{ .Values.x }}, <placeholder>, os.Getenv(...),
+// process.env.X, a secretKeyRef, and common documentation placeholders.
+func isReference(v string) bool {
+	v = strings.Trim(v, `"'`+"`")
+	if v == "" {
+		return true
+	}
+	switch v[0] {
+	case '$', '{', '<', '%', '*', '(', '[':
+		return true
+	}
+	l := strings.ToLower(v)
+	for _, p := range []string{"os.", "process.env", "env(", "environ", "config", "settings.", "secretkeyref", "valuefrom", "getenv", "none", "null", "nil", "true", "false", "undefined", "example", "changeme", "placeholder", "your_", "your-", "xxx", "redacted", "secretref"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	// identifiers and calls in code: readPassword(), cfg.Secret, req.body.token
+	if strings.ContainsAny(v, "().[]") && !strings.ContainsAny(v, "/+=") {
+		return true
+	}
+	return false
+}
+
+func luhn(s string) bool {
+	sum, n := 0, 0
+	for i := len(s) - 1; i >= 0; i-- {
+		c := s[i]
+		if c < '0' || c > '9' {
+			continue
+		}
+		d := int(c - '0')
+		if n%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		n++
+	}
+	return n >= 13 && sum%10 == 0
+}
+
+// Clean passes a raw chunk through the gate. It never fails on content; it
+// returns an error only for a chunk that cannot be indexed at all (no id, an
+// unknown corpus type).
+func (g *Gate) Clean(c core.Chunk) (CleanChunk, error) {
+	if c.ID == "" {
+		return CleanChunk{}, fmt.Errorf("scrub %s: chunk has no id", c.SourceURI)
+	}
+	st := c.Corpus.Type()
+	if st.Corpus == "" {
+		return CleanChunk{}, fmt.Errorf("scrub %s: unknown corpus type %q", c.SourceURI, c.Corpus)
+	}
+	s := scrubber{g: g, tier: st.Sensitivity, code: c.Corpus == core.CodeLogic, seen: map[string]string{}, count: map[string]int{}}
+	c.Text = s.scrub(c.Text)
+	c.Signature = s.scrub(c.Signature)
+	c.ContextPrefix = s.scrub(c.ContextPrefix)
+	if s.secrets == 0 && s.entities == 0 {
+		return CleanChunk{c: c}, nil
+	}
+	types := make([]string, 0, len(s.count))
+	for k := range s.count {
+		types = append(types, k)
+	}
+	sort.Strings(types)
+	return CleanChunk{c: c, audit: &Audit{
+		ChunkID:       c.ID,
+		Tier:          st.Sensitivity,
+		EntitiesFound: s.entities,
+		EntityTypes:   types,
+		SecretsFound:  s.secrets,
+		Scrubbed:      true,
+	}}, nil
+}
+
+// scrubber holds the placeholder numbering of one chunk.
+type scrubber struct {
+	g        *Gate
+	tier     core.Sensitivity
+	code     bool
+	seen     map[string]string // value -> placeholder
+	count    map[string]int    // kind -> distinct values
+	secrets  int
+	entities int
+}
+
+func (s *scrubber) scrub(text string) string {
+	if text == "" {
+		return text
+	}
+	for _, r := range s.g.secrets {
+		text = s.apply(text, r, true)
+	}
+	if s.tier != core.Clean {
+		for _, r := range s.g.pii {
+			text = s.apply(text, r, false)
+		}
+	}
+	return text
+}
+
+func (s *scrubber) apply(text string, r rule, secret bool) string {
+	locs := r.re.FindAllStringSubmatchIndex(text, -1)
+	if locs == nil {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range locs {
+		vs, ve := m[2*r.group], m[2*r.group+1]
+		if vs < 0 || vs < last {
+			continue
+		}
+		v := text[vs:ve]
+		if strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">") {
+			continue // already a placeholder
+		}
+		if r.keep != nil && r.keep(v) {
+			continue
+		}
+		if r.quoteGroup > 0 && s.code && m[2*r.quoteGroup] == m[2*r.quoteGroup+1] {
+			continue
+		}
+		b.WriteString(text[last:vs])
+		b.WriteString(s.placeholder(r.kind, v, secret))
+		last = ve
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func (s *scrubber) placeholder(kind, value string, secret bool) string {
+	key := kind + "\x00" + value
+	if p, ok := s.seen[key]; ok {
+		return p
+	}
+	s.count[kind]++
+	if secret {
+		s.secrets++
+	} else {
+		s.entities++
+	}
+	var p string
+	if secret {
+		p = "<" + kind + ">"
+	} else {
+		p = fmt.Sprintf("<%s_%d>", kind, s.count[kind])
+	}
+	s.seen[key] = p
+	return p
+}

@@ -1,0 +1,152 @@
+package scrub
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+)
+
+func chunk(corpus core.CorpusType, text string) core.Chunk {
+	return core.Chunk{ID: core.ChunkID("r/f", 0, len(text)), SourceURI: "r/f", Corpus: corpus, Text: text}
+}
+
+func TestCleanSecrets(t *testing.T) {
+	tests := []struct {
+		name   string
+		corpus core.CorpusType
+		in     string
+		secret string // must be gone
+		want   string // placeholder that must appear
+	}{
+		{"aws key in go", core.CodeLogic, `cfg := aws.Config{AccessKey: "AKIAIOSFODNN7EXAMPLE"}`, "AKIAIOSFODNN7EXAMPLE", "<AWS_KEY>"},
+		{"aws secret in env template", core.CodeConfig, "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "<"},
+		{"github token in python", core.CodeLogic, `TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"`, "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "<GITHUB_TOKEN>"},
+		{"slack token in yaml", core.CodeDeploy, "slackToken: xoxb-1234567890-abcdefghijkl", "xoxb-1234567890-abcdefghijkl", "<SLACK_TOKEN>"},
+		{"slack webhook in runbook", core.DocRunbook, "post to https://hooks.slack.com/services/T000/B000/XXXXXXXX", "hooks.slack.com/services/T000", "<SLACK_WEBHOOK>"},
+		{"jwt in slack", core.ConvoSlack, "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'", "eyJhbGciOiJIUzI1NiJ9", "<JWT>"},
+		{"dsn password in compose", core.CodeDeploy, "DATABASE_URL: postgres://shop:s3cr3tpw@postgres:5432/shopdb", "s3cr3tpw", "<PASSWORD>"},
+		{"password literal in ts", core.CodeLogic, `const client = new Pool({ password: "hunter2hunter2" })`, "hunter2hunter2", "<SECRET>"},
+		{"k8s env pair", core.CodeDeploy, "- name: DB_PASSWORD\n  value: sup3rs3cret\n", "sup3rs3cret", "<SECRET>"},
+		{"json client secret", core.CodeConfig, `{"ClientSecret": "Zx81-ab_Q92lmN"}`, "Zx81-ab_Q92lmN", "<SECRET>"},
+		{"private key block", core.CodeLogic, "key := `-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----`", "MIIEowIBAAKCAQEA7", "<PRIVATE_KEY>"},
+		{"stripe key", core.CodeLogic, `stripe.Key = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"`, "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "<STRIPE_KEY>"},
+		{"email in transcript", core.ConvoTranscript, "Alice: mail me at alice.smith@acme-corp.com please", "alice.smith@acme-corp.com", "<EMAIL_1>"},
+		{"phone in runbook", core.DocRunbook, "Escalate to the DBA on call: +1 415-555-0134", "415-555-0134", "<PHONE_1>"},
+		{"ssn in gdoc", core.DocGoogle, "customer SSN 123-45-6789 was logged", "123-45-6789", "<SSN_1>"},
+		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
+	}
+	g := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cc, err := g.Clean(chunk(tt.corpus, tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(cc.Text(), tt.secret) {
+				t.Errorf("Clean(%q) = %q, still holds %q", tt.in, cc.Text(), tt.secret)
+			}
+			if !strings.Contains(cc.Text(), tt.want) {
+				t.Errorf("Clean(%q) = %q, want placeholder %s", tt.in, cc.Text(), tt.want)
+			}
+			a := cc.Audit()
+			if a == nil || !a.Scrubbed || a.SecretsFound+a.EntitiesFound == 0 || !cc.Scrubbed() {
+				t.Errorf("Clean(%q) audit = %+v, want a scrubbed audit", tt.in, a)
+			}
+		})
+	}
+}
+
+func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
+	tests := []struct {
+		name   string
+		corpus core.CorpusType
+		in     string
+	}{
+		{"go env read", core.CodeLogic, `password := os.Getenv("DB_PASSWORD")`},
+		{"go call", core.CodeLogic, `secret, err := vault.ReadSecret(ctx, "payments/stripe")`},
+		{"python request field", core.CodeLogic, `password = request.form["password"]`},
+		{"ts config ref", core.CodeLogic, `const apiKey = process.env.CATALOG_API_KEY;`},
+		{"k8s secret ref", core.CodeDeploy, "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: shopdb\n      key: password\n"},
+		{"compose var", core.CodeDeploy, "DATABASE_URL: postgres://shop:${DB_PASSWORD}@postgres:5432/shopdb"},
+		{"helm value", core.CodeDeploy, "password: {{ .Values.db.password }}"},
+		{"email in code is not pii", core.CodeLogic, `const from = "orders@acme-shop.io"`},
+		{"example email in docs", core.DocRunbook, "write to oncall@example.com"},
+		{"slack ts is not a phone", core.ConvoSlack, "ts 1712345678.123456 thread 1712345600.000100"},
+		{"version numbers", core.DocReadme, "upgrade from 1.24.3 to 1.25.0 on 2024-05-01"},
+		{"port list", core.CodeDeploy, "ports: [8080, 9090, 5432]"},
+		{"uuid", core.ConvoSlack, "order 3f2b6c1e-9a4d-4c55-8f7e-0d1b2a3c4d5e failed"},
+		{"password doc prose", core.DocRunbook, "Rotate the password in Vault, then restart the pods."},
+	}
+	g := New()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cc, err := g.Clean(chunk(tt.corpus, tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.in, cc.Text()); d != "" {
+				t.Errorf("Clean changed ordinary text (-want +got):\n%s", d)
+			}
+			if cc.Audit() != nil || cc.Scrubbed() {
+				t.Errorf("Clean(%q) audit = %+v, want none", tt.in, cc.Audit())
+			}
+		})
+	}
+}
+
+func TestPlaceholdersConsistentWithinChunk(t *testing.T) {
+	in := "bob@acme.io wrote to carol@acme.io; then bob@acme.io again"
+	cc, err := New().Clean(chunk(core.ConvoSlack, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<EMAIL_1> wrote to <EMAIL_2>; then <EMAIL_1> again"
+	if cc.Text() != want {
+		t.Errorf("Clean(%q) = %q, want %q", in, cc.Text(), want)
+	}
+	a := cc.Audit()
+	if a.EntitiesFound != 2 || a.SecretsFound != 0 || !cmp.Equal(a.EntityTypes, []string{"EMAIL"}) || a.Tier != core.MaybeSensitive {
+		t.Errorf("audit = %+v, want 2 EMAIL entities in tier maybe_sensitive", a)
+	}
+}
+
+func TestCleanTierSkipsPIIForCleanSources(t *testing.T) {
+	in := "maintainer: dev.lead@acme-corp.com"
+	cc, _ := New().Clean(chunk(core.DocReadme, in))
+	if cc.Text() != in {
+		t.Errorf("clean tier text changed: %q", cc.Text())
+	}
+}
+
+func TestCleanRejectsBadChunks(t *testing.T) {
+	g := New()
+	if _, err := g.Clean(core.Chunk{Corpus: core.CodeLogic, Text: "x"}); err == nil {
+		t.Error("Clean of a chunk without id succeeded")
+	}
+	if _, err := g.Clean(core.Chunk{ID: "x", Corpus: "NOPE", Text: "x"}); err == nil {
+		t.Error("Clean of a chunk with unknown corpus succeeded")
+	}
+	var zero CleanChunk
+	if zero.Valid() {
+		t.Error("zero CleanChunk is valid")
+	}
+}
+
+func BenchmarkClean(b *testing.B) {
+	text := strings.Repeat("func handle(w http.ResponseWriter, r *http.Request) {\n\tuser := r.URL.Query().Get(\"user\")\n\tlog.Printf(\"profile for %s\", user)\n}\n", 40)
+	for _, corpus := range []core.CorpusType{core.CodeLogic, core.ConvoSlack} {
+		b.Run(string(corpus), func(b *testing.B) {
+			g := New()
+			c := chunk(corpus, text)
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := g.Clean(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package core
+
+import "time"
+
+// Hit is one search result.
+type Hit struct {
+	Chunk Chunk
+	// Score is the fused score; higher is better.
+	Score float64
+	// Lists records the hit's rank (1-based) and raw score in every
+	// retrieval list it appeared in: "bm25-code", "bm25-prose", "dense".
+	Lists []ListRank
+}
+
+// ListRank is a hit's place in one retrieval list.
+type ListRank struct {
+	List  string  `json:"list"`
+	Rank  int     `json:"rank"`
+	Score float64 `json:"score"`
+}
+
+// Stats describes what an index holds.
+type Stats struct {
+	Path          string
+	FileBytes     int64 // database file plus WAL
+	SchemaVersion int
+	Embedder      EmbedderInfo
+	Vectors       int
+	Sources       []SourceStats
+	Files         int
+	Chunks        int
+	ByCorpus      map[CorpusType]int
+	ByLanguage    map[string]int
+	ByRepo        map[string]int
+	LastRun       *CrawlRun
+}
+
+// SourceStats describes one crawled source.
+type SourceStats struct {
+	Name       string
+	Kind       SourceKind
+	Path       string
+	Files      int
+	Chunks     int
+	Skipped    int
+	LastIngest time.Time
+}
+
+// CrawlRun is one recorded crawl.
+type CrawlRun struct {
+	ID       int64
+	Started  time.Time
+	Finished time.Time
+	Status   string // running, ok, partial, failed, interrupted
+	Sources  int
+	Files    int
+	Chunks   int
+	Skipped  int
+	Errors   int
+	Error    string
+}
+
+// Filter narrows a search. Empty fields match everything; several values in
+// one field match any of them.
+type Filter struct {
+	Corpus   []CorpusType
+	Repo     []string
+	Language []string
+	Service  []string
+	// Path is a glob over file paths (path:src/api/**); NotPath excludes.
+	Path    []string
+	NotPath []string
+}
+
+// Empty reports whether f matches everything.
+func (f Filter) Empty() bool {
+	return len(f.Corpus) == 0 && len(f.Repo) == 0 && len(f.Language) == 0 && len(f.Service) == 0 &&
+		len(f.Path) == 0 && len(f.NotPath) == 0
+}

@@ -1,0 +1,28 @@
+module coderag
+
+go 1.26.8
+
+require (
+	github.com/asg017/sqlite-vec-go-bindings v0.1.6
+	github.com/google/go-cmp v0.7.0
+)
+
+require (
+	github.com/go-git/go-git/v5 v5.16.3
+	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/sync v0.18.0
+	golang.org/x/term v0.37.0
+	golang.org/x/tools v0.39.0
+)
+
+require (
+	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
+	github.com/go-git/go-billy/v5 v5.6.2 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/net v0.47.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
+	gopkg.in/warnings.v0 v0.1.2 // indirect
+)

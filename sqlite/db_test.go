@@ -1,0 +1,412 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"coderag/core"
+	"coderag/core/embed"
+	"coderag/core/scrub"
+	"coderag/core/search"
+)
+
+func openTemp(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "sub", "coderag.db"), Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestOpenCreatesFileWithSchema(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	if _, err := os.Stat(db.Path()); err != nil {
+		t.Fatalf("database file not created: %v", err)
+	}
+	var mode string
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	var fk int
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+	for _, table := range []string{"meta", "sources", "files", "chunks", "fts_code", "fts_prose", "services",
+		"service_aliases", "routes", "edges", "edge_evidence", "symbol_refs", "scrub_audit", "crawl_runs", "crawl_skips"} {
+		var n int
+		if err := db.sql.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = ?", table).Scan(&n); err != nil || n != 1 {
+			t.Errorf("table %s missing", table)
+		}
+	}
+	// Columns named as in seed 000 §3.3.
+	for _, col := range []string{"id", "source_uri", "byte_start", "byte_end", "line_start", "line_end", "corpus_type",
+		"text", "context_prefix", "language", "symbol_name", "symbol_kind", "signature", "file_path", "git_hash",
+		"section_path", "author", "timestamp", "channel", "thread_id", "service_name", "repo_name", "imports",
+		"calls_out", "called_by", "k8s_labels", "sensitivity", "scrubbed"} {
+		var n int
+		if err := db.sql.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info('chunks') WHERE name = ?", col).Scan(&n); err != nil || n != 1 {
+			t.Errorf("chunks.%s missing", col)
+		}
+	}
+	if v, _ := db.Meta(ctx, "schema_version"); v != fmt.Sprint(SchemaVersion()) {
+		t.Errorf("meta schema_version = %q, want %d", v, SchemaVersion())
+	}
+}
+
+func TestOpenMissingWithoutCreate(t *testing.T) {
+	_, err := Open(context.Background(), filepath.Join(t.TempDir(), "nope.db"), Options{})
+	if !errors.Is(err, core.ErrNoIndex) {
+		t.Fatalf("Open(missing) error = %v, want ErrNoIndex", err)
+	}
+}
+
+func TestOpenNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junk.db")
+	os.WriteFile(path, []byte(strings.Repeat("this is not sqlite\n", 200)), 0o644)
+	_, err := Open(context.Background(), path, Options{})
+	if err == nil || !strings.Contains(err.Error(), "not a coderag database") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Open(junk) error = %v, want one naming the file as not a database", err)
+	}
+}
+
+// TestMigrateOlderFile builds a file at every older schema version, puts
+// data in it, and checks that Open migrates it and keeps the data.
+func TestMigrateOlderFile(t *testing.T) {
+	ctx := context.Background()
+	for v := 1; v < SchemaVersion(); v++ {
+		t.Run(fmt.Sprintf("from_v%d", v), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.db")
+			old, err := Open(ctx, path, Options{Create: true, targetVersion: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := old.sql.ExecContext(ctx, `INSERT INTO sources(kind, uri, repo_name) VALUES ('repo', '/x', 'x')`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := old.sql.ExecContext(ctx, `INSERT INTO chunks(id, source_id, source_uri, byte_start, byte_end, line_start, line_end,
+				corpus_type, text, sensitivity) VALUES ('c1', 1, 'x/a.go', 0, 10, 1, 1, 'CODE_LOGIC', 'func getUserProfile()', 'clean')`); err != nil {
+				t.Fatal(err)
+			}
+			var got int
+			old.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&got)
+			if got != v {
+				t.Fatalf("old file at version %d, want %d", got, v)
+			}
+			old.Close()
+
+			db, err := Open(ctx, path, Options{})
+			if err != nil {
+				t.Fatalf("Open(v%d file): %v", v, err)
+			}
+			defer db.Close()
+			db.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&got)
+			if got != SchemaVersion() {
+				t.Errorf("migrated file at version %d, want %d", got, SchemaVersion())
+			}
+			hits, err := db.BM25(ctx, "code", `"user profile"`, 5, core.Filter{})
+			if err != nil || len(hits) != 1 || hits[0].Chunk.ID != "c1" {
+				t.Errorf("search after migration = %v, %v; want chunk c1", hits, err)
+			}
+			if _, err := db.StartRun(ctx, "test"); err != nil {
+				t.Errorf("table of a later migration unusable: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	newer := SchemaVersion() + 3
+	if _, err := db.sql.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", newer)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err := Open(ctx, db.Path(), Options{})
+	if !errors.Is(err, core.ErrSchemaTooNew) {
+		t.Fatalf("Open(newer file) error = %v, want ErrSchemaTooNew", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprint(newer)) || !strings.Contains(err.Error(), "upgrade coderag") {
+		t.Errorf("error %q should name the version and say to upgrade", err)
+	}
+}
+
+func TestUseEmbedderRefusesMismatch(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	a := core.EmbedderInfo{ID: "builtin:ppmi-svd", Dim: 8}
+	if err := db.UseEmbedder(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.UseEmbedder(ctx, a); err != nil {
+		t.Fatalf("same embedder again: %v", err)
+	}
+	db.Close()
+	db2, err := Open(ctx, db.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	if got := db2.Embedder(); got != a {
+		t.Fatalf("reopened embedder = %+v, want %+v", got, a)
+	}
+	for _, b := range []core.EmbedderInfo{{ID: "openai:nomic-embed-code", Dim: 8}, {ID: "builtin:ppmi-svd", Dim: 16}} {
+		err := db2.UseEmbedder(ctx, b)
+		if !errors.Is(err, core.ErrEmbedderMismatch) {
+			t.Fatalf("UseEmbedder(%+v) error = %v, want ErrEmbedderMismatch", b, err)
+		}
+		if !strings.Contains(err.Error(), a.ID) || !strings.Contains(err.Error(), b.ID) {
+			t.Errorf("mismatch error %q should name both embedders", err)
+		}
+	}
+}
+
+// writeSource writes files of chunks (path -> texts) as one source.
+func writeSource(t testing.TB, db *DB, name string, files map[string][]string, vecs func(text string) []float32) {
+	t.Helper()
+	ctx := context.Background()
+	run, err := db.StartRun(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/src/" + name, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := scrub.New()
+	for path, texts := range files {
+		var chunks []embed.Chunk
+		off := 0
+		for i, text := range texts {
+			uri := name + "/" + path
+			c := core.Chunk{ID: core.ChunkID(uri, off, off+len(text)), SourceURI: uri, ByteStart: off, ByteEnd: off + len(text),
+				LineStart: i + 1, LineEnd: i + 1, Corpus: core.CodeLogic, Text: text, FilePath: path, RepoName: name, Language: "go",
+				ContextPrefix: path}
+			off += len(text)
+			cc, err := gate.Clean(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ec := embed.Chunk{Clean: cc}
+			if vecs != nil {
+				ec.Vector = vecs(text)
+			}
+			chunks = append(chunks, ec)
+		}
+		if err := tx.WriteFile(ctx, core.File{Path: path, Corpus: core.CodeLogic, Language: "go"}, "hash", chunks); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriteSearchReplace(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	writeSource(t, db, "web", map[string][]string{
+		"src/profile.ts": {"export async function getUserProfile(id: string) { return http.get(`/users/${id}`) }", "// unrelated"},
+		"src/cart.ts":    {"function addToCart(item) { cart.push(item) }"},
+	}, nil)
+	for _, q := range []string{"getUserProfile", "user profile", "get_user_profile", "GetUserProfile", "getuserprofile"} {
+		hits, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: q})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", q, err)
+		}
+		if len(hits.Hits) == 0 || hits.Hits[0].Chunk.SymbolName != "" && !strings.Contains(hits.Hits[0].Chunk.Text, "getUserProfile") {
+			t.Fatalf("Search(%q) = %v, want the getUserProfile chunk first", q, hits.Hits)
+		}
+		if !strings.Contains(hits.Hits[0].Chunk.Text, "getUserProfile") {
+			t.Errorf("Search(%q) top hit = %q", q, hits.Hits[0].Chunk.Text)
+		}
+	}
+	// Re-crawling the source replaces its chunks, FTS rows included.
+	writeSource(t, db, "web", map[string][]string{"src/other.ts": {"function somethingElse() {}"}}, nil)
+	hits, err := db.BM25(ctx, "code", `"getUserProfile"`, 5, core.Filter{})
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("after replace, BM25 = %v, %v; want nothing", hits, err)
+	}
+	var n int
+	db.sql.QueryRowContext(ctx, "SELECT count(*) FROM chunks").Scan(&n)
+	if n != 1 {
+		t.Errorf("chunks after replace = %d, want 1", n)
+	}
+	// FTS indexes are consistent with their content table.
+	for _, tbl := range []string{"fts_code", "fts_prose"} {
+		if _, err := db.sql.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s(%s) VALUES ('integrity-check')", tbl, tbl)); err != nil {
+			t.Errorf("%s integrity-check: %v", tbl, err)
+		}
+	}
+}
+
+func TestSourceNameMustBeUnique(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	writeSource(t, db, "web", map[string][]string{"a.go": {"package a"}}, nil)
+	_, err := db.BeginSource(ctx, 1, core.Source{Kind: core.SourceRepo, Path: "/elsewhere/web", Name: "web"})
+	if err == nil || !strings.Contains(err.Error(), "--repo-name") {
+		t.Fatalf("BeginSource with a taken name: %v, want an error suggesting --repo-name", err)
+	}
+}
+
+func TestRollbackKeepsPreviousState(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	writeSource(t, db, "web", map[string][]string{"a.go": {"func keepMe() {}"}}, nil)
+	tx, err := db.BeginSource(ctx, 1, core.Source{Kind: core.SourceRepo, Path: "/src/web", Name: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inside the transaction the old chunks are gone; a reader still sees them.
+	hits, err := db.BM25(ctx, "code", `"keepMe"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("reader during write = %v, %v; want the old chunk", hits, err)
+	}
+	tx.Rollback()
+	hits, err = db.BM25(ctx, "code", `"keepMe"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("after rollback = %v, %v; want the old chunk", hits, err)
+	}
+}
+
+// TestUserTextIsAlwaysAValidMatch runs hostile user text through the query
+// builder and the real FTS5 tables.
+func TestUserTextIsAlwaysAValidMatch(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	writeSource(t, db, "web", map[string][]string{"a.go": {"resp, err := http.Get(url) // user-profile NEAR x"}}, nil)
+	eng := search.New(db, search.Options{})
+	for _, q := range []string{
+		`http.Get`, `user-profile`, `"`, `""`, `"""`, `*`, `a*`, `NEAR`, `NEAR(a b)`, `x AND`, `OR`, `NOT x`,
+		`(`, `)`, `^x`, `col:x`, `{a b}`, `+-`, `'`, `\`, `-x`, ` `, ``, `😀`, "\x00", "a\x00b", `""http.Get""`,
+		`"unterminated`, `text:"x"`, `:`, `user profile`, `'; DROP TABLE chunks; --`,
+	} {
+		if _, err := eng.Search(ctx, search.Query{Text: q}); err != nil {
+			t.Errorf("Search(%q): %v", q, err)
+		}
+	}
+	res, _ := eng.Search(ctx, search.Query{Text: "http.Get"})
+	if len(res.Hits) != 1 {
+		t.Errorf("Search(http.Get) = %d hits, want 1", len(res.Hits))
+	}
+}
+
+func TestFilters(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	writeSource(t, db, "web", map[string][]string{"src/a.go": {"func checkout() {}"}, "test/a_test.go": {"func checkout() {}"}}, nil)
+	writeSource(t, db, "api", map[string][]string{"b.go": {"func checkout() {}"}}, nil)
+	tests := []struct {
+		f    core.Filter
+		want int
+	}{
+		{core.Filter{}, 3},
+		{core.Filter{Repo: []string{"web"}}, 2},
+		{core.Filter{Repo: []string{"web"}, NotPath: []string{"test/*"}}, 1},
+		{core.Filter{Path: []string{"src/*", "b.go"}}, 2},
+		{core.Filter{Corpus: []core.CorpusType{core.DocRunbook}}, 0},
+		{core.Filter{Language: []string{"go"}}, 3},
+	}
+	for _, tt := range tests {
+		hits, err := db.BM25(ctx, "code", `"checkout"`, 10, tt.f)
+		if err != nil || len(hits) != tt.want {
+			t.Errorf("BM25(checkout, %+v) = %d hits, %v; want %d", tt.f, len(hits), err, tt.want)
+		}
+	}
+}
+
+func TestVectors(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:onehot", Dim: 4}); err != nil {
+		t.Fatal(err)
+	}
+	onehot := func(text string) []float32 {
+		v := make([]float32, 4)
+		v[len(text)%4] = 1
+		return v
+	}
+	writeSource(t, db, "web", map[string][]string{"a.go": {"aaaa", "bbbbb", "cccccc"}}, onehot)
+	hits, err := db.KNN(ctx, []float32{0, 1, 0, 0}, 2, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].Chunk.Text != "bbbbb" || hits[0].Score < 0.999 {
+		t.Fatalf("KNN = %+v, want bbbbb first with score 1", hits)
+	}
+	hits, err = db.KNN(ctx, []float32{0, 1, 0, 0}, 2, core.Filter{Repo: []string{"nope"}})
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("KNN with filter = %v, %v; want none", hits, err)
+	}
+	if _, err := db.KNN(ctx, []float32{1, 0}, 2, core.Filter{}); err == nil {
+		t.Error("KNN with a wrong dimension succeeded")
+	}
+	// Replacing the source drops its vectors too.
+	writeSource(t, db, "web", map[string][]string{"b.go": {"dddd"}}, onehot)
+	var n int
+	db.sql.QueryRowContext(ctx, "SELECT count(*) FROM vec_chunks").Scan(&n)
+	if n != 1 {
+		t.Errorf("vectors after replace = %d, want 1", n)
+	}
+	// A chunk without a vector cannot go into a file that has vectors.
+	run, _ := db.StartRun(ctx, "t")
+	tx, _ := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/src/web", Name: "web"})
+	defer tx.Rollback()
+	cc, _ := scrub.New().Clean(core.Chunk{ID: "x", SourceURI: "web/x", Corpus: core.CodeLogic, Text: "x"})
+	if err := tx.WriteFile(ctx, core.File{Path: "x"}, "h", []embed.Chunk{{Clean: cc}}); err == nil {
+		t.Error("WriteFile without vector into a vector database succeeded")
+	}
+}
+
+func TestStats(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	writeSource(t, db, "web", map[string][]string{"a.go": {"x", "y"}, "b.go": {"z"}}, nil)
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Chunks != 3 || st.Files != 2 || st.ByCorpus[core.CodeLogic] != 3 || st.ByRepo["web"] != 3 || len(st.Sources) != 1 || st.FileBytes == 0 {
+		t.Errorf("Stats = %+v", st)
+	}
+	if st.LastRun == nil || st.LastRun.Status != "running" {
+		t.Errorf("LastRun = %+v", st.LastRun)
+	}
+}
+
+func TestScrubAuditWritten(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	run, _ := db.StartRun(ctx, "t")
+	tx, err := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/r", Name: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `token := "ghp_abcdefghijklmnopqrstuvwxyz0123456789"`
+	cc, _ := scrub.New().Clean(core.Chunk{ID: "s1", SourceURI: "r/a.go", Corpus: core.CodeLogic, Text: text})
+	if err := tx.WriteFile(ctx, core.File{Path: "a.go", Corpus: core.CodeLogic}, "h", []embed.Chunk{{Clean: cc}}); err != nil {
+		t.Fatal(err)
+	}
+	tx.Commit(ctx)
+	var secrets, scrubbed int
+	if err := db.sql.QueryRowContext(ctx, "SELECT secrets_found, scrubbed FROM scrub_audit WHERE chunk_id = 's1'").Scan(&secrets, &scrubbed); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	db.sql.QueryRowContext(ctx, "SELECT text FROM chunks WHERE id = 's1'").Scan(&stored)
+	if secrets != 1 || scrubbed != 1 || strings.Contains(stored, "ghp_") {
+		t.Errorf("audit secrets=%d scrubbed=%d text=%q", secrets, scrubbed, stored)
+	}
+}
+
+var _ = sql.ErrNoRows

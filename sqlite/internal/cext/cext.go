@@ -1,0 +1,87 @@
+//go:build cgo
+
+// Package cext holds the only C code coderag writes: the `code` FTS5
+// tokenizer (tokenizer.c) and the registration of it and of sqlite-vec on
+// every SQLite connection the process opens.
+//
+// The C is compiled against the SQLite header that github.com/mattn/go-sqlite3
+// bundles when built through the Makefile (see sqlite3h/sqlite3.h);
+// HeaderVersion and LibVersion let tests check that.
+package cext
+
+/*
+#include <stdlib.h>
+#include "sqlite3.h"
+#include "tokenizer.h"
+
+static const char *cr_header_version(void) { return SQLITE_VERSION; }
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	_ "github.com/mattn/go-sqlite3" // links the SQLite amalgamation the C code calls
+
+	"coderag/core/codetok"
+)
+
+var (
+	once   sync.Once
+	regErr error
+)
+
+// Register makes every SQLite connection opened afterwards in this process
+// load sqlite-vec and the `code` FTS5 tokenizer. It is safe to call more than
+// once and from several goroutines; only the first call registers.
+func Register() error {
+	once.Do(func() {
+		vec.Auto()
+		if rc := C.coderag_register(); rc != 0 {
+			regErr = fmt.Errorf("register code tokenizer: sqlite3_auto_extension returned %d", int(rc))
+		}
+	})
+	return regErr
+}
+
+// HeaderVersion is the SQLite version of the header the C code was compiled
+// against.
+func HeaderVersion() string { return C.GoString(C.cr_header_version()) }
+
+// LibVersion is the version of the SQLite library linked into the binary.
+func LibVersion() string { return C.GoString(C.sqlite3_libversion()) }
+
+// Tokenize runs the C tokenizer over s and returns its tokens, so that tests
+// can hold it against codetok.Tokenize.
+func Tokenize(s string) ([]codetok.Token, error) {
+	if len(s) == 0 {
+		return nil, nil
+	}
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	var out C.coderag_tokens
+	defer C.coderag_tokens_free(&out)
+	if rc := C.coderag_tokenize_collect(cs, C.int(len(s)), &out); rc != 0 {
+		return nil, fmt.Errorf("tokenize %d bytes: sqlite error %d", len(s), int(rc))
+	}
+	n := int(out.n)
+	if n == 0 {
+		return nil, nil
+	}
+	items := unsafe.Slice(out.items, n)
+	text := unsafe.Slice((*byte)(unsafe.Pointer(out.text)), n*(codetok.MaxTokenBytes+1))
+	toks := make([]codetok.Token, n)
+	for i, it := range items {
+		off := i * (codetok.MaxTokenBytes + 1)
+		toks[i] = codetok.Token{
+			Text:      string(text[off : off+int(it.len)]),
+			Start:     int(it.start),
+			End:       int(it.end),
+			Colocated: it.colocated != 0,
+		}
+	}
+	return toks, nil
+}

@@ -1,0 +1,25 @@
+//go:build !cgo
+
+package cext
+
+import (
+	"errors"
+
+	"coderag/core/codetok"
+)
+
+// ErrNoCgo is returned when coderag was built without cgo: its SQLite file
+// needs the C SQLite library, sqlite-vec and the code tokenizer.
+var ErrNoCgo = errors.New("coderag was built without cgo: build with CGO_ENABLED=1 and a C compiler (make build)")
+
+// Register fails: a build without cgo has no SQLite.
+func Register() error { return ErrNoCgo }
+
+// HeaderVersion is empty without cgo.
+func HeaderVersion() string { return "" }
+
+// LibVersion is empty without cgo.
+func LibVersion() string { return "" }
+
+// Tokenize fails without cgo.
+func Tokenize(s string) ([]codetok.Token, error) { return nil, ErrNoCgo }

@@ -1,0 +1,33 @@
+/*
+ * tokenizer.h declares the entry points of tokenizer.c used from Go.
+ */
+#ifndef CODERAG_TOKENIZER_H
+#define CODERAG_TOKENIZER_H
+
+/* coderag_token is one token collected by coderag_tokenize_collect. */
+typedef struct coderag_token {
+  int start, end, colocated, len;
+} coderag_token;
+
+/* coderag_tokens collects tokens; text holds token i at i*(128+1). */
+typedef struct coderag_tokens {
+  coderag_token *items;
+  char *text;
+  int n, cap;
+} coderag_tokens;
+
+/* coderag_register registers the `code` FTS5 tokenizer on every new
+ * connection through sqlite3_auto_extension. */
+int coderag_register(void);
+
+/* coderag_tokenize runs the tokenizer over text and calls xToken like FTS5. */
+int coderag_tokenize(void *ctx, const char *text, int n,
+                     int (*xToken)(void *, int, const char *, int, int, int));
+
+/* coderag_tokenize_collect tokenizes text into out (for tests). */
+int coderag_tokenize_collect(const char *text, int n, coderag_tokens *out);
+
+/* coderag_tokens_free frees what coderag_tokenize_collect allocated. */
+void coderag_tokens_free(coderag_tokens *out);
+
+#endif

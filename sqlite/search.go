@@ -1,0 +1,200 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"coderag/core"
+)
+
+// chunkCols are the chunk columns every read selects, in scanChunk order.
+const chunkCols = `c.id, c.source_uri, c.byte_start, c.byte_end, c.line_start, c.line_end, c.corpus_type,
+	c.text, c.context_prefix, c.language, c.symbol_name, c.symbol_kind, c.signature, c.file_path,
+	c.git_hash, c.section_path, c.author, c.timestamp, c.channel, c.thread_id, c.service_name,
+	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanChunk(r scanner, extra ...any) (core.Chunk, error) {
+	var c core.Chunk
+	var corpus, imports, callsOut, calledBy, labels string
+	dest := []any{&c.ID, &c.SourceURI, &c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &corpus,
+		&c.Text, &c.ContextPrefix, &c.Language, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath,
+		&c.GitHash, &c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName,
+		&c.RepoName, &imports, &callsOut, &calledBy, &labels}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return c, err
+	}
+	c.Corpus = core.CorpusType(corpus)
+	json.Unmarshal([]byte(imports), &c.Imports)
+	json.Unmarshal([]byte(callsOut), &c.CallsOut)
+	json.Unmarshal([]byte(calledBy), &c.CalledBy)
+	if labels != "{}" {
+		json.Unmarshal([]byte(labels), &c.K8sLabels)
+	}
+	return c, nil
+}
+
+// filterSQL turns f into conditions on chunk alias c.
+func filterSQL(f core.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	corpus := make([]string, len(f.Corpus))
+	for i, c := range f.Corpus {
+		corpus[i] = string(c)
+	}
+	in("c.corpus_type", corpus)
+	in("c.repo_name", f.Repo)
+	in("c.language", f.Language)
+	in("c.service_name", f.Service)
+	if len(f.Path) > 0 {
+		var ors []string
+		for _, p := range f.Path {
+			ors = append(ors, "c.file_path GLOB ?")
+			args = append(args, p)
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	for _, p := range f.NotPath {
+		conds = append(conds, "c.file_path NOT GLOB ?")
+		args = append(args, p)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(conds, " AND "), args
+}
+
+// BM25 runs an FTS5 MATCH expression against one of the two full-text
+// indexes ("code" or "prose") and returns the best k hits, best first. The
+// hit's score is the negated bm25 rank (higher is better). match must be a
+// valid FTS5 expression; core/search builds one from user text.
+func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filter) ([]core.Hit, error) {
+	var table string
+	switch index {
+	case "code":
+		table = "fts_code"
+	case "prose":
+		table = "fts_prose"
+	default:
+		return nil, fmt.Errorf("bm25: unknown index %q (want code or prose)", index)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	where, args := filterSQL(f)
+	q := `SELECT ` + chunkCols + `, ` + table + `.rank FROM ` + table + ` JOIN chunks c ON c.pk = ` + table + `.rowid
+		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY ` + table + `.rank LIMIT ?`
+	rows, err := db.sql.QueryContext(ctx, q, append(append([]any{match}, args...), k)...)
+	if err != nil {
+		return nil, db.bm25Error(match, err)
+	}
+	defer rows.Close()
+	var hits []core.Hit
+	list := "bm25-" + index
+	for rows.Next() {
+		var rank float64
+		c, err := scanChunk(rows, &rank)
+		if err != nil {
+			return nil, db.wrap("read bm25 hits from", err)
+		}
+		hits = append(hits, core.Hit{Chunk: c, Score: -rank, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: -rank}}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.bm25Error(match, err)
+	}
+	return hits, nil
+}
+
+func (db *DB) bm25Error(match string, err error) error {
+	if strings.Contains(err.Error(), "fts5: syntax error") {
+		return fmt.Errorf("full-text query %q: %w: %v", match, core.ErrBadQuery, err)
+	}
+	return db.wrap("full-text search in", err)
+}
+
+// KNN returns the k chunks whose vectors are nearest (cosine) to v, best
+// first, with the filter applied inside the KNN where vec0 can (corpus,
+// repo, language, service) and after it otherwise. The score is
+// 1 - cosine distance.
+func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
+	e := db.Embedder()
+	if e.ID == "" {
+		return nil, fmt.Errorf("vector search in %s: the index has no vectors (crawl with an embedder)", db.path)
+	}
+	if len(v) != e.Dim {
+		return nil, fmt.Errorf("vector search in %s: query vector has dimension %d, index has %d (%s)", db.path, len(v), e.Dim, e.ID)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	blob, err := vec.SerializeFloat32(v)
+	if err != nil {
+		return nil, err
+	}
+	var conds []string
+	args := []any{blob, k}
+	in := func(col string, vals []string) {
+		if len(vals) == 0 {
+			return
+		}
+		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	corpus := make([]string, len(f.Corpus))
+	for i, c := range f.Corpus {
+		corpus[i] = string(c)
+	}
+	in("corpus_type", corpus)
+	in("repo_name", f.Repo)
+	in("language", f.Language)
+	in("service_name", f.Service)
+	inner := `SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?`
+	if len(conds) > 0 {
+		inner += " AND " + strings.Join(conds, " AND ")
+	}
+	pathWhere, pathArgs := filterSQL(core.Filter{Path: f.Path, NotPath: f.NotPath})
+	q := `SELECT ` + chunkCols + `, v.distance FROM (` + inner + `) v JOIN chunks c ON c.pk = v.chunk_pk
+		WHERE 1` + pathWhere + ` ORDER BY v.distance`
+	rows, err := db.sql.QueryContext(ctx, q, append(args, pathArgs...)...)
+	if err != nil {
+		return nil, db.wrap("vector search in", err)
+	}
+	defer rows.Close()
+	var hits []core.Hit
+	for rows.Next() {
+		var dist float64
+		c, err := scanChunk(rows, &dist)
+		if err != nil {
+			return nil, db.wrap("read vector hits from", err)
+		}
+		hits = append(hits, core.Hit{Chunk: c, Score: 1 - dist, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: 1 - dist}}})
+	}
+	return hits, db.wrap("vector search in", rows.Err())
+}
+
+// Chunk returns the chunk with the given id, or core.ErrNotFound.
+func (db *DB) Chunk(ctx context.Context, id string) (core.Chunk, error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE c.id = ?`, id)
+	c, err := scanChunk(row)
+	if err == sql.ErrNoRows {
+		return c, fmt.Errorf("chunk %s in %s: %w", id, db.path, core.ErrNotFound)
+	}
+	return c, db.wrap("read chunk "+id+" from", err)
+}

@@ -1,0 +1,128 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"time"
+
+	"coderag/core"
+)
+
+// Stats counts what the index holds.
+func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
+	st := core.Stats{
+		Path:          db.path,
+		SchemaVersion: SchemaVersion(),
+		Embedder:      db.Embedder(),
+		ByCorpus:      map[core.CorpusType]int{},
+		ByLanguage:    map[string]int{},
+		ByRepo:        map[string]int{},
+	}
+	for _, p := range []string{db.path, db.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			st.FileBytes += fi.Size()
+		}
+	}
+	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM files)`).Scan(&st.Chunks, &st.Files); err != nil {
+		return st, db.wrap("count chunks in", err)
+	}
+	if st.Embedder.ID != "" {
+		if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_chunks`).Scan(&st.Vectors); err != nil {
+			return st, db.wrap("count vectors in", err)
+		}
+	}
+	group := func(col string, add func(string, int)) error {
+		rows, err := db.sql.QueryContext(ctx, `SELECT `+col+`, count(*) FROM chunks GROUP BY 1 ORDER BY 1`)
+		if err != nil {
+			return db.wrap("count chunks in", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				return db.wrap("count chunks in", err)
+			}
+			add(k, n)
+		}
+		return db.wrap("count chunks in", rows.Err())
+	}
+	if err := group("corpus_type", func(k string, n int) { st.ByCorpus[core.CorpusType(k)] = n }); err != nil {
+		return st, err
+	}
+	if err := group("language", func(k string, n int) { st.ByLanguage[k] = n }); err != nil {
+		return st, err
+	}
+	if err := group("repo_name", func(k string, n int) { st.ByRepo[k] = n }); err != nil {
+		return st, err
+	}
+
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
+		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),
+		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id), coalesce(s.last_ingest, '')
+		FROM sources s ORDER BY s.repo_name`)
+	if err != nil {
+		return st, db.wrap("list sources in", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s core.SourceStats
+		var kind, last string
+		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last); err != nil {
+			return st, db.wrap("list sources in", err)
+		}
+		s.Kind = core.SourceKind(kind)
+		s.LastIngest, _ = time.Parse(time.RFC3339, last)
+		st.Sources = append(st.Sources, s)
+	}
+	if err := rows.Err(); err != nil {
+		return st, db.wrap("list sources in", err)
+	}
+	run, err := db.LastRun(ctx)
+	if err != nil && !errors.Is(err, core.ErrNotFound) {
+		return st, err
+	}
+	if err == nil {
+		st.LastRun = &run
+	}
+	return st, nil
+}
+
+// LastRun returns the newest crawl run, or core.ErrNotFound.
+func (db *DB) LastRun(ctx context.Context) (core.CrawlRun, error) {
+	var r core.CrawlRun
+	var started, finished string
+	err := db.sql.QueryRowContext(ctx, `SELECT id, started, coalesce(finished, ''), status, sources, files, chunks,
+		skipped, errors, error FROM crawl_runs ORDER BY id DESC LIMIT 1`).Scan(&r.ID, &started, &finished, &r.Status,
+		&r.Sources, &r.Files, &r.Chunks, &r.Skipped, &r.Errors, &r.Error)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, core.ErrNotFound
+	}
+	if err != nil {
+		return r, db.wrap("read last crawl run from", err)
+	}
+	r.Started, _ = time.Parse(time.RFC3339, started)
+	r.Finished, _ = time.Parse(time.RFC3339, finished)
+	return r, nil
+}
+
+// Skips returns the files the latest crawl of each source did not index.
+func (db *DB) Skips(ctx context.Context) ([]core.Event, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, k.path, k.reason FROM crawl_skips k
+		JOIN sources s ON s.id = k.source_id ORDER BY s.repo_name, k.path`)
+	if err != nil {
+		return nil, db.wrap("list skipped files in", err)
+	}
+	defer rows.Close()
+	var out []core.Event
+	for rows.Next() {
+		e := core.Event{Kind: core.EventSkip}
+		if err := rows.Scan(&e.Source, &e.Path, &e.Reason); err != nil {
+			return nil, db.wrap("list skipped files in", err)
+		}
+		out = append(out, e)
+	}
+	return out, db.wrap("list skipped files in", rows.Err())
+}

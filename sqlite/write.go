@@ -1,0 +1,245 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"coderag/core"
+	"coderag/core/embed"
+	"coderag/core/ingest"
+)
+
+var _ ingest.Store = (*DB)(nil)
+
+// StartRun records the start of a crawl and returns its id. Runs left in
+// "running" by a crawl that died are marked "interrupted" first.
+func (db *DB) StartRun(ctx context.Context, args string) (int64, error) {
+	now := time.Now().UTC().Format(time.RFC3339)
+	if _, err := db.sql.ExecContext(ctx,
+		`UPDATE crawl_runs SET status = 'interrupted', finished = ? WHERE status = 'running'`, now); err != nil {
+		return 0, db.wrap("start crawl run in", err)
+	}
+	res, err := db.sql.ExecContext(ctx,
+		`INSERT INTO crawl_runs(started, status, args) VALUES (?, 'running', ?)`, now, args)
+	if err != nil {
+		return 0, db.wrap("start crawl run in", err)
+	}
+	return res.LastInsertId()
+}
+
+// FinishRun records the end of crawl run id.
+func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
+	_, err := db.sql.ExecContext(ctx, `UPDATE crawl_runs SET finished = ?, status = ?, sources = ?, files = ?,
+		chunks = ?, skipped = ?, errors = ?, error = ? WHERE id = ?`,
+		time.Now().UTC().Format(time.RFC3339), r.Status, r.Sources, r.Files, r.Chunks, r.Skipped, r.Errors, r.Error, id)
+	return db.wrap("finish crawl run in", err)
+}
+
+// SourceTx replaces everything stored for one source inside one
+// transaction: readers see the previous state until Commit, and a crawl
+// killed before Commit leaves it untouched. It is not safe for concurrent
+// use; the crawl's single writer goroutine owns it.
+type SourceTx struct {
+	db       *DB
+	tx       *sql.Tx
+	src      core.Source
+	sourceID int64
+	runID    int64
+	vectors  bool
+
+	insFile, insChunk, insVec, insAudit, insSkip *sql.Stmt
+
+	files  int
+	chunks map[core.CorpusType]int
+	done   bool
+}
+
+// BeginSource starts replacing the stored content of src for crawl run
+// runID. The source's name must not be used by another source path.
+func (db *DB) BeginSource(ctx context.Context, runID int64, src core.Source) (ingest.SourceWriter, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, db.wrap("begin source "+src.Name+" in", err)
+	}
+	s := &SourceTx{db: db, tx: tx, src: src, runID: runID, chunks: map[core.CorpusType]int{}}
+	if err := s.begin(ctx); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *SourceTx) begin(ctx context.Context) error {
+	tx := s.tx
+	var otherURI string
+	err := tx.QueryRowContext(ctx, `SELECT uri FROM sources WHERE repo_name = ? AND uri <> ?`, s.src.Name, s.src.Path).Scan(&otherURI)
+	switch {
+	case err == nil:
+		return fmt.Errorf("source %s: the name %q is already used by %s in %s; pass another --repo-name",
+			s.src.Path, s.src.Name, otherURI, s.db.path)
+	case !errors.Is(err, sql.ErrNoRows):
+		return s.db.wrap("begin source "+s.src.Name+" in", err)
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO sources(kind, uri, repo_name) VALUES (?, ?, ?)
+		ON CONFLICT(uri) DO UPDATE SET kind = excluded.kind, repo_name = excluded.repo_name
+		RETURNING id`, string(s.src.Kind), s.src.Path, s.src.Name).Scan(&s.sourceID)
+	if err != nil {
+		return s.db.wrap("begin source "+s.src.Name+" in", err)
+	}
+	// Replace: drop what the source had. The chunk triggers clean FTS and vec0.
+	for _, q := range []string{
+		`DELETE FROM chunks WHERE source_id = ?`,
+		`DELETE FROM files WHERE source_id = ?`,
+		`DELETE FROM crawl_skips WHERE source_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, s.sourceID); err != nil {
+			return s.db.wrap("clear source "+s.src.Name+" in", err)
+		}
+	}
+	var vecTable int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'vec_chunks'`).Scan(&vecTable); err != nil {
+		return s.db.wrap("begin source "+s.src.Name+" in", err)
+	}
+	s.vectors = vecTable > 0
+
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = tx.PrepareContext(ctx, q)
+		return st
+	}
+	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	s.insChunk = prep(`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end,
+		corpus_type, text, context_prefix, language, symbol_name, symbol_kind, signature, file_path, git_hash,
+		section_path, author, timestamp, channel, thread_id, service_name, repo_name, imports, calls_out,
+		called_by, k8s_labels, sensitivity, scrubbed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`)
+	s.insAudit = prep(`INSERT INTO scrub_audit(chunk_id, tier, entities_found, entity_types, secrets_found, scrubbed)
+		VALUES (?, ?, ?, ?, ?, ?)`)
+	s.insSkip = prep(`INSERT INTO crawl_skips(run_id, source_id, path, reason) VALUES (?, ?, ?, ?)`)
+	if s.vectors {
+		s.insVec = prep(`INSERT INTO vec_chunks(chunk_pk, embedding, corpus_type, repo_name, language, service_name)
+			VALUES (?, ?, ?, ?, ?, ?)`)
+	}
+	if err != nil {
+		return s.db.wrap("prepare writes to", err)
+	}
+	return nil
+}
+
+// WriteFile stores one file and its chunks. A chunk must carry a vector of
+// the database's dimension when the database has a vector table, and none
+// otherwise.
+func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chunks []embed.Chunk) error {
+	if s.done {
+		return fmt.Errorf("write %s/%s: source transaction already finished", s.src.Name, f.Path)
+	}
+	var fileID int64
+	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks)).Scan(&fileID); err != nil {
+		return s.db.wrap(fmt.Sprintf("write file %s/%s to", s.src.Name, f.Path), err)
+	}
+	dim := s.db.Embedder().Dim
+	for _, ec := range chunks {
+		if !ec.Clean.Valid() {
+			return fmt.Errorf("write %s/%s: chunk did not pass the scrub gate", s.src.Name, f.Path)
+		}
+		c := ec.Clean.Chunk()
+		var pk int64
+		err := s.insChunk.QueryRowContext(ctx, c.ID, s.sourceID, fileID, c.SourceURI, c.ByteStart, c.ByteEnd,
+			c.LineStart, c.LineEnd, string(c.Corpus), c.Text, c.ContextPrefix, c.Language, c.SymbolName,
+			c.SymbolKind, c.Signature, c.FilePath, c.GitHash, c.SectionPath, c.Author, c.Timestamp, c.Channel,
+			c.ThreadID, c.ServiceName, c.RepoName, jsonList(c.Imports), jsonList(c.CallsOut), jsonList(c.CalledBy),
+			jsonMap(c.K8sLabels), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed()).Scan(&pk)
+		if err != nil {
+			return s.db.wrap(fmt.Sprintf("write chunk %s:%d-%d to", c.SourceURI, c.LineStart, c.LineEnd), err)
+		}
+		if a := ec.Clean.Audit(); a != nil {
+			if _, err := s.insAudit.ExecContext(ctx, a.ChunkID, string(a.Tier), a.EntitiesFound,
+				jsonList(a.EntityTypes), a.SecretsFound, a.Scrubbed); err != nil {
+				return s.db.wrap("write scrub audit to", err)
+			}
+		}
+		switch {
+		case s.vectors && len(ec.Vector) == 0:
+			return fmt.Errorf("write chunk %s:%d: %s holds vectors but the chunk has none", c.SourceURI, c.LineStart, s.db.path)
+		case !s.vectors && len(ec.Vector) > 0:
+			return fmt.Errorf("write chunk %s:%d: %s has no embedder recorded; call UseEmbedder first", c.SourceURI, c.LineStart, s.db.path)
+		case s.vectors:
+			if len(ec.Vector) != dim {
+				return fmt.Errorf("write chunk %s:%d: vector has dimension %d, %s expects %d", c.SourceURI, c.LineStart, len(ec.Vector), s.db.path, dim)
+			}
+			blob, err := vec.SerializeFloat32(ec.Vector)
+			if err != nil {
+				return err
+			}
+			if _, err := s.insVec.ExecContext(ctx, pk, blob, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
+				return s.db.wrap(fmt.Sprintf("write vector of %s:%d to", c.SourceURI, c.LineStart), err)
+			}
+		}
+		s.chunks[c.Corpus]++
+	}
+	s.files++
+	return nil
+}
+
+// Skip records that path was not indexed and why.
+func (s *SourceTx) Skip(ctx context.Context, path, reason string) error {
+	_, err := s.insSkip.ExecContext(ctx, s.runID, s.sourceID, path, reason)
+	return s.db.wrap("record skip of "+path+" in", err)
+}
+
+// Commit makes the source's new content visible.
+func (s *SourceTx) Commit(ctx context.Context) error {
+	if s.done {
+		return fmt.Errorf("commit source %s: already finished", s.src.Name)
+	}
+	counts, _ := json.Marshal(s.chunks)
+	if _, err := s.tx.ExecContext(ctx, `UPDATE sources SET last_ingest = ?, file_count = ?, chunk_counts = ? WHERE id = ?`,
+		time.Now().UTC().Format(time.RFC3339), s.files, string(counts), s.sourceID); err != nil {
+		return s.db.wrap("commit source "+s.src.Name+" to", err)
+	}
+	if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('updated_at', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, time.Now().UTC().Format(time.RFC3339)); err != nil {
+		return s.db.wrap("commit source "+s.src.Name+" to", err)
+	}
+	s.done = true
+	if err := s.tx.Commit(); err != nil {
+		return s.db.wrap("commit source "+s.src.Name+" to", err)
+	}
+	return nil
+}
+
+// Rollback abandons the source's changes; the previous content stays. It
+// is a no-op after Commit.
+func (s *SourceTx) Rollback() error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	return s.tx.Rollback()
+}
+
+func jsonList(v []string) string {
+	if len(v) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func jsonMap(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
