@@ -96,6 +96,9 @@ func TestMigrateOlderFile(t *testing.T) {
 				corpus_type, text, sensitivity) VALUES ('c1', 1, 'x/a.go', 0, 10, 1, 1, 'CODE_LOGIC', 'func getUserProfile()', 'clean')`); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := old.sql.ExecContext(ctx, `INSERT INTO fts_code(rowid, text) SELECT pk, text FROM chunks`); err != nil {
+				t.Fatal(err)
+			}
 			var got int
 			old.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&got)
 			if got != v {
@@ -410,3 +413,52 @@ func TestScrubAuditWritten(t *testing.T) {
 }
 
 var _ = sql.ErrNoRows
+
+// TestColumnWeights checks that a symbol hit outranks a path hit, which
+// outranks a mention in the body, in both FTS indexes.
+func TestColumnWeights(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	run, _ := db.StartRun(ctx, "t")
+	tx, err := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/w", Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := scrub.New()
+	mk := func(path, symbol, text string) embed.Chunk {
+		uri := "w/" + path
+		cc, err := gate.Clean(core.Chunk{ID: core.ChunkID(uri, 0, len(text)), SourceURI: uri, ByteEnd: len(text),
+			Corpus: core.CodeLogic, FilePath: path, SymbolName: symbol, Text: text, ContextPrefix: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return embed.Chunk{Clean: cc}
+	}
+	filler := strings.Repeat("other words about orders and carts ", 5)
+	for _, c := range []struct{ path, symbol, text string }{
+		{"a/mention.go", "", filler + "reconcile"},
+		{"b/reconcile.go", "", filler},
+		{"c/defs.go", "reconcile", filler},
+	} {
+		if err := tx.WriteFile(ctx, core.File{Path: c.path, Corpus: core.CodeLogic}, "h", []embed.Chunk{mk(c.path, c.symbol, c.text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{"code", "prose"} {
+		hits, err := db.BM25(ctx, index, `"reconcile"`, 5, core.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Chunk.FilePath)
+		}
+		want := []string{"c/defs.go", "b/reconcile.go", "a/mention.go"}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s index order = %v, want symbol, then path, then body: %v", index, got, want)
+		}
+	}
+}

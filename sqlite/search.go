@@ -189,6 +189,35 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	return hits, db.wrap("vector search in", rows.Err())
 }
 
+// TermDocs returns the number of chunks and, for each of the given code
+// tokens (lower-case, as codetok emits them), the number of chunks that
+// contain it. Tokens in no chunk are absent from the map.
+func (db *DB) TermDocs(ctx context.Context, tokens []string) (int, map[string]int, error) {
+	var total int
+	if err := db.sql.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'`).Scan(&total); err != nil {
+		if err == sql.ErrNoRows {
+			return 0, map[string]int{}, nil
+		}
+		return 0, nil, db.wrap("read chunk count of", err)
+	}
+	df := make(map[string]int, len(tokens))
+	for _, t := range tokens {
+		if _, ok := df[t]; ok {
+			continue
+		}
+		var n int
+		err := db.sql.QueryRowContext(ctx, `SELECT doc FROM fts_code_vocab WHERE term = ?`, t).Scan(&n)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return 0, nil, db.wrap("read term statistics of", err)
+		}
+		df[t] = n
+	}
+	return total, df, nil
+}
+
 // Chunk returns the chunk with the given id, or core.ErrNotFound.
 func (db *DB) Chunk(ctx context.Context, id string) (core.Chunk, error) {
 	row := db.sql.QueryRowContext(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE c.id = ?`, id)

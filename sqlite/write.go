@@ -51,6 +51,7 @@ type SourceTx struct {
 	src      core.Source
 	sourceID int64
 	runID    int64
+	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
 
 	insFile, insChunk, insVec, insAudit, insSkip *sql.Stmt
@@ -92,7 +93,11 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	if err != nil {
 		return s.db.wrap("begin source "+s.src.Name+" in", err)
 	}
-	// Replace: drop what the source had. The chunk triggers clean FTS and vec0.
+	// Replace: drop what the source had, its FTS entries first (they need
+	// the old column values). The vec0 trigger cleans vectors.
+	if err := unindexFTS(ctx, tx, "source_id = ?", s.sourceID); err != nil {
+		return s.db.wrap("clear source "+s.src.Name+" in", err)
+	}
 	for _, q := range []string{
 		`DELETE FROM chunks WHERE source_id = ?`,
 		`DELETE FROM files WHERE source_id = ?`,
@@ -101,6 +106,11 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, q, s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
+	}
+	// Every chunk this transaction writes gets a pk above this one
+	// (INTEGER PRIMARY KEY assigns max+1); Commit indexes them in one go.
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(pk), 0) FROM chunks`).Scan(&s.maxPK); err != nil {
+		return s.db.wrap("begin source "+s.src.Name+" in", err)
 	}
 	var vecTable int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'vec_chunks'`).Scan(&vecTable); err != nil {
@@ -202,12 +212,15 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 	if s.done {
 		return fmt.Errorf("commit source %s: already finished", s.src.Name)
 	}
+	if err := indexFTS(ctx, s.tx, "pk > ?", s.maxPK); err != nil {
+		return s.db.wrap("index source "+s.src.Name+" in", err)
+	}
 	counts, _ := json.Marshal(s.chunks)
 	if _, err := s.tx.ExecContext(ctx, `UPDATE sources SET last_ingest = ?, file_count = ?, chunk_counts = ? WHERE id = ?`,
 		time.Now().UTC().Format(time.RFC3339), s.files, string(counts), s.sourceID); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
 	}
-	if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('updated_at', ?)
+	if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('updated_at', ?), ('chunk_count', (SELECT count(*) FROM chunks))
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
 	}
@@ -226,6 +239,34 @@ func (s *SourceTx) Rollback() error {
 	}
 	s.done = true
 	return s.tx.Rollback()
+}
+
+// ftsTables are the full-text indexes every chunk is in.
+var ftsTables = []string{"fts_code", "fts_prose"}
+
+// indexFTS adds the chunks matching where to both FTS5 indexes with one
+// statement each, so that FTS5 builds few large segments.
+func indexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+	for _, t := range ftsTables {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(rowid, symbol_name, file_path, context_prefix, text)
+			SELECT pk, symbol_name, file_path, context_prefix, text FROM chunks WHERE `+where, args...); err != nil {
+			return fmt.Errorf("index %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// unindexFTS removes the chunks matching where from both FTS5 indexes; it
+// must run before the chunks are deleted (external-content FTS5 needs the
+// indexed values to delete them).
+func unindexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+	for _, t := range ftsTables {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rowid, symbol_name, file_path, context_prefix, text)
+			SELECT 'delete', pk, symbol_name, file_path, context_prefix, text FROM chunks WHERE `+where, args...); err != nil {
+			return fmt.Errorf("unindex %s: %w", t, err)
+		}
+	}
+	return nil
 }
 
 func jsonList(v []string) string {

@@ -21,11 +21,18 @@ type queryOptions struct {
 
 const queryLong = `Query searches the index and prints the best chunks, best first.
 
-The text is matched against two full-text indexes: a code-aware one, where
-getUserProfile, GetUserProfile, get_user_profile and "user profile" all meet,
-and a stemmed one for prose. Their BM25 rankings are fused with reciprocal
-rank fusion. Any text is accepted: operators and punctuation are searched
-as plain text; "double quotes" keep a phrase together.
+Words are matched against two full-text indexes, a code-aware one and a
+stemmed one for prose, and the two BM25 rankings are fused with reciprocal
+rank fusion. An identifier matches itself in any naming convention
+(getUserProfile, GetUserProfile, get_user_profile and GET-USER-PROFILE are
+one token) and, when that is cheap, longer identifiers containing its words
+(UserProfile finds getUserProfile). Separate words match separately: "user
+profile" typed as two words finds chunks with either, best with both.
+
+Any text is accepted: operators and punctuation are searched as plain text;
+"double quotes" keep a phrase together. In a large index, words found in
+most chunks (err, ctx, return) are left out of longer queries; the result
+says so.
 
 With --json the result is
   {"hits":[{"chunk_id","file_path","line_start","line_end","corpus_type",
@@ -81,10 +88,11 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 	}
 	if o.json {
 		out := struct {
-			Query  string    `json:"query"`
-			TookMS float64   `json:"took_ms"`
-			Hits   []jsonHit `json:"hits"`
-		}{Query: text, TookMS: float64(res.Took.Microseconds()) / 1000, Hits: []jsonHit{}}
+			Query   string    `json:"query"`
+			TookMS  float64   `json:"took_ms"`
+			Dropped []string  `json:"dropped_terms,omitempty"`
+			Hits    []jsonHit `json:"hits"`
+		}{Query: text, TookMS: float64(res.Took.Microseconds()) / 1000, Dropped: res.Dropped, Hits: []jsonHit{}}
 		for _, h := range res.Hits {
 			c := h.Chunk
 			out.Hits = append(out.Hits, jsonHit{ChunkID: c.ID, FilePath: c.FilePath, LineStart: c.LineStart, LineEnd: c.LineEnd,
@@ -116,7 +124,11 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 			fmt.Fprintf(io.out, "    %s %s\n", st.dim(fmt.Sprintf("%5d │", l.n)), l.text)
 		}
 	}
-	fmt.Fprintln(io.out, st.dim(fmt.Sprintf("%s in %.1f ms", plural(len(res.Hits), "result", "results"), float64(res.Took.Microseconds())/1000)))
+	summary := fmt.Sprintf("%s in %.1f ms", plural(len(res.Hits), "result", "results"), float64(res.Took.Microseconds())/1000)
+	if len(res.Dropped) > 0 {
+		summary += fmt.Sprintf("; ignored terms found in most chunks: %s", strings.Join(res.Dropped, " "))
+	}
+	fmt.Fprintln(io.out, st.dim(summary))
 	return nil
 }
 

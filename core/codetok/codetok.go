@@ -17,13 +17,25 @@
 // letters and digits ("sha256" -> sha, 256). The pieces are the subwords.
 //
 // Every subword is emitted lower-cased. When a compound has two or more
-// subwords, the whole compound ("api.getuserprofile") is emitted colocated with
-// its first subword, and every segment with two or more subwords that is not
-// the whole compound is emitted colocated with its own first subword. A
-// compound of one subword that is in the stop list (language keywords such as
-// "func", "return", "self") is dropped; stop words inside identifiers are kept.
-// Subwords longer than MaxTokenBytes are cut to that length; whole-compound and
-// segment tokens longer than that are not emitted.
+// subwords, the whole compound is emitted colocated with its first subword,
+// normalized: lower-cased with '_' and '-' removed, so that getUserProfile,
+// GetUserProfile, get_user_profile and get-user-profile all give
+// "getuserprofile" ('.' stays: "http.get"). Every segment with two or more
+// subwords that is not the whole compound is emitted the same way, colocated
+// with its own first subword. A compound of one subword that is in the stop
+// list (language keywords such as "func", "return", "self") is dropped; stop
+// words inside identifiers are kept. Subwords longer than MaxTokenBytes are
+// cut to that length; whole-compound and segment tokens longer than that are
+// not emitted.
+//
+// # Query mode
+//
+// FTS5 tokenizes query strings with the same tokenizer in query mode, where
+// a compound of two or more subwords yields only its normalized whole token
+// (or, when that is too long, its subwords). A query for getUserProfile is
+// thus one lookup of "getuserprofile" rather than a phrase over the very
+// common subwords get, user and profile; core/search adds the subword phrase
+// itself when it is cheap.
 //
 // Lower-casing covers ASCII, Latin-1, Greek and basic Cyrillic capitals; other
 // letters (CJK, for example) have no case and are treated as lower-case.
@@ -168,10 +180,19 @@ func init() {
 // IsStopWord reports whether the lower-cased word w is dropped when alone.
 func IsStopWord(w string) bool { return stopWords[w] }
 
-// Tokenize returns the tokens of s in emission order.
+// Tokenize returns the tokens of s in emission order (document mode).
 func Tokenize(s string) []Token {
 	var out []Token
 	Each(s, func(t Token) { out = append(out, t) })
+	return out
+}
+
+// QueryTokens returns the tokens FTS5 searches for when s is a quoted
+// string in a query (query mode).
+func QueryTokens(s string) []Token {
+	var out []Token
+	t := tokenizer{s: s, emit: func(t Token) { out = append(out, t) }, query: true}
+	t.run()
 	return out
 }
 
@@ -195,9 +216,10 @@ func Each(s string, emit func(Token)) {
 }
 
 type tokenizer struct {
-	s    string
-	emit func(Token)
-	buf  []byte
+	s     string
+	emit  func(Token)
+	buf   []byte
+	query bool
 }
 
 // at returns the code point, class and length at byte i; past the end it
@@ -267,9 +289,14 @@ func (t *tokenizer) compound(start int) int {
 				multi = t.hasSubword(swEnd, end)
 				if !multi {
 					t.emitWord(sw, swEnd, true)
+				} else if t.query {
+					if t.emitWhole(start, end, false) {
+						return end
+					}
+					t.emitWord(sw, swEnd, false)
 				} else {
 					t.emitWord(sw, swEnd, false)
-					t.emitWhole(start, end)
+					t.emitWhole(start, end, true)
 				}
 				first = false
 			} else {
@@ -277,8 +304,8 @@ func (t *tokenizer) compound(start int) int {
 			}
 			if segFirst {
 				segFirst = false
-				if multi && (seg != start || segEnd != end) && t.hasSubword(swEnd, segEnd) {
-					t.emitWhole(seg, segEnd)
+				if multi && !t.query && (seg != start || segEnd != end) && t.hasSubword(swEnd, segEnd) {
+					t.emitWhole(seg, segEnd, true)
 				}
 			}
 			p = swEnd
@@ -352,11 +379,16 @@ func (t *tokenizer) nextSubword(i, end int) (int, int) {
 }
 
 // lowerInto appends the lower-cased s[i:j] to buf, stopping before the
-// code point that would make it longer than limit bytes.
-func (t *tokenizer) lowerInto(i, j, limit int) ([]byte, bool) {
+// code point that would make it longer than limit bytes. With strip, '_'
+// and '-' are left out (the normalized whole-compound form).
+func (t *tokenizer) lowerInto(i, j, limit int, strip bool) ([]byte, bool) {
 	buf := t.buf[:0]
 	cut := false
 	for i < j {
+		if strip && (t.s[i] == '_' || t.s[i] == '-') {
+			i++
+			continue
+		}
 		cp, n := decode(t.s, i)
 		if len(buf)+n > limit {
 			cut = true
@@ -391,17 +423,20 @@ func appendRune(b []byte, r rune) []byte {
 }
 
 func (t *tokenizer) emitWord(i, j int, alone bool) {
-	b, _ := t.lowerInto(i, j, MaxTokenBytes)
+	b, _ := t.lowerInto(i, j, MaxTokenBytes, false)
 	if alone && stopWords[string(b)] {
 		return
 	}
 	t.emit(Token{Text: string(b), Start: i, End: j})
 }
 
-func (t *tokenizer) emitWhole(i, j int) {
-	b, cut := t.lowerInto(i, j, MaxTokenBytes)
+// emitWhole emits the normalized form of s[i:j] unless it is too long, and
+// reports whether it did.
+func (t *tokenizer) emitWhole(i, j int, colocated bool) bool {
+	b, cut := t.lowerInto(i, j, MaxTokenBytes, true)
 	if cut {
-		return
+		return false
 	}
-	t.emit(Token{Text: string(b), Start: i, End: j, Colocated: true})
+	t.emit(Token{Text: string(b), Start: i, End: j, Colocated: colocated})
+	return true
 }

@@ -37,9 +37,9 @@ var cases = []struct {
 }{
 	{"camel", "getUserProfile", "get +getuserprofile user profile"},
 	{"pascal", "GetUserProfile", "get +getuserprofile user profile"},
-	{"snake", "get_user_profile", "get +get_user_profile user profile"},
-	{"screaming snake", "MAX_RETRY_COUNT", "max +max_retry_count retry count"},
-	{"kebab", "user-profile", "user +user-profile profile"},
+	{"snake", "get_user_profile", "get +getuserprofile user profile"},
+	{"screaming snake", "MAX_RETRY_COUNT", "max +maxretrycount retry count"},
+	{"kebab", "user-profile", "user +userprofile profile"},
 	{"dotted call", "http.Get", "http +http.get get"},
 	{"dotted chain", "api.getUserProfile", "api +api.getuserprofile get +getuserprofile user profile"},
 	{"acronym leading", "HTTPServer", "http +httpserver server"},
@@ -61,21 +61,21 @@ var cases = []struct {
 	{"ip address", "10.0.0.12", "10 +10.0.0.12 0 0 12"},
 	{"dns name", "cart.default.svc.cluster.local", "cart +cart.default.svc.cluster.local default svc cluster local"},
 	{"url", "http://catalog:8000/products/{id}", "http catalog 8000 products id"},
-	{"env var", "CART_SERVICE_ADDR=cart:7070", "cart +cart_service_addr service addr cart 7070"},
+	{"env var", "CART_SERVICE_ADDR=cart:7070", "cart +cartserviceaddr service addr cart 7070"},
 	{"dunder", "__init__", "init"},
-	{"dunder file", "__init__.py", "init +__init__.py py"},
-	{"leading underscore", "_privateField", "private +_privatefield field"},
+	{"dunder file", "__init__.py", "init +init.py py"},
+	{"leading underscore", "_privateField", "private +privatefield field"},
 	{"lone underscore", "_", ""},
 	{"stop word alone", "return", ""},
 	{"stop words in code", "func (s *Server) Start() error { return nil }", "s server start error"},
 	{"stop word inside identifier", "forEach", "for +foreach each"},
 	{"stop word capitalized", "None", ""},
-	{"stop word in snake", "is_valid", "is +is_valid valid"},
+	{"stop word in snake", "is_valid", "is +isvalid valid"},
 	{"sentence", "The cart service is down.", "cart service down"},
 	{"trailing dot", "restart cart.", "restart cart"},
 	{"double dot", "a..b", "b"},
-	{"leading dash", "--dry-run", "dry +dry-run run"},
-	{"mixed separators", "foo.bar-baz_qux", "foo +foo.bar-baz_qux bar baz +baz_qux qux"},
+	{"leading dash", "--dry-run", "dry +dryrun run"},
+	{"mixed separators", "foo.bar-baz_qux", "foo +foo.barbazqux bar baz +bazqux qux"},
 	{"punctuation run", "!!!???;;;", ""},
 	{"operators", "a+=b*c", "b c"},
 	{"empty", "", ""},
@@ -93,10 +93,10 @@ var cases = []struct {
 	{"overlong utf8", "x\xc0\xafy", "x y"},
 	{"surrogate utf8", "x\xed\xa0\x80y", "x y"},
 	{"slack mention", "<@U024BE7LH> restarted checkout", "u +u024be7lh 024 be 7 lh restarted checkout"},
-	{"hashtag", "#incident-cart", "incident +incident-cart cart"},
+	{"hashtag", "#incident-cart", "incident +incidentcart cart"},
 	{"csharp generic", "IRepository<Order>", "i +irepository repository order"},
 	{"go qualified", "pb.NewCartServiceClient(conn)", "pb +pb.newcartserviceclient new +newcartserviceclient cart service client conn"},
-	{"python decorator", "@app.get(\"/products/{product_id}\")", "app +app.get get products product +product_id id"},
+	{"python decorator", "@app.get(\"/products/{product_id}\")", "app +app.get get products product +productid id"},
 	{"ts arrow", "const getUser = async (id: string) =>", "get +getuser user id string"},
 	{"yaml key", "containerPort: 8080", "container +containerport port 8080"},
 	{"path", "services/checkout/internal/handler.go", "services checkout internal handler +handler.go go"},
@@ -113,6 +113,29 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
+func TestQueryTokens(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"getUserProfile", "getuserprofile"},
+		{"GetUserProfile", "getuserprofile"},
+		{"get_user_profile", "getuserprofile"},
+		{"GET-USER-PROFILE", "getuserprofile"},
+		{"http.Get", "http.get"},
+		{"api.getUserProfile", "api.getuserprofile"},
+		{"user profile", "user profile"},
+		{"get user profile", "get user profile"},
+		{"return", ""},
+		{"forEach", "foreach"},
+		{"cart.default.svc", "cart.default.svc"},
+		{"8080", "8080"},
+		{strings.Repeat("PartOne", 30), strings.TrimSpace(strings.Repeat("part one ", 30))},
+	}
+	for _, tt := range tests {
+		if got := render(QueryTokens(tt.in)); got != tt.want {
+			t.Errorf("QueryTokens(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // goldenCase is one entry of testdata/tokens.golden.json.
 // In is for reading; Bytes is the exact input (JSON cannot hold invalid UTF-8
 // in a string).
@@ -121,6 +144,7 @@ type goldenCase struct {
 	In     string  `json:"in"`
 	Bytes  []byte  `json:"bytes"`
 	Tokens []Token `json:"tokens"`
+	Query  []Token `json:"query"`
 }
 
 // TestTokenizeGolden pins the full output (texts, offsets, colocation) of
@@ -132,7 +156,11 @@ func TestTokenizeGolden(t *testing.T) {
 		if toks == nil {
 			toks = []Token{}
 		}
-		got = append(got, goldenCase{Name: c.name, In: c.in, Bytes: []byte(c.in), Tokens: toks})
+		q := QueryTokens(c.in)
+		if q == nil {
+			q = []Token{}
+		}
+		got = append(got, goldenCase{Name: c.name, In: c.in, Bytes: []byte(c.in), Tokens: toks, Query: q})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -213,6 +241,7 @@ func FuzzTokenize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		checkInvariants(t, in, Tokenize(in))
+		checkInvariants(t, in, QueryTokens(in))
 	})
 }
 

@@ -205,13 +205,18 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	total := len(found.Files)
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseDiscover, Source: src.Name, FilesTotal: total})
 
-	w, err := c.store.BeginSource(ctx, runID, src)
+	// Store calls get a context that is never cancelled: a cancelled crawl
+	// stops between files and rolls back itself, instead of having the
+	// driver interrupt a write half-way (which database/sql answers with an
+	// asynchronous rollback on a discarded connection).
+	wctx := context.WithoutCancel(ctx)
+	w, err := c.store.BeginSource(wctx, runID, src)
 	if err != nil {
 		return ss, err
 	}
 	defer w.Rollback()
 	for _, s := range found.Skips {
-		if err := w.Skip(ctx, s.Path, s.Reason); err != nil {
+		if err := w.Skip(wctx, s.Path, s.Reason); err != nil {
 			return ss, err
 		}
 		ss.Skips = append(ss.Skips, s)
@@ -258,6 +263,9 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	var werr error
 	done := 0
 	for r := range results {
+		if werr == nil && gctx.Err() != nil {
+			werr = gctx.Err()
+		}
 		if werr != nil {
 			continue // drain so that workers exit
 		}
@@ -265,10 +273,10 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 		switch {
 		case r.skip != "":
 			ss.Skips = append(ss.Skips, discover.Skip{Path: r.file.Path, Reason: r.skip})
-			werr = w.Skip(gctx, r.file.Path, r.skip)
+			werr = w.Skip(wctx, r.file.Path, r.skip)
 			c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path, Reason: r.skip})
 		default:
-			werr = w.WriteFile(gctx, r.file, r.hash, r.chunks)
+			werr = w.WriteFile(wctx, r.file, r.hash, r.chunks)
 			ss.Files++
 			ss.Bytes += r.bytes
 			for _, ch := range r.chunks {
@@ -282,7 +290,11 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 		werr = err
 	}
 	ss.Phases[core.PhaseChunk] = time.Since(chunkStart)
+	if werr == nil {
+		werr = ctx.Err()
+	}
 	if werr != nil {
+		w.Rollback()
 		if ctx.Err() != nil {
 			return ss, ctx.Err()
 		}
@@ -291,7 +303,7 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 
 	writeStart := time.Now()
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseWrite, Source: src.Name, FilesDone: done, FilesTotal: total, Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
-	if err := w.Commit(ctx); err != nil {
+	if err := w.Commit(wctx); err != nil {
 		return ss, err
 	}
 	ss.Phases[core.PhaseWrite] = time.Since(writeStart)

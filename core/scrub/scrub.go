@@ -97,10 +97,22 @@ type Gate struct {
 // rule finds values to replace. group is the submatch holding the value (0
 // for the whole match); keep, when set, vetoes a candidate value.
 type rule struct {
-	kind  string
-	re    *regexp.Regexp
-	group int
-	keep  func(value string) bool
+	kind string
+	// need lists literals of which at least one must occur in the text for
+	// the rule to be tried (lower-case when fold is set: matched against
+	// the lower-cased text). It keeps the regexps off most chunks.
+	need []string
+	fold bool
+	// anchored rules start with one of need: re (which begins with ^) is
+	// tried only on a window of text at each occurrence of a literal,
+	// instead of over the whole text.
+	anchored bool
+	// digits, when set, limits the rule to runs of digits and separators
+	// (" .-()+/") that hold at least that many digits.
+	digits int
+	re     *regexp.Regexp
+	group  int
+	keep   func(value string) bool
 	// quoteGroup, when set, is the submatch holding the value's opening
 	// quote: in source code only quoted literals are secrets
 	// (password = readPassword() is code, password = "hunter2" is a secret).
@@ -114,35 +126,36 @@ func New() *Gate {
 
 func secretRules() []rule {
 	return []rule{
-		{kind: "PRIVATE_KEY", re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`)},
-		{kind: "AWS_KEY", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-		{kind: "AWS_SECRET", re: regexp.MustCompile(`(?i)aws[a-z_\-. ]{0,20}(?:secret|sk)[a-z_\-. ]{0,20}['"]?\s*[:=]\s*['"]?([A-Za-z0-9/+=]{40})\b`), group: 1},
-		{kind: "GITHUB_TOKEN", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
-		{kind: "GITLAB_TOKEN", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-		{kind: "SLACK_TOKEN", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-		{kind: "SLACK_WEBHOOK", re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
-		{kind: "STRIPE_KEY", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
-		{kind: "GOOGLE_API_KEY", re: regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`)},
-		{kind: "JWT", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+		{kind: "PRIVATE_KEY", need: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`)},
+		{kind: "AWS_KEY", need: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+		{kind: "AWS_SECRET", need: []string{"aws"}, fold: true, re: regexp.MustCompile(`(?i)aws[a-z_\-. ]{0,20}(?:secret|sk)[a-z_\-. ]{0,20}['"]?\s*[:=]\s*['"]?([A-Za-z0-9/+=]{40})\b`), group: 1},
+		{kind: "GITHUB_TOKEN", need: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+		{kind: "GITLAB_TOKEN", need: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "SLACK_TOKEN", need: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{kind: "SLACK_WEBHOOK", need: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
+		{kind: "STRIPE_KEY", need: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
+		{kind: "GOOGLE_API_KEY", need: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`)},
+		{kind: "JWT", need: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 		// scheme://user:password@host
-		{kind: "PASSWORD", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'"]+:([^@\s/'"]+)@`), group: 1, keep: isReference},
+		{kind: "PASSWORD", need: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'"]+:([^@\s/'"]+)@`), group: 1, keep: isReference},
 		// Kubernetes env: - name: DB_PASSWORD \n value: hunter2
-		{kind: "SECRET", re: regexp.MustCompile(`(?i)name:\s*["']?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*["']?\s*\n\s*value:\s*["']?([^\s"'#]+)`), group: 1, keep: isReference},
-		// password = "...", API_KEY: ..., "client_secret": "..."
-		{kind: "SECRET", re: regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|credentials?)[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*(["'\x60]?)([^\s"'\x60,;#)]{6,})`), group: 2, quoteGroup: 1, keep: isReference},
+		{kind: "SECRET", need: []string{"value:"}, fold: true, re: regexp.MustCompile(`(?i)name:\s*["']?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*["']?\s*\n\s*value:\s*["']?([^\s"'#]+)`), group: 1, keep: isReference},
+		// password = "...", API_KEY: ..., "client_secret": "..."; the
+		// keyword may sit inside a longer name (dbPassword, STRIPE_API_KEY).
+		{kind: "SECRET", need: []string{"pass", "pwd", "secret", "apikey", "api_key", "api-key", "access_key", "access-key", "accesskey", "auth_token", "authtoken", "auth-token", "access_token", "accesstoken", "access-token", "private_key", "privatekey", "private-key", "credential"}, fold: true, anchored: true, re: regexp.MustCompile(`(?i)^(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|credentials?)[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*(["'\x60]?)([^\s"'\x60,;#)]{6,})`), group: 2, quoteGroup: 1, keep: isReference},
 	}
 }
 
 func piiRules() []rule {
 	return []rule{
-		{kind: "EMAIL", re: regexp.MustCompile(`\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b`), keep: func(v string) bool {
+		{kind: "EMAIL", need: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b`), keep: func(v string) bool {
 			// noreply-style service addresses and example domains are not personal data
 			l := strings.ToLower(v)
 			return strings.HasSuffix(l, "@example.com") || strings.HasSuffix(l, "@example.org") || strings.HasPrefix(l, "noreply@") || strings.HasPrefix(l, "no-reply@")
 		}},
-		{kind: "SSN", re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
-		{kind: "CARD", re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), keep: func(v string) bool { return !luhn(v) }},
-		{kind: "PHONE", re: regexp.MustCompile(`(?:\+\d{1,3}[ .\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[ .\-])\d{3}[ .\-]\d{4}\b`)},
+		{kind: "SSN", digits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
+		{kind: "CARD", digits: 13, re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), keep: func(v string) bool { return !luhn(v) }},
+		{kind: "PHONE", digits: 10, re: regexp.MustCompile(`(?:\+\d{1,3}[ .\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[ .\-])\d{3}[ .\-]\d{4}\b`)},
 	}
 }
 
@@ -239,19 +252,160 @@ func (s *scrubber) scrub(text string) string {
 	if text == "" {
 		return text
 	}
+	lower := asciiLower(text)
 	for _, r := range s.g.secrets {
-		text = s.apply(text, r, true)
+		if r.wanted(text, lower) {
+			if t := s.apply(text, lower, r, true); t != text {
+				text, lower = t, asciiLower(t)
+			}
+		}
 	}
-	if s.tier != core.Clean {
+	if s.tier != core.Clean && digitsOrAt(text) {
 		for _, r := range s.g.pii {
-			text = s.apply(text, r, false)
+			if r.wanted(text, lower) {
+				if t := s.apply(text, lower, r, false); t != text {
+					text, lower = t, asciiLower(t)
+				}
+			}
 		}
 	}
 	return text
 }
 
-func (s *scrubber) apply(text string, r rule, secret bool) string {
-	locs := r.re.FindAllStringSubmatchIndex(text, -1)
+// asciiLower lower-cases ASCII letters only, so that byte offsets in the
+// result equal those in s (strings.ToLower can change lengths).
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// wanted reports whether the rule's literals occur in the text.
+func (r rule) wanted(text, lower string) bool {
+	if len(r.need) == 0 {
+		return true
+	}
+	hay := text
+	if r.fold {
+		hay = lower
+	}
+	for _, n := range r.need {
+		if strings.Contains(hay, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// digitsOrAt reports whether text could hold personal data at all: every
+// PII rule needs an '@' or at least seven digits.
+func digitsOrAt(text string) bool {
+	if strings.IndexByte(text, '@') >= 0 {
+		return true
+	}
+	n := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] >= '0' && text[i] <= '9' {
+			if n++; n >= 7 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// window is how far past a literal an anchored rule looks.
+const window = 256
+
+// matches returns the rule's submatch indexes in text.
+func (r rule) matches(text, lower string) [][]int {
+	if r.digits > 0 {
+		return r.digitRunMatches(text)
+	}
+	if !r.anchored {
+		return r.re.FindAllStringSubmatchIndex(text, -1)
+	}
+	hay := text
+	if r.fold {
+		hay = lower
+	}
+	var starts []int
+	for _, n := range r.need {
+		for off := 0; ; {
+			i := strings.Index(hay[off:], n)
+			if i < 0 {
+				break
+			}
+			starts = append(starts, off+i)
+			off += i + len(n)
+		}
+	}
+	sort.Ints(starts)
+	var out [][]int
+	end := 0
+	for _, p := range starts {
+		if p < end {
+			continue
+		}
+		m := r.re.FindStringSubmatchIndex(text[p:min(len(text), p+window)])
+		if m == nil {
+			continue
+		}
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += p
+			}
+		}
+		out = append(out, m)
+		end = m[1]
+	}
+	return out
+}
+
+// digitRunMatches runs the rule on every run of digits and separators with
+// enough digits, with one byte of context on each side for \b.
+func (r rule) digitRunMatches(text string) [][]int {
+	var out [][]int
+	isRun := func(c byte) bool { return c >= '0' && c <= '9' || strings.IndexByte(" .-()+/", c) >= 0 }
+	for i := 0; i < len(text); {
+		if !isRun(text[i]) {
+			i++
+			continue
+		}
+		j, digits := i, 0
+		for j < len(text) && isRun(text[j]) {
+			if text[j] >= '0' && text[j] <= '9' {
+				digits++
+			}
+			j++
+		}
+		if digits >= r.digits {
+			from, to := max(0, i-1), min(len(text), j+1)
+			for _, m := range r.re.FindAllStringSubmatchIndex(text[from:to], -1) {
+				for k := range m {
+					if m[k] >= 0 {
+						m[k] += from
+					}
+				}
+				out = append(out, m)
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func (s *scrubber) apply(text, lower string, r rule, secret bool) string {
+	locs := r.matches(text, lower)
 	if locs == nil {
 		return text
 	}

@@ -20,6 +20,9 @@ import (
 type Index interface {
 	// BM25 runs an FTS5 expression against the "code" or "prose" index.
 	BM25(ctx context.Context, index, match string, k int, f core.Filter) ([]core.Hit, error)
+	// TermDocs returns the number of chunks and the number of chunks that
+	// hold each of the given code tokens.
+	TermDocs(ctx context.Context, tokens []string) (int, map[string]int, error)
 }
 
 // Options tune an Engine. The zero value uses the defaults.
@@ -32,6 +35,20 @@ type Options struct {
 	// Weights weighs each list in the fusion by name ("bm25-code",
 	// "bm25-prose"); a missing list weighs 1.
 	Weights map[string]float64
+	// CommonShare: in an index of at least PruneFrom chunks, a query term
+	// found in more than this share of chunks is dropped from a query that
+	// has rarer terms (default 0.1). Such terms rank almost nothing (their
+	// BM25 IDF is near zero) but make FTS5 score most of the index.
+	CommonShare float64
+	// PruneFrom is the index size from which common terms are dropped
+	// (default 5000 chunks).
+	PruneFrom int
+	// FocusFrom: when a query is estimated to match more chunks than this
+	// (default 10000), each index is first searched in the high-weight
+	// columns only (symbol, path, context); all columns are searched only
+	// when that finds fewer than Depth hits. FTS5 scores every match, so
+	// this keeps very common terms fast.
+	FocusFrom int
 }
 
 // Engine runs searches. It is safe for concurrent use.
@@ -48,6 +65,15 @@ func New(idx Index, opts Options) *Engine {
 	if opts.Depth <= 0 {
 		opts.Depth = 50
 	}
+	if opts.CommonShare <= 0 {
+		opts.CommonShare = 0.1
+	}
+	if opts.PruneFrom <= 0 {
+		opts.PruneFrom = 5000
+	}
+	if opts.FocusFrom <= 0 {
+		opts.FocusFrom = 10000
+	}
 	return &Engine{idx: idx, opts: opts}
 }
 
@@ -62,6 +88,10 @@ type Query struct {
 type Result struct {
 	Hits []core.Hit
 	Took time.Duration
+	// Dropped lists query terms left out because they are in most chunks;
+	// AllCommon says every term was, and the terms were AND-ed instead.
+	Dropped   []string
+	AllCommon bool
 }
 
 // Search runs q over both full-text indexes and fuses the results.
@@ -72,15 +102,27 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		k = 10
 	}
 	depth := max(e.opts.Depth, k)
+	p, err := e.plan(ctx, Terms(q.Text))
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
 	var lists [][]core.Hit
 	for _, index := range []string{"code", "prose"} {
-		match := MatchExpr(q.Text, index)
+		match := matchTerms(p.terms, index, p.and)
 		if match == "" {
 			continue
 		}
-		hits, err := e.idx.BM25(ctx, index, match, depth, q.Filter)
-		if err != nil {
-			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		var hits []core.Hit
+		if p.estimate > e.opts.FocusFrom {
+			hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, q.Filter)
+			if err != nil {
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			}
+		}
+		if len(hits) < depth {
+			if hits, err = e.idx.BM25(ctx, index, match, depth, q.Filter); err != nil {
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			}
 		}
 		lists = append(lists, hits)
 	}
@@ -88,7 +130,111 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	return Result{Hits: hits, Took: time.Since(start)}, nil
+	return Result{Hits: hits, Took: time.Since(start), Dropped: p.dropped, AllCommon: p.and}, nil
+}
+
+// termPlan is how one query term is searched.
+type termPlan struct {
+	text string
+	// identifier: the term is one compound identifier (getUserProfile,
+	// trace_item_address0); it is searched in the code index only.
+	identifier bool
+	// phrase adds, in the code index, a phrase of the term's subwords to
+	// the lookup of its whole identifier token, so that a partial
+	// identifier finds the longer ones (UserProfile finds getUserProfile
+	// by "user profile").
+	phrase []string
+}
+
+// queryPlan is how a whole query is searched.
+type queryPlan struct {
+	terms    []termPlan
+	dropped  []string
+	and      bool
+	estimate int // chunks the query may match, from document frequencies
+}
+
+// plan decides how to search each term. An identifier is looked up by its
+// whole token; its subword phrase is added when no subword is a stop word
+// and, in a large index, the rarest subword is not common. In an index of
+// PruneFrom chunks or more, terms found in more than CommonShare of the
+// chunks are dropped when rarer terms remain (stop words count as common);
+// when every term is that common, all are kept and AND-ed.
+func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
+	var qp queryPlan
+	words := make([][]string, len(terms))
+	whole := make([][]string, len(terms))
+	var all []string
+	for i, t := range terms {
+		words[i] = codetok.Words(t)
+		for _, q := range codetok.QueryTokens(t) {
+			whole[i] = append(whole[i], q.Text)
+		}
+		all = append(all, words[i]...)
+		all = append(all, whole[i]...)
+	}
+	total, df, err := e.idx.TermDocs(ctx, all)
+	if err != nil {
+		return qp, err
+	}
+	large := total >= e.opts.PruneFrom
+	limit := int(e.opts.CommonShare * float64(total))
+	rare := func(ws []string) bool { // a phrase is no more frequent than its rarest word
+		for _, w := range ws {
+			if df[w] <= limit {
+				return true
+			}
+		}
+		return false
+	}
+	// freq estimates how many chunks a term matches.
+	freq := func(i int) int {
+		if len(whole[i]) == 0 {
+			return 0
+		}
+		n := total
+		for _, w := range whole[i] {
+			n = min(n, df[w])
+		}
+		return n
+	}
+	var common []termPlan
+	commonEst := total
+	for i, t := range terms {
+		p := termPlan{text: t, identifier: len(whole[i]) == 1 && len(words[i]) >= 2}
+		if p.identifier && (!large || rare(words[i])) {
+			p.phrase = words[i]
+			for _, w := range words[i] {
+				if codetok.IsStopWord(w) {
+					p.phrase = nil
+				}
+			}
+		}
+		isCommon := large && len(terms) > 1 && (len(whole[i]) == 0 && hasLetter(t) || len(whole[i]) > 0 && !rare(whole[i]))
+		if isCommon {
+			common = append(common, p)
+			qp.dropped = append(qp.dropped, t)
+			if len(whole[i]) > 0 {
+				commonEst = min(commonEst, freq(i))
+			}
+		} else {
+			qp.terms = append(qp.terms, p)
+			qp.estimate += freq(i)
+		}
+	}
+	if len(qp.terms) == 0 {
+		return queryPlan{terms: common, and: true, estimate: commonEst}, nil
+	}
+	return qp, nil
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // Fuse merges ranked lists with weighted reciprocal rank fusion: a hit
@@ -168,20 +314,41 @@ func Terms(text string) []string {
 }
 
 // MatchExpr turns free user text into an FTS5 MATCH expression for the
-// "code" or "prose" index: every term becomes a quoted FTS5 string (so that
-// http.Get, user-profile, NEAR, *, and stray quotes are literal text), terms
-// that the index's tokenizer would reduce to nothing are dropped, and the
-// rest are OR-ed so that BM25 ranks chunks matching more terms higher. It
-// returns "" when nothing searchable is left.
+// "code" or "prose" index, without the statistics-driven planning of
+// Engine.Search: every term becomes a quoted FTS5 string (so that
+// http.Get, user-profile, NEAR, *, and stray quotes are literal text),
+// terms that the index's tokenizer would reduce to nothing are dropped,
+// and the rest are OR-ed so that BM25 ranks chunks matching more terms
+// higher. It returns "" when nothing searchable is left.
 func MatchExpr(text, index string) string {
-	var parts []string
+	var plans []termPlan
 	for _, t := range Terms(text) {
-		if !searchable(t, index) {
+		plans = append(plans, termPlan{text: t})
+	}
+	return matchTerms(plans, index, false)
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// matchTerms builds the expression for the planned terms, joined with OR
+// (or AND).
+func matchTerms(plans []termPlan, index string, and bool) string {
+	var parts []string
+	for _, p := range plans {
+		if !searchable(p.text, index) || index == "prose" && p.identifier {
 			continue
 		}
-		parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		part := quote(p.text)
+		if index == "code" && len(p.phrase) > 0 {
+			part = "(" + part + " OR " + quote(strings.Join(p.phrase, " ")) + ")"
+		}
+		parts = append(parts, part)
 	}
-	return strings.Join(parts, " OR ")
+	op := " OR "
+	if and {
+		op = " AND "
+	}
+	return strings.Join(parts, op)
 }
 
 func searchable(term, index string) bool {

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,5 +82,90 @@ func TestFuse(t *testing.T) {
 	got = Fuse(60, nil, []core.Hit{hit("z", "x", 1)}, []core.Hit{hit("y", "w", 1)})
 	if got[0].Chunk.ID != "y" {
 		t.Errorf("tie order = %s first, want y", got[0].Chunk.ID)
+	}
+}
+
+// fakeIndex records the expressions it is asked for.
+type fakeIndex struct {
+	total   int
+	df      map[string]int
+	matches []string
+}
+
+func (f *fakeIndex) BM25(_ context.Context, index, match string, k int, _ core.Filter) ([]core.Hit, error) {
+	f.matches = append(f.matches, index+": "+match)
+	return nil, nil
+}
+
+func (f *fakeIndex) TermDocs(_ context.Context, tokens []string) (int, map[string]int, error) {
+	return f.total, f.df, nil
+}
+
+func TestFocusColumnsFirstForCommonQueries(t *testing.T) {
+	df := map[string]int{"err": 95_000, "checkout": 800}
+	for _, tt := range []struct {
+		q     string
+		focus bool
+	}{{"err", true}, {"checkout", false}} {
+		idx := &fakeIndex{total: 100_000, df: df}
+		if _, err := New(idx, Options{}).Search(context.Background(), Query{Text: tt.q}); err != nil {
+			t.Fatal(err)
+		}
+		focused := strings.Contains(strings.Join(idx.matches, "\n"), `code: {symbol_name file_path context_prefix} : ("`+tt.q+`")`)
+		if focused != tt.focus {
+			t.Errorf("Search(%q) expressions %v: focus pass = %v, want %v", tt.q, idx.matches, focused, tt.focus)
+		}
+		// The fake returns no hits, so the full search always follows.
+		if !strings.Contains(strings.Join(idx.matches, "\n"), `code: "`+tt.q+`"`) {
+			t.Errorf("Search(%q) never searched all columns: %v", tt.q, idx.matches)
+		}
+	}
+}
+
+func TestPlanDropsCommonTerms(t *testing.T) {
+	df := map[string]int{"err": 95_000, "ctx": 90_000, "checkout": 800, "handler": 8_000, "user": 30_000, "profile": 2_000,
+		"get": 60_000, "getuserprofile": 12, "userprofile": 40}
+	tests := []struct {
+		name    string
+		total   int
+		q       string
+		code    string
+		dropped []string
+		and     bool
+	}{
+		{"rare and common", 100_000, "checkout err", `"checkout"`, []string{"err"}, false},
+		{"all common are and-ed", 100_000, "err ctx", `"err" AND "ctx"`, nil, true},
+		{"phrase with a rare word is rare", 100_000, `"user profile" err`, `"user profile"`, []string{"err"}, false},
+		{"moderate terms kept", 100_000, "checkout handler", `"checkout" OR "handler"`, nil, false},
+		{"unknown term is rare", 100_000, "zzz err", `"zzz"`, []string{"err"}, false},
+		{"small index never prunes", 1_000, "checkout err", `"checkout" OR "err"`, nil, false},
+		{"single term never pruned", 100_000, "err", `"err"`, nil, false},
+		{"identifier with a rare subword gets its phrase", 100_000, "UserProfile", `("UserProfile" OR "user profile")`, nil, false},
+		{"rare identifier next to a common word", 100_000, "getUserProfile err", `("getUserProfile" OR "get user profile")`, []string{"err"}, false},
+		{"identifier of common subwords: whole token only", 100_000, "getUser", `"getUser"`, nil, false},
+		{"stop word is common", 100_000, "func checkout", `"checkout"`, []string{"func"}, false},
+		{"small index: phrase always", 1_000, "getUser", `("getUser" OR "get user")`, nil, false},
+		{"no phrase with a stop word", 1_000, "forEach", `"forEach"`, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idx := &fakeIndex{total: tt.total, df: df}
+			res, err := New(idx, Options{}).Search(context.Background(), Query{Text: tt.q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var full []string
+			for _, m := range idx.matches {
+				if !strings.Contains(m, "{symbol_name") {
+					full = append(full, m)
+				}
+			}
+			if len(full) == 0 || full[0] != "code: "+tt.code {
+				t.Errorf("code expression = %v, want %s", idx.matches, tt.code)
+			}
+			if d := cmp.Diff(tt.dropped, res.Dropped); d != "" || res.AllCommon != tt.and {
+				t.Errorf("dropped %v and=%v, want %v and=%v", res.Dropped, res.AllCommon, tt.dropped, tt.and)
+			}
+		})
 	}
 }

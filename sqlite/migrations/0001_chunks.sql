@@ -74,6 +74,11 @@ CREATE INDEX chunks_service ON chunks(service_name) WHERE service_name <> '';
 -- Two external-content FTS5 indexes over every chunk: identifiers split by
 -- the custom `code` tokenizer, and prose stemmed by porter over unicode61.
 -- Column order is the order of the bm25() weights set below.
+--
+-- There are no triggers: the store indexes and unindexes chunks with one
+-- INSERT ... SELECT per source or file (see sqlite/write.go). A trigger per
+-- row makes every chunk its own statement savepoint, and FTS5 flushes its
+-- pending terms to a new segment at each savepoint: 3x slower writes.
 CREATE VIRTUAL TABLE fts_code USING fts5(
   symbol_name, file_path, context_prefix, text,
   content='chunks', content_rowid='pk', tokenize='code'
@@ -82,29 +87,10 @@ CREATE VIRTUAL TABLE fts_prose USING fts5(
   symbol_name, file_path, context_prefix, text,
   content='chunks', content_rowid='pk', tokenize='porter unicode61 remove_diacritics 2'
 );
+-- Document frequencies of code tokens, for query planning (core/search
+-- drops terms that are in most chunks: they cost much and rank little).
+CREATE VIRTUAL TABLE fts_code_vocab USING fts5vocab(fts_code, 'row');
+
 -- A symbol hit outranks a path hit, which outranks a mention in the body.
 INSERT INTO fts_code(fts_code, rank) VALUES ('rank', 'bm25(10.0, 4.0, 2.0, 1.0)');
 INSERT INTO fts_prose(fts_prose, rank) VALUES ('rank', 'bm25(10.0, 4.0, 2.0, 1.0)');
-
-CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-  INSERT INTO fts_code(rowid, symbol_name, file_path, context_prefix, text)
-    VALUES (new.pk, new.symbol_name, new.file_path, new.context_prefix, new.text);
-  INSERT INTO fts_prose(rowid, symbol_name, file_path, context_prefix, text)
-    VALUES (new.pk, new.symbol_name, new.file_path, new.context_prefix, new.text);
-END;
-CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-  INSERT INTO fts_code(fts_code, rowid, symbol_name, file_path, context_prefix, text)
-    VALUES ('delete', old.pk, old.symbol_name, old.file_path, old.context_prefix, old.text);
-  INSERT INTO fts_prose(fts_prose, rowid, symbol_name, file_path, context_prefix, text)
-    VALUES ('delete', old.pk, old.symbol_name, old.file_path, old.context_prefix, old.text);
-END;
-CREATE TRIGGER chunks_au AFTER UPDATE OF symbol_name, file_path, context_prefix, text ON chunks BEGIN
-  INSERT INTO fts_code(fts_code, rowid, symbol_name, file_path, context_prefix, text)
-    VALUES ('delete', old.pk, old.symbol_name, old.file_path, old.context_prefix, old.text);
-  INSERT INTO fts_prose(fts_prose, rowid, symbol_name, file_path, context_prefix, text)
-    VALUES ('delete', old.pk, old.symbol_name, old.file_path, old.context_prefix, old.text);
-  INSERT INTO fts_code(rowid, symbol_name, file_path, context_prefix, text)
-    VALUES (new.pk, new.symbol_name, new.file_path, new.context_prefix, new.text);
-  INSERT INTO fts_prose(rowid, symbol_name, file_path, context_prefix, text)
-    VALUES (new.pk, new.symbol_name, new.file_path, new.context_prefix, new.text);
-END;

@@ -54,9 +54,25 @@ func HeaderVersion() string { return C.GoString(C.cr_header_version()) }
 // LibVersion is the version of the SQLite library linked into the binary.
 func LibVersion() string { return C.GoString(C.sqlite3_libversion()) }
 
-// Tokenize runs the C tokenizer over s and returns its tokens, so that tests
-// can hold it against codetok.Tokenize.
-func Tokenize(s string) ([]codetok.Token, error) {
+// Count runs the C tokenizer over s and returns how many tokens it emits;
+// benchmarks use it to time the tokenizer alone.
+func Count(s string) int {
+	if len(s) == 0 {
+		return 0
+	}
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	return int(C.coderag_tokenize_count(cs, C.int(len(s))))
+}
+
+// Tokenize runs the C tokenizer over s in document mode and returns its
+// tokens, so that tests can hold it against codetok.Tokenize.
+func Tokenize(s string) ([]codetok.Token, error) { return tokenize(s, false) }
+
+// QueryTokens runs the C tokenizer in query mode (codetok.QueryTokens).
+func QueryTokens(s string) ([]codetok.Token, error) { return tokenize(s, true) }
+
+func tokenize(s string, query bool) ([]codetok.Token, error) {
 	if len(s) == 0 {
 		return nil, nil
 	}
@@ -64,7 +80,11 @@ func Tokenize(s string) ([]codetok.Token, error) {
 	defer C.free(unsafe.Pointer(cs))
 	var out C.coderag_tokens
 	defer C.coderag_tokens_free(&out)
-	if rc := C.coderag_tokenize_collect(cs, C.int(len(s)), &out); rc != 0 {
+	q := C.int(0)
+	if query {
+		q = 1
+	}
+	if rc := C.coderag_tokenize_collect(q, cs, C.int(len(s)), &out); rc != 0 {
 		return nil, fmt.Errorf("tokenize %d bytes: sqlite error %d", len(s), int(rc))
 	}
 	n := int(out.n)

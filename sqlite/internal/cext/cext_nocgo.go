@@ -23,3 +23,9 @@ func LibVersion() string { return "" }
 
 // Tokenize fails without cgo.
 func Tokenize(s string) ([]codetok.Token, error) { return nil, ErrNoCgo }
+
+// Count is 0 without cgo.
+func Count(s string) int { return 0 }
+
+// QueryTokens fails without cgo.
+func QueryTokens(s string) ([]codetok.Token, error) { return nil, ErrNoCgo }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +31,7 @@ func TestTokenizeGolden(t *testing.T) {
 		Name   string          `json:"name"`
 		Bytes  []byte          `json:"bytes"`
 		Tokens []codetok.Token `json:"tokens"`
+		Query  []codetok.Token `json:"query"`
 	}
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
@@ -48,6 +50,16 @@ func TestTokenizeGolden(t *testing.T) {
 			}
 			if d := cmp.Diff(c.Tokens, got); d != "" {
 				t.Errorf("C Tokenize(%q) mismatch (-want +got):\n%s", c.Bytes, d)
+			}
+			q, err := QueryTokens(string(c.Bytes))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q == nil {
+				q = []codetok.Token{}
+			}
+			if d := cmp.Diff(c.Query, q); d != "" {
+				t.Errorf("C QueryTokens(%q) mismatch (-want +got):\n%s", c.Bytes, d)
 			}
 		})
 	}
@@ -72,6 +84,13 @@ func FuzzTokenizeAgree(f *testing.F) {
 		if d := cmp.Diff(g, c); d != "" {
 			t.Fatalf("Go and C tokenizers disagree on %q (-go +c):\n%s", in, d)
 		}
+		cq, err := QueryTokens(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(codetok.QueryTokens(in), cq); d != "" {
+			t.Fatalf("Go and C query tokenizers disagree on %q (-go +c):\n%s", in, d)
+		}
 		for i, tk := range c {
 			if tk.Start < 0 || tk.End > len(in) || tk.Start >= tk.End {
 				t.Fatalf("token %d %+v outside input of %d bytes", i, tk, len(in))
@@ -80,15 +99,14 @@ func FuzzTokenizeAgree(f *testing.F) {
 	})
 }
 
+// BenchmarkTokenizeC times the C tokenizer alone (tokens are counted, not
+// copied to Go).
 func BenchmarkTokenizeC(b *testing.B) {
-	src := ""
-	for i := 0; i < 100; i++ {
-		src += "func (s *CartServer) GetUserProfile(ctx context.Context, req *pb.GetUserProfileRequest) (*pb.Profile, error) {\n\treturn s.store.Load(ctx, req.UserId)\n}\n"
-	}
+	src := strings.Repeat("func (s *CartServer) GetUserProfile(ctx context.Context, req *pb.GetUserProfileRequest) (*pb.Profile, error) {\n\treturn s.store.Load(ctx, req.UserId)\n}\n", 100)
 	b.SetBytes(int64(len(src)))
+	n := 0
 	for b.Loop() {
-		if _, err := Tokenize(src); err != nil {
-			b.Fatal(err)
-		}
+		n = Count(src)
 	}
+	b.ReportMetric(float64(n)/float64(len(src))*1000, "tokens/KB")
 }

@@ -71,15 +71,28 @@ static int cr_lower(int cp) {
   return cp;
 }
 
+/* cr_ascii_class is the class of every ASCII byte. */
+static const unsigned char cr_ascii_class[128] = {
+    /* 0x00-0x2C: separators, then '-' (0x2D) and '.' (0x2E) connect */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, CL_CONN, CL_CONN, 0,
+    /* '0'-'9' */
+    CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT, CL_DIGIT,
+    0, 0, 0, 0, 0, 0, 0,
+    /* 'A'-'Z' */
+    CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER,
+    CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER,
+    CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER, CL_UPPER,
+    0, 0, 0, 0, CL_UNDER, 0,
+    /* 'a'-'z' */
+    CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER,
+    CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER,
+    CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER,
+    0, 0, 0, 0, 0};
+
 static int cr_class(int cp) {
-  if (cp >= 0 && cp < 0x80) {
-    if (cp >= 'a' && cp <= 'z') return CL_LOWER;
-    if (cp >= 'A' && cp <= 'Z') return CL_UPPER;
-    if (cp >= '0' && cp <= '9') return CL_DIGIT;
-    if (cp == '_') return CL_UNDER;
-    if (cp == '-' || cp == '.') return CL_CONN;
-    return CL_SEP;
-  }
+  if (cp >= 0 && cp < 0x80) return cr_ascii_class[cp];
   if (cp < 0) return CL_SEP;
   if (cp <= 0xBF || cp == 0xD7 || cp == 0xF7) return CL_SEP;
   if ((cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x2E00 && cp <= 0x2E7F) ||
@@ -101,6 +114,7 @@ typedef struct cr_state {
   void *ctx;
   int (*xToken)(void *, int, const char *, int, int, int);
   int rc;
+  int query; /* FTS5_TOKENIZE_QUERY: compounds yield their whole token only */
   char buf[CR_MAX_TOKEN + 4];
 } cr_state;
 
@@ -111,6 +125,11 @@ static int cr_at(cr_state *t, int i, int *cp, int *len) {
     *cp = -1;
     *len = 0;
     return CL_SEP;
+  }
+  if (t->s[i] < 0x80) {
+    *cp = t->s[i];
+    *len = 1;
+    return cr_ascii_class[t->s[i]];
   }
   c = cr_decode(t->s, t->n, i, len);
   *cp = c;
@@ -196,12 +215,27 @@ static int cr_put_utf8(char *b, int cp) {
   return 4;
 }
 
-/* cr_lower_into lower-cases s[i:j] into t->buf, at most CR_MAX_TOKEN bytes.
+/* cr_lower_into lower-cases s[i:j] into t->buf, at most CR_MAX_TOKEN bytes,
+ * leaving out '_' and '-' when strip is set (the normalized whole form).
  * It returns the length and sets *cut when the text was longer. */
-static int cr_lower_into(cr_state *t, int i, int j, int *cut) {
+static int cr_lower_into(cr_state *t, int i, int j, int strip, int *cut) {
   int n = 0, cp, len, l;
   *cut = 0;
   while (i < j) {
+    if (strip && (t->s[i] == '_' || t->s[i] == '-')) {
+      i++;
+      continue;
+    }
+    if (t->s[i] < 0x80) {
+      if (n + 1 > CR_MAX_TOKEN) {
+        *cut = 1;
+        break;
+      }
+      l = t->s[i];
+      t->buf[n++] = (char)((l >= 'A' && l <= 'Z') ? l + 32 : l);
+      i++;
+      continue;
+    }
     cp = cr_decode(t->s, t->n, i, &len);
     if (n + len > CR_MAX_TOKEN) {
       *cut = 1;
@@ -223,10 +257,20 @@ static int cr_lower_into(cr_state *t, int i, int j, int *cut) {
   return n;
 }
 
+/* cr_is_stop reports whether w[0:n] is a stop word: a binary search of the
+ * sorted list (stop words are at most 10 bytes). */
 static int cr_is_stop(const char *w, int n) {
-  const char **p;
-  for (p = cr_stop_words; *p; p++) {
-    if ((int)strlen(*p) == n && memcmp(*p, w, n) == 0) return 1;
+  int lo = 0, hi = (int)(sizeof(cr_stop_words) / sizeof(cr_stop_words[0])) - 2;
+  if (n > 10) return 0;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2, c;
+    const char *s = cr_stop_words[mid];
+    int sl = (int)strlen(s);
+    c = memcmp(w, s, n < sl ? n : sl);
+    if (c == 0) c = n - sl;
+    if (c == 0) return 1;
+    if (c < 0) hi = mid - 1;
+    else lo = mid + 1;
   }
   return 0;
 }
@@ -234,17 +278,20 @@ static int cr_is_stop(const char *w, int n) {
 static void cr_emit_word(cr_state *t, int i, int j, int alone) {
   int cut, n;
   if (t->rc != SQLITE_OK) return;
-  n = cr_lower_into(t, i, j, &cut);
+  n = cr_lower_into(t, i, j, 0, &cut);
   if (alone && cr_is_stop(t->buf, n)) return;
   t->rc = t->xToken(t->ctx, 0, t->buf, n, i, j);
 }
 
-static void cr_emit_whole(cr_state *t, int i, int j) {
+/* cr_emit_whole emits the normalized form of s[i:j] unless it is too long,
+ * and returns whether it did. */
+static int cr_emit_whole(cr_state *t, int i, int j, int colocated) {
   int cut, n;
-  if (t->rc != SQLITE_OK) return;
-  n = cr_lower_into(t, i, j, &cut);
-  if (cut) return;
-  t->rc = t->xToken(t->ctx, FTS5_TOKEN_COLOCATED, t->buf, n, i, j);
+  if (t->rc != SQLITE_OK) return 1;
+  n = cr_lower_into(t, i, j, 1, &cut);
+  if (cut) return 0;
+  t->rc = t->xToken(t->ctx, colocated ? FTS5_TOKEN_COLOCATED : 0, t->buf, n, i, j);
+  return 1;
 }
 
 static int cr_compound(cr_state *t, int start) {
@@ -272,9 +319,12 @@ static int cr_compound(cr_state *t, int start) {
         multi = cr_has_subword(t, sw_end, end);
         if (!multi) {
           cr_emit_word(t, sw, sw_end, 1);
+        } else if (t->query) {
+          if (cr_emit_whole(t, start, end, 0)) return end;
+          cr_emit_word(t, sw, sw_end, 0);
         } else {
           cr_emit_word(t, sw, sw_end, 0);
-          cr_emit_whole(t, start, end);
+          cr_emit_whole(t, start, end, 1);
         }
         first = 0;
       } else {
@@ -282,9 +332,9 @@ static int cr_compound(cr_state *t, int start) {
       }
       if (seg_first) {
         seg_first = 0;
-        if (multi && (seg != start || seg_end != end) &&
+        if (multi && !t->query && (seg != start || seg_end != end) &&
             cr_has_subword(t, sw_end, seg_end)) {
-          cr_emit_whole(t, seg, seg_end);
+          cr_emit_whole(t, seg, seg_end, 1);
         }
       }
       p = sw_end;
@@ -298,7 +348,7 @@ static int cr_compound(cr_state *t, int start) {
   return end;
 }
 
-int coderag_tokenize(void *ctx, const char *text, int n,
+int coderag_tokenize(void *ctx, int query, const char *text, int n,
                      int (*xToken)(void *, int, const char *, int, int, int)) {
   cr_state t;
   int i = 0, cp, len, cl;
@@ -307,6 +357,7 @@ int coderag_tokenize(void *ctx, const char *text, int n,
   t.ctx = ctx;
   t.xToken = xToken;
   t.rc = SQLITE_OK;
+  t.query = query;
   if (text == 0) return SQLITE_OK;
   while (i < n && t.rc == SQLITE_OK) {
     cl = cr_at(&t, i, &cp, &len);
@@ -337,8 +388,7 @@ static int cr_xtokenize(Fts5Tokenizer *p, void *ctx, int flags, const char *text
                         int n,
                         int (*xToken)(void *, int, const char *, int, int, int)) {
   (void)p;
-  (void)flags;
-  return coderag_tokenize(ctx, text, n, xToken);
+  return coderag_tokenize(ctx, (flags & FTS5_TOKENIZE_QUERY) != 0, text, n, xToken);
 }
 
 static fts5_api *cr_fts5_api(sqlite3 *db) {
@@ -395,8 +445,24 @@ static int cr_collect(void *ctx, int flags, const char *tok, int n, int s, int e
   return SQLITE_OK;
 }
 
-int coderag_tokenize_collect(const char *text, int n, coderag_tokens *out) {
-  return coderag_tokenize(out, text, n, cr_collect);
+static int cr_count(void *ctx, int flags, const char *tok, int n, int s, int e) {
+  (void)flags;
+  (void)tok;
+  (void)n;
+  (void)s;
+  (void)e;
+  (*(int *)ctx)++;
+  return SQLITE_OK;
+}
+
+int coderag_tokenize_count(const char *text, int n) {
+  int count = 0;
+  coderag_tokenize(&count, 0, text, n, cr_count);
+  return count;
+}
+
+int coderag_tokenize_collect(int query, const char *text, int n, coderag_tokens *out) {
+  return coderag_tokenize(out, query, text, n, cr_collect);
 }
 
 void coderag_tokens_free(coderag_tokens *out) {

@@ -20,12 +20,16 @@ typedef struct coderag_tokens {
  * connection through sqlite3_auto_extension. */
 int coderag_register(void);
 
-/* coderag_tokenize runs the tokenizer over text and calls xToken like FTS5. */
-int coderag_tokenize(void *ctx, const char *text, int n,
+/* coderag_tokenize runs the tokenizer over text and calls xToken like FTS5;
+ * query selects query mode (see core/codetok). */
+int coderag_tokenize(void *ctx, int query, const char *text, int n,
                      int (*xToken)(void *, int, const char *, int, int, int));
 
 /* coderag_tokenize_collect tokenizes text into out (for tests). */
-int coderag_tokenize_collect(const char *text, int n, coderag_tokens *out);
+int coderag_tokenize_collect(int query, const char *text, int n, coderag_tokens *out);
+
+/* coderag_tokenize_count returns the number of tokens in text (benchmarks). */
+int coderag_tokenize_count(const char *text, int n);
 
 /* coderag_tokens_free frees what coderag_tokenize_collect allocated. */
 void coderag_tokens_free(coderag_tokens *out);
