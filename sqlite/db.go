@@ -94,11 +94,16 @@ type Options struct {
 	targetVersion int
 }
 
+// SetupC prepares the C libraries of the process: the SQLite extensions
+// every connection loads, and tree-sitter's allocator. Open calls it; call
+// it yourself before parsing when no database is opened first.
+func SetupC() error { return cext.Register() }
+
 // Open opens the database at path, creating it (with Options.Create) and
 // migrating it to the current schema. A file written by a newer coderag is
 // refused with core.ErrSchemaTooNew.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
-	if err := cext.Register(); err != nil {
+	if err := SetupC(); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

@@ -81,7 +81,10 @@ type queryJSON struct {
 
 func TestSampleGetUserProfileQueries(t *testing.T) {
 	db := crawlSample(t)
-	for _, q := range []string{"getUserProfile", "user profile", "get_user_profile", "GetUserProfile"} {
+	// Every spelling of the identifier finds its definition first; the two
+	// plain words also match user_profile, Profile and fetchProfile, so
+	// the definition only has to be among the first five.
+	for q, within := range map[string]int{"getUserProfile": 1, "get_user_profile": 1, "GetUserProfile": 1, "user profile": 5} {
 		t.Run(q, func(t *testing.T) {
 			code, out, errs := coderag(t, "query", "--db", db, "--json", "-k", "5", q)
 			if code != 0 {
@@ -99,12 +102,12 @@ func TestSampleGetUserProfileQueries(t *testing.T) {
 					break
 				}
 			}
-			if rank == 0 || rank > 3 {
+			if rank == 0 || rank > within {
 				var got []string
 				for _, h := range res.Hits {
 					got = append(got, h.RepoName+"/"+h.FilePath)
 				}
-				t.Fatalf("query %q: the chunk defining getUserProfile is at rank %d, want top 3; got %v", q, rank, got)
+				t.Fatalf("query %q: the chunk defining getUserProfile is at rank %d, want within %d; got %v", q, rank, within, got)
 			}
 		})
 	}

@@ -53,6 +53,8 @@ type Options struct {
 	Discover discover.Options
 	// Window configures the sliding-window chunker.
 	Window chunk.WindowOptions
+	// Code configures the syntax-tree chunker of source code.
+	Code chunk.CodeOptions
 	// Progress receives events. It is called from several goroutines and
 	// must not block; nil discards events.
 	Progress func(core.Event)
@@ -68,6 +70,7 @@ type Crawler struct {
 	store Store
 	opts  Options
 	gate  *scrub.Gate
+	coder *chunk.Coder // set during Run
 }
 
 // New returns a Crawler writing to store.
@@ -130,6 +133,15 @@ func (s Summary) Failed() bool {
 // that keep their new content, the others their previous one.
 func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, error) {
 	start := time.Now()
+	coder, err := chunk.NewCoder(c.opts.Code)
+	if err != nil {
+		return Summary{}, err
+	}
+	c.coder = coder
+	defer func() {
+		coder.Close()
+		c.coder = nil
+	}()
 	runID, err := c.store.StartRun(ctx, c.opts.Args)
 	if err != nil {
 		return Summary{}, err
@@ -335,13 +347,24 @@ func (c *Crawler) process(src core.Source, fsys fs.FS, f core.File) fileResult {
 	sum := sha256.Sum256(data)
 	r.hash = hex.EncodeToString(sum[:])
 	r.bytes = int64(len(data))
-	raw := chunk.Window(string(data), core.Chunk{
+	base := core.Chunk{
 		SourceURI: src.Name + "/" + f.Path,
 		Corpus:    f.Corpus,
 		FilePath:  f.Path,
 		RepoName:  src.Name,
 		Language:  f.Language,
-	}, c.opts.Window)
+	}
+	var raw []core.Chunk
+	if f.Corpus == core.CodeLogic && c.coder.Supports(f.Language) {
+		res, err := c.coder.Chunk(data, base)
+		if err != nil {
+			r.skip = err.Error()
+			return r
+		}
+		raw = res.Chunks
+	} else {
+		raw = chunk.Window(string(data), base, c.opts.Window)
+	}
 	for _, rc := range raw {
 		cc, err := c.gate.Clean(rc)
 		if err != nil {

@@ -96,7 +96,7 @@ func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
 	if ss.Files != 3 {
 		t.Errorf("indexed %d files, want 3 (main.go, svc.yaml, runbook.md)", ss.Files)
 	}
-	if ss.Chunks[core.CodeDeploy] != 1 || ss.Chunks[core.DocRunbook] != 1 || ss.Chunks[core.CodeLogic] != 1 {
+	if ss.Chunks[core.CodeDeploy] != 1 || ss.Chunks[core.DocRunbook] != 1 || ss.Chunks[core.CodeLogic] != 2 { // main.go: header + function
 		t.Errorf("chunks by corpus = %v", ss.Chunks)
 	}
 	st, err := db.Stats(ctx)

@@ -1,8 +1,11 @@
 //go:build cgo
 
 // Package cext holds the only C code coderag writes: the `code` FTS5
-// tokenizer (tokenizer.c) and the registration of it and of sqlite-vec on
-// every SQLite connection the process opens.
+// tokenizer (tokenizer.c), the registration of it and of sqlite-vec on
+// every SQLite connection the process opens, and the process-wide set-up
+// of the C libraries coderag links: tree-sitter is switched back from
+// go-tree-sitter's Go allocator hooks (a cgo callback per malloc and free,
+// about a fifth of parse time) to the C library's allocator.
 //
 // The C is compiled against the SQLite header that github.com/mattn/go-sqlite3
 // bundles when built through the Makefile (see sqlite3h/sqlite3.h);
@@ -15,6 +18,12 @@ package cext
 #include "tokenizer.h"
 
 static const char *cr_header_version(void) { return SQLITE_VERSION; }
+
+// ts_set_allocator is tree-sitter's (linked through go-tree-sitter);
+// NULL functions select malloc, calloc, realloc and free.
+void ts_set_allocator(void *(*)(size_t), void *(*)(size_t, size_t),
+                      void *(*)(void *, size_t), void (*)(void *));
+static void cr_treesitter_libc_allocator(void) { ts_set_allocator(0, 0, 0, 0); }
 */
 import "C"
 
@@ -24,7 +33,8 @@ import (
 	"unsafe"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
-	_ "github.com/mattn/go-sqlite3" // links the SQLite amalgamation the C code calls
+	_ "github.com/mattn/go-sqlite3"           // links the SQLite amalgamation the C code calls
+	_ "github.com/tree-sitter/go-tree-sitter" // links tree-sitter, whose allocator Register resets
 
 	"coderag/core/codetok"
 )
@@ -35,10 +45,15 @@ var (
 )
 
 // Register makes every SQLite connection opened afterwards in this process
-// load sqlite-vec and the `code` FTS5 tokenizer. It is safe to call more than
-// once and from several goroutines; only the first call registers.
+// load sqlite-vec and the `code` FTS5 tokenizer, and makes tree-sitter
+// allocate with the C library. Call it before any parsing starts (the
+// allocator switch is not synchronized with running parses; memory from
+// either allocator comes from the same malloc, so trees made before stay
+// valid). It is safe to call more than once and from several goroutines;
+// only the first call acts.
 func Register() error {
 	once.Do(func() {
+		C.cr_treesitter_libc_allocator()
 		vec.Auto()
 		if rc := C.coderag_register(); rc != 0 {
 			regErr = fmt.Errorf("register code tokenizer: sqlite3_auto_extension returned %d", int(rc))

@@ -1,0 +1,194 @@
+package chunk
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+	"coderag/core/discover"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+func newCoder(t testing.TB) *Coder {
+	t.Helper()
+	c, err := NewCoder(CodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func chunkFile(t testing.TB, c *Coder, path string, src []byte) CodeResult {
+	t.Helper()
+	lang, corpus := discover.Classify(path)
+	res, err := c.Chunk(src, core.Chunk{SourceURI: "repo/" + path, FilePath: path, Language: lang, Corpus: corpus, RepoName: "repo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// render prints chunks compactly for golden files.
+func render(res CodeResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "imports: %s\n", strings.Join(res.Imports, ", "))
+	if res.Fallback != "" {
+		fmt.Fprintf(&b, "fallback: %s\n", res.Fallback)
+	}
+	for _, c := range res.Chunks {
+		fmt.Fprintf(&b, "\nlines %d-%d (%d tokens) %s %q\n  prefix: %s\n", c.LineStart, c.LineEnd,
+			core.EstimateTokens(c.Text), c.SymbolKind, c.SymbolName, c.ContextPrefix)
+		if c.Signature != "" {
+			fmt.Fprintf(&b, "  signature: %s\n", c.Signature)
+		}
+		first := strings.SplitN(c.Text, "\n", 2)[0]
+		fmt.Fprintf(&b, "  first line: %s\n", first)
+	}
+	return b.String()
+}
+
+// TestCodeGolden chunks one fixture per language and compares symbols,
+// kinds, prefixes, signatures and line ranges with testdata/code/*.golden.
+func TestCodeGolden(t *testing.T) {
+	c := newCoder(t)
+	files, _ := filepath.Glob(filepath.Join("testdata", "code", "*"))
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := chunkFile(t, c, filepath.Base(f), src)
+			checkInvariants(t, string(src), res.Chunks)
+			got := render(res)
+			golden := f + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("chunks of %s differ from %s (-want +got):\n%s", f, golden, d)
+			}
+			if again := render(chunkFile(t, c, filepath.Base(f), src)); again != got {
+				t.Error("re-chunking gave different chunks")
+			}
+		})
+	}
+	if n < 7 {
+		t.Errorf("found %d fixtures, want one per language (7)", n)
+	}
+}
+
+// TestCodeChunksOfTheSample checks the invariants on every source file of
+// the sample workspace and a few facts the rest of coderag relies on.
+func TestCodeChunksOfTheSample(t *testing.T) {
+	c := newCoder(t)
+	root := filepath.Join("..", "..", "testdata", "sample")
+	bySymbol := map[string]core.Chunk{}
+	files := 0
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		lang, corpus := discover.Classify(p)
+		if corpus != core.CodeLogic || !c.Supports(lang) {
+			return nil
+		}
+		files++
+		src, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		res := chunkFile(t, c, rel, src)
+		if res.Fallback != "" || res.ErrorBytes > 0 {
+			t.Errorf("%s: fallback %q, %d error bytes; the sample is valid code", rel, res.Fallback, res.ErrorBytes)
+		}
+		checkInvariants(t, string(src), res.Chunks)
+		for _, ch := range res.Chunks {
+			for _, s := range strings.Split(ch.SymbolName, ", ") {
+				bySymbol[s] = ch
+			}
+		}
+		return nil
+	})
+	if files < 20 {
+		t.Fatalf("chunked %d sample files, want at least 20", files)
+	}
+	tests := []struct {
+		symbol, kind, prefix, signature string
+	}{
+		{"getUserProfile", "function", "storefront/src/clients/accounts.ts > getUserProfile", "async function getUserProfile(userId: string): Promise<UserProfile>"},
+		{"GetCart", "method", "platform/services/checkout/clients.go > CartClient > GetCart", "func (c *CartClient) GetCart(ctx context.Context, userID string) (Cart, error)"},
+		{"handleCheckout", "method", "platform/services/checkout/handler.go > Server > handleCheckout", "func (s *Server) handleCheckout(w http.ResponseWriter, r *http.Request)"},
+		{"user_profile", "function", "platform/services/accounts/accounts/app.py > user_profile", "def user_profile(user_id: str)"},
+		{"CartController", "class", "platform/services/cart/Controllers/CartController.cs > CartController", `[ApiController] [Route("api/cart")] public class CartController : ControllerBase`},
+		{"CatalogClient", "class", "platform/services/cart/Services/CatalogClient.cs > CatalogClient", "public class CatalogClient"},
+	}
+	for _, tt := range tests {
+		ch, ok := bySymbol[tt.symbol]
+		if !ok {
+			t.Errorf("no chunk has symbol %s", tt.symbol)
+			continue
+		}
+		if ch.SymbolKind != tt.kind || ch.ContextPrefix != tt.prefix || ch.Signature != tt.signature {
+			t.Errorf("chunk of %s: kind %q prefix %q signature %q;\nwant kind %q prefix %q signature %q",
+				tt.symbol, ch.SymbolKind, ch.ContextPrefix, ch.Signature, tt.kind, tt.prefix, tt.signature)
+		}
+	}
+}
+
+func TestCodeBadInput(t *testing.T) {
+	c := newCoder(t)
+	var gen strings.Builder
+	gen.WriteString("// Code generated by tables.py. DO NOT EDIT.\npackage tables\n\nvar table = []int{\n")
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&gen, "\t%d, // entry %d\n", i*7, i)
+	}
+	gen.WriteString("}\n")
+	deep := "package deep\n\nfunc f() int {\n\treturn " + strings.Repeat("(", 3000) + "1" + strings.Repeat(")", 3000) + "\n}\n"
+	tests := []struct {
+		name, path, src string
+		fallback        bool
+	}{
+		{"syntax error in the middle", "a.go", "package a\n\nfunc ok() {}\n\nfunc broken( {\n\tx := \n}\n\nfunc alsoOk() int { return 1 }\n", false},
+		{"half-written file", "b.py", "def done():\n    return 1\n\nclass Half(Base:\n    def method(self\n", true},
+		{"half-written function at the end", "b.ts", "export function done(): number {\n  return 1;\n}\n\nexport function half(a: number", false},
+		{"mostly garbage", "c.ts", "%%%% ))) ((( }}} {{{ <<< >>> !!! ### @@@ \x60\x60\x60 ''' \"\"\" ;;; :: ", true},
+		{"ten thousand line generated file", "gen.go", gen.String(), false},
+		{"deeply nested", "deep.go", deep, false},
+		{"minified one-line js", "min.js", "var a=1;" + strings.Repeat("function f(x){return x&&x.y?x.y.z:null};", 2000), false},
+		{"empty", "e.cs", "", false},
+		{"only comments", "c.java", "// nothing here\n/* still nothing */\n", false},
+		{"binary garbage", "x.go", strings.Repeat("\x00\x01\x02\xff", 500), true},
+		{"crlf line endings", "w.cs", "using System;\r\n\r\nclass A\r\n{\r\n    void M() { }\r\n}\r\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := chunkFile(t, c, tt.path, []byte(tt.src))
+			checkInvariants(t, tt.src, res.Chunks)
+			if (res.Fallback != "") != tt.fallback {
+				t.Errorf("fallback = %q, want fallback %v", res.Fallback, tt.fallback)
+			}
+			for _, ch := range res.Chunks {
+				if tok := core.EstimateTokens(ch.Text); tok > 600 {
+					t.Errorf("chunk lines %d-%d has %d tokens, budget 512", ch.LineStart, ch.LineEnd, tok)
+				}
+			}
+		})
+	}
+}
