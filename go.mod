@@ -21,6 +21,7 @@ require (
 	golang.org/x/sync v0.18.0
 	golang.org/x/term v0.37.0
 	golang.org/x/tools v0.39.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -60,9 +60,15 @@ type Chunk struct {
 	RepoName    string
 
 	Imports   []string
-	CallsOut  []string
+	CallsOut  []string // one line per outbound call: "http GET /users/{id}", "publish kafka orders.placed"
 	CalledBy  []string
 	K8sLabels map[string]string
+
+	// Calls, Routes and Refs are what the chunk's code calls, serves and
+	// refers to (core/chunk finds them; the store keeps them in tables).
+	Calls  []Call
+	Routes []Route
+	Refs   []Ref
 }
 
 // ChunkID is the deterministic id of a chunk: the hex SHA-256 of its source

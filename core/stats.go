@@ -32,7 +32,12 @@ type Stats struct {
 	ByCorpus      map[CorpusType]int
 	ByLanguage    map[string]int
 	ByRepo        map[string]int
-	LastRun       *CrawlRun
+	// What code analysis found: server routes, outbound calls by kind,
+	// and symbol references.
+	Routes  int
+	Calls   map[CallKind]int
+	Refs    int
+	LastRun *CrawlRun
 }
 
 // SourceStats describes one crawled source.

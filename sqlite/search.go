@@ -227,3 +227,55 @@ func (db *DB) Chunk(ctx context.Context, id string) (core.Chunk, error) {
 	}
 	return c, db.wrap("read chunk "+id+" from", err)
 }
+
+// Routes returns the server routes of the index, ordered by repository,
+// file and line.
+func (db *DB) Routes(ctx context.Context) ([]core.RouteAt, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT chunk_id, repo_name, file_path, line, method, path, framework, handler, router
+		FROM routes ORDER BY repo_name, file_path, line, method, path`)
+	if err != nil {
+		return nil, db.wrap("read routes from", err)
+	}
+	defer rows.Close()
+	var out []core.RouteAt
+	for rows.Next() {
+		var r core.RouteAt
+		var repo string
+		if err := rows.Scan(&r.ChunkID, &repo, &r.File, &r.Line, &r.Method, &r.Path, &r.Framework, &r.Handler, &r.Router); err != nil {
+			return nil, db.wrap("read routes from", err)
+		}
+		r.File = repo + "/" + r.File
+		out = append(out, r)
+	}
+	return out, db.wrap("read routes from", rows.Err())
+}
+
+// CallAt is an outbound call with the chunk and file it was found in.
+type CallAt struct {
+	ChunkID string
+	File    string // repo/path
+	core.Call
+}
+
+// Calls returns the outbound calls of the index, ordered by repository,
+// file and line.
+func (db *DB) Calls(ctx context.Context) ([]CallAt, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT chunk_id, repo_name || '/' || file_path, line, kind, system, method, target,
+		origin, base, env, config, default_value, client, text FROM calls ORDER BY repo_name, file_path, line, kind, target`)
+	if err != nil {
+		return nil, db.wrap("read calls from", err)
+	}
+	defer rows.Close()
+	var out []CallAt
+	for rows.Next() {
+		var c CallAt
+		var kind, origin string
+		if err := rows.Scan(&c.ChunkID, &c.File, &c.Line, &kind, &c.System, &c.Method, &c.Target, &origin, &c.Base, &c.Env,
+			&c.Config, &c.Default, &c.Client, &c.Text); err != nil {
+			return nil, db.wrap("read calls from", err)
+		}
+		c.Kind, c.Origin = core.CallKind(kind), core.Origin(origin)
+		out = append(out, c)
+	}
+	return out, db.wrap("read calls from", rows.Err())
+}

@@ -19,6 +19,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		ByCorpus:      map[core.CorpusType]int{},
 		ByLanguage:    map[string]int{},
 		ByRepo:        map[string]int{},
+		Calls:         map[core.CallKind]int{},
 	}
 	for _, p := range []string{db.path, db.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
@@ -58,6 +59,23 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	if err := group("repo_name", func(k string, n int) { st.ByRepo[k] = n }); err != nil {
 		return st, err
 	}
+	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM routes), (SELECT count(*) FROM symbol_refs)`).Scan(&st.Routes, &st.Refs); err != nil {
+		return st, db.wrap("count routes in", err)
+	}
+	crows, err := db.sql.QueryContext(ctx, `SELECT kind, count(*) FROM calls GROUP BY kind`)
+	if err != nil {
+		return st, db.wrap("count calls in", err)
+	}
+	for crows.Next() {
+		var k string
+		var n int
+		if err := crows.Scan(&k, &n); err != nil {
+			crows.Close()
+			return st, db.wrap("count calls in", err)
+		}
+		st.Calls[core.CallKind(k)] = n
+	}
+	crows.Close()
 
 	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
 		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),

@@ -54,7 +54,7 @@ type SourceTx struct {
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
 
-	insFile, insChunk, insVec, insAudit, insSkip *sql.Stmt
+	insFile, insChunk, insVec, insAudit, insSkip, insCall, insRef, insRoute *sql.Stmt
 
 	files  int
 	chunks map[core.CorpusType]int
@@ -136,6 +136,11 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	s.insAudit = prep(`INSERT INTO scrub_audit(chunk_id, tier, entities_found, entity_types, secrets_found, scrubbed)
 		VALUES (?, ?, ?, ?, ?, ?)`)
 	s.insSkip = prep(`INSERT INTO crawl_skips(run_id, source_id, path, reason) VALUES (?, ?, ?, ?)`)
+	s.insCall = prep(`INSERT INTO calls(chunk_id, repo_name, file_path, line, kind, system, method, target, origin, base,
+		env, config, default_value, client, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	s.insRef = prep(`INSERT OR IGNORE INTO symbol_refs(chunk_id, name, kind) VALUES (?, ?, ?)`)
+	s.insRoute = prep(`INSERT INTO routes(chunk_id, repo_name, file_path, line, method, path, framework, handler, router)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if s.vectors {
 		s.insVec = prep(`INSERT INTO vec_chunks(chunk_pk, embedding, corpus_type, repo_name, language, service_name)
 			VALUES (?, ?, ?, ?, ?, ?)`)
@@ -172,6 +177,17 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		if err != nil {
 			return s.db.wrap(fmt.Sprintf("write chunk %s:%d-%d to", c.SourceURI, c.LineStart, c.LineEnd), err)
 		}
+		for _, cl := range c.Calls {
+			if _, err := s.insCall.ExecContext(ctx, c.ID, s.src.Name, c.FilePath, cl.Line, string(cl.Kind), cl.System, cl.Method,
+				cl.Target, string(cl.Origin), cl.Base, cl.Env, cl.Config, cl.Default, cl.Client, cl.Text); err != nil {
+				return s.db.wrap(fmt.Sprintf("write call of %s:%d to", c.SourceURI, cl.Line), err)
+			}
+		}
+		for _, r := range c.Refs {
+			if _, err := s.insRef.ExecContext(ctx, c.ID, r.Name, r.Kind); err != nil {
+				return s.db.wrap(fmt.Sprintf("write references of %s:%d to", c.SourceURI, c.LineStart), err)
+			}
+		}
 		if a := ec.Clean.Audit(); a != nil {
 			if _, err := s.insAudit.ExecContext(ctx, a.ChunkID, string(a.Tier), a.EntitiesFound,
 				jsonList(a.EntityTypes), a.SecretsFound, a.Scrubbed); err != nil {
@@ -198,6 +214,18 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		s.chunks[c.Corpus]++
 	}
 	s.files++
+	return nil
+}
+
+// WriteRoutes stores the routes of the source; their chunks must have been
+// written.
+func (s *SourceTx) WriteRoutes(ctx context.Context, routes []core.RouteAt) error {
+	for _, r := range routes {
+		if _, err := s.insRoute.ExecContext(ctx, r.ChunkID, s.src.Name, r.File, r.Line, r.Method, r.Path, r.Framework,
+			r.Handler, r.Router); err != nil {
+			return s.db.wrap(fmt.Sprintf("write route %s %s of %s/%s to", r.Method, r.Path, s.src.Name, r.File), err)
+		}
+	}
 	return nil
 }
 

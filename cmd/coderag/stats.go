@@ -75,6 +75,14 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 		}
 		printCounts(w, s, "by language", st.ByLanguage)
 		printCounts(w, s, "by repository", st.ByRepo)
+		calls := map[string]int{}
+		for k, n := range st.Calls {
+			calls[string(k)] = n
+		}
+		fmt.Fprintf(w, "%s\n  routes %s   references %s\n", s.bold("\ncode analysis"), thousands(st.Routes), thousands(st.Refs))
+		if len(calls) > 0 {
+			printCounts(w, s, "outbound calls by kind", calls)
+		}
 	}
 	if len(st.Sources) > 0 {
 		fmt.Fprintln(w, s.bold("\nsources"))
@@ -150,12 +158,18 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		ByCorpus      map[string]int `json:"by_corpus"`
 		ByLanguage    map[string]int `json:"by_language"`
 		ByRepo        map[string]int `json:"by_repo"`
+		Routes        int            `json:"routes"`
+		Calls         map[string]int `json:"calls"`
+		Refs          int            `json:"refs"`
 		Sources       []source       `json:"sources"`
 		LastRun       *run           `json:"last_run"`
 		Skipped       []jsonSkip     `json:"skipped,omitempty"`
 	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, ByCorpus: map[string]int{},
-		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Sources: []source{}}
+		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{}}
+	for k, n := range st.Calls {
+		out.Calls[string(k)] = n
+	}
 	for c, n := range st.ByCorpus {
 		out.ByCorpus[string(c)] = n
 	}

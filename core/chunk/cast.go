@@ -43,6 +43,7 @@ type builder struct {
 	pieces []piece
 	chunks []core.Chunk
 	cursor *ts.TreeCursor
+	facts  []fact // sorted by offset; assigned to chunks in cover
 }
 
 // item is a child of a scope with its attached leading comments.
@@ -401,7 +402,9 @@ func (b *builder) windows(start, end uint, m meta) {
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 // cover makes the pieces a sorted, non-overlapping cover of every
 // non-blank byte of the file, then materializes the chunks.
@@ -471,6 +474,40 @@ func (b *builder) cover() {
 		}
 		c.ContextPrefix = strings.Join(parts, " > ")
 		b.chunks = append(b.chunks, c)
+	}
+	b.assignFacts()
+}
+
+// assignFacts gives every call, route and reference to the chunk that
+// contains it (or the chunk before it, for one that lies in a gap).
+func (b *builder) assignFacts() {
+	if len(b.chunks) == 0 {
+		return
+	}
+	seen := make([]map[core.Ref]bool, len(b.chunks))
+	for _, f := range b.facts {
+		i := sort.Search(len(b.chunks), func(i int) bool { return b.chunks[i].ByteEnd > int(f.at) })
+		if i == len(b.chunks) || b.chunks[i].ByteStart > int(f.at) && i > 0 {
+			i--
+		}
+		c := &b.chunks[i]
+		switch {
+		case f.call != nil:
+			c.Calls = append(c.Calls, *f.call)
+			if s := f.call.Summary(); s != "" && !slices.Contains(c.CallsOut, s) {
+				c.CallsOut = append(c.CallsOut, s)
+			}
+		case f.route != nil:
+			c.Routes = append(c.Routes, *f.route)
+		case f.ref != nil:
+			if seen[i] == nil {
+				seen[i] = map[core.Ref]bool{}
+			}
+			if !seen[i][*f.ref] {
+				seen[i][*f.ref] = true
+				c.Refs = append(c.Refs, *f.ref)
+			}
+		}
 	}
 }
 

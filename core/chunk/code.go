@@ -3,6 +3,7 @@ package chunk
 import (
 	"embed"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,17 @@ type grammar struct {
 	// (import_declaration > import_spec_list > import_spec); C# and Java
 	// 8 (namespace > class > nested class > member).
 	depth uint
+}
+
+// factsFiles lists the facts queries of each grammar, concatenated.
+var factsFiles = map[string][]string{
+	"go":         {"go.facts.scm"},
+	"csharp":     {"csharp.facts.scm"},
+	"python":     {"python.facts.scm"},
+	"typescript": {"typescript.facts.scm", "javascript.facts.scm"},
+	"tsx":        {"typescript.facts.scm", "javascript.facts.scm"},
+	"javascript": {"javascript.facts.scm"},
+	"java":       {"java.facts.scm"},
 }
 
 // grammars maps coderag language names (core/discover) to grammars.
@@ -92,18 +104,25 @@ type lang struct {
 	ts       *ts.Language
 	query    *ts.Query
 	captures []string
-	parsers  sync.Pool
+	// parsers is a free list, not a sync.Pool: a pool may drop a parser
+	// at any GC, and a dropped parser's C memory would never be freed.
+	parsers  chan *ts.Parser
 	errQuery *ts.Query
+	// factsQuery finds calls, routes and references (queries/*.facts.scm).
+	factsQuery    *ts.Query
+	factsCaptures []string
+	props         []map[string]string // #set! properties per pattern
 }
 
 // Coder chunks source code along its syntax tree with tree-sitter. It is
-// safe for concurrent use. Close it when done.
+// safe for concurrent use. The compiled queries and parsers of each
+// language are shared by all Coders of the process and made on first use.
 type Coder struct {
-	opts  CodeOptions
-	langs map[string]*lang
+	opts CodeOptions
 }
 
-// NewCoder compiles the embedded queries of every supported language.
+// NewCoder returns a Coder. It is cheap: languages are prepared when a
+// file of theirs is first chunked.
 func NewCoder(opts CodeOptions) (*Coder, error) {
 	if opts.Budget <= 0 {
 		opts.Budget = 512
@@ -120,50 +139,114 @@ func NewCoder(opts CodeOptions) (*Coder, error) {
 	if opts.MaxErrorShare <= 0 {
 		opts.MaxErrorShare = 0.5
 	}
-	c := &Coder{opts: opts, langs: map[string]*lang{}}
-	for name, g := range grammars {
-		src, err := queryFS.ReadFile("queries/" + g.queries)
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		tl := ts.NewLanguage(g.language())
-		q, qerr := ts.NewQuery(tl, string(src))
-		if qerr != nil {
-			c.Close()
-			return nil, fmt.Errorf("compile queries/%s for %s: %s", g.queries, name, qerr.Error())
-		}
-		eq, qerr := ts.NewQuery(tl, "(ERROR) @error")
-		if qerr != nil {
-			q.Close()
-			c.Close()
-			return nil, fmt.Errorf("compile error query for %s: %s", name, qerr.Error())
-		}
-		l := &lang{name: name, depth: g.depth, ts: tl, query: q, captures: q.CaptureNames(), errQuery: eq}
-		timeout := uint64(opts.Timeout / time.Microsecond)
-		l.parsers.New = func() any {
-			p := ts.NewParser()
-			p.SetLanguage(tl)
-			p.SetTimeoutMicros(timeout)
-			return p
-		}
-		c.langs[name] = l
-	}
-	return c, nil
+	return &Coder{opts: opts}, nil
 }
 
-// Close releases the compiled queries. Parsers still pooled are left to
-// the garbage collector's finalizers of go-tree-sitter.
-func (c *Coder) Close() {
-	for _, l := range c.langs {
-		l.query.Close()
-		l.errQuery.Close()
+// Close is a no-op kept for symmetry: the compiled queries live as long as
+// the process.
+func (c *Coder) Close() {}
+
+var (
+	langsMu sync.Mutex
+	langs   = map[string]*lazyLang{}
+)
+
+// lazyLang compiles a language once.
+type lazyLang struct {
+	once sync.Once
+	l    *lang
+	err  error
+}
+
+// language returns the prepared language, compiling its queries on first
+// use; parse timeouts are per parser, so they are set at each use.
+func language(name string) (*lang, error) {
+	g, ok := grammars[name]
+	if !ok {
+		return nil, nil
 	}
-	c.langs = nil
+	langsMu.Lock()
+	ll := langs[name]
+	if ll == nil {
+		ll = &lazyLang{}
+		langs[name] = ll
+	}
+	langsMu.Unlock()
+	ll.once.Do(func() { ll.l, ll.err = compile(name, g) })
+	return ll.l, ll.err
+}
+
+func compile(name string, g grammar) (*lang, error) {
+	src, err := queryFS.ReadFile("queries/" + g.queries)
+	if err != nil {
+		return nil, err
+	}
+	tl := ts.NewLanguage(g.language())
+	q, qerr := ts.NewQuery(tl, string(src))
+	if qerr != nil {
+		return nil, fmt.Errorf("compile queries/%s for %s: %s", g.queries, name, qerr.Error())
+	}
+	eq, qerr := ts.NewQuery(tl, "(ERROR) @error")
+	if qerr != nil {
+		return nil, fmt.Errorf("compile error query for %s: %s", name, qerr.Error())
+	}
+	l := &lang{name: name, depth: g.depth, ts: tl, query: q, captures: q.CaptureNames(), errQuery: eq}
+	var facts strings.Builder
+	for _, f := range factsFiles[name] {
+		b, err := queryFS.ReadFile("queries/" + f)
+		if err != nil {
+			return nil, err
+		}
+		facts.Write(b)
+		facts.WriteByte('\n')
+	}
+	if facts.Len() > 0 {
+		fq, qerr := ts.NewQuery(tl, facts.String())
+		if qerr != nil {
+			return nil, fmt.Errorf("compile facts queries %v for %s: %s", factsFiles[name], name, qerr.Error())
+		}
+		l.factsQuery, l.factsCaptures = fq, fq.CaptureNames()
+		for i := uint(0); i < fq.PatternCount(); i++ {
+			props := map[string]string{}
+			for _, p := range fq.PropertySettings(i) {
+				if p.Value != nil {
+					props[p.Key] = *p.Value
+				}
+			}
+			l.props = append(l.props, props)
+		}
+	}
+	l.parsers = make(chan *ts.Parser, 2*runtime.GOMAXPROCS(0))
+	return l, nil
+}
+
+// parser takes a parser from the free list or makes one.
+func (l *lang) parser() *ts.Parser {
+	select {
+	case p := <-l.parsers:
+		return p
+	default:
+		p := ts.NewParser()
+		p.SetLanguage(l.ts)
+		return p
+	}
+}
+
+// release returns a parser to the free list, or closes it when the list
+// is full.
+func (l *lang) release(p *ts.Parser) {
+	select {
+	case l.parsers <- p:
+	default:
+		p.Close()
+	}
 }
 
 // Supports reports whether Coder parses language.
-func (c *Coder) Supports(language string) bool { return c.langs[language] != nil }
+func (c *Coder) Supports(language string) bool {
+	_, ok := grammars[language]
+	return ok
+}
 
 // CodeResult is what Coder.Chunk found in one file.
 type CodeResult struct {
@@ -174,6 +257,8 @@ type CodeResult struct {
 	ErrorBytes int
 	// Fallback says why the file was cut into windows instead, if it was.
 	Fallback string
+	// Mounts put routers of this or other files under a path prefix.
+	Mounts []core.Mount
 }
 
 // Chunk cuts src along its syntax tree. base supplies the fields all
@@ -182,19 +267,23 @@ type CodeResult struct {
 // src[ByteStart:ByteEnd], every non-blank line lies in a chunk, and the
 // result depends only on src and base.
 func (c *Coder) Chunk(src []byte, base core.Chunk) (CodeResult, error) {
-	l := c.langs[base.Language]
+	l, err := language(base.Language)
+	if err != nil {
+		return CodeResult{}, fmt.Errorf("chunk %s: %w", base.FilePath, err)
+	}
 	if l == nil {
 		return CodeResult{}, fmt.Errorf("chunk %s: no grammar for language %q", base.FilePath, base.Language)
 	}
-	p := l.parsers.Get().(*ts.Parser)
+	p := l.parser()
+	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
 	tree := p.Parse(src, nil)
 	if tree == nil {
 		// Timed out (or cancelled): the parser must be reset before reuse.
 		p.Reset()
-		l.parsers.Put(p)
+		l.release(p)
 		return c.fallback(src, base, fmt.Sprintf("parse took longer than %s", c.opts.Timeout)), nil
 	}
-	l.parsers.Put(p)
+	l.release(p)
 	defer tree.Close()
 
 	root := tree.RootNode()
@@ -208,7 +297,8 @@ func (c *Coder) Chunk(src []byte, base core.Chunk) (CodeResult, error) {
 		}
 	}
 	tags := l.tags(root, src)
-	b := &builder{c: c, l: l, src: src, base: base, tags: tags}
+	facts := l.facts(root, src, tags.imports)
+	b := &builder{c: c, l: l, src: src, base: base, tags: tags, facts: facts.facts}
 	defer func() {
 		if b.cursor != nil {
 			b.cursor.Close()
@@ -217,7 +307,7 @@ func (c *Coder) Chunk(src []byte, base core.Chunk) (CodeResult, error) {
 	b.base.Imports = tags.imports
 	b.scope(root, nil, true, 0)
 	b.cover()
-	return CodeResult{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes}, nil
+	return CodeResult{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes, Mounts: facts.mounts}, nil
 }
 
 func (c *Coder) fallback(src []byte, base core.Chunk, why string) CodeResult {

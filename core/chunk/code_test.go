@@ -30,9 +30,12 @@ func newCoder(t testing.TB) *Coder {
 func chunkFile(t testing.TB, c *Coder, path string, src []byte) CodeResult {
 	t.Helper()
 	lang, corpus := discover.Classify(path)
-	res, err := c.Chunk(src, core.Chunk{SourceURI: "repo/" + path, FilePath: path, Language: lang, Corpus: corpus, RepoName: "repo"})
+	res, ok, err := c.File(src, core.Chunk{SourceURI: "repo/" + path, FilePath: path, Language: lang, Corpus: corpus, RepoName: "repo"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !ok {
+		t.Fatalf("no structural chunker for %s (%s)", path, lang)
 	}
 	return res
 }
@@ -52,6 +55,9 @@ func render(res CodeResult) string {
 		}
 		first := strings.SplitN(c.Text, "\n", 2)[0]
 		fmt.Fprintf(&b, "  first line: %s\n", first)
+		for _, r := range c.Routes {
+			fmt.Fprintf(&b, "  route: %s %s (%s)\n", r.Method, r.Path, r.Framework)
+		}
 	}
 	return b.String()
 }
@@ -190,5 +196,16 @@ func TestCodeBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQueriesCompile compiles the queries of every language (they are
+// otherwise compiled on first use).
+func TestQueriesCompile(t *testing.T) {
+	for _, name := range Languages() {
+		l, err := language(name)
+		if err != nil || l == nil || l.factsQuery == nil {
+			t.Errorf("language %s: %v", name, err)
+		}
 	}
 }

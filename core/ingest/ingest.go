@@ -38,6 +38,8 @@ type Store interface {
 // SourceWriter replaces one source's content atomically.
 type SourceWriter interface {
 	WriteFile(ctx context.Context, f core.File, hash string, chunks []embed.Chunk) error
+	// WriteRoutes stores the routes of the source, after their chunks.
+	WriteRoutes(ctx context.Context, routes []core.RouteAt) error
 	Skip(ctx context.Context, path, reason string) error
 	Commit(ctx context.Context) error
 	// Rollback abandons the changes; it is a no-op after Commit.
@@ -94,6 +96,7 @@ type SourceSummary struct {
 	Bytes    int64
 	Chunks   map[core.CorpusType]int
 	Skips    []discover.Skip
+	Routes   []core.RouteAt // server routes found, with mount prefixes applied
 	Errors   []error
 	Err      error // the source could not be crawled at all
 	Duration time.Duration
@@ -188,6 +191,7 @@ type fileResult struct {
 	file   core.File
 	hash   string
 	chunks []embed.Chunk
+	mounts []core.Mount
 	skip   string
 	bytes  int64
 }
@@ -271,9 +275,12 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 		close(results)
 	}()
 
-	// The one writer.
+	// The one writer. Routes wait for the end of the source: mounts in
+	// one file put the routes of another under a prefix.
 	var werr error
 	done := 0
+	var routes []core.RouteAt
+	var mounts []chunk.FileMount
 	for r := range results {
 		if werr == nil && gctx.Err() != nil {
 			werr = gctx.Err()
@@ -293,6 +300,12 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 			ss.Bytes += r.bytes
 			for _, ch := range r.chunks {
 				ss.Chunks[ch.Clean.Corpus()]++
+				for _, rt := range ch.Clean.Routes() {
+					routes = append(routes, core.RouteAt{File: r.file.Path, ChunkID: ch.Clean.ID(), Route: rt})
+				}
+			}
+			for _, m := range r.mounts {
+				mounts = append(mounts, chunk.FileMount{File: r.file.Path, Mount: m})
 			}
 		}
 		c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path,
@@ -315,6 +328,10 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 
 	writeStart := time.Now()
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseWrite, Source: src.Name, FilesDone: done, FilesTotal: total, Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
+	ss.Routes = chunk.ApplyMounts(routes, mounts)
+	if err := w.WriteRoutes(wctx, ss.Routes); err != nil {
+		return ss, err
+	}
 	if err := w.Commit(wctx); err != nil {
 		return ss, err
 	}
@@ -354,14 +371,21 @@ func (c *Crawler) process(src core.Source, fsys fs.FS, f core.File) fileResult {
 		RepoName:  src.Name,
 		Language:  f.Language,
 	}
+	// Source code along its syntax tree, .proto and OpenAPI contracts by
+	// their declarations and operations, everything else in windows.
 	var raw []core.Chunk
-	if f.Corpus == core.CodeLogic && c.coder.Supports(f.Language) {
-		res, err := c.coder.Chunk(data, base)
+	structural := f.Corpus == core.CodeLogic || f.Language == "protobuf" || f.Language == "yaml" || f.Language == "json"
+	res, ok, err := chunk.CodeResult{}, false, error(nil)
+	if structural {
+		res, ok, err = c.coder.File(data, base)
 		if err != nil {
 			r.skip = err.Error()
 			return r
 		}
+	}
+	if ok {
 		raw = res.Chunks
+		r.mounts = res.Mounts
 	} else {
 		raw = chunk.Window(string(data), base, c.opts.Window)
 	}

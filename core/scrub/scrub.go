@@ -40,6 +40,9 @@ func (c CleanChunk) Chunk() core.Chunk {
 	out.Imports = append([]string(nil), c.c.Imports...)
 	out.CallsOut = append([]string(nil), c.c.CallsOut...)
 	out.CalledBy = append([]string(nil), c.c.CalledBy...)
+	out.Calls = append([]core.Call(nil), c.c.Calls...)
+	out.Routes = append([]core.Route(nil), c.c.Routes...)
+	out.Refs = append([]core.Ref(nil), c.c.Refs...)
 	if c.c.K8sLabels != nil {
 		out.K8sLabels = make(map[string]string, len(c.c.K8sLabels))
 		for k, v := range c.c.K8sLabels {
@@ -48,6 +51,9 @@ func (c CleanChunk) Chunk() core.Chunk {
 	}
 	return out
 }
+
+// Routes are the server routes found in the chunk.
+func (c CleanChunk) Routes() []core.Route { return c.c.Routes }
 
 // ID is the chunk's id.
 func (c CleanChunk) ID() string { return c.c.ID }
@@ -219,6 +225,18 @@ func (g *Gate) Clean(c core.Chunk) (CleanChunk, error) {
 	c.Text = s.scrub(c.Text)
 	c.Signature = s.scrub(c.Signature)
 	c.ContextPrefix = s.scrub(c.ContextPrefix)
+	// What code analysis found carries source text too (a DSN literal).
+	if len(c.Calls) > 0 {
+		c.Calls = append([]core.Call(nil), c.Calls...)
+		for i := range c.Calls {
+			cl := &c.Calls[i]
+			cl.Target, cl.Base, cl.Default, cl.Text = s.scrub(cl.Target), s.scrub(cl.Base), s.scrub(cl.Default), s.scrub(cl.Text)
+		}
+		c.CallsOut = append([]string(nil), c.CallsOut...)
+		for i := range c.CallsOut {
+			c.CallsOut[i] = s.scrub(c.CallsOut[i])
+		}
+	}
 	if s.secrets == 0 && s.entities == 0 {
 		return CleanChunk{c: c}, nil
 	}

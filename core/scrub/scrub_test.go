@@ -178,3 +178,25 @@ func BenchmarkCleanCode(b *testing.B) {
 		})
 	}
 }
+
+func TestCleanScrubsCallTargets(t *testing.T) {
+	c := chunk(core.CodeLogic, `db := sql.Open("pgx", "postgres://shop:Sup3rS3cret@db:5432/shop")`)
+	c.Calls = []core.Call{{Kind: core.CallDB, System: "pgx", Target: "postgres://shop:Sup3rS3cret@db:5432/shop", Text: c.Text}}
+	c.CallsOut = []string{"db pgx postgres://shop:Sup3rS3cret@db:5432/shop"}
+	cc, err := New().Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cc.Chunk()
+	for _, s := range []string{got.Text, got.Calls[0].Target, got.Calls[0].Text, got.CallsOut[0]} {
+		if strings.Contains(s, "Sup3rS3cret") {
+			t.Errorf("password survived in %q", s)
+		}
+	}
+	if !strings.Contains(got.Calls[0].Target, "db:5432/shop") {
+		t.Errorf("target lost its host: %q", got.Calls[0].Target)
+	}
+	if c.Calls[0].Target != "postgres://shop:Sup3rS3cret@db:5432/shop" {
+		t.Error("Clean modified the caller's calls slice")
+	}
+}

@@ -21,19 +21,47 @@ CREATE TABLE service_aliases (
 );
 CREATE INDEX service_aliases_service ON service_aliases(service_id);
 
--- Server routes: what a service answers, down to the handler.
+-- Server routes found in code: what a service answers, down to the
+-- handler. The graph builder fills service_id.
 CREATE TABLE routes (
   id         INTEGER PRIMARY KEY,
-  service_id INTEGER NOT NULL REFERENCES services(id) ON DELETE CASCADE,
-  method     TEXT NOT NULL,                   -- GET, POST, ..., ANY, GRPC
-  path       TEXT NOT NULL,                   -- template: /users/{id}/profile
+  chunk_id   TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+  service_id INTEGER REFERENCES services(id) ON DELETE SET NULL,
+  repo_name  TEXT NOT NULL DEFAULT '',
+  file_path  TEXT NOT NULL DEFAULT '',
+  line       INTEGER NOT NULL DEFAULT 0,
+  method     TEXT NOT NULL,                   -- GET, POST, ..., ANY; GRPC
+  path       TEXT NOT NULL,                   -- template: /users/{id}/profile; the gRPC service
   framework  TEXT NOT NULL DEFAULT '',
   handler    TEXT NOT NULL DEFAULT '',
-  chunk_id   TEXT NOT NULL DEFAULT '',
-  file_path  TEXT NOT NULL DEFAULT '',
-  line       INTEGER NOT NULL DEFAULT 0
+  router     TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX routes_service ON routes(service_id, method, path);
+CREATE INDEX routes_chunk ON routes(chunk_id);
+CREATE INDEX routes_path ON routes(method, path);
+CREATE INDEX routes_service ON routes(service_id);
+
+-- Outbound calls found in code (and HTTP client configurations): the raw
+-- material of the edges.
+CREATE TABLE calls (
+  id            INTEGER PRIMARY KEY,
+  chunk_id      TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+  repo_name     TEXT NOT NULL DEFAULT '',
+  file_path     TEXT NOT NULL DEFAULT '',
+  line          INTEGER NOT NULL DEFAULT 0,
+  kind          TEXT NOT NULL,                -- http|grpc|publish|subscribe|db|cache|client
+  system        TEXT NOT NULL DEFAULT '',     -- fetch, axios, net/http, kafka, postgres, redis, ...
+  method        TEXT NOT NULL DEFAULT '',
+  target        TEXT NOT NULL DEFAULT '',     -- path, URL, topic, DSN; dynamic parts as {name}
+  origin        TEXT NOT NULL DEFAULT '',     -- literal|constant|template|env|config|expression
+  base          TEXT NOT NULL DEFAULT '',     -- env:NAME, config:KEY, expr:..., or a URL
+  env           TEXT NOT NULL DEFAULT '',
+  config        TEXT NOT NULL DEFAULT '',
+  default_value TEXT NOT NULL DEFAULT '',
+  client        TEXT NOT NULL DEFAULT '',
+  text          TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX calls_chunk ON calls(chunk_id);
+CREATE INDEX calls_target ON calls(kind, target);
 
 -- Edges: who depends on whom, how, and how sure we are.
 CREATE TABLE edges (

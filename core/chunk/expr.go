@@ -1,0 +1,440 @@
+package chunk
+
+import (
+	"regexp"
+	"strings"
+
+	ts "github.com/tree-sitter/go-tree-sitter"
+
+	"coderag/core"
+)
+
+// value is a string expression as far as one file can tell: a template
+// with static text and {placeholders} for the dynamic parts, how it was
+// obtained, and the environment variable or configuration key it (or its
+// leading part) comes from.
+type value struct {
+	text   string
+	origin core.Origin
+	env    string
+	config string
+	def    string // literal used when env or config is unset
+	lead   string // source of a leading dynamic part: its expression text
+}
+
+func (v value) known() bool { return v.text != "" }
+
+// binding is a name bound to a value expression within a scope.
+type binding struct {
+	value      ts.Node
+	name       ts.Node
+	scoped     bool
+	start, end uint // the scope: the enclosing function, or the whole file
+}
+
+// evaluator resolves expressions of one file.
+type evaluator struct {
+	src   []byte
+	binds map[string][]binding
+}
+
+// scopeOf returns the byte range of the function enclosing n, or the file.
+func (e *evaluator) scopeOf(n *ts.Node) (uint, uint) {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		switch p.Kind() {
+		case "function_declaration", "method_declaration", "func_literal", "function_definition", "function_expression",
+			"arrow_function", "method_definition", "local_function_statement", "lambda_expression", "constructor_declaration",
+			"generator_function_declaration", "function":
+			return p.StartByte(), p.EndByte()
+		}
+	}
+	return 0, uint(len(e.src)) + 1
+}
+
+var (
+	identRE   = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	envCallRE = regexp.MustCompile(`(?i)(getenv|environ\.get|environment\.getenvironmentvariable|envor|env\.get|getenvordefault|lookupenv|env_or|env\b|system\.getenv)$`)
+	cfgCallRE = regexp.MustCompile(`(?i)(getvalue(<[^>]*>)?|getconnectionstring|getproperty|getstring|config\.get|settings\.get)$`)
+	wrapperRE = regexp.MustCompile(`(?i)(pathescape|queryescape|encodeuricomponent|encodeuri|escapedatastring|escapeuristring|quote|quote_plus|urlencode|encode|itoa|tostring|string|str|format_id|sprint|new uri|new url|uri\.create|url\.parse|parse)$`)
+)
+
+func (e *evaluator) text(n *ts.Node) string { return n.Utf8Text(e.src) }
+
+// placeholder names a dynamic part after the last identifier in it.
+func placeholder(expr string) string {
+	ids := identRE.FindAllString(expr, -1)
+	for i := len(ids) - 1; i >= 0; i-- {
+		switch strings.ToLower(ids[i]) {
+		case "this", "self", "tostring", "string", "str", "value", "get":
+			continue
+		}
+		return "{" + ids[i] + "}"
+	}
+	return "{}"
+}
+
+// lookup finds the innermost binding of name visible at node at. Scopes
+// are found on first lookup: most bindings are never looked up.
+func (e *evaluator) lookup(name string, at uint) (ts.Node, bool) {
+	var best *binding
+	for i := range e.binds[name] {
+		b := &e.binds[name][i]
+		if !b.scoped {
+			b.start, b.end = e.scopeOf(&b.name)
+			b.scoped = true
+		}
+		if b.start <= at && at < b.end && (best == nil || b.end-b.start < best.end-best.start) {
+			best = b
+		}
+	}
+	if best == nil {
+		return ts.Node{}, false
+	}
+	return best.value, true
+}
+
+// eval resolves n; depth bounds the chains of names followed.
+func (e *evaluator) eval(n *ts.Node, depth int) value {
+	if n == nil || depth > 8 {
+		return value{}
+	}
+	kind := n.Kind()
+	switch kind {
+	case "interpreted_string_literal", "raw_string_literal", "string", "string_literal",
+		"verbatim_string_literal", "template_string", "interpolated_string_expression", "concatenated_string":
+		return e.str(n, depth)
+	case "parenthesized_expression", "argument", "literal_element", "await_expression", "expression_statement",
+		"equals_value_clause", "non_null_expression", "as_expression", "satisfies_expression", "cast_expression":
+		if c := lastNamed(n); c != nil {
+			return e.eval(c, depth)
+		}
+	case "identifier", "property_identifier", "shorthand_property_identifier":
+		name := e.text(n)
+		if v, ok := e.lookup(name, n.StartByte()); ok && v.StartByte() != n.StartByte() {
+			r := e.eval(&v, depth+1)
+			if r.origin == core.FromLiteral {
+				r.origin = core.FromConstant
+			}
+			if r.known() {
+				if r.lead == "" && strings.HasPrefix(r.text, "{") {
+					r.lead = name
+				}
+				return r
+			}
+		}
+		return value{text: "{" + name + "}", origin: core.FromExpression, lead: name}
+	case "binary_expression", "binary_operator", "boolean_operator":
+		return e.binary(n, depth)
+	case "call_expression", "call", "invocation_expression", "method_invocation", "object_creation_expression", "new_expression":
+		return e.call(n, depth)
+	case "subscript", "element_access_expression", "subscript_expression", "index_expression":
+		return e.index(n, depth)
+	case "member_expression", "selector_expression", "attribute", "member_access_expression", "field_access":
+		t := e.text(n)
+		if strings.HasPrefix(t, "process.env.") {
+			name := strings.TrimPrefix(t, "process.env.")
+			return value{text: "{" + name + "}", origin: core.FromEnv, env: name, lead: t}
+		}
+		return value{text: placeholder(t), origin: core.FromExpression, lead: t}
+	}
+	t := e.text(n)
+	return value{text: placeholder(t), origin: core.FromExpression, lead: t}
+}
+
+func lastNamed(n *ts.Node) *ts.Node {
+	c := n.NamedChildCount()
+	if c == 0 {
+		return nil
+	}
+	return n.NamedChild(c - 1)
+}
+
+// str evaluates a string literal, an f-string, a template or an
+// interpolated string.
+func (e *evaluator) str(n *ts.Node, depth int) value {
+	var b strings.Builder
+	v := value{origin: core.FromLiteral}
+	var walk func(n *ts.Node)
+	walk = func(n *ts.Node) {
+		for i := uint(0); i < n.ChildCount(); i++ {
+			c := n.Child(i)
+			switch c.Kind() {
+			case "interpreted_string_literal_content", "string_content", "string_fragment", "string_literal_content",
+				"multiline_string_fragment", "raw_string_literal_content":
+				b.WriteString(e.text(c))
+			case "escape_sequence":
+				b.WriteString(unescape(e.text(c)))
+			case "interpolation", "template_substitution", "string_interpolation":
+				inner := c.ChildByFieldName("expression") // Python
+				for i := uint(0); inner == nil && i < c.NamedChildCount(); i++ {
+					switch k := c.NamedChild(i); k.Kind() { // C# braces and clauses are named
+					case "interpolation_brace", "interpolation_format_clause", "interpolation_alignment_clause", "comment":
+					default:
+						inner = k
+					}
+				}
+				iv := e.eval(inner, depth+1)
+				if b.Len() == 0 { // a leading dynamic part: the base of a URL
+					v.lead, v.env, v.config, v.def = iv.lead, iv.env, iv.config, iv.def
+				}
+				b.WriteString(iv.text)
+				v.origin = core.FromTemplate
+			case "string":
+				walk(c) // concatenated_string
+			}
+		}
+	}
+	if n.Kind() == "raw_string_literal" && n.ChildCount() == 0 || n.Kind() == "interpreted_string_literal" && n.NamedChildCount() == 0 {
+		t := e.text(n)
+		if len(t) >= 2 {
+			b.WriteString(t[1 : len(t)-1])
+		}
+	} else {
+		walk(n)
+	}
+	v.text = b.String()
+	if v.text == "" {
+		v.text = " " // an empty literal is known, and empty
+	}
+	return v
+}
+
+func unescape(s string) string {
+	switch s {
+	case `\n`:
+		return "\n"
+	case `\t`:
+		return "\t"
+	case `\"`, `\'`, `\\`, "\\`", `\/`:
+		return s[1:]
+	}
+	return s
+}
+
+// binary evaluates concatenation and the defaults of ?? and or.
+func (e *evaluator) binary(n *ts.Node, depth int) value {
+	op := ""
+	if o := n.ChildByFieldName("operator"); o != nil {
+		op = e.text(o)
+	} else if n.ChildCount() == 3 {
+		op = e.text(n.Child(1))
+	}
+	l, r := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+	if l == nil || r == nil {
+		return value{text: placeholder(e.text(n)), origin: core.FromExpression}
+	}
+	lv, rv := e.eval(l, depth+1), e.eval(r, depth+1)
+	switch op {
+	case "+":
+		v := lv
+		v.text = lv.text + rv.text
+		v.origin = core.FromTemplate
+		if lv.origin == core.FromLiteral && rv.origin == core.FromLiteral {
+			v.origin = core.FromLiteral
+		}
+		return v
+	case "??", "||", "or":
+		v := lv
+		if rv.origin == core.FromLiteral || rv.origin == core.FromConstant {
+			v.def = strings.TrimSpace(rv.text)
+		}
+		return v
+	}
+	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+}
+
+// args returns the argument expressions of a call node.
+func args(n *ts.Node) []*ts.Node {
+	a := n.ChildByFieldName("arguments")
+	if a == nil {
+		return nil
+	}
+	var out []*ts.Node
+	for i := uint(0); i < a.NamedChildCount(); i++ {
+		c := a.NamedChild(i)
+		if c.Kind() == "comment" {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// callee is the called expression of a call or constructor node.
+func callee(n *ts.Node) *ts.Node {
+	for _, f := range []string{"function", "constructor", "type"} {
+		if c := n.ChildByFieldName(f); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// calleeText is the called name as written (pkg.Fn, obj.method, new Uri).
+func (e *evaluator) calleeText(n *ts.Node) string {
+	switch n.Kind() {
+	case "method_invocation":
+		t := e.text(n.ChildByFieldName("name"))
+		if o := n.ChildByFieldName("object"); o != nil {
+			t = e.text(o) + "." + t
+		}
+		return t
+	case "object_creation_expression", "new_expression":
+		if c := callee(n); c != nil {
+			return "new " + e.text(c)
+		}
+	}
+	if c := callee(n); c != nil {
+		return e.text(c)
+	}
+	return ""
+}
+
+// call evaluates environment and configuration reads, format calls and
+// thin wrappers; other calls are dynamic parts.
+func (e *evaluator) call(n *ts.Node, depth int) value {
+	name := e.calleeText(n)
+	as := args(n)
+	lit := func(i int) string {
+		if i < len(as) {
+			if v := e.eval(as[i], depth+1); v.origin == core.FromLiteral || v.origin == core.FromConstant {
+				return strings.TrimSpace(v.text)
+			}
+		}
+		return ""
+	}
+	short := name
+	if i := strings.LastIndexAny(short, ".:"); i >= 0 && !strings.HasPrefix(short, "new ") {
+		short = short[i+1:]
+	}
+	switch {
+	case envCallRE.MatchString(name) && len(as) > 0 && lit(0) != "":
+		env := lit(0)
+		return value{text: "{" + env + "}", origin: core.FromEnv, env: env, def: lit(1), lead: e.text(n)}
+	case cfgCallRE.MatchString(name) && len(as) > 0 && lit(0) != "":
+		key := lit(0)
+		if strings.HasSuffix(strings.ToLower(name), "getconnectionstring") {
+			key = "ConnectionStrings:" + key
+		}
+		return value{text: "{" + key + "}", origin: core.FromConfig, config: key, lead: e.text(n)}
+	case strings.HasSuffix(name, "Sprintf") || strings.HasSuffix(strings.ToLower(name), "string.format") || name == "String.format":
+		if len(as) > 0 {
+			return e.format(as[0], as[1:], depth)
+		}
+	case short == "format" && strings.Contains(name, "."):
+		// Python "{}/x/{}".format(a, b)
+		if f := n.ChildByFieldName("function"); f != nil {
+			if obj := f.ChildByFieldName("object"); obj != nil {
+				return e.format(obj, as, depth)
+			}
+		}
+	case (wrapperRE.MatchString(name) || wrapperRE.MatchString(short)) && len(as) > 0:
+		v := e.eval(as[0], depth+1)
+		if strings.HasPrefix(name, "new ") || strings.Contains(strings.ToLower(name), "create") || strings.Contains(strings.ToLower(name), "parse") {
+			return v // new Uri(x), URI.create(x), url.Parse(x): the value itself
+		}
+		if v.origin == core.FromLiteral || v.origin == core.FromConstant {
+			return v
+		}
+		return value{text: placeholder(e.text(as[0])), origin: core.FromExpression, lead: e.text(as[0])}
+	}
+	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+}
+
+var fmtVerbRE = regexp.MustCompile(`%[-+# 0]*[0-9]*(\.[0-9]+)?[sdvqxXfg]|\{[0-9]*(:[^}]*)?\}|\{[A-Za-z_][A-Za-z0-9_]*\}`)
+
+// format substitutes the arguments into a format string (%s, {0}, {}).
+func (e *evaluator) format(f *ts.Node, as []*ts.Node, depth int) value {
+	fv := e.eval(f, depth+1)
+	if fv.origin != core.FromLiteral && fv.origin != core.FromConstant {
+		return value{text: placeholder(e.text(f)), origin: core.FromExpression}
+	}
+	v := value{origin: core.FromTemplate}
+	i := 0
+	first := true
+	v.text = fmtVerbRE.ReplaceAllStringFunc(fv.text, func(m string) string {
+		idx := i
+		if strings.HasPrefix(m, "{") && len(m) > 2 && m[1] >= '0' && m[1] <= '9' {
+			idx = int(m[1] - '0')
+		}
+		i++
+		if idx >= len(as) {
+			return m
+		}
+		av := e.eval(as[idx], depth+1)
+		if first && strings.Index(fv.text, m) == 0 {
+			v.lead, v.env, v.config, v.def = av.lead, av.env, av.config, av.def
+		}
+		first = false
+		return av.text
+	})
+	return v
+}
+
+// index evaluates os.environ["X"], process.env["X"] and config["A:B"].
+func (e *evaluator) index(n *ts.Node, depth int) value {
+	obj := n.ChildByFieldName("value")
+	if obj == nil {
+		obj = n.ChildByFieldName("expression")
+	}
+	if obj == nil {
+		obj = n.ChildByFieldName("object")
+	}
+	if obj == nil {
+		obj = n.ChildByFieldName("operand")
+	}
+	var key *ts.Node
+	for _, f := range []string{"subscript", "index"} {
+		if k := n.ChildByFieldName(f); k != nil {
+			key = k
+		}
+	}
+	if obj == nil || key == nil {
+		return value{text: placeholder(e.text(n)), origin: core.FromExpression}
+	}
+	if key.Kind() == "bracketed_argument_list" && key.NamedChildCount() > 0 {
+		key = key.NamedChild(0)
+	}
+	kv := e.eval(key, depth+1)
+	ot := strings.ToLower(e.text(obj))
+	k := strings.TrimSpace(kv.text)
+	if kv.origin != core.FromLiteral && kv.origin != core.FromConstant {
+		return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+	}
+	switch {
+	case strings.HasSuffix(ot, "environ") || strings.HasSuffix(ot, "process.env") || strings.HasSuffix(ot, "env"):
+		return value{text: "{" + k + "}", origin: core.FromEnv, env: k, lead: e.text(n)}
+	case strings.Contains(ot, "config") || strings.Contains(ot, "settings"):
+		return value{text: "{" + k + "}", origin: core.FromConfig, config: k, lead: e.text(n)}
+	}
+	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+}
+
+// list evaluates an array or list literal into its elements; any other
+// node is a list of itself.
+func (e *evaluator) list(n *ts.Node, depth int) []value {
+	switch n.Kind() {
+	case "list", "array", "array_creation_expression", "implicit_array_creation_expression", "collection_expression",
+		"composite_literal", "literal_value", "argument_list", "array_initializer", "element_value_array_initializer", "tuple",
+		"initializer_expression":
+		var out []value
+		var collect func(n *ts.Node)
+		collect = func(n *ts.Node) {
+			for i := uint(0); i < n.NamedChildCount(); i++ {
+				c := n.NamedChild(i)
+				switch c.Kind() {
+				case "literal_value", "initializer_expression", "array_initializer":
+					collect(c)
+				case "comment", "type_identifier", "slice_type", "array_type":
+				default:
+					if v := e.eval(c, depth+1); v.known() {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+		collect(n)
+		return out
+	}
+	return []value{e.eval(n, depth)}
+}

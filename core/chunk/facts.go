@@ -1,0 +1,652 @@
+package chunk
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	ts "github.com/tree-sitter/go-tree-sitter"
+
+	"coderag/core"
+)
+
+// Facts are found by queries/<language>.facts.scm. Its captures name
+// roles; core/chunk turns matches into core.Call, core.Route, core.Mount
+// and core.Ref values. Pattern properties (#set! key "value") carry what
+// the pattern knows: system, framework, method.
+//
+//	@http        an HTTP call; @http.verb, @http.url, @http.client, @http.options
+//	@client      an HTTP client configuration; @client.name, @client.base
+//	@grpc        a gRPC client or channel; @grpc.service, @grpc.target
+//	@publish     a message sent; @topic
+//	@subscribe   a subscription; @topic
+//	@db, @cache  a database or cache connection; @dsn, @db.driver
+//	@route       a server route; @route.verb, @route.path, @route.handler,
+//	             @route.router, @route.grpc (a gRPC service registration)
+//	@router      a router with a prefix; @router.name, @router.prefix, @router.parent
+//	@prefix      a prefix for the routes inside @prefix.scope; @prefix.path
+//	@mount       a router mounted under a prefix; @mount.prefix, @mount.router
+//	@bind.name   a name bound to @bind.value (constants, variables)
+//	@bind.import a name imported from module @bind.from
+//	@ref.call, @ref.type  references
+//
+// Captures starting with _ only serve predicates.
+
+// fact is a call or route found at a byte offset, before it is assigned
+// to the chunk that contains it.
+type fact struct {
+	at    uint
+	key   uint // offset+1 of the node holding an HTTP call's URL or a route's path
+	call  *core.Call
+	route *core.Route
+	ref   *core.Ref
+}
+
+// factSet is everything the facts query found in a file.
+type factSet struct {
+	facts  []fact
+	mounts []core.Mount
+}
+
+// match is one query match with its captures by role.
+type match struct {
+	pattern uint
+	caps    map[string][]ts.Node
+	props   map[string]string
+}
+
+func (m *match) first(role string) *ts.Node {
+	if ns := m.caps[role]; len(ns) > 0 {
+		return &ns[0]
+	}
+	return nil
+}
+
+func (m *match) has(role string) bool { return len(m.caps[role]) > 0 }
+
+var verbWords = map[string]string{
+	"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH",
+	"head": "HEAD", "options": "OPTIONS", "all": "ANY", "any": "ANY",
+}
+
+// verbOf finds the HTTP method in names like GetAsync, MapPost, HttpGet,
+// GetMapping, getForObject, http.MethodGet, HttpMethod.Delete, "PUT".
+func verbOf(s string) string {
+	s = strings.Trim(s, "\"'`")
+	for _, w := range splitWords(s) {
+		if v, ok := verbWords[w]; ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// splitWords splits an identifier or expression into lower-case words.
+func splitWords(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		upper := r >= 'A' && r <= 'Z'
+		alnum := upper || r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+		if !alnum {
+			flush()
+			continue
+		}
+		if upper && len(cur) > 0 {
+			prevLower := cur[len(cur)-1] >= 'a' && cur[len(cur)-1] <= 'z'
+			nextLower := i+1 < len(rs) && rs[i+1] >= 'a' && rs[i+1] <= 'z'
+			if prevLower || nextLower && cur[len(cur)-1] >= 'A' && cur[len(cur)-1] <= 'Z' {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
+}
+
+var (
+	// httpLibRE names HTTP libraries and clients used as the receiver of
+	// a call: such calls are kept whatever their target looks like.
+	httpLibRE = regexp.MustCompile(`(?i)^(axios|requests|httpx|aiohttp|http|got|superagent|ky|httpclient|httpservice|resttemplate|webclient|restclient|\$http)$`)
+	grpcSvcRE = regexp.MustCompile(`^(?:New)?([A-Za-z0-9]+?)(?:Service)?(?:Client|Stub|Grpc)$`)
+)
+
+var systemWords = []struct{ word, system string }{
+	{"postgres", "postgres"}, {"npgsql", "postgres"}, {"pgx", "postgres"}, {"mysql", "mysql"}, {"mariadb", "mysql"},
+	{"sqlserver", "sqlserver"}, {"mssql", "sqlserver"}, {"sqlconnection", "sqlserver"}, {"sqlite", "sqlite"},
+	{"oracle", "oracle"}, {"mongo", "mongodb"}, {"redis", "redis"}, {"cosmos", "cosmosdb"},
+}
+
+// systemOf names the database behind a driver, method or DSN:
+// UseNpgsql, NpgsqlConnection, postgresql://..., jdbc:mysql://...
+func systemOf(s string) string {
+	l := strings.ToLower(s)
+	for _, w := range systemWords {
+		if strings.Contains(l, w.word) {
+			return w.system
+		}
+	}
+	return ""
+}
+
+// lastPart returns the last dotted component of an expression.
+func lastPart(s string) string {
+	if i := strings.LastIndexAny(s, ".>"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// facts runs the language's facts query over the tree.
+func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
+	if l.factsQuery == nil {
+		return factSet{}
+	}
+	qc := ts.NewQueryCursor()
+	defer qc.Close()
+	var ms []match
+	it := qc.Matches(l.factsQuery, root, src)
+	for m := it.Next(); m != nil; m = it.Next() {
+		mm := match{pattern: m.PatternIndex, caps: map[string][]ts.Node{}, props: l.props[m.PatternIndex]}
+		for _, c := range m.Captures {
+			name := l.factsCaptures[c.Index]
+			if strings.HasPrefix(name, "_") {
+				continue
+			}
+			mm.caps[name] = append(mm.caps[name], c.Node)
+		}
+		ms = append(ms, mm)
+	}
+
+	x := &extractor{l: l, src: src, ev: &evaluator{src: src, binds: map[string][]binding{}}, clients: map[string]value{},
+		routers: map[string]routerDef{}, imports: map[string]string{}, fileImports: imports}
+	// Bindings, clients, routers and prefixes first: calls and routes
+	// resolve through them.
+	for i := range ms {
+		x.collect(&ms[i])
+	}
+	var fs factSet
+	for i := range ms {
+		fs.facts = append(fs.facts, x.extract(&ms[i])...)
+	}
+	// gorilla/mux: r.HandleFunc("/x", h).Methods("GET") is also matched as
+	// the bare HandleFunc (ANY); the routes with methods win.
+	specific := map[string]bool{}
+	for _, f := range fs.facts {
+		if f.route != nil && f.route.Method != "ANY" {
+			specific[fmt.Sprint(f.route.Line, f.route.Path, f.route.Handler)] = true
+		}
+	}
+	dedup := fs.facts[:0]
+	for _, f := range fs.facts {
+		if f.route == nil || f.route.Method != "ANY" || !specific[fmt.Sprint(f.route.Line, f.route.Path, f.route.Handler)] {
+			dedup = append(dedup, f)
+		}
+	}
+	fs.facts = dedup
+	// A route registration (router.post("/", h), @router.get("/x")) is not
+	// an outbound call: drop HTTP calls whose URL is a route's path.
+	routePath := map[uint]bool{}
+	for _, f := range fs.facts {
+		if f.route != nil && f.key != 0 {
+			routePath[f.key] = true
+		}
+	}
+	kept := fs.facts[:0]
+	for _, f := range fs.facts {
+		if f.call == nil || f.call.Kind != core.CallHTTP || !routePath[f.key] {
+			kept = append(kept, f)
+		}
+	}
+	fs.facts = kept
+	fs.mounts = x.mounts
+	sort.SliceStable(fs.facts, func(i, j int) bool { return fs.facts[i].at < fs.facts[j].at })
+	return fs
+}
+
+type routerDef struct {
+	prefix, parent string
+}
+
+type prefixScope struct {
+	start, end uint
+	path       string
+}
+
+type extractor struct {
+	l           *lang
+	src         []byte
+	ev          *evaluator
+	clients     map[string]value
+	routers     map[string]routerDef
+	prefixes    []prefixScope
+	imports     map[string]string // local name -> module it is imported from
+	fileImports []string
+	mounts      []core.Mount
+}
+
+func (x *extractor) collect(m *match) {
+	switch {
+	case m.has("bind.name") && m.has("bind.value"):
+		n, v := m.first("bind.name"), m.first("bind.value")
+		name := n.Utf8Text(x.src)
+		x.ev.binds[name] = append(x.ev.binds[name], binding{value: *v, name: *n})
+	case m.has("bind.import") && m.has("bind.from"):
+		x.imports[m.first("bind.import").Utf8Text(x.src)] = strings.Trim(m.first("bind.from").Utf8Text(x.src), "\"'`")
+	case m.has("router.name"):
+		r := routerDef{}
+		if p := m.first("router.prefix"); p != nil {
+			r.prefix = strings.TrimSpace(x.ev.eval(p, 0).text)
+		}
+		if p := m.first("router.parent"); p != nil {
+			r.parent = p.Utf8Text(x.src)
+		}
+		x.routers[m.first("router.name").Utf8Text(x.src)] = r
+	case m.has("prefix") && m.has("prefix.path") && m.has("prefix.scope"):
+		sc := m.first("prefix.scope")
+		path := strings.TrimSpace(x.ev.eval(m.first("prefix.path"), 0).text)
+		if strings.Contains(path, "[controller]") {
+			if n := sc.ChildByFieldName("name"); n != nil {
+				path = strings.ReplaceAll(path, "[controller]", strings.ToLower(strings.TrimSuffix(n.Utf8Text(x.src), "Controller")))
+			}
+		}
+		x.prefixes = append(x.prefixes, prefixScope{sc.StartByte(), sc.EndByte(), path})
+	case m.has("client") && m.has("client.base"):
+		base := x.ev.eval(m.first("client.base"), 0)
+		name := clientName(m.first("client.name"), x.src)
+		if name != "" {
+			x.clients[name] = base
+		}
+	}
+}
+
+// clientName names the client a base address configures: the variable,
+// or for a .NET typed client (AddHttpClient<T>(c => c.BaseAddress = ...))
+// the type T.
+func clientName(n *ts.Node, src []byte) string {
+	if n == nil {
+		return ""
+	}
+	name := strings.TrimSuffix(n.Utf8Text(src), ".BaseAddress")
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if p.Kind() != "invocation_expression" {
+			continue
+		}
+		f := p.ChildByFieldName("function")
+		if f == nil {
+			continue
+		}
+		g := f.ChildByFieldName("name")
+		if g == nil || !strings.HasPrefix(g.Utf8Text(src), "AddHttpClient") {
+			continue
+		}
+		if g.Kind() == "generic_name" { // AddHttpClient<CatalogClient>(...)
+			t := strings.TrimSuffix(strings.TrimPrefix(g.Utf8Text(src), "AddHttpClient<"), ">")
+			if i := strings.LastIndex(t, ","); i >= 0 {
+				t = t[i+1:]
+			}
+			return strings.TrimSpace(t)
+		}
+		if as := args(p); len(as) > 0 { // AddHttpClient("pricing", ...)
+			if t := strings.Trim(strings.TrimSpace(as[0].Utf8Text(src)), "\""); t != "" && !strings.ContainsAny(t, " ()=>") {
+				return t
+			}
+		}
+	}
+	return name
+}
+
+func (x *extractor) line(n *ts.Node) int { return int(n.StartPosition().Row) + 1 }
+
+func (x *extractor) firstLine(n *ts.Node) string {
+	t := n.Utf8Text(x.src)
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	t = strings.TrimSpace(t)
+	if len(t) > 200 {
+		t = t[:200]
+	}
+	return t
+}
+
+// target fills a call's target fields from an evaluated value, splitting
+// a leading dynamic part (a base address) from the path.
+func target(c *core.Call, v value) {
+	t := strings.TrimSpace(v.text)
+	c.Origin, c.Env, c.Config, c.Default = v.origin, v.env, v.config, v.def
+	if strings.HasPrefix(t, "{") {
+		if i := strings.Index(t, "}"); i > 0 && i+1 < len(t) && t[i+1] == '/' {
+			switch {
+			case v.env != "":
+				c.Base = "env:" + v.env
+			case v.config != "":
+				c.Base = "config:" + v.config
+			case v.lead != "":
+				c.Base = "expr:" + v.lead
+			default:
+				c.Base = "expr:" + t[1:i]
+			}
+			t = t[i+1:]
+			if c.Origin == core.FromEnv || c.Origin == core.FromConfig {
+				c.Origin = core.FromTemplate
+			}
+		}
+	}
+	c.Target = t
+}
+
+// urlish reports whether a target is a path or a URL.
+func urlish(t string) bool {
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")
+}
+
+// clientKey normalizes a receiver expression: this.http, self._client,
+// _httpClient -> httpclient.
+func clientKey(s string) string {
+	s = strings.ToLower(lastPart(s))
+	return strings.TrimPrefix(strings.TrimPrefix(s, "m_"), "_")
+}
+
+func (x *extractor) extract(m *match) []fact {
+	switch {
+	case m.has("http"):
+		return x.http(m)
+	case m.has("client") && m.has("client.base"):
+		n := m.first("client")
+		c := core.Call{Kind: core.CallClient, System: m.props["system"], Client: clientName(m.first("client.name"), x.src), Line: x.line(n), Text: x.firstLine(n)}
+		v := x.ev.eval(m.first("client.base"), 0)
+		target(&c, v)
+		if v.env != "" {
+			c.Base = "env:" + v.env
+		} else if v.config != "" {
+			c.Base = "config:" + v.config
+		} else {
+			c.Base = strings.TrimSpace(v.text)
+		}
+		return []fact{{at: n.StartByte(), call: &c}}
+	case m.has("grpc"):
+		n := m.first("grpc")
+		c := core.Call{Kind: core.CallGRPC, System: "grpc", Line: x.line(n), Text: x.firstLine(n)}
+		if s := m.first("grpc.service"); s != nil {
+			name := lastPart(s.Utf8Text(x.src))
+			if sm := grpcSvcRE.FindStringSubmatch(name); sm != nil {
+				name = sm[1]
+			}
+			c.Method = name
+		}
+		if t := m.first("grpc.target"); t != nil {
+			target(&c, x.ev.eval(t, 0))
+		}
+		return []fact{{at: n.StartByte(), call: &c}}
+	case m.has("publish") || m.has("subscribe"):
+		kind, n := core.CallPublish, m.first("publish")
+		if n == nil {
+			kind, n = core.CallSubscribe, m.first("subscribe")
+		}
+		var out []fact
+		t := m.first("topic")
+		if t == nil {
+			return nil
+		}
+		for _, v := range x.ev.list(t, 0) {
+			// The evidence is the line that names the topic.
+			c := core.Call{Kind: kind, System: m.props["system"], Line: x.line(t), Text: x.firstLine(n)}
+			target(&c, v)
+			out = append(out, fact{at: n.StartByte(), call: &c})
+		}
+		return out
+	case m.has("db") || m.has("cache"):
+		kind, n := core.CallDB, m.first("db")
+		if n == nil {
+			kind, n = core.CallCache, m.first("cache")
+		}
+		c := core.Call{Kind: kind, System: m.props["system"], Line: x.line(n), Text: x.firstLine(n)}
+		if d := m.first("db.driver"); d != nil {
+			if v := x.ev.eval(d, 0); v.origin == core.FromLiteral || v.origin == core.FromConstant {
+				c.System = strings.TrimSpace(v.text)
+			}
+		}
+		if k := m.first("db.kind"); k != nil {
+			if sys := systemOf(k.Utf8Text(x.src)); sys != "" {
+				c.System = sys
+			}
+		}
+		if d := m.first("dsn"); d != nil {
+			target(&c, x.ev.eval(d, 0))
+		}
+		if sys := systemOf(c.Target + " " + c.Default); sys != "" && (c.System == "sql" || c.System == "jdbc" || c.System == "") {
+			c.System = sys
+		}
+		return []fact{{at: n.StartByte(), call: &c}}
+	case m.has("route"):
+		return x.route(m)
+	case m.has("mount") && m.has("mount.prefix") && m.has("mount.router"):
+		n := m.first("mount")
+		r := m.first("mount.router").Utf8Text(x.src)
+		mt := core.Mount{Prefix: normPath(x.ev.eval(m.first("mount.prefix"), 0).text), Router: r, From: x.imports[r], Line: x.line(n)}
+		if in := m.first("mount.into"); in != nil {
+			mt.Into = in.Utf8Text(x.src)
+		}
+		x.mounts = append(x.mounts, mt)
+	case m.has("ref.call"):
+		n := m.first("ref.call")
+		return []fact{{at: n.StartByte(), ref: &core.Ref{Name: n.Utf8Text(x.src), Kind: "call"}}}
+	case m.has("ref.type"):
+		n := m.first("ref.type")
+		return []fact{{at: n.StartByte(), ref: &core.Ref{Name: n.Utf8Text(x.src), Kind: "type"}}}
+	}
+	return nil
+}
+
+func (x *extractor) http(m *match) []fact {
+	n := m.first("http")
+	c := core.Call{Kind: core.CallHTTP, System: m.props["system"], Line: x.line(n), Text: x.firstLine(n)}
+	if cl := m.first("http.client"); cl != nil {
+		c.Client = cl.Utf8Text(x.src)
+	}
+	if v := m.first("http.verb"); v != nil {
+		c.Method = verbOf(v.Utf8Text(x.src))
+		if c.Method == "" {
+			if vv := x.ev.eval(v, 0); vv.origin == core.FromLiteral || vv.origin == core.FromConstant {
+				c.Method = verbOf(vv.text)
+			}
+		}
+	}
+	var url *ts.Node = m.first("http.url")
+	if o := m.first("http.options"); o != nil {
+		for i := uint(0); i < o.NamedChildCount(); i++ {
+			p := o.NamedChild(i)
+			if p.Kind() != "pair" {
+				continue
+			}
+			k, val := p.ChildByFieldName("key"), p.ChildByFieldName("value")
+			if k == nil || val == nil {
+				continue
+			}
+			switch strings.Trim(k.Utf8Text(x.src), "\"'") {
+			case "method":
+				c.Method = verbOf(x.ev.eval(val, 0).text)
+			case "url":
+				url = val
+			}
+		}
+	}
+	if c.Method == "" {
+		c.Method = "GET"
+	}
+	if url == nil {
+		return nil
+	}
+	v := x.ev.eval(url, 0)
+	target(&c, v)
+	base, known := x.clients[c.Client]
+	// An HTTP library (or fetch, or http.NewRequest: no client) may call a
+	// dynamic URL; anything else must show a path or a URL, or be a known
+	// client: map.get("key"), session.get(User, id), _store.DeleteAsync(id)
+	// are not HTTP calls.
+	if !urlish(c.Target) && !known && c.Client != "" && !httpLibRE.MatchString(clientKey(c.Client)) {
+		return nil
+	}
+	if known && c.Base == "" {
+		switch {
+		case base.env != "":
+			c.Base, c.Env, c.Default = "env:"+base.env, base.env, base.def
+		case base.config != "":
+			c.Base, c.Config, c.Default = "config:"+base.config, base.config, base.def
+		default:
+			c.Base = strings.TrimSpace(base.text)
+		}
+	}
+	return []fact{{at: n.StartByte(), key: url.StartByte() + 1, call: &c}}
+}
+
+var (
+	flaskParamRE   = regexp.MustCompile(`<(?:[a-zA-Z_]+:)?([A-Za-z_][A-Za-z0-9_]*)>`)
+	expressParamRE = regexp.MustCompile(`:([A-Za-z_][A-Za-z0-9_]*)\??`)
+	typedParamRE   = regexp.MustCompile(`\{\*?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*|\.\.\.)?\??\}`)
+)
+
+// normPath writes a route template in one form: {name} parameters, one
+// leading slash, no trailing slash.
+func normPath(p string) string {
+	p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), "\"'`"))
+	p = typedParamRE.ReplaceAllString(p, "{$1}") // before :param, which would eat {id:int}
+	p = flaskParamRE.ReplaceAllString(p, "{$1}")
+	p = expressParamRE.ReplaceAllString(p, "{$1}")
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return p
+}
+
+// joinPath puts a prefix in front of a route path.
+func joinPath(prefix, p string) string {
+	if prefix == "" {
+		return normPath(p)
+	}
+	return normPath(normPath(prefix) + "/" + strings.TrimPrefix(normPath(p), "/"))
+}
+
+// pythonFramework tells FastAPI from Flask by what the router is bound to
+// (FastAPI(), APIRouter(), Flask(), Blueprint()), else by the imports.
+func (x *extractor) pythonFramework(router *ts.Node) string {
+	if router != nil {
+		if v, ok := x.ev.lookup(router.Utf8Text(x.src), router.StartByte()); ok {
+			t := v.Utf8Text(x.src)
+			switch {
+			case strings.Contains(t, "APIRouter") || strings.Contains(t, "FastAPI"):
+				return "fastapi"
+			case strings.Contains(t, "Blueprint") || strings.Contains(t, "Flask"):
+				return "flask"
+			}
+		}
+	}
+	for _, imp := range x.fileImports {
+		if imp == "flask" || strings.HasPrefix(imp, "flask.") {
+			return "flask"
+		}
+	}
+	return "fastapi"
+}
+
+func (x *extractor) route(m *match) []fact {
+	n := m.first("route")
+	fw := m.props["framework"]
+	if fw == "python" {
+		fw = x.pythonFramework(m.first("route.router"))
+	}
+	base := core.Route{Framework: fw, Line: x.line(n)}
+	if h := m.first("route.handler"); h != nil {
+		if h.Kind() == "argument" && h.NamedChildCount() > 0 {
+			h = h.NamedChild(h.NamedChildCount() - 1)
+		}
+		base.Handler = h.Utf8Text(x.src)
+		switch h.Kind() {
+		case "func_literal", "arrow_function", "function_expression", "lambda_expression", "lambda", "function":
+			base.Handler = "(inline)"
+		}
+	}
+	if g := m.first("route.grpc"); g != nil {
+		// RegisterCartServiceServer, add_CartServiceServicer_to_server,
+		// MapGrpcService<CartService>, new CartServiceImpl(): CartService.
+		name := lastPart(g.Utf8Text(x.src))
+		name = strings.TrimSuffix(strings.TrimPrefix(name, "Register"), "Server")
+		name = strings.TrimSuffix(strings.TrimPrefix(name, "add_"), "Servicer_to_server")
+		base.Method, base.Path, base.Framework = "GRPC", strings.TrimSuffix(name, "Impl"), "grpc"
+		return []fact{{at: n.StartByte(), route: &base}}
+	}
+	path, key := "", uint(0)
+	if p := m.first("route.path"); p != nil {
+		path, key = x.ev.eval(p, 0).text, p.StartByte()+1
+	}
+	// Go 1.22 patterns carry the method: "POST /v1/checkout".
+	methods := []string{}
+	if i := strings.IndexByte(path, ' '); i > 0 && verbOf(path[:i]) != "" && strings.ToUpper(path[:i]) == path[:i] {
+		methods = append(methods, verbOf(path[:i]))
+		path = strings.TrimSpace(path[i+1:])
+	}
+	if v := m.first("route.verb"); v != nil && len(methods) == 0 {
+		if w := verbOf(v.Utf8Text(x.src)); w != "" && v.Kind() != "list" && v.Kind() != "argument_list" {
+			methods = append(methods, w)
+		} else {
+			for _, lv := range x.ev.list(v, 0) {
+				if w := verbOf(lv.text); w != "" {
+					methods = append(methods, w)
+				}
+			}
+		}
+	}
+	if len(methods) == 0 && m.props["method"] != "" {
+		methods = append(methods, m.props["method"])
+	}
+	if len(methods) == 0 {
+		methods = append(methods, "ANY")
+	}
+	// Prefixes: enclosing scopes (outermost first), then the router's chain.
+	var prefix []string
+	for _, ps := range x.prefixes {
+		if ps.start <= n.StartByte() && n.EndByte() <= ps.end {
+			prefix = append(prefix, ps.path)
+		}
+	}
+	if r := m.first("route.router"); r != nil {
+		base.Router = r.Utf8Text(x.src)
+		var chain []string
+		for name, seen := base.Router, 0; seen < 8; seen++ {
+			def, ok := x.routers[name]
+			if !ok {
+				break
+			}
+			chain = append([]string{def.prefix}, chain...)
+			name = def.parent
+		}
+		prefix = append(prefix, chain...)
+	}
+	full := path
+	for i := len(prefix) - 1; i >= 0; i-- {
+		full = strings.TrimRight(prefix[i], "/") + "/" + strings.TrimLeft(full, "/")
+	}
+	var out []fact
+	for _, meth := range methods {
+		r := base
+		r.Method, r.Path = meth, normPath(full)
+		out = append(out, fact{at: n.StartByte(), key: key, route: &r})
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package chunk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// renderFacts prints the calls, routes and mounts of a file.
+func renderFacts(res CodeResult) string {
+	var b strings.Builder
+	for _, c := range res.Chunks {
+		for _, cl := range c.Calls {
+			fmt.Fprintf(&b, "call  %3d %-9s %-12s %-6s %q origin=%s", cl.Line, cl.Kind, cl.System, cl.Method, cl.Target, cl.Origin)
+			for _, kv := range [][2]string{{"base", cl.Base}, {"env", cl.Env}, {"config", cl.Config}, {"default", cl.Default}, {"client", cl.Client}} {
+				if kv[1] != "" {
+					fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
+				}
+			}
+			b.WriteByte('\n')
+		}
+		for _, r := range c.Routes {
+			fmt.Fprintf(&b, "route %3d %-7s %-32s %-14s handler=%s router=%s\n", r.Line, r.Method, r.Path, r.Framework, r.Handler, r.Router)
+		}
+	}
+	for _, m := range res.Mounts {
+		fmt.Fprintf(&b, "mount %3d %s %s into %s from %q\n", m.Line, m.Prefix, m.Router, m.Into, m.From)
+	}
+	return b.String()
+}
+
+// TestFactsGolden extracts calls and routes from one fixture per language
+// covering the frameworks and libraries coderag knows, and compares them
+// with testdata/facts/*.golden.
+func TestFactsGolden(t *testing.T) {
+	c := newCoder(t)
+	files, _ := filepath.Glob(filepath.Join("testdata", "facts", "*"))
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := chunkFile(t, c, filepath.Base(f), src)
+			if res.Fallback != "" || res.ErrorBytes > 0 {
+				t.Errorf("fixture does not parse cleanly: %q, %d error bytes", res.Fallback, res.ErrorBytes)
+			}
+			checkInvariants(t, string(src), res.Chunks)
+			got := renderFacts(res)
+			golden := f + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("facts of %s (-want +got):\n%s", f, d)
+			}
+		})
+	}
+	if n < 5 {
+		t.Errorf("%d fixtures, want one per language", n)
+	}
+}

@@ -1,0 +1,103 @@
+; C#: outbound calls, routes, references and bindings.
+
+; ---- bindings -----------------------------------------------------------
+(variable_declarator name: (identifier) @bind.name (_) @bind.value .)
+
+; ---- HTTP clients -------------------------------------------------------
+; _http.GetAsync(url), client.PostAsJsonAsync(url, body), http.GetFromJsonAsync<T>(url)
+((invocation_expression
+   function: (member_access_expression expression: (_) @http.client name: [(identifier) (generic_name (identifier))] @http.verb)
+   arguments: (argument_list . (argument (_) @http.url)))
+ @http
+ (#match? @http.verb "^(Get|Post|Put|Delete|Patch)(Async|FromJsonAsync|AsJsonAsync|StringAsync|StreamAsync|ByteArrayAsync)")
+ (#set! system "HttpClient"))
+; new HttpRequestMessage(HttpMethod.Post, url)
+((object_creation_expression type: (identifier) @_t arguments: (argument_list . (argument (_) @http.verb) . (argument (_) @http.url)))
+ @http
+ (#eq? @_t "HttpRequestMessage") (#set! system "HttpClient"))
+; base addresses: client.BaseAddress = new Uri(...), new HttpClient { BaseAddress = new Uri(...) }
+((assignment_expression left: (_) @client.name right: (_) @client.base)
+ @client
+ (#match? @client.name "BaseAddress$") (#set! system "HttpClient"))
+
+; ---- gRPC ---------------------------------------------------------------
+((object_creation_expression type: [(qualified_name) (identifier)] @grpc.service arguments: (argument_list . (argument)))
+ @grpc
+ (#match? @grpc.service "Client$") (#not-match? @grpc.service "(?i)(http|redis|sql|mongo|servicebus|kafka|smtp|tcp|web)client$") (#set! system "grpc"))
+((invocation_expression
+   function: (member_access_expression expression: (identifier) @_c name: (identifier) @_fn)
+   arguments: (argument_list . (argument (_) @grpc.target)))
+ @grpc
+ (#eq? @_c "GrpcChannel") (#eq? @_fn "ForAddress") (#set! system "grpc"))
+
+; ---- queues -------------------------------------------------------------
+; Confluent.Kafka: producer.ProduceAsync("topic", msg), consumer.Subscribe("topic")
+((invocation_expression function: (member_access_expression name: (identifier) @_fn) arguments: (argument_list . (argument (_) @topic)))
+ @publish
+ (#match? @_fn "^(ProduceAsync|Produce)$") (#set! system "kafka"))
+((invocation_expression function: (member_access_expression expression: (_) @_c name: (identifier) @_fn) arguments: (argument_list . (argument (_) @topic)))
+ @subscribe
+ (#match? @_c "(?i)consumer$") (#eq? @_fn "Subscribe") (#set! system "kafka"))
+; RabbitMQ.Client: channel.BasicPublish(exchange, routingKey, ...), BasicConsume(queue, ...)
+((invocation_expression function: (member_access_expression name: (identifier) @_fn) arguments: (argument_list . (argument) . (argument (_) @topic)))
+ @publish
+ (#match? @_fn "^BasicPublish(Async)?$") (#set! system "rabbitmq"))
+((invocation_expression function: (member_access_expression name: (identifier) @_fn) arguments: (argument_list . (argument (_) @topic)))
+ @subscribe
+ (#match? @_fn "^BasicConsume(Async)?$") (#set! system "rabbitmq"))
+; Azure Service Bus: client.CreateSender("queue"), CreateProcessor("queue")
+((invocation_expression function: (member_access_expression name: (identifier) @_fn) arguments: (argument_list . (argument (_) @topic)))
+ @publish
+ (#eq? @_fn "CreateSender") (#set! system "servicebus"))
+((invocation_expression function: (member_access_expression name: (identifier) @_fn) arguments: (argument_list . (argument (_) @topic)))
+ @subscribe
+ (#match? @_fn "^(CreateProcessor|CreateReceiver)$") (#set! system "servicebus"))
+
+; ---- databases and caches -----------------------------------------------
+; EF Core: options.UseNpgsql(cs), UseSqlServer(cs), UseMySql(cs, ...)
+((invocation_expression function: (member_access_expression name: (identifier) @db.kind) arguments: (argument_list . (argument (_) @dsn)))
+ @db
+ (#match? @db.kind "^Use(Npgsql|SqlServer|MySql|Sqlite|Oracle|Cosmos)$") (#set! system "sql"))
+((object_creation_expression type: (identifier) @db.kind arguments: (argument_list . (argument (_) @dsn)))
+ @db
+ (#match? @db.kind "^(SqlConnection|NpgsqlConnection|MySqlConnection|NpgsqlDataSource|MongoClient)$") (#set! system "sql"))
+; StackExchange.Redis
+((invocation_expression function: (member_access_expression expression: (identifier) @_c name: (identifier) @_fn) arguments: (argument_list . (argument (_) @dsn)))
+ @cache
+ (#eq? @_c "ConnectionMultiplexer") (#match? @_fn "^Connect(Async)?$") (#set! system "redis"))
+
+; ---- routes -------------------------------------------------------------
+; attribute routing: [Route("api/cart")] class ... { [HttpGet("{id}")] ... }
+(class_declaration
+  (attribute_list (attribute name: (identifier) @_r (attribute_argument_list . (attribute_argument (string_literal) @prefix.path))))
+  (#eq? @_r "Route")) @prefix @prefix.scope
+(method_declaration
+  (attribute_list (attribute name: (identifier) @route.verb (attribute_argument_list . (attribute_argument (string_literal) @route.path))?))
+  name: (identifier) @route.handler
+  (#match? @route.verb "^Http(Get|Post|Put|Delete|Patch|Head|Options)$") (#set! framework "aspnet")) @route
+; minimal APIs: app.MapGet("/x", handler), group.MapPost(...), app.MapMethods("/x", new[] {"GET"}, h)
+((invocation_expression
+   function: (member_access_expression expression: (identifier) @route.router name: (identifier) @route.verb)
+   arguments: (argument_list . (argument (string_literal) @route.path) . (argument) @route.handler))
+ @route
+ (#match? @route.verb "^Map(Get|Post|Put|Delete|Patch)$") (#set! framework "aspnet-minimal"))
+((invocation_expression
+   function: (member_access_expression expression: (identifier) @route.router name: (identifier) @_fn)
+   arguments: (argument_list . (argument (string_literal) @route.path)))
+ @route
+ (#eq? @_fn "MapHealthChecks") (#set! framework "aspnet-minimal") (#set! method "GET"))
+; var api = app.MapGroup("/api")
+(variable_declarator name: (identifier) @router.name
+  (invocation_expression
+    function: (member_access_expression expression: (identifier) @router.parent name: (identifier) @_fn)
+    arguments: (argument_list . (argument (string_literal) @router.prefix)))
+  (#eq? @_fn "MapGroup")) @router
+; gRPC services: app.MapGrpcService<CartService>()
+((invocation_expression function: (member_access_expression name: (generic_name (identifier) @_fn (type_argument_list (_) @route.grpc))))
+ @route
+ (#eq? @_fn "MapGrpcService") (#set! framework "grpc"))
+
+; ---- references ---------------------------------------------------------
+(invocation_expression function: [(identifier) @ref.call (member_access_expression name: (identifier) @ref.call)])
+(object_creation_expression type: (identifier) @ref.type)
+(base_list (identifier) @ref.type)

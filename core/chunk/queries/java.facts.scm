@@ -1,0 +1,87 @@
+; Java: outbound calls, routes, references and bindings.
+
+; ---- bindings -----------------------------------------------------------
+(variable_declarator name: (identifier) @bind.name value: (_) @bind.value)
+
+; ---- HTTP clients -------------------------------------------------------
+; RestTemplate: rest.getForObject(url, T.class), postForEntity(url, body, T.class), delete(url)
+((method_invocation object: (_) @http.client name: (identifier) @http.verb arguments: (argument_list . (_) @http.url))
+ @http
+ (#match? @http.verb "^(getForObject|getForEntity|postForObject|postForEntity|postForLocation|put|patchForObject|delete)$")
+ (#set! system "RestTemplate"))
+; rest.exchange(url, HttpMethod.GET, ...)
+((method_invocation name: (identifier) @_fn arguments: (argument_list . (_) @http.url . (_) @http.verb))
+ @http
+ (#eq? @_fn "exchange") (#set! system "RestTemplate"))
+; WebClient: webClient.get().uri("/x") ...
+((method_invocation
+   object: (method_invocation object: (_) @http.client name: (identifier) @http.verb)
+   name: (identifier) @_uri
+   arguments: (argument_list . (_) @http.url))
+ @http
+ (#match? @http.verb "^(get|post|put|delete|patch|head)$") (#eq? @_uri "uri") (#set! system "WebClient"))
+; java.net.http: HttpRequest.newBuilder(URI.create("...")) / .uri(URI.create("..."))
+((method_invocation object: (identifier) @_c name: (identifier) @_fn arguments: (argument_list . (method_invocation name: (identifier) @_create arguments: (argument_list . (_) @http.url))))
+ @http
+ (#eq? @_c "HttpRequest") (#eq? @_fn "newBuilder") (#eq? @_create "create") (#set! system "java.net.http"))
+; WebClient.create("http://...") / WebClient.builder().baseUrl(...)
+((method_invocation name: (identifier) @_fn arguments: (argument_list . (_) @client.base))
+ @client
+ (#eq? @_fn "baseUrl") (#set! system "WebClient"))
+
+; ---- gRPC ---------------------------------------------------------------
+((method_invocation object: (identifier) @grpc.service name: (identifier) @_fn arguments: (argument_list . (_)))
+ @grpc
+ (#match? @grpc.service "Grpc$") (#match? @_fn "^new(Blocking|Future)?Stub$") (#set! system "grpc"))
+((method_invocation object: (identifier) @_c name: (identifier) @_fn arguments: (argument_list . (_) @grpc.target))
+ @grpc
+ (#eq? @_c "ManagedChannelBuilder") (#match? @_fn "^(forTarget|forAddress)$") (#set! system "grpc"))
+
+; ---- queues -------------------------------------------------------------
+((method_invocation object: (_) @_t name: (identifier) @_fn arguments: (argument_list . (_) @topic))
+ @publish
+ (#match? @_t "(?i)(kafkatemplate|template|producer)$") (#eq? @_fn "send") (#set! system "kafka"))
+((annotation name: (identifier) @_a arguments: (annotation_argument_list (element_value_pair key: (identifier) @_k value: (_) @topic)))
+ @subscribe
+ (#eq? @_a "KafkaListener") (#match? @_k "^(topics|topicPattern)$") (#set! system "kafka"))
+((annotation name: (identifier) @_a arguments: (annotation_argument_list (element_value_pair key: (identifier) @_k value: (_) @topic)))
+ @subscribe
+ (#eq? @_a "RabbitListener") (#eq? @_k "queues") (#set! system "rabbitmq"))
+((method_invocation object: (_) @_t name: (identifier) @_fn arguments: (argument_list . (_) @topic))
+ @publish
+ (#match? @_t "(?i)rabbittemplate$") (#eq? @_fn "convertAndSend") (#set! system "rabbitmq"))
+
+; ---- databases and caches -----------------------------------------------
+((method_invocation object: (identifier) @_c name: (identifier) @_fn arguments: (argument_list . (_) @dsn))
+ @db
+ (#eq? @_c "DriverManager") (#eq? @_fn "getConnection") (#set! system "jdbc"))
+((object_creation_expression type: (type_identifier) @_t arguments: (argument_list . (_) @dsn))
+ @cache
+ (#match? @_t "^(Jedis|JedisPool)$") (#set! system "redis"))
+
+; ---- routes -------------------------------------------------------------
+; Spring: @RequestMapping("/x") on the class, @GetMapping("/y") on methods
+(class_declaration
+  (modifiers (annotation name: (identifier) @_a arguments: (annotation_argument_list . (_) @prefix.path)))
+  (#match? @_a "^(RequestMapping|Path)$")) @prefix @prefix.scope
+(method_declaration
+  (modifiers (annotation name: (identifier) @route.verb arguments: (annotation_argument_list . (_) @route.path)))
+  name: (identifier) @route.handler
+  (#match? @route.verb "^(Get|Post|Put|Delete|Patch)Mapping$") (#set! framework "spring")) @route
+(method_declaration
+  (modifiers (marker_annotation name: (identifier) @route.verb))
+  name: (identifier) @route.handler
+  (#match? @route.verb "^(Get|Post|Put|Delete|Patch)Mapping$") (#set! framework "spring")) @route
+; JAX-RS: @GET @Path("/y")
+(method_declaration
+  (modifiers (marker_annotation name: (identifier) @route.verb) (annotation name: (identifier) @_p arguments: (annotation_argument_list . (_) @route.path)))
+  name: (identifier) @route.handler
+  (#match? @route.verb "^(GET|POST|PUT|DELETE|PATCH|HEAD)$") (#eq? @_p "Path") (#set! framework "jax-rs")) @route
+; gRPC: ServerBuilder...addService(new CartServiceImpl())
+((method_invocation name: (identifier) @_fn arguments: (argument_list . (object_creation_expression type: (type_identifier) @route.grpc)))
+ @route
+ (#eq? @_fn "addService") (#set! framework "grpc"))
+
+; ---- references ---------------------------------------------------------
+(method_invocation name: (identifier) @ref.call)
+(type_identifier) @ref.type

@@ -1,0 +1,148 @@
+; Python: outbound calls, routes, references and bindings.
+
+; ---- bindings -----------------------------------------------------------
+(assignment left: (identifier) @bind.name right: (_) @bind.value)
+(import_from_statement module_name: (_) @bind.from name: (dotted_name (identifier) @bind.import))
+(import_from_statement module_name: (_) @bind.from name: (aliased_import alias: (identifier) @bind.import))
+
+; ---- HTTP clients -------------------------------------------------------
+; requests.get(url), httpx.post(url), session.get(url), client.put(url), aiohttp session.get(url)
+; core/chunk keeps such a call when its target is a URL or a path, or its
+; client is an HTTP library or a client with a base_url of the same file
+; (d.get("key") and os.environ.get("X") are not HTTP calls).
+((call
+   function: (attribute object: (_) @http.client attribute: (identifier) @http.verb)
+   arguments: (argument_list . (_) @http.url))
+ @http
+ (#match? @http.verb "^(get|post|put|delete|patch|head|options)$") (#set! system "python-http"))
+; requests.request("GET", url)
+((call
+   function: (attribute object: (_) @http.client attribute: (identifier) @_fn)
+   arguments: (argument_list . (_) @http.verb . (_) @http.url))
+ @http
+ (#eq? @_fn "request") (#match? @http.client "(?i)(requests|httpx|session|client|http)$") (#set! system "python-http"))
+; base URLs: client = httpx.Client(base_url=...), httpx.AsyncClient(base_url=...)
+((assignment
+   left: (_) @client.name
+   right: (call
+     function: (attribute attribute: (identifier) @_cls)
+     arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @client.base))))
+ @client
+ (#match? @_cls "^(Client|AsyncClient|ClientSession)$") (#match? @_k "^base_url$") (#set! system "python-http"))
+
+; ---- gRPC ---------------------------------------------------------------
+((call function: [(identifier) (attribute)] @grpc.service arguments: (argument_list . (_)))
+ @grpc
+ (#match? @grpc.service "Stub$") (#set! system "grpc"))
+((call function: (attribute object: (identifier) @_pkg attribute: (identifier) @_fn)
+   arguments: (argument_list . (_) @grpc.target))
+ @grpc
+ (#eq? @_pkg "grpc") (#match? @_fn "^(insecure_channel|secure_channel)$") (#set! system "grpc"))
+
+; ---- queues -------------------------------------------------------------
+; kafka-python: KafkaConsumer("topic", ...), producer.send("topic", ...)
+((call function: [(identifier) (attribute)] @_cls arguments: (argument_list . [(string) (identifier) (attribute)] @topic))
+ @subscribe
+ (#match? @_cls "KafkaConsumer$") (#set! system "kafka"))
+((call function: (attribute object: (_) @_p attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic))
+ @publish
+ (#match? @_p "(?i)producer$") (#match? @_fn "^(send|produce|send_and_wait)$") (#set! system "kafka"))
+; confluent-kafka / aiokafka: consumer.subscribe(["topic"])
+((call function: (attribute object: (_) @_c attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic))
+ @subscribe
+ (#match? @_c "(?i)consumer$") (#eq? @_fn "subscribe") (#set! system "kafka"))
+; pika (RabbitMQ): channel.basic_publish(exchange=..., routing_key=...), channel.basic_consume(queue=...)
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
+ @publish
+ (#eq? @_fn "basic_publish") (#eq? @_k "routing_key") (#set! system "rabbitmq"))
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
+ @subscribe
+ (#eq? @_fn "basic_consume") (#eq? @_k "queue") (#set! system "rabbitmq"))
+; boto3 SQS and SNS
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
+ @publish
+ (#match? @_fn "^(send_message|send_message_batch)$") (#eq? @_k "QueueUrl") (#set! system "sqs"))
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
+ @subscribe
+ (#eq? @_fn "receive_message") (#eq? @_k "QueueUrl") (#set! system "sqs"))
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
+ @publish
+ (#eq? @_fn "publish") (#eq? @_k "TopicArn") (#set! system "sns"))
+; redis pub/sub: r.publish("channel", msg), pubsub.subscribe("channel")
+((call function: (attribute object: (_) @_r attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic . (_)))
+ @publish
+ (#match? @_r "(?i)redis$") (#eq? @_fn "publish") (#set! system "redis"))
+((call function: (attribute object: (_) @_r attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic))
+ @subscribe
+ (#match? @_r "(?i)pubsub$") (#match? @_fn "^p?subscribe$") (#set! system "redis"))
+
+; ---- databases and caches -----------------------------------------------
+((call function: [(identifier) (attribute)] @_fn arguments: (argument_list . (_) @dsn))
+ @db
+ (#match? @_fn "(^|\\.)(ConnectionPool|AsyncConnectionPool|create_engine|create_async_engine)$") (#set! system "sql"))
+((call function: (attribute object: (identifier) @_pkg attribute: (identifier) @_fn) arguments: (argument_list . (_) @dsn))
+ @db
+ (#match? @_pkg "^(psycopg|psycopg2|asyncpg)$") (#match? @_fn "^(connect|create_pool)$") (#set! system "postgres"))
+((call function: (attribute object: (identifier) @_pkg attribute: (identifier) @_fn) arguments: (argument_list . (_) @dsn))
+ @db
+ (#match? @_pkg "^(pymysql|mysql)$") (#eq? @_fn "connect") (#set! system "mysql"))
+((call function: [(identifier) (attribute)] @_fn arguments: (argument_list . (_) @dsn))
+ @db
+ (#match? @_fn "MongoClient$") (#set! system "mongodb"))
+((call function: (attribute object: (_) @_pkg attribute: (identifier) @_fn)
+   arguments: (argument_list . [(string) (identifier) (attribute) (call) (binary_operator)] @dsn))
+ @cache
+ (#match? @_pkg "^(redis|aioredis|redis\\.asyncio)$") (#match? @_fn "^(from_url|Redis|StrictRedis)$") (#set! system "redis"))
+((call function: (attribute object: (_) @_pkg attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @dsn)))
+ @cache
+ (#match? @_pkg "^(redis|aioredis)$") (#match? @_fn "^(Redis|StrictRedis)$") (#eq? @_k "host") (#set! system "redis"))
+
+; ---- routes -------------------------------------------------------------
+; FastAPI and Flask 2: @app.get("/x"), @router.post("/x")
+(decorated_definition
+  (decorator (call
+    function: (attribute object: (identifier) @route.router attribute: (identifier) @route.verb)
+    arguments: (argument_list . (string) @route.path)))
+  definition: (_ name: (identifier) @route.handler)
+  (#match? @route.verb "^(get|post|put|delete|patch|head|options|api_route)$")
+  (#set! framework "python")) @route
+; Flask: @app.route("/x", methods=["GET", "POST"])
+(decorated_definition
+  (decorator (call
+    function: (attribute object: (identifier) @route.router attribute: (identifier) @_fn)
+    arguments: (argument_list . (string) @route.path (keyword_argument name: (identifier) @_k value: (_) @route.verb))))
+  definition: (_ name: (identifier) @route.handler)
+  (#eq? @_fn "route") (#eq? @_k "methods") (#set! framework "flask")) @route
+; Flask without methods: GET
+(decorated_definition
+  (decorator (call
+    function: (attribute object: (identifier) @route.router attribute: (identifier) @_fn)
+    arguments: (argument_list . (string) @route.path .)))
+  definition: (_ name: (identifier) @route.handler)
+  (#eq? @_fn "route") (#set! framework "flask") (#set! method "GET")) @route
+; routers with a prefix: router = APIRouter(prefix="/products"), bp = Blueprint("x", __name__, url_prefix="/api")
+(assignment
+  left: (identifier) @router.name
+  right: (call function: [(identifier) (attribute)] @_cls
+    arguments: (argument_list (keyword_argument name: (identifier) @_k value: (string) @router.prefix)))
+  (#match? @_cls "(APIRouter|Blueprint)$") (#match? @_k "^(prefix|url_prefix)$")) @router
+; mounts: app.include_router(router, prefix="/v1"), app.register_blueprint(bp, url_prefix="/v1")
+(call
+  function: (attribute object: (identifier) @mount.into attribute: (identifier) @_fn)
+  arguments: (argument_list . [(identifier) (attribute)] @mount.router (keyword_argument name: (identifier) @_k value: (string) @mount.prefix))
+  (#match? @_fn "^(include_router|register_blueprint)$") (#match? @_k "^(prefix|url_prefix)$")) @mount
+; gRPC: add_CartServiceServicer_to_server(impl, server)
+((call function: [(identifier) (attribute)] @route.grpc)
+ @route
+ (#match? @route.grpc "add_[A-Za-z0-9]+Servicer_to_server$") (#set! framework "grpc"))
+
+; ---- references ---------------------------------------------------------
+(call function: [(identifier) @ref.call (attribute attribute: (identifier) @ref.call)])
+(class_definition superclasses: (argument_list (identifier) @ref.type))
+(type (identifier) @ref.type)

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"os"
+
+	"github.com/IBM/sarama"
+	"github.com/gin-gonic/gin"
+	"github.com/go-chi/chi/v5"
+	"github.com/gorilla/mux"
+	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+
+	pb "example.com/shop/gen/inventory"
+)
+
+const inventoryAddr = "inventory:50051"
+
+var pricingURL = os.Getenv("PRICING_URL")
+
+func routes() {
+	r := chi.NewRouter()
+	r.Get("/orders/{id}", getOrder)
+	r.Route("/admin", func(r chi.Router) {
+		r.Post("/refunds", refund)
+	})
+	r.Method("PUT", "/orders/{id}/status", setStatus)
+
+	g := gin.Default()
+	v1 := g.Group("/v1")
+	v1.GET("/items/:sku", getItem)
+
+	m := mux.NewRouter()
+	m.HandleFunc("/legacy/orders", listOrders).Methods("GET", "HEAD")
+
+	s := grpc.NewServer()
+	pb.RegisterInventoryServiceServer(s, &inventoryServer{})
+}
+
+func clients(ctx context.Context, sku string) error {
+	resp, err := http.Get(pricingURL + "/prices/" + sku)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	req, _ := http.NewRequest(http.MethodPatch, fmt.Sprintf("http://warehouse:8080/stock/%s", sku), nil)
+	http.DefaultClient.Do(req)
+
+	conn, _ := grpc.Dial(inventoryAddr, grpc.WithInsecure())
+	inv := pb.NewInventoryServiceClient(conn)
+	_ = inv
+
+	nc, _ := nats.Connect(nats.DefaultURL)
+	nc.Publish("stock.reserved", []byte(sku))
+	nc.Subscribe("stock.released", func(m *nats.Msg) {})
+
+	producer.SendMessage(&sarama.ProducerMessage{Topic: "audit.events", Value: sarama.StringEncoder(sku)})
+
+	rdb := redis.NewClient(&redis.Options{Addr: "cache:6379"})
+	_ = rdb
+	db, _ := sql.Open("mysql", os.Getenv("ORDERS_DSN"))
+	_ = db
+	return nil
+}
