@@ -63,6 +63,10 @@ type Chunk struct {
 	CallsOut  []string // one line per outbound call: "http GET /users/{id}", "publish kafka orders.placed"
 	CalledBy  []string
 	K8sLabels map[string]string
+	// Meta holds what a chunker knows beyond the fixed fields: a resource's
+	// kind, namespace, images, ports and env refs; front matter; the
+	// language of a fenced code block.
+	Meta map[string]string
 
 	// Calls, Routes and Refs are what the chunk's code calls, serves and
 	// refers to (core/chunk finds them; the store keeps them in tables).

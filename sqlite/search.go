@@ -16,17 +16,17 @@ import (
 const chunkCols = `c.id, c.source_uri, c.byte_start, c.byte_end, c.line_start, c.line_end, c.corpus_type,
 	c.text, c.context_prefix, c.language, c.symbol_name, c.symbol_kind, c.signature, c.file_path,
 	c.git_hash, c.section_path, c.author, c.timestamp, c.channel, c.thread_id, c.service_name,
-	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels`
+	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels, c.meta`
 
 type scanner interface{ Scan(dest ...any) error }
 
 func scanChunk(r scanner, extra ...any) (core.Chunk, error) {
 	var c core.Chunk
-	var corpus, imports, callsOut, calledBy, labels string
+	var corpus, imports, callsOut, calledBy, labels, meta string
 	dest := []any{&c.ID, &c.SourceURI, &c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &corpus,
 		&c.Text, &c.ContextPrefix, &c.Language, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath,
 		&c.GitHash, &c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName,
-		&c.RepoName, &imports, &callsOut, &calledBy, &labels}
+		&c.RepoName, &imports, &callsOut, &calledBy, &labels, &meta}
 	if err := r.Scan(append(dest, extra...)...); err != nil {
 		return c, err
 	}
@@ -36,6 +36,9 @@ func scanChunk(r scanner, extra ...any) (core.Chunk, error) {
 	json.Unmarshal([]byte(calledBy), &c.CalledBy)
 	if labels != "{}" {
 		json.Unmarshal([]byte(labels), &c.K8sLabels)
+	}
+	if meta != "{}" {
+		json.Unmarshal([]byte(meta), &c.Meta)
 	}
 	return c, nil
 }

@@ -79,7 +79,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 
 	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
 		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),
-		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id), coalesce(s.last_ingest, '')
+		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id AND k.kind = 'skip'), coalesce(s.last_ingest, '')
 		FROM sources s ORDER BY s.repo_name`)
 	if err != nil {
 		return st, db.wrap("list sources in", err)
@@ -126,9 +126,10 @@ func (db *DB) LastRun(ctx context.Context) (core.CrawlRun, error) {
 	return r, nil
 }
 
-// Skips returns the files the latest crawl of each source did not index.
+// Skips returns the files the latest crawl of each source did not index
+// (EventSkip) or indexed as plain text (EventWarning).
 func (db *DB) Skips(ctx context.Context) ([]core.Event, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, k.path, k.reason FROM crawl_skips k
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, k.path, k.reason, k.kind FROM crawl_skips k
 		JOIN sources s ON s.id = k.source_id ORDER BY s.repo_name, k.path`)
 	if err != nil {
 		return nil, db.wrap("list skipped files in", err)
@@ -137,8 +138,12 @@ func (db *DB) Skips(ctx context.Context) ([]core.Event, error) {
 	var out []core.Event
 	for rows.Next() {
 		e := core.Event{Kind: core.EventSkip}
-		if err := rows.Scan(&e.Source, &e.Path, &e.Reason); err != nil {
+		var kind string
+		if err := rows.Scan(&e.Source, &e.Path, &e.Reason, &kind); err != nil {
 			return nil, db.wrap("list skipped files in", err)
+		}
+		if kind == "warning" {
+			e.Kind = core.EventWarning
 		}
 		out = append(out, e)
 	}

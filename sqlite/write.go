@@ -131,11 +131,11 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	s.insChunk = prep(`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end,
 		corpus_type, text, context_prefix, language, symbol_name, symbol_kind, signature, file_path, git_hash,
 		section_path, author, timestamp, channel, thread_id, service_name, repo_name, imports, calls_out,
-		called_by, k8s_labels, sensitivity, scrubbed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`)
+		called_by, k8s_labels, meta, sensitivity, scrubbed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING pk`)
 	s.insAudit = prep(`INSERT INTO scrub_audit(chunk_id, tier, entities_found, entity_types, secrets_found, scrubbed)
 		VALUES (?, ?, ?, ?, ?, ?)`)
-	s.insSkip = prep(`INSERT INTO crawl_skips(run_id, source_id, path, reason) VALUES (?, ?, ?, ?)`)
+	s.insSkip = prep(`INSERT INTO crawl_skips(run_id, source_id, path, reason, kind) VALUES (?, ?, ?, ?, ?)`)
 	s.insCall = prep(`INSERT INTO calls(chunk_id, repo_name, file_path, line, kind, system, method, target, origin, base,
 		env, config, default_value, client, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.insRef = prep(`INSERT OR IGNORE INTO symbol_refs(chunk_id, name, kind) VALUES (?, ?, ?)`)
@@ -173,7 +173,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			c.LineStart, c.LineEnd, string(c.Corpus), c.Text, c.ContextPrefix, c.Language, c.SymbolName,
 			c.SymbolKind, c.Signature, c.FilePath, c.GitHash, c.SectionPath, c.Author, c.Timestamp, c.Channel,
 			c.ThreadID, c.ServiceName, c.RepoName, jsonList(c.Imports), jsonList(c.CallsOut), jsonList(c.CalledBy),
-			jsonMap(c.K8sLabels), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed()).Scan(&pk)
+			jsonMap(c.K8sLabels), jsonMap(c.Meta), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed()).Scan(&pk)
 		if err != nil {
 			return s.db.wrap(fmt.Sprintf("write chunk %s:%d-%d to", c.SourceURI, c.LineStart, c.LineEnd), err)
 		}
@@ -231,8 +231,15 @@ func (s *SourceTx) WriteRoutes(ctx context.Context, routes []core.RouteAt) error
 
 // Skip records that path was not indexed and why.
 func (s *SourceTx) Skip(ctx context.Context, path, reason string) error {
-	_, err := s.insSkip.ExecContext(ctx, s.runID, s.sourceID, path, reason)
+	_, err := s.insSkip.ExecContext(ctx, s.runID, s.sourceID, path, reason, "skip")
 	return s.db.wrap("record skip of "+path+" in", err)
+}
+
+// Warn records that path was indexed in a weaker way than its type asks
+// for, and why.
+func (s *SourceTx) Warn(ctx context.Context, path, reason string) error {
+	_, err := s.insSkip.ExecContext(ctx, s.runID, s.sourceID, path, reason, "warning")
+	return s.db.wrap("record warning for "+path+" in", err)
 }
 
 // Commit makes the source's new content visible.

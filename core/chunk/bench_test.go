@@ -16,7 +16,7 @@ import (
 
 // megabyteOf builds a ~1 MB file of the language from its fixture: the
 // header once, then the rest repeated.
-func megabyteOf(t testing.TB, c *Coder, fixture string) ([]byte, core.Chunk) {
+func megabyteOf(t testing.TB, c *Chunker, fixture string) ([]byte, core.Chunk) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "code", fixture))
 	if err != nil {
@@ -24,7 +24,7 @@ func megabyteOf(t testing.TB, c *Coder, fixture string) ([]byte, core.Chunk) {
 	}
 	lang, _ := discover.Classify(fixture)
 	base := core.Chunk{SourceURI: "r/" + fixture, FilePath: fixture, Language: lang, Corpus: core.CodeLogic}
-	res, err := c.Chunk(src, base)
+	res, err := c.Code(src, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ var benchFixtures = map[string]string{
 
 // BenchmarkChunk measures chunking throughput per language on a 1 MB file.
 func BenchmarkChunk(b *testing.B) {
-	c := newCoder(b)
+	c := newChunker(b)
 	langs := make([]string, 0, len(benchFixtures))
 	for l := range benchFixtures {
 		langs = append(langs, l)
@@ -60,7 +60,7 @@ func BenchmarkChunk(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			var n int
 			for b.Loop() {
-				res, err := c.Chunk(src, base)
+				res, err := c.Code(src, base)
 				if err != nil || res.Fallback != "" {
 					b.Fatalf("chunk: %v %s", err, res.Fallback)
 				}
@@ -75,7 +75,7 @@ func BenchmarkChunk(b *testing.B) {
 // while chunking one 1 MB Go file, measured by the kernel (tree-sitter
 // allocates outside the Go heap).
 func BenchmarkChunkPeakMemory(b *testing.B) {
-	c := newCoder(b)
+	c := newChunker(b)
 	src, base := megabyteOf(b, c, "inventory.go")
 	runtime.GC()
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
@@ -83,7 +83,7 @@ func BenchmarkChunkPeakMemory(b *testing.B) {
 	}
 	before := peakRSS(b)
 	for b.Loop() {
-		if _, err := c.Chunk(src, base); err != nil {
+		if _, err := c.Code(src, base); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -26,6 +26,7 @@ type meta struct {
 	symbol, kind, signature string
 	scope                   []string // container names, outermost first
 	extra                   []string // names of small neighbours grouped in
+	section                 []string // document headings, outermost first ("## Rollback")
 }
 
 // piece is a chunk in the making.
@@ -35,7 +36,7 @@ type piece struct {
 }
 
 type builder struct {
-	c      *Coder
+	c      *Chunker
 	l      *lang
 	src    []byte
 	base   core.Chunk
@@ -443,6 +444,15 @@ func (b *builder) cover() {
 		if p.start >= p.end {
 			continue
 		}
+		if len(out) == 0 && b.tokens(prevEnd, p.end) <= b.c.opts.Budget {
+			// What comes before the first piece (a brace, a comment)
+			// joins it rather than making a chunk of its own.
+			s := prevEnd
+			for s < p.start && isSpace(b.src[s]) {
+				s++
+			}
+			p.start = s
+		}
 		gap(prevEnd, p.start)
 		out = append(out, p)
 		prevEnd = p.end
@@ -469,7 +479,10 @@ func (b *builder) cover() {
 			c.SymbolName = strings.Join(names, ", ")
 		}
 		parts := append([]string{path}, p.meta.scope...)
-		if p.meta.symbol != "" && p.meta.kind != "header" && p.meta.kind != "group" {
+		if len(p.meta.section) > 0 {
+			c.SectionPath = strings.Join(p.meta.section, " > ")
+			parts = append(parts, p.meta.section...)
+		} else if p.meta.symbol != "" && p.meta.kind != "header" && p.meta.kind != "group" && p.meta.kind != "keys" && p.meta.kind != "front matter" {
 			parts = append(parts, p.meta.symbol)
 		}
 		c.ContextPrefix = strings.Join(parts, " > ")

@@ -57,7 +57,7 @@ var grammars = map[string]grammar{
 	"java":       {tsjava.Language, "java.scm", 8},
 }
 
-// Languages lists the languages Coder parses.
+// Languages lists the languages Chunker parses.
 func Languages() []string {
 	out := make([]string, 0, len(grammars))
 	for name := range grammars {
@@ -75,8 +75,8 @@ var containerKinds = map[string]bool{
 // commentKinds are the comment node types of the grammars.
 var commentKinds = map[string]bool{"comment": true, "line_comment": true, "block_comment": true}
 
-// CodeOptions configure a Coder. The zero value uses the defaults.
-type CodeOptions struct {
+// Options configure a Chunker. The zero value uses the defaults.
+type Options struct {
 	// Budget is the largest chunk in estimated tokens (core.EstimateTokens);
 	// default 512. Larger declarations are split along their syntax tree.
 	Budget int
@@ -114,16 +114,16 @@ type lang struct {
 	props         []map[string]string // #set! properties per pattern
 }
 
-// Coder chunks source code along its syntax tree with tree-sitter. It is
+// Chunker chunks source code along its syntax tree with tree-sitter. It is
 // safe for concurrent use. The compiled queries and parsers of each
-// language are shared by all Coders of the process and made on first use.
-type Coder struct {
-	opts CodeOptions
+// language are shared by all Chunkers of the process and made on first use.
+type Chunker struct {
+	opts Options
 }
 
-// NewCoder returns a Coder. It is cheap: languages are prepared when a
+// New returns a Chunker. It is cheap: languages are prepared when a
 // file of theirs is first chunked.
-func NewCoder(opts CodeOptions) (*Coder, error) {
+func New(opts Options) (*Chunker, error) {
 	if opts.Budget <= 0 {
 		opts.Budget = 512
 	}
@@ -139,12 +139,12 @@ func NewCoder(opts CodeOptions) (*Coder, error) {
 	if opts.MaxErrorShare <= 0 {
 		opts.MaxErrorShare = 0.5
 	}
-	return &Coder{opts: opts}, nil
+	return &Chunker{opts: opts}, nil
 }
 
 // Close is a no-op kept for symmetry: the compiled queries live as long as
 // the process.
-func (c *Coder) Close() {}
+func (c *Chunker) Close() {}
 
 var (
 	langsMu sync.Mutex
@@ -242,14 +242,14 @@ func (l *lang) release(p *ts.Parser) {
 	}
 }
 
-// Supports reports whether Coder parses language.
-func (c *Coder) Supports(language string) bool {
+// Supports reports whether Chunker parses language.
+func (c *Chunker) Supports(language string) bool {
 	_, ok := grammars[language]
 	return ok
 }
 
-// CodeResult is what Coder.Chunk found in one file.
-type CodeResult struct {
+// Result is what Chunker.Chunk found in one file.
+type Result struct {
 	Chunks []core.Chunk
 	// Imports are the modules, packages and namespaces the file imports.
 	Imports []string
@@ -259,6 +259,9 @@ type CodeResult struct {
 	Fallback string
 	// Mounts put routers of this or other files under a path prefix.
 	Mounts []core.Mount
+	// Warning says why the file was indexed in a weaker way than its type
+	// asks for (YAML that does not parse is indexed as text).
+	Warning string
 }
 
 // Chunk cuts src along its syntax tree. base supplies the fields all
@@ -266,13 +269,13 @@ type CodeResult struct {
 // Language selects the grammar. Every chunk's Text equals
 // src[ByteStart:ByteEnd], every non-blank line lies in a chunk, and the
 // result depends only on src and base.
-func (c *Coder) Chunk(src []byte, base core.Chunk) (CodeResult, error) {
+func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 	l, err := language(base.Language)
 	if err != nil {
-		return CodeResult{}, fmt.Errorf("chunk %s: %w", base.FilePath, err)
+		return Result{}, fmt.Errorf("chunk %s: %w", base.FilePath, err)
 	}
 	if l == nil {
-		return CodeResult{}, fmt.Errorf("chunk %s: no grammar for language %q", base.FilePath, base.Language)
+		return Result{}, fmt.Errorf("chunk %s: no grammar for language %q", base.FilePath, base.Language)
 	}
 	p := l.parser()
 	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
@@ -307,11 +310,11 @@ func (c *Coder) Chunk(src []byte, base core.Chunk) (CodeResult, error) {
 	b.base.Imports = tags.imports
 	b.scope(root, nil, true, 0)
 	b.cover()
-	return CodeResult{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes, Mounts: facts.mounts}, nil
+	return Result{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes, Mounts: facts.mounts}, nil
 }
 
-func (c *Coder) fallback(src []byte, base core.Chunk, why string) CodeResult {
-	return CodeResult{Chunks: Window(string(src), base, c.opts.Window), Fallback: why}
+func (c *Chunker) fallback(src []byte, base core.Chunk, why string) Result {
+	return Result{Chunks: Window(string(src), base, c.opts.Window), Fallback: why}
 }
 
 // errorBytes sums the sizes of the outermost ERROR nodes.

@@ -3,7 +3,8 @@ package chunk
 import (
 	"bytes"
 	"fmt"
-
+	"path"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -25,7 +26,7 @@ func IsOpenAPI(src []byte) bool {
 // options), one chunk per message and enum, and per service a chunk with
 // its signature and one chunk per rpc, with the service and rpc names as
 // symbols and "file > Service > Rpc" scopes.
-func (c *Coder) Proto(src []byte, base core.Chunk) CodeResult {
+func (c *Chunker) Proto(src []byte, base core.Chunk) Result {
 	b := &builder{c: c, src: src, base: base}
 	toks := protoTokens(src)
 	pkg := ""
@@ -118,7 +119,7 @@ func (c *Coder) Proto(src []byte, base core.Chunk) CodeResult {
 		b.emit(0, headerEnd, meta{kind: "header", symbol: pkg})
 	}
 	b.cover()
-	return CodeResult{Chunks: b.chunks}
+	return Result{Chunks: b.chunks}
 }
 
 type protoToken struct {
@@ -235,13 +236,13 @@ var openAPIMethods = map[string]bool{"get": true, "post": true, "put": true, "de
 // per operation (with basePath or the first server's path as prefix); the
 // rest of the document is covered by other chunks. It reports an error
 // for a document that does not parse.
-func (c *Coder) OpenAPI(src []byte, base core.Chunk) (CodeResult, error) {
+func (c *Chunker) OpenAPI(src []byte, base core.Chunk) (Result, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return CodeResult{}, fmt.Errorf("openapi %s: %w", base.FilePath, err)
+		return Result{}, fmt.Errorf("openapi %s: %w", base.FilePath, err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return CodeResult{}, fmt.Errorf("openapi %s: not a mapping", base.FilePath)
+		return Result{}, fmt.Errorf("openapi %s: not a mapping", base.FilePath)
 	}
 	root := doc.Content[0]
 	lines := newLineIndex(src)
@@ -359,25 +360,62 @@ func (c *Coder) OpenAPI(src []byte, base core.Chunk) (CodeResult, error) {
 	}
 	b.facts = facts
 	b.cover()
-	return CodeResult{Chunks: b.chunks}, nil
+	return Result{Chunks: b.chunks}, nil
 }
 
 // File chunks a file with the structural chunker that fits it: tree-sitter
 // for source code, Proto for .proto files, OpenAPI for OpenAPI and Swagger
-// documents. It reports false when none fits (the caller uses windows).
-func (c *Coder) File(src []byte, base core.Chunk) (CodeResult, bool, error) {
+// documents, Markdown and Paragraphs for docs, Kubernetes, Compose,
+// Dockerfile, Helm and Terraform for deploy files, Config for config
+// files. It reports false when none fits (the caller uses windows).
+func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
+	lang, name := base.Language, strings.ToLower(path.Base(base.FilePath))
 	switch {
-	case c.Supports(base.Language):
-		r, err := c.Chunk(src, base)
+	case c.Supports(lang):
+		r, err := c.Code(src, base)
 		return r, true, err
-	case base.Language == "protobuf":
+	case lang == "protobuf":
 		return c.Proto(src, base), true, nil
-	case (base.Language == "yaml" || base.Language == "json") && IsOpenAPI(src):
-		r, err := c.OpenAPI(src, base)
-		if err != nil {
-			return CodeResult{}, false, nil // not a usable document: windows
+	case (lang == "yaml" || lang == "json") && IsOpenAPI(src):
+		if r, err := c.OpenAPI(src, base); err == nil {
+			return r, true, nil
 		}
+	}
+	switch base.Corpus {
+	case core.DocReadme, core.DocRunbook, core.DocADR, core.DocGoogle:
+		if lang == "markdown" {
+			return c.Markdown(src, base), true, nil
+		}
+		return c.Paragraphs(src, base), true, nil
+	case core.CodeDeploy:
+		switch {
+		case lang == "dockerfile":
+			return c.Dockerfile(src, base), true, nil
+		case lang == "hcl":
+			return c.Terraform(src, base), true, nil
+		case lang == "gotemplate" || (lang == "yaml" && (strings.Contains("/"+base.FilePath, "/templates/") || bytes.Contains(src, []byte("{{")))):
+			return c.HelmTemplate(src, base), true, nil
+		case lang == "yaml" && (strings.Contains(name, "compose") || composeRootRE.Match(src)):
+			return c.Compose(src, base), true, nil
+		case lang == "yaml" && kindRE.Match(src):
+			return c.Kubernetes(src, base), true, nil
+		case lang == "yaml" || lang == "json":
+			r, warn := c.Config(src, base)
+			r.Warning = warn
+			return r, true, nil
+		}
+	case core.CodeConfig:
+		r, warn := c.Config(src, base)
+		if r.Fallback == "no config chunker" {
+			return Result{}, false, nil
+		}
+		r.Warning = warn
 		return r, true, nil
 	}
-	return CodeResult{}, false, nil
+	return Result{}, false, nil
 }
+
+var (
+	composeRootRE = regexp.MustCompile(`(?m)^services:\s*$`)
+	kindRE        = regexp.MustCompile(`(?m)^kind:\s*[A-Z]`)
+)

@@ -11,7 +11,7 @@ import (
 )
 
 // renderFacts prints the calls, routes and mounts of a file.
-func renderFacts(res CodeResult) string {
+func renderFacts(res Result) string {
 	var b strings.Builder
 	for _, c := range res.Chunks {
 		for _, cl := range c.Calls {
@@ -37,7 +37,7 @@ func renderFacts(res CodeResult) string {
 // covering the frameworks and libraries coderag knows, and compares them
 // with testdata/facts/*.golden.
 func TestFactsGolden(t *testing.T) {
-	c := newCoder(t)
+	c := newChunker(t)
 	files, _ := filepath.Glob(filepath.Join("testdata", "facts", "*"))
 	n := 0
 	for _, f := range files {

@@ -27,7 +27,7 @@ func TestRealCode(t *testing.T) {
 	if *realCode == "" {
 		t.Skip("pass -realcode=DIR to chunk real code")
 	}
-	c := newCoder(t)
+	c := newChunker(t)
 	type stat struct {
 		files, chunks, errFiles, fallbacks int
 		bytes                              int64
@@ -55,7 +55,7 @@ func TestRealCode(t *testing.T) {
 			stats[lang] = st
 		}
 		start := time.Now()
-		res, err := c.Chunk(src, core.Chunk{SourceURI: p, FilePath: p, Language: lang, Corpus: core.CodeLogic})
+		res, err := c.Code(src, core.Chunk{SourceURI: p, FilePath: p, Language: lang, Corpus: core.CodeLogic})
 		st.took += time.Since(start)
 		if err != nil {
 			t.Errorf("%s: %v", p, err)

@@ -41,6 +41,9 @@ type SourceWriter interface {
 	// WriteRoutes stores the routes of the source, after their chunks.
 	WriteRoutes(ctx context.Context, routes []core.RouteAt) error
 	Skip(ctx context.Context, path, reason string) error
+	// Warn records that a file was indexed in a weaker way than its type
+	// asks for (as text), and why.
+	Warn(ctx context.Context, path, reason string) error
 	Commit(ctx context.Context) error
 	// Rollback abandons the changes; it is a no-op after Commit.
 	Rollback() error
@@ -56,7 +59,7 @@ type Options struct {
 	// Window configures the sliding-window chunker.
 	Window chunk.WindowOptions
 	// Code configures the syntax-tree chunker of source code.
-	Code chunk.CodeOptions
+	Code chunk.Options
 	// Progress receives events. It is called from several goroutines and
 	// must not block; nil discards events.
 	Progress func(core.Event)
@@ -69,10 +72,10 @@ type Options struct {
 // Crawler crawls sources into a Store. It is safe to call Run once at a
 // time per Store.
 type Crawler struct {
-	store Store
-	opts  Options
-	gate  *scrub.Gate
-	coder *chunk.Coder // set during Run
+	store   Store
+	opts    Options
+	gate    *scrub.Gate
+	chunker *chunk.Chunker // set during Run
 }
 
 // New returns a Crawler writing to store.
@@ -96,7 +99,8 @@ type SourceSummary struct {
 	Bytes    int64
 	Chunks   map[core.CorpusType]int
 	Skips    []discover.Skip
-	Routes   []core.RouteAt // server routes found, with mount prefixes applied
+	Warnings []discover.Skip // files indexed as text although their type has a chunker
+	Routes   []core.RouteAt  // server routes found, with mount prefixes applied
 	Errors   []error
 	Err      error // the source could not be crawled at all
 	Duration time.Duration
@@ -136,14 +140,14 @@ func (s Summary) Failed() bool {
 // that keep their new content, the others their previous one.
 func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, error) {
 	start := time.Now()
-	coder, err := chunk.NewCoder(c.opts.Code)
+	chunker, err := chunk.New(c.opts.Code)
 	if err != nil {
 		return Summary{}, err
 	}
-	c.coder = coder
+	c.chunker = chunker
 	defer func() {
-		coder.Close()
-		c.coder = nil
+		chunker.Close()
+		c.chunker = nil
 	}()
 	runID, err := c.store.StartRun(ctx, c.opts.Args)
 	if err != nil {
@@ -188,12 +192,13 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 
 // fileResult is what a worker hands the writer for one file.
 type fileResult struct {
-	file   core.File
-	hash   string
-	chunks []embed.Chunk
-	mounts []core.Mount
-	skip   string
-	bytes  int64
+	file    core.File
+	hash    string
+	chunks  []embed.Chunk
+	mounts  []core.Mount
+	skip    string
+	warning string
+	bytes   int64
 }
 
 func (c *Crawler) event(e core.Event) {
@@ -307,6 +312,11 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 			for _, m := range r.mounts {
 				mounts = append(mounts, chunk.FileMount{File: r.file.Path, Mount: m})
 			}
+			if r.warning != "" && werr == nil {
+				ss.Warnings = append(ss.Warnings, discover.Skip{Path: r.file.Path, Reason: r.warning})
+				werr = w.Warn(wctx, r.file.Path, r.warning)
+				c.event(core.Event{Kind: core.EventWarning, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path, Reason: r.warning})
+			}
 		}
 		c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path,
 			FilesDone: done, FilesTotal: total, Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
@@ -371,21 +381,18 @@ func (c *Crawler) process(src core.Source, fsys fs.FS, f core.File) fileResult {
 		RepoName:  src.Name,
 		Language:  f.Language,
 	}
-	// Source code along its syntax tree, .proto and OpenAPI contracts by
-	// their declarations and operations, everything else in windows.
+	// Each file with the structural chunker that fits it (code, contracts,
+	// docs, deploy and config files), everything else in windows.
 	var raw []core.Chunk
-	structural := f.Corpus == core.CodeLogic || f.Language == "protobuf" || f.Language == "yaml" || f.Language == "json"
-	res, ok, err := chunk.CodeResult{}, false, error(nil)
-	if structural {
-		res, ok, err = c.coder.File(data, base)
-		if err != nil {
-			r.skip = err.Error()
-			return r
-		}
+	res, ok, err := c.chunker.File(data, base)
+	if err != nil {
+		r.skip = err.Error()
+		return r
 	}
 	if ok {
 		raw = res.Chunks
 		r.mounts = res.Mounts
+		r.warning = res.Warning
 	} else {
 		raw = chunk.Window(string(data), base, c.opts.Window)
 	}

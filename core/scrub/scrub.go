@@ -43,6 +43,12 @@ func (c CleanChunk) Chunk() core.Chunk {
 	out.Calls = append([]core.Call(nil), c.c.Calls...)
 	out.Routes = append([]core.Route(nil), c.c.Routes...)
 	out.Refs = append([]core.Ref(nil), c.c.Refs...)
+	if c.c.Meta != nil {
+		out.Meta = make(map[string]string, len(c.c.Meta))
+		for k, v := range c.c.Meta {
+			out.Meta[k] = v
+		}
+	}
 	if c.c.K8sLabels != nil {
 		out.K8sLabels = make(map[string]string, len(c.c.K8sLabels))
 		for k, v := range c.c.K8sLabels {
@@ -225,6 +231,14 @@ func (g *Gate) Clean(c core.Chunk) (CleanChunk, error) {
 	c.Text = s.scrub(c.Text)
 	c.Signature = s.scrub(c.Signature)
 	c.ContextPrefix = s.scrub(c.ContextPrefix)
+	// Metadata carries values from the source too (a resource's env).
+	if len(c.Meta) > 0 {
+		m := make(map[string]string, len(c.Meta))
+		for k, v := range c.Meta {
+			m[k] = s.scrub(v)
+		}
+		c.Meta = m
+	}
 	// What code analysis found carries source text too (a DSN literal).
 	if len(c.Calls) > 0 {
 		c.Calls = append([]core.Call(nil), c.Calls...)

@@ -63,6 +63,7 @@ CREATE TABLE chunks (
   calls_out      TEXT NOT NULL DEFAULT '[]',
   called_by      TEXT NOT NULL DEFAULT '[]',
   k8s_labels     TEXT NOT NULL DEFAULT '{}',
+  meta           TEXT NOT NULL DEFAULT '{}',  -- JSON: front matter, resource kind, images, ports, ...
   sensitivity    TEXT NOT NULL,
   scrubbed       INTEGER NOT NULL DEFAULT 0
 );

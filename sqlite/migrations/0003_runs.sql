@@ -14,12 +14,15 @@ CREATE TABLE crawl_runs (
   error      TEXT NOT NULL DEFAULT ''
 );
 
--- Files a crawl did not index, and why: nothing is dropped silently.
+-- Files a crawl did not index (kind skip), or indexed in a weaker way
+-- than their type asks for (kind warning: YAML that does not parse is
+-- indexed as text), and why: nothing is dropped silently.
 CREATE TABLE crawl_skips (
   run_id     INTEGER NOT NULL REFERENCES crawl_runs(id) ON DELETE CASCADE,
   source_id  INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
   path       TEXT NOT NULL,
-  reason     TEXT NOT NULL
+  reason     TEXT NOT NULL,
+  kind       TEXT NOT NULL DEFAULT 'skip'     -- skip|warning
 );
 CREATE INDEX crawl_skips_source ON crawl_skips(source_id);
 

@@ -1,0 +1,234 @@
+package chunk
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"coderag/core"
+)
+
+// maxAliases bounds YAML alias use: more is treated as an alias bomb
+// (billion laughs) and the file is indexed as text.
+const maxAliases = 200
+
+// parseYAMLDocs parses a (multi-document) YAML file, refusing alias bombs.
+// It returns one node per document.
+func parseYAMLDocs(src []byte) ([]*yaml.Node, error) {
+	if n := bytes.Count(src, []byte("*")); n > maxAliases && countAliases(src) > maxAliases {
+		return nil, fmt.Errorf("more than %d YAML aliases (an alias bomb?)", maxAliases)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var docs []*yaml.Node
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return docs, err
+		}
+		docs = append(docs, &n)
+	}
+}
+
+var aliasRE = regexp.MustCompile(`(?m)(^|[\s\[,:-])\*[A-Za-z0-9_-]+`)
+
+func countAliases(src []byte) int { return len(aliasRE.FindAll(src, -1)) }
+
+// keyed chunks a mapping node by its keys: neighbouring small keys share a
+// chunk up to the budget (symbol "a, b, c", kind "keys"), with "file > key"
+// scopes; a key whose value is over the budget is chunked by its own keys
+// in turn ("file > Logging > LogLevel"). end is the line after the mapping.
+func (b *builder) keyed(m *yaml.Node, scope []string, end int, lineStart func(int) uint, kind string, depth int) {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return
+	}
+	var g struct {
+		start, end uint
+		names      []string
+	}
+	flush := func() {
+		switch len(g.names) {
+		case 0:
+			return
+		case 1:
+			b.emit(g.start, g.end, meta{symbol: g.names[0], kind: kind, scope: scope})
+		default:
+			b.emit(g.start, g.end, meta{symbol: strings.Join(g.names, ", "), kind: kind + "s", scope: scope})
+		}
+		g.names = nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		to := end
+		if i+2 < len(m.Content) {
+			to = m.Content[i+2].Line
+		}
+		start, stop := lineStart(k.Line), lineStart(to)
+		size := b.tokens(start, stop)
+		if size > b.c.opts.Budget {
+			flush()
+			if v.Kind == yaml.MappingNode && depth < 6 && len(v.Content) > 0 {
+				// The key line itself joins the first child's chunk.
+				inner := append(append([]string(nil), scope...), k.Value)
+				before := len(b.pieces)
+				b.keyed(v, inner, to, lineStart, kind, depth+1)
+				if len(b.pieces) > before && b.pieces[before].start > start {
+					b.pieces[before].start = start
+				}
+			} else {
+				b.windows(start, stop, meta{symbol: k.Value, kind: kind, scope: scope})
+			}
+			continue
+		}
+		if len(g.names) > 0 && b.tokens(g.start, stop) > b.c.opts.Budget {
+			flush()
+		}
+		if len(g.names) == 0 {
+			g.start = start
+		}
+		g.end = stop
+		g.names = append(g.names, k.Value)
+	}
+	flush()
+}
+
+// lineStarter returns a function from 1-based line numbers to byte offsets.
+func lineStarter(src []byte) func(int) uint {
+	lines := newLineIndex(src)
+	return func(l int) uint {
+		if l <= 1 {
+			return 0
+		}
+		if l-2 < len(lines) {
+			return lines[l-2] + 1
+		}
+		return uint(len(src))
+	}
+}
+
+// Config chunks configuration files by their keys and sections: JSON and
+// YAML by top-level key (deeper for big values), TOML and INI by table,
+// go.mod by directive, XML (.csproj, .props) by top-level element. A file
+// that does not parse is cut into windows and the error is returned as a
+// warning.
+func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
+	switch base.Language {
+	case "json", "yaml":
+		docs, err := parseYAMLDocs(src)
+		if err != nil || len(docs) == 0 {
+			why := "no content"
+			if err != nil {
+				why = err.Error()
+			}
+			return c.fallback(src, base, "does not parse: "+why), "indexed as text: " + why
+		}
+		b := &builder{c: c, src: src, base: base}
+		ls := lineStarter(src)
+		for i, d := range docs {
+			if len(d.Content) == 0 {
+				continue
+			}
+			end := len(newLineIndex(src)) + 2
+			if i+1 < len(docs) && len(docs[i+1].Content) > 0 {
+				end = docs[i+1].Content[0].Line
+			}
+			b.keyed(d.Content[0], nil, end, ls, "key", 0)
+		}
+		b.cover()
+		return Result{Chunks: b.chunks}, ""
+	case "toml", "ini", "pip-requirements", "dotenv", "properties", "conf":
+		return c.sections(src, base, tableRE), ""
+	case "gomod":
+		return c.sections(src, base, gomodRE), ""
+	case "xml":
+		return c.xmlElements(src, base), ""
+	}
+	return c.fallback(src, base, "no config chunker"), ""
+}
+
+var (
+	tableRE = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*$`)
+	gomodRE = regexp.MustCompile(`^(module|go|toolchain|require|replace|exclude|retract|godebug|tool|use)\b\s*(\S*)`)
+)
+
+// sections cuts a line-oriented file at the lines header matches; the
+// first submatch names the section. Lines before the first header are a
+// section of their own.
+func (c *Chunker) sections(src []byte, base core.Chunk, header *regexp.Regexp) Result {
+	b := &builder{c: c, src: src, base: base}
+	start, name := uint(0), ""
+	off := 0
+	emit := func(end uint) {
+		if end > start {
+			m := meta{symbol: name, kind: "section"}
+			if name == "" {
+				m.kind = ""
+			}
+			if b.tokens(start, end) > c.opts.Budget {
+				b.windows(start, end, m)
+			} else {
+				b.emit(start, end, m)
+			}
+		}
+	}
+	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
+		if sm := header.FindSubmatch(bytes.TrimRight(line, "\r\n")); sm != nil {
+			emit(uint(off))
+			start, name = uint(off), strings.TrimSpace(string(sm[1]))
+			if len(sm) > 2 && len(sm[2]) > 0 && name != "require" && name != "replace" {
+				name += " " + string(sm[2])
+			}
+		}
+		off += len(line)
+	}
+	emit(uint(len(src)))
+	b.cover()
+	return Result{Chunks: b.chunks}
+}
+
+// xmlElements cuts an XML file at its top-level elements (PropertyGroup,
+// ItemGroup, ...).
+func (c *Chunker) xmlElements(src []byte, base core.Chunk) Result {
+	b := &builder{c: c, src: src, base: base}
+	dec := xml.NewDecoder(bytes.NewReader(src))
+	dec.Strict = false
+	depth := 0
+	var start uint
+	var name string
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth == 2 {
+				start, name = uint(off), t.Name.Local
+			}
+		case xml.EndElement:
+			if depth == 2 {
+				end := uint(dec.InputOffset())
+				m := meta{symbol: name, kind: "element"}
+				if b.tokens(start, end) > c.opts.Budget {
+					b.windows(start, end, m)
+				} else {
+					b.emit(start, end, m)
+				}
+			}
+			depth--
+		}
+	}
+	b.cover()
+	return Result{Chunks: b.chunks}
+}

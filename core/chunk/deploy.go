@@ -1,0 +1,519 @@
+package chunk
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"gopkg.in/yaml.v3"
+
+	"coderag/core"
+)
+
+var docSepRE = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?\r?$`)
+
+// Kubernetes chunks multi-document Kubernetes YAML: one chunk per
+// resource, with its kind and name as symbol, its labels in K8sLabels,
+// its service (the app label, else the name of a workload or Service) in
+// ServiceName, and kind, namespace, selector, images, ports, env values
+// and ConfigMap/Secret references in Meta. A document that does not parse
+// is indexed as text and reported as a warning.
+func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
+	b := &builder{c: c, src: src, base: base}
+	var warnings []string
+	bounds := []int{0}
+	for _, m := range docSepRE.FindAllIndex(src, -1) {
+		bounds = append(bounds, m[0])
+	}
+	bounds = append(bounds, len(src))
+	var extra []resourceInfo // per emitted piece, in order
+	for i := 0; i+1 < len(bounds); i++ {
+		s, e := bounds[i], bounds[i+1]
+		seg := src[s:e]
+		if len(bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(seg), []byte("---")))) == 0 {
+			continue
+		}
+		docs, err := parseYAMLDocs(seg)
+		if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("document at line %d indexed as text: %v", lineOf(src, s), err))
+			}
+			b.windows(uint(s), uint(e), meta{})
+			continue
+		}
+		var obj map[string]any
+		if err := docs[0].Content[0].Decode(&obj); err != nil {
+			warnings = append(warnings, fmt.Sprintf("document at line %d indexed as text: %v", lineOf(src, s), err))
+			b.windows(uint(s), uint(e), meta{})
+			continue
+		}
+		ri := resource(obj)
+		m := meta{symbol: ri.name, kind: ri.kind}
+		if ri.kind == "" {
+			m = meta{}
+		}
+		before := len(b.pieces)
+		if b.tokens(uint(s), uint(e)) > c.opts.Budget {
+			b.windows(uint(s), uint(e), m)
+		} else {
+			b.emit(uint(s), uint(e), m)
+		}
+		for range b.pieces[before:] {
+			extra = append(extra, ri)
+		}
+	}
+	info := map[uint]resourceInfo{}
+	for i, p := range b.pieces {
+		if i < len(extra) {
+			info[p.start] = extra[i]
+		}
+	}
+	b.cover()
+	for i := range b.chunks {
+		ch := &b.chunks[i]
+		for start, ri := range info {
+			if int(start) <= ch.ByteStart && ch.ByteStart < int(start)+len(src) && ri.kind != "" && ch.SymbolName == ri.name && ch.SymbolKind == ri.kind {
+				ch.K8sLabels, ch.ServiceName, ch.Meta = ri.labels, ri.service, mergeMeta(ch.Meta, ri.meta)
+				break
+			}
+		}
+	}
+	return Result{Chunks: b.chunks, Warning: strings.Join(warnings, "; ")}
+}
+
+func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
+
+// resourceInfo is what a Kubernetes resource says about itself.
+type resourceInfo struct {
+	kind, name, service string
+	labels              map[string]string
+	meta                map[string]string
+}
+
+func str(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case nil:
+		return ""
+	}
+	return strings.TrimSpace(fmt.Sprint(v))
+}
+
+func obj(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func strMap(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		out[k] = str(x)
+	}
+	return out
+}
+
+func joinMap(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// resource extracts kind, name, labels, service and the wiring of a
+// Kubernetes object.
+func resource(o map[string]any) resourceInfo {
+	ri := resourceInfo{kind: str(o["kind"]), name: str(obj(o, "metadata", "name")), meta: map[string]string{}}
+	ri.labels = strMap(obj(o, "metadata", "labels"))
+	if ri.kind != "" {
+		ri.meta["kind"] = ri.kind
+	}
+	if ns := str(obj(o, "metadata", "namespace")); ns != "" {
+		ri.meta["namespace"] = ns
+	}
+	// The pod template of workloads, or the pod itself.
+	pod := obj(o, "spec", "template", "spec")
+	if pod == nil {
+		pod = obj(o, "spec", "jobTemplate", "spec", "template", "spec")
+	}
+	if pod == nil && ri.kind == "Pod" {
+		pod = obj(o, "spec")
+	}
+	podLabels := strMap(obj(o, "spec", "template", "metadata", "labels"))
+	switch ri.kind {
+	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout":
+		for _, l := range []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))} {
+			for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "component"} {
+				if ri.service == "" && l[k] != "" {
+					ri.service = l[k]
+				}
+			}
+		}
+		if ri.service == "" {
+			ri.service = ri.name
+		}
+	}
+	if sel := strMap(obj(o, "spec", "selector", "matchLabels")); sel != nil {
+		ri.meta["selector"] = joinMap(sel)
+	} else if sel := strMap(obj(o, "spec", "selector")); sel != nil && ri.kind == "Service" {
+		ri.meta["selector"] = joinMap(sel)
+	}
+	var images, ports, env, envFrom []string
+	for _, ct := range append(list(obj(pod, "containers")), list(obj(pod, "initContainers"))...) {
+		if img := str(obj(ct, "image")); img != "" {
+			images = append(images, img)
+		}
+		for _, p := range list(obj(ct, "ports")) {
+			ports = append(ports, str(obj(p, "containerPort")))
+		}
+		for _, e := range list(obj(ct, "env")) {
+			name := str(obj(e, "name"))
+			switch {
+			case obj(e, "value") != nil:
+				env = append(env, name+"="+str(obj(e, "value")))
+			case obj(e, "valueFrom", "configMapKeyRef") != nil:
+				r := obj(e, "valueFrom", "configMapKeyRef")
+				env = append(env, name+"=configmap:"+str(obj(r, "name"))+"/"+str(obj(r, "key")))
+			case obj(e, "valueFrom", "secretKeyRef") != nil:
+				r := obj(e, "valueFrom", "secretKeyRef")
+				env = append(env, name+"=secret:"+str(obj(r, "name"))+"/"+str(obj(r, "key")))
+			default:
+				env = append(env, name)
+			}
+		}
+		for _, ef := range list(obj(ct, "envFrom")) {
+			if r := str(obj(ef, "configMapRef", "name")); r != "" {
+				envFrom = append(envFrom, "configmap:"+r)
+			}
+			if r := str(obj(ef, "secretRef", "name")); r != "" {
+				envFrom = append(envFrom, "secret:"+r)
+			}
+		}
+	}
+	if ri.kind == "Service" {
+		for _, p := range list(obj(o, "spec", "ports")) {
+			ports = append(ports, str(obj(p, "port")))
+		}
+	}
+	var backends []string
+	for _, r := range list(obj(o, "spec", "rules")) {
+		for _, p := range list(obj(r, "http", "paths")) {
+			svc := str(obj(p, "backend", "service", "name"))
+			if svc == "" {
+				svc = str(obj(p, "backend", "serviceName"))
+			}
+			if svc != "" {
+				backends = append(backends, str(obj(p, "path"))+" -> "+svc)
+			}
+		}
+	}
+	if ri.kind == "ConfigMap" {
+		if data := strMap(obj(o, "data")); data != nil {
+			ri.meta["data"] = joinMap(data)
+		}
+	}
+	for k, v := range map[string][]string{"images": images, "ports": ports, "env": env, "env_from": envFrom, "backends": backends} {
+		if len(v) > 0 {
+			ri.meta[k] = strings.Join(v, ", ")
+		}
+	}
+	return ri
+}
+
+// Compose chunks a docker-compose file: one chunk per service (image,
+// build, ports, environment, depends_on and links in Meta, the service in
+// ServiceName), and one per other top-level key.
+func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
+	docs, err := parseYAMLDocs(src)
+	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 || docs[0].Content[0].Kind != yaml.MappingNode {
+		why := "no mapping"
+		if err != nil {
+			why = err.Error()
+		}
+		r := c.fallback(src, base, why)
+		r.Warning = "indexed as text: " + why
+		return r
+	}
+	b := &builder{c: c, src: src, base: base}
+	ls := lineStarter(src)
+	root := docs[0].Content[0]
+	end := len(newLineIndex(src)) + 2
+	svcInfo := map[string]map[string]string{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		to := end
+		if i+2 < len(root.Content) {
+			to = root.Content[i+2].Line
+		}
+		if k.Value != "services" || v.Kind != yaml.MappingNode {
+			b.emit(ls(k.Line), ls(to), meta{symbol: k.Value, kind: "key"})
+			continue
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			sk, sv := v.Content[j], v.Content[j+1]
+			sto := to
+			if j+2 < len(v.Content) {
+				sto = v.Content[j+2].Line
+			}
+			start := ls(sk.Line)
+			if j == 0 {
+				start = ls(k.Line) // "services:" joins the first service
+			}
+			var s map[string]any
+			sv.Decode(&s)
+			svcInfo[sk.Value] = composeMeta(s)
+			m := meta{symbol: sk.Value, kind: "compose service"}
+			if b.tokens(start, ls(sto)) > c.opts.Budget {
+				b.windows(start, ls(sto), m)
+			} else {
+				b.emit(start, ls(sto), m)
+			}
+		}
+	}
+	b.cover()
+	for i := range b.chunks {
+		ch := &b.chunks[i]
+		if ch.SymbolKind == "compose service" {
+			ch.ServiceName = ch.SymbolName
+			ch.Meta = mergeMeta(ch.Meta, svcInfo[ch.SymbolName])
+		}
+	}
+	return Result{Chunks: b.chunks}
+}
+
+func composeMeta(s map[string]any) map[string]string {
+	m := map[string]string{}
+	if img := str(s["image"]); img != "" {
+		m["image"] = img
+	}
+	if bld := s["build"]; bld != nil {
+		if ctx := str(obj(bld, "context")); ctx != "" {
+			m["build"] = ctx
+		} else {
+			m["build"] = str(bld)
+		}
+	}
+	join := func(v any) string {
+		switch t := v.(type) {
+		case []any:
+			parts := make([]string, len(t))
+			for i, x := range t {
+				parts[i] = str(x)
+			}
+			return strings.Join(parts, ", ")
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return strings.Join(keys, ", ")
+		}
+		return str(v)
+	}
+	for _, k := range []string{"ports", "depends_on", "links", "command", "container_name"} {
+		if v := s[k]; v != nil {
+			m[k] = join(v)
+		}
+	}
+	switch env := s["environment"].(type) {
+	case map[string]any:
+		m["environment"] = joinMap(strMap(env))
+	case []any:
+		m["environment"] = join(env)
+	}
+	return m
+}
+
+var fromRE = regexp.MustCompile(`(?im)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?`)
+
+// Dockerfile chunks a Dockerfile by build stage (FROM lines), with the
+// base image, exposed ports and env keys of each stage in Meta.
+func (c *Chunker) Dockerfile(src []byte, base core.Chunk) Result {
+	b := &builder{c: c, src: src, base: base}
+	locs := fromRE.FindAllSubmatchIndex(src, -1)
+	type stage struct {
+		start int
+		meta  map[string]string
+		name  string
+	}
+	var stages []stage
+	for i, l := range locs {
+		start := l[0]
+		if i == 0 {
+			start = 0 // ARGs and comments before the first FROM join it
+		}
+		img := string(src[l[2]:l[3]])
+		name := img
+		if l[4] >= 0 {
+			name = string(src[l[4]:l[5]])
+		}
+		stages = append(stages, stage{start: start, name: name, meta: map[string]string{"from": img}})
+	}
+	if len(stages) == 0 {
+		return c.fallback(src, base, "no FROM")
+	}
+	for i, st := range stages {
+		end := len(src)
+		if i+1 < len(stages) {
+			end = stages[i+1].start
+		}
+		var expose, env []string
+		for _, line := range strings.Split(string(src[st.start:end]), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 {
+				continue
+			}
+			switch strings.ToUpper(f[0]) {
+			case "EXPOSE":
+				expose = append(expose, f[1:]...)
+			case "ENV":
+				for _, kv := range f[1:] {
+					env = append(env, strings.SplitN(kv, "=", 2)[0])
+				}
+			}
+		}
+		if len(expose) > 0 {
+			st.meta["expose"] = strings.Join(expose, ", ")
+		}
+		if len(env) > 0 {
+			st.meta["env"] = strings.Join(env, ", ")
+		}
+		stages[i] = st
+		m := meta{symbol: st.name, kind: "stage", signature: "FROM " + st.meta["from"]}
+		if b.tokens(uint(st.start), uint(end)) > c.opts.Budget {
+			b.windows(uint(st.start), uint(end), m)
+		} else {
+			b.emit(uint(st.start), uint(end), m)
+		}
+	}
+	b.cover()
+	for i := range b.chunks {
+		for _, st := range stages {
+			if b.chunks[i].SymbolName == st.name && b.chunks[i].SymbolKind == "stage" {
+				b.chunks[i].Meta = mergeMeta(b.chunks[i].Meta, st.meta)
+			}
+		}
+	}
+	return Result{Chunks: b.chunks}
+}
+
+// Terraform chunks HCL (Terraform, tfvars) by top-level block, with the
+// comments above each block: resource "aws_db_instance" "shopdb" has
+// symbol aws_db_instance.shopdb and kind resource. A file that does not
+// parse is indexed as text with a warning.
+func (c *Chunker) Terraform(src []byte, base core.Chunk) Result {
+	f, diags := hclsyntax.ParseConfig(src, base.FilePath, hcl.Pos{Line: 1, Column: 1})
+	if diags.HasErrors() || f == nil {
+		r := c.fallback(src, base, diags.Error())
+		r.Warning = "indexed as text: " + diags.Error()
+		return r
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return c.fallback(src, base, "unexpected HCL body")
+	}
+	b := &builder{c: c, src: src, base: base}
+	for _, blk := range body.Blocks {
+		r := blk.Range()
+		start := withComments(src, r.Start.Byte, "#", "//")
+		sym := strings.Join(blk.Labels, ".")
+		sig := blk.Type
+		for _, l := range blk.Labels {
+			sig += fmt.Sprintf(" %q", l)
+		}
+		m := meta{symbol: sym, kind: blk.Type, signature: sig}
+		if b.tokens(uint(start), uint(r.End.Byte)) > c.opts.Budget {
+			b.windows(uint(start), uint(r.End.Byte), m)
+		} else {
+			b.emit(uint(start), uint(r.End.Byte), m)
+		}
+	}
+	// Top-level attributes (tfvars) are grouped by the coverage pass.
+	b.cover()
+	return Result{Chunks: b.chunks}
+}
+
+// withComments moves start back over the comment lines directly above it.
+func withComments(src []byte, start int, markers ...string) int {
+	for start > 0 {
+		prevEnd := start - 1 // the newline before the line at start
+		prevStart := bytes.LastIndexByte(src[:prevEnd], '\n') + 1
+		line := strings.TrimSpace(string(src[prevStart:prevEnd]))
+		isComment := false
+		for _, m := range markers {
+			isComment = isComment || strings.HasPrefix(line, m)
+		}
+		if !isComment {
+			break
+		}
+		start = prevStart
+	}
+	return start
+}
+
+var (
+	helmKindRE   = regexp.MustCompile(`(?m)^kind:\s*([A-Za-z]+)`)
+	helmDefineRE = regexp.MustCompile(`\{\{-?\s*define\s+"([^"]+)"`)
+)
+
+// HelmTemplate indexes a Helm template as one chunk (windows when big):
+// templates are not YAML until rendered. The resource kind is read from
+// the text when it is plain.
+func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
+	kind := "helm template"
+	if m := helmKindRE.FindSubmatch(src); m != nil {
+		kind = string(m[1])
+	}
+	name := strings.TrimSuffix(path.Base(base.FilePath), path.Ext(base.FilePath))
+	b := &builder{c: c, src: src, base: base}
+	if locs := helmDefineRE.FindAllSubmatchIndex(src, -1); strings.HasPrefix(path.Base(base.FilePath), "_") && len(locs) > 0 {
+		for i, l := range locs {
+			start := withComments(src, lineStartOf(src, l[0]), "{{/*", "*/", "#")
+			if i == 0 {
+				start = 0
+			}
+			end := len(src)
+			if i+1 < len(locs) {
+				end = withComments(src, lineStartOf(src, locs[i+1][0]), "{{/*", "*/", "#")
+			}
+			b.emit(uint(start), uint(end), meta{symbol: string(src[l[2]:l[3]]), kind: "define"})
+		}
+	} else if b.tokens(0, uint(len(src))) > c.opts.Budget {
+		b.windows(0, uint(len(src)), meta{symbol: name, kind: kind})
+	} else {
+		b.emit(0, uint(len(src)), meta{symbol: name, kind: kind})
+	}
+	b.cover()
+	return Result{Chunks: b.chunks}
+}
+
+func lineStartOf(src []byte, off int) int {
+	return bytes.LastIndexByte(src[:off], '\n') + 1
+}

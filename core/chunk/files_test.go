@@ -1,0 +1,142 @@
+package chunk
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+	"coderag/core/discover"
+)
+
+// renderFile prints what the crawler would store for one non-code file:
+// the chunker used, any warning, and each chunk with its metadata.
+func renderFile(res Result, structural bool) string {
+	var b strings.Builder
+	if !structural {
+		b.WriteString("chunker: windows\n")
+	}
+	if res.Warning != "" {
+		fmt.Fprintf(&b, "warning: %s\n", res.Warning)
+	}
+	if res.Fallback != "" {
+		fmt.Fprintf(&b, "fallback: %s\n", res.Fallback)
+	}
+	for _, c := range res.Chunks {
+		fmt.Fprintf(&b, "\nlines %d-%d (%d tokens) %s %q\n  prefix: %s\n", c.LineStart, c.LineEnd,
+			core.EstimateTokens(c.Text), c.SymbolKind, c.SymbolName, c.ContextPrefix)
+		if c.ServiceName != "" {
+			fmt.Fprintf(&b, "  service: %s\n", c.ServiceName)
+		}
+		keys := make([]string, 0, len(c.Meta))
+		for k := range c.Meta {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  meta %s: %s\n", k, c.Meta[k])
+		}
+		fmt.Fprintf(&b, "  first line: %s\n", strings.SplitN(c.Text, "\n", 2)[0])
+		for _, r := range c.Routes {
+			fmt.Fprintf(&b, "  route: %s %s (%s)\n", r.Method, r.Path, r.Framework)
+		}
+	}
+	return b.String()
+}
+
+// TestFilesGolden chunks the docs, deploy and config fixtures under
+// testdata/files the way the crawler does (classify, inspect, File, else
+// windows) and compares the result with the .golden file next to each.
+func TestFilesGolden(t *testing.T) {
+	c := newChunker(t)
+	root := filepath.Join("testdata", "files")
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".golden") {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		t.Run(rel, func(t *testing.T) {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lang, corpus := discover.Classify(rel)
+			f, why := discover.Inspect(core.File{Path: rel, Language: lang, Corpus: corpus, Size: int64(len(src))}, src)
+			if why != "" {
+				t.Fatalf("inspect skipped the fixture: %s", why)
+			}
+			base := core.Chunk{SourceURI: "repo/" + rel, FilePath: rel, Language: f.Language, Corpus: f.Corpus, RepoName: "repo"}
+			res, ok, err := c.File(src, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				res = Result{Chunks: Window(string(src), base, WindowOptions{})}
+			}
+			checkInvariants(t, string(src), res.Chunks)
+			got := fmt.Sprintf("file: %s (%s, %s)\n", rel, f.Language, f.Corpus) + renderFile(res, ok)
+			golden := p + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(got), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("chunks of %s differ from %s (-want +got):\n%s", p, golden, d)
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 15 {
+		t.Errorf("found %d fixtures, want at least 15", n)
+	}
+}
+
+// TestConfigLargeKeys checks that a config file over the budget is cut by
+// key, deeper for big values, with key scopes, and never over budget.
+func TestConfigLargeKeys(t *testing.T) {
+	c := newChunker(t)
+	var y, j strings.Builder
+	y.WriteString("replicaCount: 3\nservices:\n")
+	j.WriteString("{\n  \"replicaCount\": 3,\n  \"services\": {\n")
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&y, "  svc%03d:\n    url: http://svc%03d.shop.svc.cluster.local:8080\n    timeout: 5s\n", i, i)
+		sep := ","
+		if i == 119 {
+			sep = ""
+		}
+		fmt.Fprintf(&j, "    \"svc%03d\": {\"url\": \"http://svc%03d:8080\", \"timeout\": \"5s\"}%s\n", i, i, sep)
+	}
+	j.WriteString("  }\n}\n")
+	for _, tt := range []struct{ path, src string }{{"values.yaml", y.String()}, {"settings.json", j.String()}} {
+		t.Run(tt.path, func(t *testing.T) {
+			res := chunkFile(t, c, tt.path, []byte(tt.src))
+			checkInvariants(t, tt.src, res.Chunks)
+			if len(res.Chunks) < 3 {
+				t.Fatalf("%d chunks, want the big services key cut by its children", len(res.Chunks))
+			}
+			for _, ch := range res.Chunks[1:] {
+				if !strings.HasPrefix(ch.ContextPrefix, tt.path+" > services") || ch.SymbolKind != "keys" {
+					t.Errorf("chunk lines %d-%d: prefix %q kind %q, want under services, kind keys", ch.LineStart, ch.LineEnd, ch.ContextPrefix, ch.SymbolKind)
+				}
+				if tok := core.EstimateTokens(ch.Text); tok > 512 {
+					t.Errorf("chunk lines %d-%d has %d tokens", ch.LineStart, ch.LineEnd, tok)
+				}
+			}
+		})
+	}
+}
