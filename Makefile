@@ -32,13 +32,16 @@ build: deps
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/coderag
 
 run: build
-	$(BIN) crawl --db $(DB) --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront
+	$(BIN) crawl --db $(DB) --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront \
+		--slack-export acme-slack=$(SAMPLE)/slack --transcripts-dir $(SAMPLE)/transcripts --gdocs-dir $(SAMPLE)/gdocs
 	@if [ -t 1 ] && $(BIN) tui --help >/dev/null 2>&1; then \
 		$(BIN) tui --db $(DB); \
 	else \
 		$(BIN) stats --db $(DB); \
 		echo; echo '$$ $(BIN) query --db $(DB) getUserProfile'; \
 		$(BIN) query --db $(DB) -k 3 getUserProfile; \
+		echo; echo '$$ $(BIN) query --db $(DB) "redis OOMKilled cart"'; \
+		$(BIN) query --db $(DB) -k 3 "redis OOMKilled cart"; \
 	fi
 
 fmt-check:

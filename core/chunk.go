@@ -3,7 +3,9 @@ package core
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Source is one thing a crawl reads: a repo, a Slack export or a directory.
@@ -73,6 +75,38 @@ type Chunk struct {
 	Calls  []Call
 	Routes []Route
 	Refs   []Ref
+}
+
+// Verbatim reports whether the chunk's text is its file's bytes
+// [ByteStart, ByteEnd), so that line i of the text is line LineStart+i of
+// the file. Slack chunks, transcripts and documents extracted from HTML or
+// DOCX hold rendered text instead (Meta "format" names the source format).
+func (c Chunk) Verbatim() bool {
+	return c.Corpus != ConvoSlack && c.Meta["format"] == ""
+}
+
+// Location is where a chunk comes from, for people: "repo/path:12-40" for
+// file chunks, "#incidents @alice 2024-03-14 14:02" for Slack,
+// "repo/meeting.vtt 00:04:39" for a transcript.
+func (c Chunk) Location() string {
+	if c.Corpus == ConvoSlack {
+		when := strings.Replace(strings.TrimSuffix(c.Timestamp, "Z"), "T", " ", 1)
+		if len(when) > 16 {
+			when = when[:16]
+		}
+		return strings.TrimSpace("#" + c.Channel + " @" + c.Author + " " + when)
+	}
+	loc := c.FilePath
+	if c.RepoName != "" {
+		loc = c.RepoName + "/" + c.FilePath
+	}
+	if c.Verbatim() {
+		return fmt.Sprintf("%s:%d-%d", loc, c.LineStart, c.LineEnd)
+	}
+	if at := c.Meta["start"]; at != "" {
+		return loc + " " + at
+	}
+	return fmt.Sprintf("%s:%d-%d", loc, c.LineStart, c.LineEnd)
 }
 
 // ChunkID is the deterministic id of a chunk: the hex SHA-256 of its source

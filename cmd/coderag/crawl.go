@@ -22,6 +22,10 @@ type crawlOptions struct {
 	db          *string
 	repoPaths   []string
 	repoNames   []string
+	slack       []string
+	transcripts []string
+	runbooks    []string
+	gdocs       []string
 	exclude     []string
 	jobs        int
 	maxFileSize string
@@ -29,32 +33,54 @@ type crawlOptions struct {
 	verbose     bool
 }
 
-const crawlLong = `Crawl indexes one or more repositories into the database.
+const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
+Docs exports into the database.
 
-Each --repo-path is walked honouring .gitignore and .coderagignore files.
+Sources:
+  --repo-path DIR          a repository: code, deploy, config files and docs
+  --slack-export PATH      a Slack export: the export folder (channels.json,
+                           users.json, a folder of YYYY-MM-DD.json files per
+                           channel), the same as a .zip, or one JSON array
+                           of messages
+  --transcripts-dir DIR    meeting transcripts: WebVTT, SRT, Zoom chat logs,
+                           "Speaker: text" files, Markdown with **Speaker**
+  --runbooks-dir DIR       a folder of runbooks (Markdown, text)
+  --gdocs-dir DIR          Google Docs exports: HTML, DOCX, Markdown, text
+Every flag repeats. A source is named after its directory or file; give
+another name with NAME=PATH (or --repo-name for repositories). Names are
+unique per database: crawling a name again replaces that source.
+
+Repositories are walked honouring .gitignore and .coderagignore files.
 Dependency and cache directories (node_modules, vendor, .venv, ...), lock
 files, binaries, generated and minified code, files over --max-file-size and
 files holding credentials (.env, *.pem, id_rsa, ...) are skipped, each with a
 reason you can list with -v or 'coderag stats --skipped'. Deploy files and
 docs are kept even inside build-output directories.
 
-Every file is chunked (line-aligned windows of about 400 tokens for now),
-passed through the scrub gate (secrets are replaced in every file; e-mail
-addresses, phone numbers and card numbers in runbooks and ADRs), and written
-with both full-text indexes. Each repository is replaced inside one
-transaction: a crawl that is killed leaves the previous index of that
-repository complete, and queries keep working while a crawl runs.
+Code is cut at declarations (tree-sitter), Kubernetes YAML per resource,
+compose files per service, Markdown at headings, config files by key, Slack
+per thread (other messages in bursts that end at a 30 minute silence),
+transcripts in runs of speaker turns. A file whose structure cannot be read
+(YAML that does not parse, a VTT cue with a broken time) is indexed as text
+with a warning; a file that cannot be read at all is skipped with a reason.
+Every chunk passes the scrub gate: secrets are replaced in every source;
+e-mail addresses, phone numbers and card numbers in runbooks, ADRs, Slack,
+transcripts and Google Docs. Each source is replaced inside one
+transaction: a crawl that is killed leaves the previous index of that source
+complete, and queries keep working while a crawl runs.
 
-The exit status is 1 when a repository could not be read at all; files that
+The exit status is 1 when a source could not be read at all; files that
 cannot be indexed never fail the crawl.`
 
 func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &crawlOptions{db: db}
 	cmd := &cobra.Command{
-		Use:   "crawl --repo-path DIR [--repo-path DIR ...]",
-		Short: "Index repositories into the database",
+		Use:   "crawl [--repo-path DIR] [--slack-export PATH] [--transcripts-dir DIR] [--runbooks-dir DIR] [--gdocs-dir DIR]",
+		Short: "Index repositories, Slack exports, transcripts, runbooks and docs",
 		Long:  crawlLong,
 		Example: `  coderag crawl --repo-path ../platform --repo-path ../web
+  coderag crawl --repo-path . --slack-export ~/exports/acme-slack.zip --transcripts-dir ~/meetings
+  coderag crawl --gdocs-dir design-docs=~/Downloads/gdocs
   coderag crawl --repo-path . --repo-name shop --exclude 'testdata/**'
   coderag crawl --repo-path . --json | jq 'select(.kind == "skip")'`,
 		Args: usageArgs(cobra.NoArgs),
@@ -63,6 +89,10 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.repoPaths, "repo-path", nil, "repository directory to index (repeatable)")
 	f.StringArrayVar(&o.repoNames, "repo-name", nil, "name of the matching --repo-path (default: its directory name)")
+	f.StringArrayVar(&o.slack, "slack-export", nil, "Slack export folder, .zip or .json to index, as PATH or NAME=PATH (repeatable)")
+	f.StringArrayVar(&o.transcripts, "transcripts-dir", nil, "folder of meeting transcripts to index, as DIR or NAME=DIR (repeatable)")
+	f.StringArrayVar(&o.runbooks, "runbooks-dir", nil, "folder of runbooks to index, as DIR or NAME=DIR (repeatable)")
+	f.StringArrayVar(&o.gdocs, "gdocs-dir", nil, "folder of Google Docs exports (HTML, DOCX, Markdown) to index, as DIR or NAME=DIR (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "gitignore-style pattern of paths to leave out (repeatable)")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "files processed at once (default: number of CPUs)")
 	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB)")
@@ -73,11 +103,8 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 
 func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	ctx := cmd.Context()
-	if len(o.repoPaths) == 0 {
-		return usagef("nothing to crawl: pass at least one --repo-path")
-	}
-	if len(o.repoNames) > 0 && len(o.repoNames) != len(o.repoPaths) {
-		return usagef("%d --repo-name for %d --repo-path: pass one name per path or none", len(o.repoNames), len(o.repoPaths))
+	if len(o.repoPaths)+len(o.slack)+len(o.transcripts)+len(o.runbooks)+len(o.gdocs) == 0 {
+		return usagef("nothing to crawl: pass --repo-path, --slack-export, --transcripts-dir, --runbooks-dir or --gdocs-dir")
 	}
 	if cmd.Flags().Changed("jobs") {
 		if err := positiveInt("jobs", o.jobs); err != nil {
@@ -88,32 +115,9 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if err != nil {
 		return usagef("--max-file-size: %v", err)
 	}
-	var sources []core.Source
-	names := map[string]string{}
-	for i, p := range o.repoPaths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return fmt.Errorf("repo path %s: %w", p, err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return fmt.Errorf("repo path %s: %w", p, err)
-		}
-		if !fi.IsDir() {
-			return usagef("--repo-path %s is not a directory", p)
-		}
-		name := filepath.Base(abs)
-		if len(o.repoNames) > 0 {
-			name = o.repoNames[i]
-		}
-		if name == "" || strings.ContainsAny(name, "/\\") {
-			return usagef("repo name %q: must be non-empty and hold no slashes", name)
-		}
-		if other, ok := names[name]; ok {
-			return usagef("repos %s and %s would both be named %q: pass --repo-name for each", other, p, name)
-		}
-		names[name] = p
-		sources = append(sources, core.Source{Kind: core.SourceRepo, Path: abs, Name: name})
+	sources, err := o.sources()
+	if err != nil {
+		return err
 	}
 
 	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
@@ -145,6 +149,78 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	return nil
 }
 
+// sources turns the source flags into core.Sources with unique names.
+func (o *crawlOptions) sources() ([]core.Source, error) {
+	var sources []core.Source
+	names := map[string]string{}
+	add := func(kind core.SourceKind, flag, arg, name string) error {
+		p := arg
+		if name == "" {
+			if n, rest, ok := strings.Cut(arg, "="); ok && kind != core.SourceRepo && n != "" && !strings.ContainsAny(n, `/\`) {
+				name, p = n, rest
+			}
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", flag, p, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("--%s %s: %w", flag, p, err)
+		}
+		if !fi.IsDir() && kind != core.SourceSlackExport {
+			return usagef("--%s %s is not a directory", flag, p)
+		}
+		if name == "" {
+			name = filepath.Base(abs)
+			if kind == core.SourceSlackExport && !fi.IsDir() {
+				name = strings.TrimSuffix(name, filepath.Ext(name))
+			}
+		}
+		if name == "" || strings.ContainsAny(name, "/\\") {
+			return usagef("source name %q: must be non-empty and hold no slashes", name)
+		}
+		if other, ok := names[name]; ok {
+			return usagef("%s and %s would both be named %q: name one with NAME=PATH (or --repo-name)", other, p, name)
+		}
+		names[name] = p
+		sources = append(sources, core.Source{Kind: kind, Path: abs, Name: name})
+		return nil
+	}
+	if len(o.repoNames) > 0 && len(o.repoNames) != len(o.repoPaths) {
+		return nil, usagef("%d --repo-name for %d --repo-path: pass one name per path or none", len(o.repoNames), len(o.repoPaths))
+	}
+	for i, p := range o.repoPaths {
+		name := ""
+		if len(o.repoNames) > 0 {
+			name = o.repoNames[i]
+			if name == "" {
+				return nil, usagef("repo name %q: must be non-empty and hold no slashes", name)
+			}
+		}
+		if err := add(core.SourceRepo, "repo-path", p, name); err != nil {
+			return nil, err
+		}
+	}
+	for _, set := range []struct {
+		kind core.SourceKind
+		flag string
+		args []string
+	}{
+		{core.SourceSlackExport, "slack-export", o.slack},
+		{core.SourceTranscriptDir, "transcripts-dir", o.transcripts},
+		{core.SourceRunbookDir, "runbooks-dir", o.runbooks},
+		{core.SourceGDocsDir, "gdocs-dir", o.gdocs},
+	} {
+		for _, a := range set.args {
+			if err := add(set.kind, set.flag, a, ""); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sources, nil
+}
+
 func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose bool) {
 	w := io.out
 	files, chunks := 0, 0
@@ -164,8 +240,12 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		if s.Err != nil {
 			status = "  FAILED: " + s.Err.Error()
 		}
-		fmt.Fprintf(w, "%-14s %s, %s (%s), %s skipped, %s%s\n", s.Source.Name, plural(s.Files, "file", "files"),
-			plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)),
+		warn := ""
+		if len(s.Warnings) > 0 {
+			warn = ", " + plural(len(s.Warnings), "warning", "warnings")
+		}
+		fmt.Fprintf(w, "%-14s %s, %s (%s), %s skipped%s, %s%s\n", s.Source.Name, plural(s.Files, "file", "files"),
+			plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
 			s.Duration.Round(time.Millisecond), status)
 		for _, sk := range s.Skips {
 			reasons[reasonKind(sk.Reason)]++
@@ -213,6 +293,7 @@ type jsonSourceSummary struct {
 	Chunks     map[string]int `json:"chunks"`
 	ChunkCount int            `json:"chunk_count"`
 	Skipped    []jsonSkip     `json:"skipped"`
+	Warnings   []jsonSkip     `json:"warnings"`
 	Error      string         `json:"error,omitempty"`
 	DurationMS int64          `json:"duration_ms"`
 }
@@ -227,12 +308,15 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{}}
 	for _, s := range sum.Sources {
 		js := jsonSourceSummary{Name: s.Source.Name, Path: s.Source.Path, Files: s.Files, Bytes: s.Bytes,
-			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, DurationMS: s.Duration.Milliseconds()}
+			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, Warnings: []jsonSkip{}, DurationMS: s.Duration.Milliseconds()}
 		for c, n := range s.Chunks {
 			js.Chunks[string(c)] = n
 		}
 		for _, sk := range s.Skips {
 			js.Skipped = append(js.Skipped, jsonSkip{sk.Path, sk.Reason})
+		}
+		for _, w := range s.Warnings {
+			js.Warnings = append(js.Warnings, jsonSkip{w.Path, w.Reason})
 		}
 		if s.Err != nil {
 			js.Error = s.Err.Error()

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"coderag/core/convo"
 	"coderag/core/discover"
 	"coderag/sqlite"
 )
@@ -50,7 +53,10 @@ func crawlSample(t *testing.T) string {
 		io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 80 }}
 		code := run(context.Background(), []string{"crawl", "--db", sampleDB,
 			"--repo-path", filepath.Join(sampleDir, "platform"),
-			"--repo-path", filepath.Join(sampleDir, "storefront")}, io)
+			"--repo-path", filepath.Join(sampleDir, "storefront"),
+			"--slack-export", "acme-slack=" + filepath.Join(sampleDir, "slack"),
+			"--transcripts-dir", filepath.Join(sampleDir, "transcripts"),
+			"--gdocs-dir", filepath.Join(sampleDir, "gdocs")}, io)
 		if code != 0 {
 			sampleErr = "crawl exit " + strconv.Itoa(code) + ": " + errb.String()
 		}
@@ -134,17 +140,24 @@ func TestSampleEveryAcceptedFileIsIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := 0
-	for _, repo := range []string{"platform", "storefront"} {
-		res, err := discover.Walk(context.Background(), os.DirFS(filepath.Join(sampleDir, repo)), discover.Options{})
+	for _, dir := range []string{"platform", "storefront", "transcripts", "gdocs"} {
+		res, err := discover.Walk(context.Background(), os.DirFS(filepath.Join(sampleDir, dir)), discover.Options{Allow: []string{".docx"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		want += len(res.Files)
 	}
+	exp, err := convo.OpenSlack(filepath.Join(sampleDir, "slack"), convo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want += len(exp.Channels) // one file row per conversation
+	exp.Close()
 	if st.Files != want || st.Chunks < want {
 		t.Errorf("stats: %d files, %d chunks; discovery accepts %d files", st.Files, st.Chunks, want)
 	}
-	for _, c := range []string{"CODE_LOGIC", "CODE_DEPLOY", "CODE_CONFIG", "DOC_README", "DOC_RUNBOOK", "DOC_ADR"} {
+	for _, c := range []string{"CODE_LOGIC", "CODE_DEPLOY", "CODE_CONFIG", "DOC_README", "DOC_RUNBOOK", "DOC_ADR",
+		"DOC_GOOGLE", "CONVO_SLACK", "CONVO_TRANSCRIPT"} {
 		if st.ByCorpus[c] == 0 {
 			t.Errorf("no %s chunks in the sample index: %v", c, st.ByCorpus)
 		}
@@ -308,7 +321,10 @@ func TestUsageErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"crawl"}, 2, "pass at least one --repo-path"},
+		{[]string{"crawl"}, 2, "nothing to crawl: pass --repo-path, --slack-export"},
+		{[]string{"crawl", "--transcripts-dir", "main.go"}, 2, "--transcripts-dir main.go is not a directory"},
+		{[]string{"crawl", "--slack-export", "/definitely/not/here.zip"}, 1, "no such file or directory"},
+		{[]string{"crawl", "--gdocs-dir", "x=.", "--runbooks-dir", "x=."}, 2, `would both be named "x"`},
 		{[]string{"crawl", "--repo-path", ".", "--repo-name", "a", "--repo-name", "b"}, 2, "one name per path"},
 		{[]string{"crawl", "--repo-path", "/definitely/not/here"}, 1, "no such file or directory"},
 		{[]string{"crawl", "--repo-path", ".", "--max-file-size", "huge"}, 2, "bad size"},
@@ -428,4 +444,171 @@ func TestSampleCallsAndRoutes(t *testing.T) {
 	if d := cmp.Diff(wantRoutes, gotRoutes); d != "" {
 		t.Errorf("routes of the sample (-want +got):\n%s", d)
 	}
+}
+
+// TestConversationsAndDocsEndToEnd queries what the Slack export,
+// transcripts and Google Docs of the sample say.
+func TestConversationsAndDocsEndToEnd(t *testing.T) {
+	db := crawlSample(t)
+	tests := []struct {
+		query, corpus, where string
+	}{
+		{"RedisConnectionException connection storm", "CONVO_SLACK", "incidents/2024-03-14.json"},
+		{"blast radius cart page down product pages fine", "CONVO_TRANSCRIPT", "2024-03-15-checkout-incident-review.vtt"},
+		{"read replica profile lookups", "CONVO_TRANSCRIPT", "2024-03-20-platform-sync.txt"},
+		{"re-priced stale price priced_at", "DOC_GOOGLE", "Checkout v2 design.html"},
+		{"postmortem AOF root cause eviction", "DOC_GOOGLE", "Incident 4711 postmortem.docx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			code, out, errs := coderag(t, "query", "--db", db, "--json", "-k", "5", tt.query)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			var res queryJSON
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range res.Hits {
+				if h.CorpusType == tt.corpus && h.FilePath == tt.where {
+					return
+				}
+			}
+			t.Errorf("no %s hit in %s among %s", tt.corpus, tt.where, out)
+		})
+	}
+	// The text output names a Slack hit by channel, author and time.
+	_, out, _ := coderag(t, "query", "--db", db, "-k", "5", "RedisConnectionException")
+	if !strings.Contains(out, "[slack] #incidents @alice 2024-03-14 14:02") {
+		t.Errorf("query text output for a Slack thread:\n%s", out)
+	}
+}
+
+// TestBadConversationInput crawls a workspace of broken exports: each
+// broken part is reported and skipped (or indexed as text with a
+// warning), the rest is indexed, and nothing is written outside the
+// database.
+func TestBadConversationInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p string, data []byte) {
+		t.Helper()
+		p = filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A Slack export with one malformed day file.
+	write("slack/users.json", []byte(`[{"id":"U1","name":"ana","real_name":"Ana Silva"}]`))
+	write("slack/channels.json", []byte(`[{"id":"C1","name":"ops"}]`))
+	write("slack/ops/2024-06-01.json", []byte(`[{"type":"message","user":"U1","text":"kafka-broker-2 disk full again","ts":"1717225200.000100"}]`))
+	write("slack/ops/2024-06-02.json", []byte(`[{"type":"message","user":"U1","text":"half a message`))
+	// A zipped export with path traversal entries.
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	for name, body := range map[string]string{
+		"channels.json":           `[{"id":"C2","name":"deploys"}]`,
+		"deploys/2024-06-03.json": `[{"type":"message","user":"U1","text":"rolled out billing-worker 7.2","ts":"1717400000.000100"}]`,
+		"../../escape.json":       `[{"type":"message","text":"x","ts":"1.0"}]`,
+		"/abs/escape.json":        `[{"type":"message","text":"x","ts":"1.0"}]`,
+	} {
+		w, _ := zw.Create(name)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	write("exports/deploys.zip", zbuf.Bytes())
+	// Transcripts: one fine, one VTT whose every timestamp is broken, one
+	// with a single broken cue.
+	write("meetings/ok.vtt", []byte("WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ana Silva>The kafka-broker-2 disk alert fired twice.\n"))
+	write("meetings/broken.vtt", []byte("WEBVTT\n\n00:xx:01.000 --> 00:00:04.000\nAna Silva: broken\n\nsoon --> later\nAna Silva: worse\n"))
+	write("meetings/partly.vtt", []byte("WEBVTT\n\n00:00:01.000 --> 00:00:04.000\nAna Silva: first cue is fine\n\n00:0x:05.000 --> 00:00:09.000\nBo Chen: second cue has a bad time but keeps its text\n"))
+	// Google Docs: a .docx that is not a zip, and a good HTML export.
+	write("gdocs/notes.docx", []byte("this is plain text saved as .docx"))
+	write("gdocs/plan.html", []byte("<html><body><h1>Billing plan</h1><p>billing-worker moves to the new queue.</p></body></html>"))
+	// A repo with a YAML alias bomb among good manifests.
+	bomb := "kind: ConfigMap\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	for i, c := 0, 'a'; i < 8; i, c = i+1, c+1 {
+		bomb += fmt.Sprintf("%c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", c+1, c+1, c, c, c, c, c, c, c, c, c)
+	}
+	write("repo/deploy/bomb.yaml", []byte(bomb))
+	write("repo/deploy/billing.yaml", []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: billing-worker\n"))
+
+	before := listFiles(t, dir)
+	db := filepath.Join(dir, "out", "c.db")
+	code, out, errs := coderag(t, "crawl", "--db", db, "--json",
+		"--slack-export", filepath.Join(dir, "slack"), "--slack-export", filepath.Join(dir, "exports", "deploys.zip"),
+		"--transcripts-dir", filepath.Join(dir, "meetings"), "--gdocs-dir", filepath.Join(dir, "gdocs"),
+		"--repo-path", filepath.Join(dir, "repo"))
+	if code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum struct {
+		Sources []struct {
+			Name     string
+			Files    int
+			Skipped  []struct{ Path, Reason string }
+			Warnings []struct{ Path, Reason string }
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range sum.Sources {
+		for _, sk := range s.Skipped {
+			got[s.Name+":"+sk.Path] = "skip: " + sk.Reason
+		}
+		for _, w := range s.Warnings {
+			got[s.Name+":"+w.Path] = "warning: " + w.Reason
+		}
+	}
+	for key, want := range map[string]string{
+		"slack:ops/2024-06-02.json": "skip: invalid JSON at line 1",
+		"deploys:../../escape.json": "skip: unsafe path in zip entry",
+		"deploys:/abs/escape.json":  "skip: unsafe path in zip entry",
+		"meetings:broken.vtt":       "skip: transcript: no cue has a valid timing line (first bad cue at line 3)",
+		"meetings:partly.vtt":       "warning: line 6: bad cue timing",
+		"gdocs:notes.docx":          "skip: not a DOCX file (not a zip archive",
+		"repo:deploy/bomb.yaml":     "warning: document at line 1 indexed as text",
+	} {
+		if !strings.HasPrefix(got[key], want) {
+			t.Errorf("%s: got %q, want %q", key, got[key], want)
+		}
+	}
+	// The good parts are indexed.
+	for q, want := range map[string]string{
+		"kafka-broker-2 disk": "ops", "billing-worker 7.2": "deploys", "kafka-broker-2 disk alert fired": "ok.vtt",
+		"second cue keeps its text": "partly.vtt", "billing-worker new queue": "plan.html", "billing-worker Deployment": "billing.yaml",
+	} {
+		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "10", q)
+		if !strings.Contains(out, want) {
+			t.Errorf("query %q does not find %s:\n%s", q, want, out)
+		}
+	}
+	// Nothing appeared outside the database's directory.
+	after := listFiles(t, dir)
+	for p := range after {
+		if !before[p] && !strings.HasPrefix(p, "out/") {
+			t.Errorf("crawl wrote %s", p)
+		}
+	}
+	for _, p := range []string{"/abs/escape.json", filepath.Join(filepath.Dir(dir), "escape.json")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("crawl wrote %s", p)
+		}
+	}
+}
+
+func listFiles(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, p)
+			out[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	return out
 }

@@ -73,6 +73,9 @@ func (p *progress) event(e core.Event) {
 			p.clear()
 			fmt.Fprintf(p.io.err, "skip %s/%s: %s\n", e.Source, e.Path, e.Reason)
 		}
+	case core.EventWarning:
+		p.clear()
+		fmt.Fprintf(p.io.err, "warning %s/%s: %s\n", e.Source, e.Path, e.Reason)
 	case core.EventError:
 		p.clear()
 		fmt.Fprintf(p.io.err, "error %s: %v\n", e.Source, e.Err)

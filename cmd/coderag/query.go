@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -114,14 +115,18 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 	}
 	for i, h := range res.Hits {
 		c := h.Chunk
-		loc := fmt.Sprintf("%s/%s:%d-%d", c.RepoName, c.FilePath, c.LineStart, c.LineEnd)
+		loc := c.Location()
 		sym := ""
 		if c.SymbolName != "" {
 			sym = "  " + c.SymbolName
 		}
 		fmt.Fprintf(io.out, "%2d. %s %s%s  %s\n", i+1, st.badge(c.Corpus), st.bold(loc), sym, st.dim(fmt.Sprintf("%.4f", h.Score)))
 		for _, l := range excerpt(c, words, 3) {
-			fmt.Fprintf(io.out, "    %s %s\n", st.dim(fmt.Sprintf("%5d │", l.n)), l.text)
+			n := "      │"
+			if c.Verbatim() {
+				n = fmt.Sprintf("%5d │", l.n)
+			}
+			fmt.Fprintf(io.out, "    %s %s\n", st.dim(n), l.text)
 		}
 	}
 	summary := fmt.Sprintf("%s in %.1f ms", plural(len(res.Hits), "result", "results"), float64(res.Took.Microseconds())/1000)
@@ -157,11 +162,18 @@ func excerpt(c core.Chunk, words map[string]bool, n int) []excerptLine {
 	if bestScore <= 0 {
 		from = 0
 	}
+	for from < best && strings.TrimSpace(lines[from]) == "" {
+		from++
+	}
 	var out []excerptLine
 	for i := from; i < len(lines) && len(out) < n; i++ {
 		t := strings.TrimRight(lines[i], "\r")
 		if len(t) > 160 {
-			t = t[:157] + "..."
+			cut := 157
+			for cut > 0 && !utf8.RuneStart(t[cut]) {
+				cut--
+			}
+			t = t[:cut] + "..."
 		}
 		out = append(out, excerptLine{c.LineStart + i, t})
 	}

@@ -87,7 +87,7 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 	if len(st.Sources) > 0 {
 		fmt.Fprintln(w, s.bold("\nsources"))
 		for _, src := range st.Sources {
-			fmt.Fprintf(w, "  %-14s %-5s %6s files %8s chunks %5s skipped  crawled %s  %s\n", src.Name, src.Kind,
+			fmt.Fprintf(w, "  %-14s %-14s %6s files %8s chunks %5s skipped  crawled %s  %s\n", src.Name, src.Kind,
 				thousands(src.Files), thousands(src.Chunks), thousands(src.Skipped), ago(src.LastIngest), s.dim(src.Path))
 		}
 	}

@@ -98,6 +98,10 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 		if end <= gs {
 			return
 		}
+		if len(bytes.TrimSpace(src[gs:end])) == 0 {
+			gs = end
+			return
+		}
 		sp, title := section()
 		m := meta{symbol: title, kind: "section", section: sp}
 		if len(sp) == 0 {
@@ -143,7 +147,12 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 	}
 	flush(uint(len(src)))
 	if body > 0 {
-		b.emit(0, uint(body), meta{kind: "front matter", symbol: front["title"]})
+		// Front matter joins the first section when they fit together.
+		if len(b.pieces) > 0 && b.tokens(0, b.pieces[0].end) <= budget {
+			b.pieces[0].start = 0
+		} else {
+			b.emit(0, uint(body), meta{kind: "front matter", symbol: front["title"]})
+		}
 	}
 	b.cover()
 	for i := range b.chunks {

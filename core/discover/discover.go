@@ -32,6 +32,9 @@ type Options struct {
 	Exclude []string
 	// NoIgnoreFiles disables reading .gitignore and .coderagignore.
 	NoIgnoreFiles bool
+	// Allow lists extensions (".docx") that are listed although their
+	// type is otherwise skipped as binary: a crawler that reads them.
+	Allow []string
 }
 
 // Skip is a file that was not indexed, and why.
@@ -237,7 +240,7 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 			return nil // ignored files are not part of the repo: not listed
 		}
 		lang, corpus := Classify(p)
-		if why := pathSkip(p, buildDepth[dir], corpus); why != "" {
+		if why := pathSkip(p, buildDepth[dir], corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(opts.Allow, p)) {
 			res.Skips = append(res.Skips, Skip{p, why})
 			return nil
 		}
@@ -259,6 +262,16 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
 	sort.Slice(res.Skips, func(i, j int) bool { return res.Skips[i].Path < res.Skips[j].Path })
 	return res, nil
+}
+
+func allowed(exts []string, p string) bool {
+	ext := strings.ToLower(path.Ext(p))
+	for _, e := range exts {
+		if strings.EqualFold(e, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 func isVirtualenv(fsys fs.FS, dir string) bool {

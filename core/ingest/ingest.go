@@ -7,8 +7,6 @@ package ingest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +21,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/chunk"
+	"coderag/core/convo"
 	"coderag/core/discover"
 	"coderag/core/embed"
 	"coderag/core/scrub"
@@ -60,6 +59,8 @@ type Options struct {
 	Window chunk.WindowOptions
 	// Code configures the syntax-tree chunker of source code.
 	Code chunk.Options
+	// Convo configures the Slack and transcript chunkers.
+	Convo convo.Options
 	// Progress receives events. It is called from several goroutines and
 	// must not block; nil discards events.
 	Progress func(core.Event)
@@ -199,6 +200,9 @@ type fileResult struct {
 	skip    string
 	warning string
 	bytes   int64
+	// problems are parts of the unit that could not be read (a day file
+	// of a Slack channel); the rest of the unit is indexed.
+	problems []discover.Skip
 }
 
 func (c *Crawler) event(e core.Event) {
@@ -212,8 +216,7 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	defer func() { ss.Duration = time.Since(start) }()
 	c.event(core.Event{Kind: core.EventSourceStart, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path})
 
-	fsys := c.opts.FS(src.Path)
-	found, err := discover.Walk(ctx, fsys, c.opts.Discover)
+	u, err := c.open(ctx, src)
 	ss.Phases[core.PhaseDiscover] = time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -223,6 +226,8 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 		c.event(core.Event{Kind: core.EventError, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path, Err: ss.Err})
 		return ss, nil
 	}
+	defer u.close()
+	found := u.found
 	total := len(found.Files)
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseDiscover, Source: src.Name, FilesTotal: total})
 
@@ -265,7 +270,7 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 		g.Go(func() error {
 			defer workers.Done()
 			for f := range jobs {
-				r := c.process(src, fsys, f)
+				r := u.process(f)
 				select {
 				case results <- r:
 				case <-gctx.Done():
@@ -294,7 +299,15 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 			continue // drain so that workers exit
 		}
 		done++
+		for _, p := range r.problems {
+			ss.Skips = append(ss.Skips, p)
+			if werr == nil {
+				werr = w.Skip(wctx, p.Path, p.Reason)
+			}
+			c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseChunk, Source: src.Name, Path: p.Path, Reason: p.Reason})
+		}
 		switch {
+		case werr != nil:
 		case r.skip != "":
 			ss.Skips = append(ss.Skips, discover.Skip{Path: r.file.Path, Reason: r.skip})
 			werr = w.Skip(wctx, r.file.Path, r.skip)
@@ -350,62 +363,6 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	c.event(core.Event{Kind: core.EventSourceDone, Phase: core.PhaseDone, Source: src.Name, FilesDone: done, FilesTotal: total,
 		Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
 	return ss, nil
-}
-
-// process reads, inspects, chunks and scrubs one file. Problems with the
-// file become a skip reason; process never fails the crawl.
-func (c *Crawler) process(src core.Source, fsys fs.FS, f core.File) fileResult {
-	r := fileResult{file: f}
-	data, err := fs.ReadFile(fsys, f.Path)
-	if err != nil {
-		r.skip = "unreadable: " + unwrapPathError(err)
-		return r
-	}
-	if int64(len(data)) > c.maxSize() {
-		r.skip = fmt.Sprintf("larger than the size limit (%d bytes)", len(data))
-		return r
-	}
-	f, why := discover.Inspect(f, data)
-	r.file = f
-	if why != "" {
-		r.skip = why
-		return r
-	}
-	sum := sha256.Sum256(data)
-	r.hash = hex.EncodeToString(sum[:])
-	r.bytes = int64(len(data))
-	base := core.Chunk{
-		SourceURI: src.Name + "/" + f.Path,
-		Corpus:    f.Corpus,
-		FilePath:  f.Path,
-		RepoName:  src.Name,
-		Language:  f.Language,
-	}
-	// Each file with the structural chunker that fits it (code, contracts,
-	// docs, deploy and config files), everything else in windows.
-	var raw []core.Chunk
-	res, ok, err := c.chunker.File(data, base)
-	if err != nil {
-		r.skip = err.Error()
-		return r
-	}
-	if ok {
-		raw = res.Chunks
-		r.mounts = res.Mounts
-		r.warning = res.Warning
-	} else {
-		raw = chunk.Window(string(data), base, c.opts.Window)
-	}
-	for _, rc := range raw {
-		cc, err := c.gate.Clean(rc)
-		if err != nil {
-			r.skip = err.Error()
-			r.chunks = nil
-			return r
-		}
-		r.chunks = append(r.chunks, embed.Chunk{Clean: cc})
-	}
-	return r
 }
 
 func (c *Crawler) maxSize() int64 {

@@ -1,0 +1,418 @@
+package convo
+
+import (
+	"archive/zip"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", p, d)
+	}
+}
+
+// render prints chunks with every field the store and the TUI use.
+func render(chunks []core.Chunk) string {
+	var b strings.Builder
+	for _, c := range chunks {
+		fmt.Fprintf(&b, "--- %s (%d tokens)\n", c.SourceURI, core.EstimateTokens(c.Text))
+		fmt.Fprintf(&b, "prefix: %s\n", c.ContextPrefix)
+		fmt.Fprintf(&b, "file: %s lines %d-%d bytes %d-%d\n", c.FilePath, c.LineStart, c.LineEnd, c.ByteStart, c.ByteEnd)
+		fmt.Fprintf(&b, "corpus %s kind %s author %q timestamp %q channel %q thread %q\n",
+			c.Corpus, c.SymbolKind, c.Author, c.Timestamp, c.Channel, c.ThreadID)
+		keys := make([]string, 0, len(c.Meta))
+		for k := range c.Meta {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "meta %s: %s\n", k, c.Meta[k])
+		}
+		b.WriteString(c.Text)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+func checkChunks(t *testing.T, chunks []core.Chunk) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, c := range chunks {
+		if c.ID != core.ChunkID(c.SourceURI, c.ByteStart, c.ByteEnd) {
+			t.Errorf("%s: id is not ChunkID(uri, range)", c.SourceURI)
+		}
+		if ids[c.ID] {
+			t.Errorf("%s: duplicate id", c.SourceURI)
+		}
+		ids[c.ID] = true
+		if strings.TrimSpace(c.Text) == "" || c.LineStart < 1 || c.LineEnd < c.LineStart || c.ByteEnd <= c.ByteStart {
+			t.Errorf("%s: empty text or bad range lines %d-%d bytes %d-%d", c.SourceURI, c.LineStart, c.LineEnd, c.ByteStart, c.ByteEnd)
+		}
+	}
+}
+
+func renderExport(t *testing.T, e *SlackExport) string {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "problem %s: %s\n", p.Path, p.Reason)
+	}
+	for _, ch := range e.Channels {
+		res := e.Channel(ch, core.Chunk{SourceURI: "acme", RepoName: "acme"})
+		checkChunks(t, res.Chunks)
+		fmt.Fprintf(&b, "\n=== #%s (%s, id %s): %d messages, %d chunks, files %s\n", ch.Name, ch.Kind, ch.ID, res.Messages,
+			len(res.Chunks), strings.Join(ch.Files, " "))
+		for _, p := range res.Problems {
+			fmt.Fprintf(&b, "problem %s: %s\n", p.Path, p.Reason)
+		}
+		b.WriteString(render(res.Chunks))
+	}
+	return b.String()
+}
+
+// TestSlackGolden reads the fixture export: threads across day files,
+// joins dropped, edits and deletions applied, bots, broadcasts, mentions,
+// links, private channels and DMs, a malformed day file and a stray file.
+func TestSlackGolden(t *testing.T) {
+	e, err := OpenSlack(filepath.Join("testdata", "slack"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := renderExport(t, e)
+	golden(t, "slack.golden", got)
+
+	for _, want := range []string{
+		"problem general/2024-05-04.json: invalid JSON at line 3", // the malformed day, with its line
+		"(the 1 messages before it are indexed)",
+		"problem general/notes.txt: not a YYYY-MM-DD.json day file",
+		"@tom.k: Follow-up: the migration ran without", // the thread's reply from the next day
+		"yes, it runs in the `batch` namespace every 15 minutes (edited)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	for _, gone := range []string{"has joined the channel", "oops wrong channel", "<@U", "&amp;"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("output holds %q", gone)
+		}
+	}
+	if names := e.Names(); strings.Join(names, ",") != "Maria Lopez,Priya Natarajan,Tom Kerr" {
+		t.Errorf("Names() = %v, want the people (not the bot)", names)
+	}
+}
+
+// TestSlackZip reads the same export zipped inside a folder, refusing
+// entries that would leave the archive and never writing anything.
+func TestSlackZip(t *testing.T) {
+	dir := t.TempDir()
+	zpath := filepath.Join(dir, "sub", "acme-export.zip")
+	os.MkdirAll(filepath.Dir(zpath), 0o755)
+	f, err := os.Create(zpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	root := filepath.Join("testdata", "slack")
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		w, _ := zw.Create("acme-export/" + filepath.ToSlash(rel))
+		data, _ := os.ReadFile(p)
+		w.Write(data)
+		return nil
+	})
+	for _, evil := range []string{"../evil.json", "/tmp/abs.json", `acme-export\..\win.json`} {
+		w, _ := zw.Create(evil)
+		w.Write([]byte(`[{"type":"message","user":"U1","text":"escaped","ts":"1.0"}]`))
+	}
+	zw.Close()
+	f.Close()
+
+	e, err := OpenSlack(zpath, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := renderExport(t, e)
+	for _, evil := range []string{"../evil.json", "/tmp/abs.json", `acme-export\..\win.json`} {
+		if !strings.Contains(got, "problem "+evil+": unsafe path in zip entry") {
+			t.Errorf("no problem reported for zip entry %s", evil)
+		}
+	}
+	if strings.Contains(got, "escaped") {
+		t.Error("a message from an unsafe zip entry was read")
+	}
+	// The zip yields the same chunks as the folder.
+	d, _ := OpenSlack(root, Options{})
+	defer d.Close()
+	want := renderExport(t, d)
+	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
+		t.Errorf("zipped export differs from the folder:\n%s", cmp.Diff(want, got))
+	}
+	for _, p := range []string{filepath.Join(dir, "evil.json"), "/tmp/abs.json", filepath.Join(dir, "sub", "win.json")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+}
+
+func TestSlackSingleFile(t *testing.T) {
+	e, err := OpenSlack(filepath.Join("testdata", "slack-messages.json"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	golden(t, "slack-messages.golden", renderExport(t, e))
+	if len(e.Channels) != 2 || e.Channels[0].Name != "deploys" || e.Channels[1].Name != "help" {
+		t.Errorf("channels = %+v, want deploys and help from channel_name", e.Channels)
+	}
+}
+
+func TestSlackNotAnExport(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
+	os.WriteFile(filepath.Join(dir, "fake.zip"), []byte("not a zip at all"), 0o644)
+	os.WriteFile(filepath.Join(dir, "object.json"), []byte(`{"not": "an array"}`), 0o644)
+	tests := []struct{ path, want string }{
+		{dir, "not a Slack export"},
+		{filepath.Join(dir, "notes.txt"), "want a directory, a .zip or a .json file"},
+		{filepath.Join(dir, "fake.zip"), "not a readable zip archive"},
+		{filepath.Join(dir, "object.json"), "not a Slack export"},
+		{filepath.Join(dir, "missing"), "no such file"},
+	}
+	for _, tt := range tests {
+		_, err := OpenSlack(tt.path, Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("OpenSlack(%s) = %v, want an error containing %q", tt.path, err, tt.want)
+		}
+	}
+}
+
+// TestSlackLongThread cuts a long thread between messages: every message
+// is in exactly one chunk, whole, and every later part starts with the
+// thread's first message.
+func TestSlackLongThread(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "ops"), 0o755)
+	var msgs []string
+	for i := 0; i < 120; i++ {
+		ts := fmt.Sprintf("17146%05d.000100", i*60)
+		msgs = append(msgs, fmt.Sprintf(`{"type":"message","user":"U%d","text":"message %03d about the queue backlog on orders-consumer, partition %d is stuck behind a poison message","ts":"%s","thread_ts":"1714600000.000100"}`, i%3, i, i%12, ts))
+	}
+	os.WriteFile(filepath.Join(dir, "ops", "2024-05-01.json"), []byte("["+strings.Join(msgs, ",\n")+"]"), 0o644)
+	e, err := OpenSlack(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.Channel(e.Channels[0], core.Chunk{SourceURI: "x"})
+	checkChunks(t, res.Chunks)
+	if len(res.Chunks) < 5 {
+		t.Fatalf("%d chunks for a 120 message thread, want it cut", len(res.Chunks))
+	}
+	for i, c := range res.Chunks {
+		if tok := core.EstimateTokens(c.Text); tok > 512+100 {
+			t.Errorf("chunk %d has %d tokens", i, tok)
+		}
+		if i > 0 && !strings.HasPrefix(c.Text, "(thread of @U0") {
+			t.Errorf("chunk %d does not start with the thread's root: %.80q", i, c.Text)
+		}
+		if c.ThreadID != "1714600000.000100" {
+			t.Errorf("chunk %d thread id %q", i, c.ThreadID)
+		}
+	}
+	all := render(res.Chunks)
+	for i := 0; i < 120; i++ {
+		if n := strings.Count(all, fmt.Sprintf("message %03d about", i)); n != 1 && !(i == 0 && n > 1) {
+			t.Errorf("message %d is in %d chunks, want 1", i, n)
+		}
+	}
+}
+
+func TestTranscriptGolden(t *testing.T) {
+	root := filepath.Join("testdata", "transcripts")
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		src, _ := os.ReadFile(p)
+		tr, err := ParseTranscript(rel, src)
+		fmt.Fprintf(&b, "\n=== %s\n", rel)
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+			return nil
+		}
+		fmt.Fprintf(&b, "format %s, title %q, date %s (clock %v), speakers %s\n", tr.Format, tr.Title,
+			tr.Date.Format("2006-01-02 15:04"), tr.HasClock, strings.Join(tr.Speakers(), ", "))
+		for _, w := range tr.Warnings {
+			fmt.Fprintf(&b, "warning: %s\n", w)
+		}
+		for _, tu := range tr.Turns {
+			if tu.ByteStart < 0 || tu.ByteEnd > len(src) || tu.ByteStart > tu.ByteEnd {
+				t.Errorf("%s: turn at line %d has range %d-%d outside the file", rel, tu.LineStart, tu.ByteStart, tu.ByteEnd)
+			}
+		}
+		chunks := TranscriptChunks(tr, core.Chunk{SourceURI: "meetings/" + rel, FilePath: rel, RepoName: "meetings"}, Options{})
+		checkChunks(t, chunks)
+		b.WriteString(render(chunks))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	golden(t, "transcripts.golden", got)
+	for _, want := range []string{
+		"warning: line 19: bad cue timing", // the broken cue of the standup keeps its text
+		"five seconds. I also added an alert on ledger-db lock waits.",
+		"error: no cue has a valid timing line (first bad cue at line 4)",
+		"error: not a WebVTT file: line 1 does not start with WEBVTT",
+		"=== notes.txt\nerror: no speaker turns found",
+		"format zoom-chat",
+		"format srt",
+		"format markdown, title \"Ledger incident postmortem call\", date 2024-05-09 15:00",
+		"format speaker-lines",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestTranscriptLongTurn cuts a monologue at sentence ends under the
+// budget, keeping the speaker on every piece.
+func TestTranscriptLongTurn(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("WEBVTT\n\n1\n00:00:01.000 --> 00:10:00.000\n<v Maria Lopez>")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "Sentence %d explains how the ledger shard map is cached for a minute. ", i)
+	}
+	b.WriteString("\n")
+	src := []byte(b.String())
+	tr, err := ParseTranscript("long.vtt", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := TranscriptChunks(tr, core.Chunk{SourceURI: "m/long.vtt"}, Options{})
+	checkChunks(t, chunks)
+	if len(chunks) < 5 {
+		t.Fatalf("%d chunks, want the turn cut", len(chunks))
+	}
+	for i, c := range chunks {
+		if tok := core.EstimateTokens(c.Text); tok > 400+20 {
+			t.Errorf("chunk %d has %d tokens", i, tok)
+		}
+		if !strings.HasPrefix(c.Text, "[00:00:01] Maria Lopez: Sentence ") || !strings.HasSuffix(c.Text, "a minute.") {
+			t.Errorf("chunk %d is not whole sentences with the speaker: %.60q ... %q", i, c.Text, c.Text[max(0, len(c.Text)-30):])
+		}
+	}
+}
+
+func TestParseTS(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"1710424931.000100", "2024-03-14T14:02:11.0001Z", true},
+		{"1710424931", "2024-03-14T14:02:11Z", true},
+		{"abc", "", false},
+		{"-5.1", "", false},
+		{"1.x", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := parseTS(tt.in)
+		if ok != tt.ok || (ok && got.Format("2006-01-02T15:04:05.999999Z07:00") != tt.want) {
+			t.Errorf("parseTS(%q) = %v, %v; want %s, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzParseTranscript(f *testing.F) {
+	for _, name := range []string{"standup-2024-05-06.vtt", "retro.srt", "design-review.txt", "postmortem-call.md"} {
+		data, _ := os.ReadFile(filepath.Join("testdata", "transcripts", name))
+		f.Add(name, data)
+	}
+	f.Fuzz(func(t *testing.T, name string, src []byte) {
+		for _, n := range []string{"a.vtt", "a.srt", "a.txt", "a.md"} {
+			tr, err := ParseTranscript(n, src)
+			if err != nil {
+				if tr != nil {
+					t.Fatal("transcript and error")
+				}
+				continue
+			}
+			for _, tu := range tr.Turns {
+				if tu.ByteStart < 0 || tu.ByteEnd > len(src) || tu.ByteStart > tu.ByteEnd || tu.LineEnd < tu.LineStart {
+					t.Fatalf("%s: turn range %d-%d lines %d-%d in %d bytes", n, tu.ByteStart, tu.ByteEnd, tu.LineStart, tu.LineEnd, len(src))
+				}
+			}
+			chunks := TranscriptChunks(tr, core.Chunk{SourceURI: "x"}, Options{})
+			ids := map[string]bool{}
+			for _, c := range chunks {
+				if ids[c.ID] {
+					t.Fatalf("%s: duplicate chunk id", n)
+				}
+				ids[c.ID] = true
+			}
+		}
+	})
+}
+
+func FuzzSlackDay(f *testing.F) {
+	data, _ := os.ReadFile(filepath.Join("testdata", "slack", "incidents", "2024-05-02.json"))
+	f.Add(data)
+	f.Add([]byte(`[{"type":"message","ts":"1.5","text":"<@U1|x> <#C1> <http://a|b> <!subteam^S1>","thread_ts":"1.5"},{"ts":"2","thread_ts":"1.5"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e := &SlackExport{Users: map[string]SlackUser{}, names: map[string]string{}, opts: Options{}.withDefaults()}
+		msgs, _ := e.parseDay("d.json", data, SlackChannel{Name: "c"})
+		for _, m := range msgs {
+			if m.start < 0 || m.end > len(data) || m.start > m.end {
+				t.Fatalf("message range %d-%d in %d bytes", m.start, m.end, len(data))
+			}
+		}
+		msgs = applyEdits(msgs)
+		for _, m := range msgs {
+			e.render(m)
+		}
+		chunks := e.chunks(SlackChannel{Name: "c"}, msgs, core.Chunk{SourceURI: "x"})
+		ids := map[string]bool{}
+		for _, c := range chunks {
+			if ids[c.ID] {
+				t.Fatalf("duplicate chunk id %s", c.SourceURI)
+			}
+			ids[c.ID] = true
+		}
+	})
+}

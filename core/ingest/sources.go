@@ -1,0 +1,235 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"coderag/core"
+	"coderag/core/chunk"
+	"coderag/core/convo"
+	"coderag/core/discover"
+	"coderag/core/embed"
+	"coderag/core/extract"
+)
+
+// sourceReader yields the units of one source — files of a directory, or
+// the conversations of a Slack export — and turns each into clean chunks.
+type sourceReader struct {
+	c     *Crawler
+	src   core.Source
+	fsys  fs.FS
+	found discover.Result
+
+	slack    *convo.SlackExport
+	channels map[string]convo.SlackChannel // by unit path ("#incidents")
+}
+
+// open discovers what src holds. It fails only when the source cannot be
+// read at all.
+func (c *Crawler) open(ctx context.Context, src core.Source) (*sourceReader, error) {
+	r := &sourceReader{c: c, src: src}
+	if src.Kind == core.SourceSlackExport {
+		exp, err := convo.OpenSlack(src.Path, c.opts.Convo)
+		if err != nil {
+			return nil, err
+		}
+		r.slack, r.channels = exp, map[string]convo.SlackChannel{}
+		for _, p := range exp.Problems {
+			r.found.Skips = append(r.found.Skips, discover.Skip{Path: p.Path, Reason: p.Reason})
+		}
+		for _, ch := range exp.Channels {
+			unit := "#" + ch.Name
+			if _, dup := r.channels[unit]; dup {
+				unit += "~" + ch.ID
+			}
+			r.channels[unit] = ch
+			r.found.Files = append(r.found.Files, core.File{Path: unit, Corpus: core.ConvoSlack})
+		}
+		return r, nil
+	}
+	r.fsys = c.opts.FS(src.Path)
+	opts := c.opts.Discover
+	if src.Kind == core.SourceGDocsDir {
+		opts.Allow = append(append([]string(nil), opts.Allow...), ".docx")
+	}
+	found, err := discover.Walk(ctx, r.fsys, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.found = found
+	return r, nil
+}
+
+func (r *sourceReader) close() {
+	if r.slack != nil {
+		r.slack.Close()
+	}
+}
+
+// corpus is the corpus type a file has in this kind of source: a runbook
+// directory makes its docs runbooks, a Google Docs export directory makes
+// everything a Google doc, a transcript directory everything a
+// transcript.
+func (r *sourceReader) corpus(f core.File) core.CorpusType {
+	switch r.src.Kind {
+	case core.SourceRunbookDir:
+		switch f.Corpus {
+		case core.DocReadme, core.DocADR, core.DocGoogle:
+			return core.DocRunbook
+		}
+	case core.SourceGDocsDir:
+		return core.DocGoogle
+	case core.SourceTranscriptDir:
+		return core.ConvoTranscript
+	}
+	return f.Corpus
+}
+
+// process reads, chunks and scrubs one unit. Problems with it become a
+// skip reason; process never fails the crawl.
+func (r *sourceReader) process(f core.File) fileResult {
+	if r.slack != nil {
+		return r.channel(f)
+	}
+	c := r.c
+	res := fileResult{file: f}
+	data, err := fs.ReadFile(r.fsys, f.Path)
+	if err != nil {
+		res.skip = "unreadable: " + unwrapPathError(err)
+		return res
+	}
+	if int64(len(data)) > c.maxSize() {
+		res.skip = fmt.Sprintf("larger than the size limit (%d bytes)", len(data))
+		return res
+	}
+	f.Corpus = r.corpus(f)
+	ext := strings.ToLower(path.Ext(f.Path))
+	var doc *extract.Doc
+	if f.Corpus == core.DocGoogle && ext == ".docx" {
+		d, err := extract.DOCX(data)
+		if err != nil {
+			res.skip = err.Error()
+			return res
+		}
+		doc, f.Language = &d, "docx"
+	} else {
+		var why string
+		f, why = discover.Inspect(f, data)
+		f.Corpus = r.corpus(f)
+		if why != "" {
+			res.skip = why
+			return res
+		}
+		if f.Corpus == core.DocGoogle && (ext == ".html" || ext == ".htm") {
+			d, err := extract.HTML(data)
+			if err != nil {
+				res.skip = err.Error()
+				return res
+			}
+			doc = &d
+		}
+	}
+	res.file = f
+	sum := sha256.Sum256(data)
+	res.hash = hex.EncodeToString(sum[:])
+	res.bytes = int64(len(data))
+	base := core.Chunk{
+		SourceURI: r.src.Name + "/" + f.Path,
+		Corpus:    f.Corpus,
+		FilePath:  f.Path,
+		RepoName:  r.src.Name,
+		Language:  f.Language,
+	}
+	var raw []core.Chunk
+	switch {
+	case doc != nil:
+		// Extracted documents: the chunks' ranges are in the extracted
+		// text, which is what they hold.
+		out := c.chunker.Markdown([]byte(doc.Text), base)
+		for i := range out.Chunks {
+			ch := &out.Chunks[i]
+			if ch.Meta == nil {
+				ch.Meta = map[string]string{}
+			}
+			ch.Meta["format"] = strings.TrimPrefix(ext, ".")
+			if doc.Title != "" {
+				ch.Meta["title"] = doc.Title
+			}
+		}
+		raw = out.Chunks
+	case f.Corpus == core.ConvoTranscript:
+		t, err := convo.ParseTranscript(f.Path, data)
+		switch {
+		case err == nil:
+			raw = convo.TranscriptChunks(t, base, c.opts.Convo)
+			res.warning = strings.Join(t.Warnings, "; ")
+		case errors.Is(err, convo.ErrNotTranscript):
+			// Meeting notes without speaker turns: a document.
+			if f.Language == "markdown" {
+				raw = c.chunker.Markdown(data, base).Chunks
+			} else {
+				raw = chunk.Window(string(data), base, c.opts.Window)
+			}
+		default:
+			res.skip = "transcript: " + err.Error()
+			return res
+		}
+	default:
+		// Each file with the structural chunker that fits it (code,
+		// contracts, docs, deploy and config files), everything else in
+		// windows.
+		out, ok, err := c.chunker.File(data, base)
+		if err != nil {
+			res.skip = err.Error()
+			return res
+		}
+		if ok {
+			raw = out.Chunks
+			res.mounts = out.Mounts
+			res.warning = out.Warning
+		} else {
+			raw = chunk.Window(string(data), base, c.opts.Window)
+		}
+	}
+	return r.clean(res, raw)
+}
+
+// channel chunks one conversation of a Slack export.
+func (r *sourceReader) channel(f core.File) fileResult {
+	ch := r.channels[f.Path]
+	base := core.Chunk{SourceURI: r.src.Name, RepoName: r.src.Name, Corpus: core.ConvoSlack}
+	cr := r.slack.Channel(ch, base)
+	res := fileResult{file: f, hash: cr.Hash, bytes: cr.Bytes}
+	res.file.Size = cr.Bytes
+	for _, p := range cr.Problems {
+		res.problems = append(res.problems, discover.Skip{Path: p.Path, Reason: p.Reason})
+	}
+	return r.clean(res, cr.Chunks)
+}
+
+// clean passes raw chunks through the scrub gate.
+func (r *sourceReader) clean(res fileResult, raw []core.Chunk) fileResult {
+	seen := make(map[string]bool, len(raw))
+	for _, rc := range raw {
+		if seen[rc.ID] {
+			res.skip = fmt.Sprintf("two chunks with the same id (%s lines %d-%d): a chunker bug, please report it", rc.SourceURI, rc.LineStart, rc.LineEnd)
+			res.chunks = nil
+			return res
+		}
+		seen[rc.ID] = true
+		cc, err := r.c.gate.Clean(rc)
+		if err != nil {
+			res.skip = err.Error()
+			res.chunks = nil
+			return res
+		}
+		res.chunks = append(res.chunks, embed.Chunk{Clean: cc})
+	}
+	return res
+}
