@@ -14,6 +14,7 @@ const (
 	PhaseChunk    Phase = "chunk"
 	PhaseEmbed    Phase = "embed"
 	PhaseWrite    Phase = "write"
+	PhaseLink     Phase = "link" // after all sources: conversations and docs joined to the services they mention
 	PhaseDone     Phase = "done"
 )
 

@@ -34,10 +34,22 @@ type Stats struct {
 	ByRepo        map[string]int
 	// What code analysis found: server routes, outbound calls by kind,
 	// and symbol references.
-	Routes  int
-	Calls   map[CallKind]int
-	Refs    int
+	Routes int
+	Calls  map[CallKind]int
+	Refs   int
+	// Scrub is what the scrub gate replaced, from the scrub audit.
+	Scrub   ScrubStats
 	LastRun *CrawlRun
+}
+
+// ScrubStats sums the scrub audit: how many chunks the gate changed, how
+// many secrets and personal data values it replaced, and in how many
+// chunks each placeholder type (AWS_KEY, EMAIL, PERSON, ...) occurs.
+type ScrubStats struct {
+	Chunks       int
+	Secrets      int
+	PersonalData int
+	Types        map[string]int
 }
 
 // SourceStats describes one crawled source.

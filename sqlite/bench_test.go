@@ -113,7 +113,7 @@ func fillNoVec(tb testing.TB, db *DB, n int, s *synth) time.Duration {
 func fillChunks(tb testing.TB, db *DB, n int, s *synth, vectors bool) time.Duration {
 	tb.Helper()
 	ctx := context.Background()
-	gate := scrub.New()
+	gate := scrub.New(scrub.Options{})
 	// Prepare outside the timed part: text generation and scrubbing are not
 	// what this measures.
 	type file struct {

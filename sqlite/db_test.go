@@ -185,7 +185,7 @@ func writeSource(t testing.TB, db *DB, name string, files map[string][]string, v
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := scrub.New()
+	gate := scrub.New(scrub.Options{})
 	for path, texts := range files {
 		var chunks []embed.Chunk
 		off := 0
@@ -365,7 +365,7 @@ func TestVectors(t *testing.T) {
 	run, _ := db.StartRun(ctx, "t")
 	tx, _ := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/src/web", Name: "web"})
 	defer tx.Rollback()
-	cc, _ := scrub.New().Clean(core.Chunk{ID: "x", SourceURI: "web/x", Corpus: core.CodeLogic, Text: "x"})
+	cc, _ := scrub.New(scrub.Options{}).Clean(core.Chunk{ID: "x", SourceURI: "web/x", Corpus: core.CodeLogic, Text: "x"})
 	if err := tx.WriteFile(ctx, core.File{Path: "x"}, "h", []embed.Chunk{{Clean: cc}}); err == nil {
 		t.Error("WriteFile without vector into a vector database succeeded")
 	}
@@ -396,7 +396,7 @@ func TestScrubAuditWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := `token := "ghp_abcdefghijklmnopqrstuvwxyz0123456789"`
-	cc, _ := scrub.New().Clean(core.Chunk{ID: "s1", SourceURI: "r/a.go", Corpus: core.CodeLogic, Text: text})
+	cc, _ := scrub.New(scrub.Options{}).Clean(core.Chunk{ID: "s1", SourceURI: "r/a.go", Corpus: core.CodeLogic, Text: text})
 	if err := tx.WriteFile(ctx, core.File{Path: "a.go", Corpus: core.CodeLogic}, "h", []embed.Chunk{{Clean: cc}}); err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +424,7 @@ func TestColumnWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate := scrub.New()
+	gate := scrub.New(scrub.Options{})
 	mk := func(path, symbol, text string) embed.Chunk {
 		uri := "w/" + path
 		cc, err := gate.Clean(core.Chunk{ID: core.ChunkID(uri, 0, len(text)), SourceURI: uri, ByteEnd: len(text),

@@ -282,3 +282,23 @@ func (db *DB) Calls(ctx context.Context) ([]CallAt, error) {
 	}
 	return out, db.wrap("read calls from", rows.Err())
 }
+
+// SourceChunks returns every chunk of the named source in file and line
+// order.
+func (db *DB) SourceChunks(ctx context.Context, source string) ([]core.Chunk, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c
+		WHERE c.source_id = (SELECT id FROM sources WHERE repo_name = ?) ORDER BY c.file_path, c.line_start, c.byte_start`, source)
+	if err != nil {
+		return nil, db.wrap("read chunks of "+source+" from", err)
+	}
+	defer rows.Close()
+	var out []core.Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, db.wrap("read chunks of "+source+" from", err)
+		}
+		out = append(out, c)
+	}
+	return out, db.wrap("read chunks of "+source+" from", rows.Err())
+}

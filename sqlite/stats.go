@@ -20,6 +20,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		ByLanguage:    map[string]int{},
 		ByRepo:        map[string]int{},
 		Calls:         map[core.CallKind]int{},
+		Scrub:         core.ScrubStats{Types: map[string]int{}},
 	}
 	for _, p := range []string{db.path, db.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
@@ -76,6 +77,25 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		st.Calls[core.CallKind(k)] = n
 	}
 	crows.Close()
+
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(secrets_found), 0), coalesce(sum(entities_found), 0)
+		FROM scrub_audit WHERE scrubbed`).Scan(&st.Scrub.Chunks, &st.Scrub.Secrets, &st.Scrub.PersonalData); err != nil {
+		return st, db.wrap("sum the scrub audit of", err)
+	}
+	trows, err := db.sql.QueryContext(ctx, `SELECT t.value, count(*) FROM scrub_audit a, json_each(a.entity_types) t GROUP BY 1`)
+	if err != nil {
+		return st, db.wrap("sum the scrub audit of", err)
+	}
+	for trows.Next() {
+		var k string
+		var n int
+		if err := trows.Scan(&k, &n); err != nil {
+			trows.Close()
+			return st, db.wrap("sum the scrub audit of", err)
+		}
+		st.Scrub.Types[k] = n
+	}
+	trows.Close()
 
 	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
 		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),

@@ -15,6 +15,7 @@ import (
 	"coderag/core"
 	"coderag/core/discover"
 	"coderag/core/ingest"
+	"coderag/core/scrub"
 	"coderag/sqlite"
 )
 
@@ -31,6 +32,7 @@ type crawlOptions struct {
 	maxFileSize string
 	json        bool
 	verbose     bool
+	scrubIPs    bool
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -64,8 +66,11 @@ transcripts in runs of speaker turns. A file whose structure cannot be read
 (YAML that does not parse, a VTT cue with a broken time) is indexed as text
 with a warning; a file that cannot be read at all is skipped with a reason.
 Every chunk passes the scrub gate: secrets are replaced in every source;
-e-mail addresses, phone numbers and card numbers in runbooks, ADRs, Slack,
-transcripts and Google Docs. Each source is replaced inside one
+personal data (e-mail addresses, phone numbers, card numbers, IBANs, medical
+record numbers, the names of the Slack export's members and the
+transcripts' speakers, names after honorifics and in "Author:" lists, and
+with --scrub-ips IP addresses) in runbooks, ADRs, Slack, transcripts and
+Google Docs. Each source is replaced inside one
 transaction: a crawl that is killed leaves the previous index of that source
 complete, and queries keep working while a crawl runs.
 
@@ -96,6 +101,7 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringArrayVar(&o.exclude, "exclude", nil, "gitignore-style pattern of paths to leave out (repeatable)")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "files processed at once (default: number of CPUs)")
 	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB)")
+	f.BoolVar(&o.scrubIPs, "scrub-ips", false, "also replace IP addresses in Slack, transcripts, runbooks, ADRs and Google Docs with <IP_n>")
 	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
 	return cmd
@@ -130,6 +136,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	crawler := ingest.New(db, ingest.Options{
 		Jobs:     o.jobs,
 		Discover: discover.Options{MaxFileSize: maxSize, Exclude: o.exclude},
+		Scrub:    scrub.Options{IPs: o.scrubIPs},
 		Progress: pr.event,
 		Args:     strings.Join(os.Args[1:], " "),
 	})
@@ -253,6 +260,10 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 	}
 	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s\n", plural(len(sum.Sources), "source", "sources"),
 		plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, sum.Duration.Round(time.Millisecond))
+	if sum.MentionsChanged > 0 {
+		fmt.Fprintf(w, "joined %s to the %s they mention\n", plural(sum.MentionsChanged, "conversation or doc chunk", "conversation and doc chunks"),
+			plural(sum.Services, "known service", "known services"))
+	}
 	if skipped > 0 && !verbose {
 		type kv struct {
 			k string
@@ -305,7 +316,10 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 		DB         string              `json:"db"`
 		DurationMS int64               `json:"duration_ms"`
 		Sources    []jsonSourceSummary `json:"sources"`
-	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{}}
+		Services   int                 `json:"services"`
+		Mentions   int                 `json:"mention_chunks_changed"`
+	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{},
+		Services: sum.Services, Mentions: sum.MentionsChanged}
 	for _, s := range sum.Sources {
 		js := jsonSourceSummary{Name: s.Source.Name, Path: s.Source.Path, Files: s.Files, Bytes: s.Bytes,
 			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, Warnings: []jsonSkip{}, DurationMS: s.Duration.Milliseconds()}

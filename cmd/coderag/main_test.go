@@ -612,3 +612,40 @@ func listFiles(t *testing.T, root string) map[string]bool {
 	})
 	return out
 }
+
+// TestMentionsJoinWhateverTheOrder crawls the Slack export before the
+// repository that deploys the services it talks about: the second crawl
+// joins the thread to them.
+func TestMentionsJoinWhateverTheOrder(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "m.db")
+	service := func() string {
+		t.Helper()
+		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", "RedisConnectionException connection storm")
+		var res struct {
+			Hits []struct {
+				CorpusType  string `json:"corpus_type"`
+				ServiceName string `json:"service_name"`
+			} `json:"hits"`
+		}
+		json.Unmarshal([]byte(out), &res)
+		for _, h := range res.Hits {
+			if h.CorpusType == "CONVO_SLACK" {
+				return h.ServiceName
+			}
+		}
+		t.Fatalf("no Slack hit: %s", out)
+		return ""
+	}
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--slack-export", filepath.Join(sampleDir, "slack")); code != 0 {
+		t.Fatal(errs)
+	}
+	if s := service(); s != "" {
+		t.Errorf("service %q before any deploy file was crawled", s)
+	}
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(sampleDir, "platform")); code != 0 {
+		t.Fatal(errs)
+	}
+	if s := service(); s != "redis" {
+		t.Errorf("the incident thread's service is %q after the platform crawl, want redis", s)
+	}
+}

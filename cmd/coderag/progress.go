@@ -84,6 +84,9 @@ func (p *progress) event(e core.Event) {
 			fmt.Fprintf(p.io.err, "crawling %s (%s)\n", e.Source, e.Path)
 		}
 	case core.EventProgress:
+		if e.Phase == core.PhaseLink {
+			return // reported in the summary
+		}
 		p.cur = e
 		interval := time.Second
 		if p.io.errTTY {

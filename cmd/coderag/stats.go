@@ -83,6 +83,12 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 		if len(calls) > 0 {
 			printCounts(w, s, "outbound calls by kind", calls)
 		}
+		sc := st.Scrub
+		fmt.Fprintf(w, "%s\n  %s and %s replaced in %s\n", s.bold("\nscrub gate"), plural(sc.Secrets, "secret", "secrets"),
+			plural(sc.PersonalData, "personal data value", "personal data values"), plural(sc.Chunks, "chunk", "chunks"))
+		if len(sc.Types) > 0 {
+			printCounts(w, s, "chunks by placeholder type", sc.Types)
+		}
 	}
 	if len(st.Sources) > 0 {
 		fmt.Fprintln(w, s.bold("\nsources"))
@@ -161,12 +167,14 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		Routes        int            `json:"routes"`
 		Calls         map[string]int `json:"calls"`
 		Refs          int            `json:"refs"`
+		Scrub         scrubJSON      `json:"scrub"`
 		Sources       []source       `json:"sources"`
 		LastRun       *run           `json:"last_run"`
 		Skipped       []jsonSkip     `json:"skipped,omitempty"`
 	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, ByCorpus: map[string]int{},
-		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{}}
+		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{},
+		Scrub: scrubJSON{st.Scrub.Chunks, st.Scrub.Secrets, st.Scrub.PersonalData, st.Scrub.Types}}
 	for k, n := range st.Calls {
 		out.Calls[string(k)] = n
 	}
@@ -188,6 +196,13 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 	enc := json.NewEncoder(io.out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+type scrubJSON struct {
+	Chunks       int            `json:"chunks"`
+	Secrets      int            `json:"secrets"`
+	PersonalData int            `json:"personal_data"`
+	Types        map[string]int `json:"chunks_by_type"`
 }
 
 func rfc3339(t time.Time) string {

@@ -402,6 +402,14 @@ func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 		case lang == "yaml" || lang == "json":
 			r, warn := c.Config(src, base)
 			r.Warning = warn
+			if name == "chart.yaml" {
+				// A Helm chart names the service it deploys.
+				if m := chartNameRE.FindSubmatch(src); m != nil {
+					for i := range r.Chunks {
+						r.Chunks[i].ServiceName = string(m[1])
+					}
+				}
+			}
 			return r, true, nil
 		}
 	case core.CodeConfig:
@@ -418,4 +426,5 @@ func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 var (
 	composeRootRE = regexp.MustCompile(`(?m)^services:\s*$`)
 	kindRE        = regexp.MustCompile(`(?m)^kind:\s*[A-Z]`)
+	chartNameRE   = regexp.MustCompile(`(?m)^name:\s*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )

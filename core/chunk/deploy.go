@@ -199,20 +199,20 @@ func resource(o map[string]any) resourceInfo {
 				env = append(env, name+"="+str(obj(e, "value")))
 			case obj(e, "valueFrom", "configMapKeyRef") != nil:
 				r := obj(e, "valueFrom", "configMapKeyRef")
-				env = append(env, name+"=configmap:"+str(obj(r, "name"))+"/"+str(obj(r, "key")))
+				env = append(env, name+" from configmap "+str(obj(r, "name"))+"/"+str(obj(r, "key")))
 			case obj(e, "valueFrom", "secretKeyRef") != nil:
 				r := obj(e, "valueFrom", "secretKeyRef")
-				env = append(env, name+"=secret:"+str(obj(r, "name"))+"/"+str(obj(r, "key")))
+				env = append(env, name+" from secret "+str(obj(r, "name"))+"/"+str(obj(r, "key")))
 			default:
 				env = append(env, name)
 			}
 		}
 		for _, ef := range list(obj(ct, "envFrom")) {
 			if r := str(obj(ef, "configMapRef", "name")); r != "" {
-				envFrom = append(envFrom, "configmap:"+r)
+				envFrom = append(envFrom, "configmap "+r)
 			}
 			if r := str(obj(ef, "secretRef", "name")); r != "" {
-				envFrom = append(envFrom, "secret:"+r)
+				envFrom = append(envFrom, "secret "+r)
 			}
 		}
 	}
@@ -511,6 +511,14 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 		b.emit(0, uint(len(src)), meta{symbol: name, kind: kind})
 	}
 	b.cover()
+	// The chart a template belongs to is the folder above templates/.
+	if dir := path.Dir(base.FilePath); path.Base(dir) == "templates" && base.ServiceName == "" {
+		if chart := path.Base(path.Dir(dir)); chart != "." && chart != "/" {
+			for i := range b.chunks {
+				b.chunks[i].ServiceName = chart
+			}
+		}
+	}
 	return Result{Chunks: b.chunks}
 }
 

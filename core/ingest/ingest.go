@@ -24,6 +24,7 @@ import (
 	"coderag/core/convo"
 	"coderag/core/discover"
 	"coderag/core/embed"
+	"coderag/core/mention"
 	"coderag/core/scrub"
 )
 
@@ -32,7 +33,18 @@ type Store interface {
 	StartRun(ctx context.Context, args string) (int64, error)
 	FinishRun(ctx context.Context, id int64, r core.CrawlRun) error
 	BeginSource(ctx context.Context, runID int64, src core.Source) (SourceWriter, error)
+	// ServiceNames returns the services the index knows (from deploy
+	// files and the graph).
+	ServiceNames(ctx context.Context) ([]string, error)
+	// UpdateMentions records, for every chunk of the corpus types, the
+	// services find returns for its text.
+	UpdateMentions(ctx context.Context, corpora []core.CorpusType, find func(text string) []string) (int, error)
 }
+
+// mentionCorpora are the corpus types whose chunks are joined to the
+// services they mention.
+var mentionCorpora = []core.CorpusType{core.DocReadme, core.DocRunbook, core.DocADR, core.DocGoogle,
+	core.ConvoSlack, core.ConvoTranscript, core.ConvoOther}
 
 // SourceWriter replaces one source's content atomically.
 type SourceWriter interface {
@@ -61,6 +73,8 @@ type Options struct {
 	Code chunk.Options
 	// Convo configures the Slack and transcript chunkers.
 	Convo convo.Options
+	// Scrub configures the scrub gate (IP addresses, extra names).
+	Scrub scrub.Options
 	// Progress receives events. It is called from several goroutines and
 	// must not block; nil discards events.
 	Progress func(core.Event)
@@ -90,7 +104,7 @@ func New(store Store, opts Options) *Crawler {
 	if opts.FS == nil {
 		opts.FS = os.DirFS
 	}
-	return &Crawler{store: store, opts: opts, gate: scrub.New()}
+	return &Crawler{store: store, opts: opts, gate: scrub.New(opts.Scrub)}
 }
 
 // SourceSummary is the outcome of crawling one source.
@@ -122,6 +136,12 @@ type Summary struct {
 	RunID    int64
 	Sources  []SourceSummary
 	Duration time.Duration
+	// Services is how many services the index knows; MentionsChanged how
+	// many conversation and doc chunks were (re)joined to the services
+	// they mention, in LinkDuration.
+	Services        int
+	MentionsChanged int
+	LinkDuration    time.Duration
 }
 
 // Failed reports whether any source could not be crawled at all.
@@ -150,6 +170,17 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		chunker.Close()
 		c.chunker = nil
 	}()
+	// The people of every Slack export are known before anything is
+	// scrubbed, so that every source is scrubbed for them whatever the
+	// order of the sources.
+	for _, src := range sources {
+		if src.Kind == core.SourceSlackExport {
+			if exp, err := convo.OpenSlack(src.Path, c.opts.Convo); err == nil {
+				c.gate.AddNames(exp.Names()...)
+				exp.Close()
+			}
+		}
+	}
 	runID, err := c.store.StartRun(ctx, c.opts.Args)
 	if err != nil {
 		return Summary{}, err
@@ -163,6 +194,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 			runErr = err
 			break
 		}
+	}
+	if runErr == nil {
+		runErr = c.linkMentions(ctx, &sum)
 	}
 	sum.Duration = time.Since(start)
 
@@ -189,6 +223,25 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// linkMentions joins conversations and docs of the whole index (not only
+// this crawl's sources) to the services they mention, so that the order
+// of sources and crawls does not matter.
+func (c *Crawler) linkMentions(ctx context.Context, sum *Summary) error {
+	start := time.Now()
+	names, err := c.store.ServiceNames(ctx)
+	if err != nil {
+		return err
+	}
+	m := mention.New(names)
+	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, m.Find)
+	if err != nil {
+		return err
+	}
+	sum.Services, sum.MentionsChanged, sum.LinkDuration = len(names), n, time.Since(start)
+	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseLink, Chunks: n})
+	return nil
 }
 
 // fileResult is what a worker hands the writer for one file.

@@ -147,6 +147,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		Language:  f.Language,
 	}
 	var raw []core.Chunk
+	var people []string // names the chunks are known to involve
 	switch {
 	case doc != nil:
 		// Extracted documents: the chunks' ranges are in the extracted
@@ -169,6 +170,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		case err == nil:
 			raw = convo.TranscriptChunks(t, base, c.opts.Convo)
 			res.warning = strings.Join(t.Warnings, "; ")
+			people = t.Speakers()
 		case errors.Is(err, convo.ErrNotTranscript):
 			// Meeting notes without speaker turns: a document.
 			if f.Language == "markdown" {
@@ -197,7 +199,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 			raw = chunk.Window(string(data), base, c.opts.Window)
 		}
 	}
-	return r.clean(res, raw)
+	return r.clean(res, raw, people...)
 }
 
 // channel chunks one conversation of a Slack export.
@@ -214,7 +216,7 @@ func (r *sourceReader) channel(f core.File) fileResult {
 }
 
 // clean passes raw chunks through the scrub gate.
-func (r *sourceReader) clean(res fileResult, raw []core.Chunk) fileResult {
+func (r *sourceReader) clean(res fileResult, raw []core.Chunk, people ...string) fileResult {
 	seen := make(map[string]bool, len(raw))
 	for _, rc := range raw {
 		if seen[rc.ID] {
@@ -223,7 +225,7 @@ func (r *sourceReader) clean(res fileResult, raw []core.Chunk) fileResult {
 			return res
 		}
 		seen[rc.ID] = true
-		cc, err := r.c.gate.Clean(rc)
+		cc, err := r.c.gate.Clean(rc, people...)
 		if err != nil {
 			res.skip = err.Error()
 			res.chunks = nil

@@ -12,10 +12,14 @@
 // webhooks, JWTs, passwords in connection strings, secret-looking
 // assignments (password=, API_KEY:, client_secret, ...) including Kubernetes
 // env name/value pairs; personal data: e-mail addresses, phone numbers
-// written with separators, US social security numbers and payment card
-// numbers that pass the Luhn check. Known limits: person names, IBANs and
-// medical record numbers are not detected yet; a secret split across two
-// chunks can escape the single-chunk patterns.
+// written with separators, US social security numbers, payment card
+// numbers that pass the Luhn check, IBANs that pass the mod-97 check,
+// medical record and patient numbers, people's names (known from Slack
+// users and transcript speakers, after honorifics, and in "Author:" or
+// "Reviewers:" lists) and, when configured, IP addresses. Known limits: a
+// name the gate was not told about and that follows no honorific or label
+// passes; a secret split across two chunks can escape the single-chunk
+// patterns.
 package scrub
 
 import (
@@ -99,11 +103,22 @@ type Audit struct {
 	Scrubbed      bool
 }
 
+// Options configure a Gate.
+type Options struct {
+	// IPs scrubs IPv4 and IPv6 addresses as personal data (in the tiers
+	// that are scrubbed for personal data).
+	IPs bool
+	// Names are people whose names are scrubbed as personal data.
+	Names []string
+}
+
 // Gate scrubs chunks. It is safe for concurrent use; the zero value is not
 // usable, call New.
 type Gate struct {
 	secrets []rule
 	pii     []rule
+	opts    Options
+	people  names
 }
 
 // rule finds values to replace. group is the submatch holding the value (0
@@ -129,11 +144,146 @@ type rule struct {
 	// quote: in source code only quoted literals are secrets
 	// (password = readPassword() is code, password = "hunter2" is a secret).
 	quoteGroup int
+	// keyGroup, when set, is the submatch holding the key a value is
+	// assigned to; keyVeto rejects keys whose values are not secrets.
+	keyGroup int
+	keyVeto  func(key string) bool
+	// find, when set, replaces re: it returns the values' [start, end).
+	find func(text string) [][]int
+}
+
+func isLocalPart(c byte) bool {
+	return isAlnum(c) || c == '.' || c == '_' || c == '%' || c == '+' || c == '-'
+}
+
+// findEmails finds e-mail addresses around each '@': a local part, a
+// domain with a dot and a top-level domain of two or more letters.
+func findEmails(text string) [][]int {
+	var out [][]int
+	last := 0
+	for i := strings.IndexByte(text, '@'); i >= 0 && i < len(text); {
+		s := i
+		for s > last && isLocalPart(text[s-1]) {
+			s--
+		}
+		for s < i && !isAlnum(text[s]) { // \b: the address starts at a letter or digit
+			s++
+		}
+		e := i + 1
+		for e < len(text) && (isAlnum(text[e]) || text[e] == '-' || text[e] == '.') {
+			e++
+		}
+		// Trim trailing dots and hyphens; the last label is the TLD.
+		for e > i+1 && (text[e-1] == '.' || text[e-1] == '-') {
+			e--
+		}
+		domain := text[i+1 : e]
+		if dot := strings.LastIndexByte(domain, '.'); s < i && dot > 0 && len(domain)-dot-1 >= 2 && allLetters(domain[dot+1:]) {
+			out = append(out, []int{s, e})
+			last = e
+		}
+		next := strings.IndexByte(text[i+1:], '@')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return out
+}
+
+// findDSNPasswords finds the password of scheme://user:password@host
+// URLs, looking only at each "://".
+func findDSNPasswords(text string) [][]int {
+	var out [][]int
+	for off := 0; ; {
+		i := strings.Index(text[off:], "://")
+		if i < 0 {
+			return out
+		}
+		p := off + i
+		off = p + 3
+		if p == 0 || !(isAlnum(text[p-1]) || text[p-1] == '+' || text[p-1] == '.' || text[p-1] == '-') {
+			continue // no scheme
+		}
+		// user: no ':', '/', '@', quotes or spaces; then ':'
+		u := p + 3
+		for u < len(text) && !strings.ContainsRune(":/@'\" \t\r\n", rune(text[u])) {
+			u++
+		}
+		if u == p+3 || u >= len(text) || text[u] != ':' {
+			continue
+		}
+		// password: no '@', '/', quotes or spaces; then '@'
+		e := u + 1
+		for e < len(text) && !strings.ContainsRune("@/'\" \t\r\n", rune(text[e])) {
+			e++
+		}
+		if e == u+1 || e >= len(text) || text[e] != '@' {
+			continue
+		}
+		out = append(out, []int{u + 1, e})
+		off = e
+	}
+}
+
+func allLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// namesAnObject reports whether a secret-looking key holds the name or
+// location of a secret rather than the secret (secretName: shop-tls,
+// existingSecret, secret_arn, passwordFile).
+func namesAnObject(key string) bool {
+	k := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(key))
+	for _, prefix := range []string{"existing", "use", "create", "enable", "generate", "require", "external"} {
+		if strings.HasPrefix(k, prefix) && k != prefix {
+			return true
+		}
+	}
+	for _, suffix := range []string{"name", "ref", "keyref", "arn", "id", "file", "path", "store", "class", "dir", "namespace", "version", "type", "mount", "volume", "provider", "manager", "policy", "rotation", "length", "ttl", "expiry", "expiration"} {
+		if strings.HasSuffix(k, suffix) && k != suffix {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns a gate with the built-in detectors.
-func New() *Gate {
-	return &Gate{secrets: secretRules(), pii: piiRules()}
+func New(opts Options) *Gate {
+	g := &Gate{secrets: secretRules(), pii: piiRules(), opts: opts}
+	g.AddNames(opts.Names...)
+	return g
+}
+
+// AddNames tells the gate about people (a Slack workspace's members).
+// Add them before cleaning the chunks they should apply to: a chunk is
+// scrubbed with the names known when it passes.
+func (g *Gate) AddNames(people ...string) {
+	if len(people) == 0 {
+		return
+	}
+	g.people.mu.Lock()
+	defer g.people.mu.Unlock()
+	ix := newNameIndex()
+	if g.people.ix != nil {
+		// Copy: chunks being cleaned keep reading the old index.
+		for k, v := range g.people.ix.full {
+			ix.full[k] = v
+		}
+		for k, v := range g.people.ix.part {
+			ix.part[k] = v
+		}
+		ix.maxWords = g.people.ix.maxWords
+	}
+	for _, p := range people {
+		ix.add(p)
+	}
+	g.people.ix = ix
 }
 
 func secretRules() []rule {
@@ -149,18 +299,18 @@ func secretRules() []rule {
 		{kind: "GOOGLE_API_KEY", need: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`)},
 		{kind: "JWT", need: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 		// scheme://user:password@host
-		{kind: "PASSWORD", need: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^:/\s@'"]+:([^@\s/'"]+)@`), group: 1, keep: isReference},
+		{kind: "PASSWORD", need: []string{"://"}, find: findDSNPasswords, keep: isReference},
 		// Kubernetes env: - name: DB_PASSWORD \n value: hunter2
 		{kind: "SECRET", need: []string{"value:"}, fold: true, re: regexp.MustCompile(`(?i)name:\s*["']?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*["']?\s*\n\s*value:\s*["']?([^\s"'#]+)`), group: 1, keep: isReference},
 		// password = "...", API_KEY: ..., "client_secret": "..."; the
 		// keyword may sit inside a longer name (dbPassword, STRIPE_API_KEY).
-		{kind: "SECRET", need: []string{"pass", "pwd", "secret", "apikey", "api_key", "api-key", "access_key", "access-key", "accesskey", "auth_token", "authtoken", "auth-token", "access_token", "accesstoken", "access-token", "private_key", "privatekey", "private-key", "credential"}, fold: true, anchored: true, re: regexp.MustCompile(`(?i)^(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|credentials?)[a-z0-9_\-]*["']?\s*(?::=|=>|[:=])\s*(["'\x60]?)([^\s"'\x60,;#)]{6,})`), group: 2, quoteGroup: 1, keep: isReference},
+		{kind: "SECRET", need: []string{"pass", "pwd", "secret", "apikey", "api_key", "api-key", "access_key", "access-key", "accesskey", "auth_token", "authtoken", "auth-token", "access_token", "accesstoken", "access-token", "private_key", "privatekey", "private-key", "credential"}, fold: true, anchored: true, re: regexp.MustCompile(`(?i)^((?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|credentials?)[a-z0-9_\-]*)["']?\s*(?::=|=>|[:=])\s*(["'\x60]?)([^\s"'\x60,;#)]{6,})`), group: 3, quoteGroup: 2, keyGroup: 1, keyVeto: namesAnObject, keep: isReference},
 	}
 }
 
 func piiRules() []rule {
 	return []rule{
-		{kind: "EMAIL", need: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b`), keep: func(v string) bool {
+		{kind: "EMAIL", need: []string{"@"}, find: findEmails, keep: func(v string) bool {
 			// noreply-style service addresses and example domains are not personal data
 			l := strings.ToLower(v)
 			return strings.HasSuffix(l, "@example.com") || strings.HasSuffix(l, "@example.org") || strings.HasPrefix(l, "noreply@") || strings.HasPrefix(l, "no-reply@")
@@ -168,6 +318,7 @@ func piiRules() []rule {
 		{kind: "SSN", digits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
 		{kind: "CARD", digits: 13, re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), keep: func(v string) bool { return !luhn(v) }},
 		{kind: "PHONE", digits: 10, re: regexp.MustCompile(`(?:\+\d{1,3}[ .\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[ .\-])\d{3}[ .\-]\d{4}\b`)},
+		{kind: "MRN", need: []string{"mrn", "medical record", "patient"}, fold: true, re: regexp.MustCompile(`(?i)\b(?:mrn|medical record(?: number| no\.?| #)?|patient(?: id| number| no\.?| #)?)\s*[:#]?\s*([A-Z]{0,3}\d{4,12})\b`), group: 1},
 	}
 }
 
@@ -216,10 +367,12 @@ func luhn(s string) bool {
 	return n >= 13 && sum%10 == 0
 }
 
-// Clean passes a raw chunk through the gate. It never fails on content; it
-// returns an error only for a chunk that cannot be indexed at all (no id, an
-// unknown corpus type).
-func (g *Gate) Clean(c core.Chunk) (CleanChunk, error) {
+// Clean passes a raw chunk through the gate. people are names of people
+// the chunk is known to involve beyond those the gate knows (a
+// transcript's speakers). It never fails on content; it returns an error
+// only for a chunk that cannot be indexed at all (no id, an unknown corpus
+// type).
+func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 	if c.ID == "" {
 		return CleanChunk{}, fmt.Errorf("scrub %s: chunk has no id", c.SourceURI)
 	}
@@ -228,9 +381,24 @@ func (g *Gate) Clean(c core.Chunk) (CleanChunk, error) {
 		return CleanChunk{}, fmt.Errorf("scrub %s: unknown corpus type %q", c.SourceURI, c.Corpus)
 	}
 	s := scrubber{g: g, tier: st.Sensitivity, code: c.Corpus == core.CodeLogic, seen: map[string]string{}, count: map[string]int{}}
+	if st.Sensitivity != core.Clean {
+		g.people.mu.RLock()
+		s.names = []*nameIndex{g.people.ix}
+		g.people.mu.RUnlock()
+		if len(people) > 0 {
+			ix := newNameIndex()
+			for _, p := range people {
+				ix.add(p)
+			}
+			s.names = append(s.names, ix)
+		}
+	}
 	c.Text = s.scrub(c.Text)
 	c.Signature = s.scrub(c.Signature)
 	c.ContextPrefix = s.scrub(c.ContextPrefix)
+	c.Author = s.scrub(c.Author)
+	c.SymbolName = s.scrub(c.SymbolName)
+	c.SectionPath = s.scrub(c.SectionPath)
 	// Metadata carries values from the source too (a resource's env).
 	if len(c.Meta) > 0 {
 		m := make(map[string]string, len(c.Meta))
@@ -278,6 +446,7 @@ type scrubber struct {
 	count    map[string]int    // kind -> distinct values
 	secrets  int
 	entities int
+	names    []*nameIndex // people known to the gate and to the chunk
 }
 
 func (s *scrubber) scrub(text string) string {
@@ -292,7 +461,10 @@ func (s *scrubber) scrub(text string) string {
 			}
 		}
 	}
-	if s.tier != core.Clean && digitsOrAt(text) {
+	if s.tier == core.Clean {
+		return text
+	}
+	if digitsOrAt(text) {
 		for _, r := range s.g.pii {
 			if r.wanted(text, lower) {
 				if t := s.apply(text, lower, r, false); t != text {
@@ -300,8 +472,108 @@ func (s *scrubber) scrub(text string) string {
 				}
 			}
 		}
+		text = s.spans(text, "IBAN", findIBANs(text), nil)
+	}
+	if s.g.opts.IPs {
+		text = s.spans(text, "IP", findIPs(text), nil)
+	}
+	// People: known names, names after honorifics, names listed after
+	// labels ("Reviewers: ...").
+	if found := findNames(text, s.names...); len(found) > 0 {
+		spans := make([][]int, len(found))
+		keys := make([]string, len(found))
+		for i, f := range found {
+			spans[i], keys[i] = []int{f.start, f.end}, f.key
+		}
+		text = s.spans(text, "PERSON", spans, keys)
+	}
+	if spans := honorifics(text); len(spans) > 0 {
+		text = s.spans(text, "PERSON", spans, nil)
+	}
+	if strings.IndexByte(text, ':') >= 0 || strings.Contains(text, "：") {
+		var spans [][]int
+		for _, m := range labelledNames(text) {
+			spans = append(spans, []int{m[0], m[1]})
+		}
+		text = s.spans(text, "PERSON", spans, nil)
 	}
 	return text
+}
+
+// honorifics returns the spans of names after honorifics ("Dr. Smith"):
+// the regexp runs only at the honorifics' words.
+func honorifics(text string) [][]int {
+	var out [][]int
+	for _, h := range []string{"Dr", "Mr", "Ms", "Mx", "Prof", "Miss", "Sr", "Herr", "Frau"} {
+		for off := 0; ; {
+			i := strings.Index(text[off:], h)
+			if i < 0 {
+				break
+			}
+			p := off + i
+			off = p + len(h)
+			if p > 0 && (isAlnum(text[p-1]) || text[p-1] == '_') {
+				continue
+			}
+			if m := honorificRE.FindStringIndex(text[p:min(len(text), p+80)]); m != nil && m[0] == 0 {
+				out = append(out, []int{p, p + m[1]})
+			}
+		}
+	}
+	return out
+}
+
+// spans replaces the given byte ranges of text (sorted, as found) with
+// placeholders of kind. keys, when given, name the value each range
+// stands for (a person found by first name shares the placeholder of the
+// whole name); otherwise the value itself, case-folded, is the key.
+func (s *scrubber) spans(text, kind string, spans [][]int, keys []string) string {
+	if len(spans) == 0 {
+		return text
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	var b strings.Builder
+	last := 0
+	for i, m := range spans {
+		if m[0] < last {
+			continue
+		}
+		v := text[m[0]:m[1]]
+		if strings.HasPrefix(v, "<") || strings.Contains(v, ">") || insidePlaceholder(text, m[0]) {
+			continue
+		}
+		key := strings.ToLower(strings.Join(strings.Fields(v), " "))
+		if keys != nil {
+			key = keys[i]
+		}
+		b.WriteString(text[last:m[0]])
+		b.WriteString(s.placeholder(kind, key, false))
+		last = m[1]
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// insidePlaceholder reports whether offset i lies inside a <PLACEHOLDER>.
+func insidePlaceholder(text string, i int) bool {
+	open := strings.LastIndexByte(text[:i], '<')
+	if open < 0 || strings.IndexByte(text[open:i], '>') >= 0 {
+		return false
+	}
+	end := strings.IndexByte(text[i:], '>')
+	if end < 0 {
+		return false
+	}
+	inner := text[open+1 : i+end]
+	for _, c := range inner {
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiLower lower-cases ASCII letters only, so that byte offsets in the
@@ -360,6 +632,9 @@ const window = 256
 
 // matches returns the rule's submatch indexes in text.
 func (r rule) matches(text, lower string) [][]int {
+	if r.find != nil {
+		return r.find(text)
+	}
 	if r.digits > 0 {
 		return r.digitRunMatches(text)
 	}
@@ -403,11 +678,19 @@ func (r rule) matches(text, lower string) [][]int {
 	return out
 }
 
+// runByte marks the bytes of a digit run: digits and " .-()+/".
+var runByte = func() (t [256]bool) {
+	for _, c := range []byte("0123456789 .-()+/") {
+		t[c] = true
+	}
+	return t
+}()
+
 // digitRunMatches runs the rule on every run of digits and separators with
 // enough digits, with one byte of context on each side for \b.
 func (r rule) digitRunMatches(text string) [][]int {
 	var out [][]int
-	isRun := func(c byte) bool { return c >= '0' && c <= '9' || strings.IndexByte(" .-()+/", c) >= 0 }
+	isRun := func(c byte) bool { return runByte[c] }
 	for i := 0; i < len(text); {
 		if !isRun(text[i]) {
 			i++
@@ -457,6 +740,16 @@ func (s *scrubber) apply(text, lower string, r rule, secret bool) string {
 		}
 		if r.quoteGroup > 0 && s.code && m[2*r.quoteGroup] == m[2*r.quoteGroup+1] {
 			continue
+		}
+		if r.keyGroup > 0 && r.keyVeto != nil && m[2*r.keyGroup] >= 0 {
+			// The whole key: the keyword may sit inside a longer name.
+			ks := m[2*r.keyGroup]
+			for ks > 0 && (isAlnum(text[ks-1]) || text[ks-1] == '_' || text[ks-1] == '-') {
+				ks--
+			}
+			if r.keyVeto(text[ks:m[2*r.keyGroup+1]]) {
+				continue
+			}
 		}
 		b.WriteString(text[last:vs])
 		b.WriteString(s.placeholder(r.kind, v, secret))

@@ -41,7 +41,7 @@ func TestCleanSecrets(t *testing.T) {
 		{"phone with parens", core.ConvoTranscript, "call (415) 555-0134 now", "555-0134", "<PHONE_1>"},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
-	g := New()
+	g := New(Options{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cc, err := g.Clean(chunk(tt.corpus, tt.in))
@@ -82,8 +82,12 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"port list", core.CodeDeploy, "ports: [8080, 9090, 5432]"},
 		{"uuid", core.ConvoSlack, "order 3f2b6c1e-9a4d-4c55-8f7e-0d1b2a3c4d5e failed"},
 		{"password doc prose", core.DocRunbook, "Rotate the password in Vault, then restart the pods."},
+		{"k8s tls secret name", core.CodeDeploy, "  tls:\n    - hosts: [shop.example.com]\n      secretName: shop-tls-cert\n"},
+		{"helm existing secret", core.CodeDeploy, "auth:\n  existingSecret: shopdb-credentials\n"},
+		{"secret arn", core.CodeDeploy, `db_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:shopdb"`},
+		{"password file", core.CodeConfig, "POSTGRES_PASSWORD_FILE=/run/secrets/pg_password"},
 	}
-	g := New()
+	g := New(Options{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cc, err := g.Clean(chunk(tt.corpus, tt.in))
@@ -102,7 +106,7 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 
 func TestPlaceholdersConsistentWithinChunk(t *testing.T) {
 	in := "bob@acme.io wrote to carol@acme.io; then bob@acme.io again"
-	cc, err := New().Clean(chunk(core.ConvoSlack, in))
+	cc, err := New(Options{}).Clean(chunk(core.ConvoSlack, in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +122,14 @@ func TestPlaceholdersConsistentWithinChunk(t *testing.T) {
 
 func TestCleanTierSkipsPIIForCleanSources(t *testing.T) {
 	in := "maintainer: dev.lead@acme-corp.com"
-	cc, _ := New().Clean(chunk(core.DocReadme, in))
+	cc, _ := New(Options{}).Clean(chunk(core.DocReadme, in))
 	if cc.Text() != in {
 		t.Errorf("clean tier text changed: %q", cc.Text())
 	}
 }
 
 func TestCleanRejectsBadChunks(t *testing.T) {
-	g := New()
+	g := New(Options{})
 	if _, err := g.Clean(core.Chunk{Corpus: core.CodeLogic, Text: "x"}); err == nil {
 		t.Error("Clean of a chunk without id succeeded")
 	}
@@ -142,7 +146,7 @@ func BenchmarkClean(b *testing.B) {
 	text := strings.Repeat("func handle(w http.ResponseWriter, r *http.Request) {\n\tuser := r.URL.Query().Get(\"user\")\n\tlog.Printf(\"profile for %s\", user)\n}\n", 40)
 	for _, corpus := range []core.CorpusType{core.CodeLogic, core.ConvoSlack} {
 		b.Run(string(corpus), func(b *testing.B) {
-			g := New()
+			g := New(Options{})
 			c := chunk(corpus, text)
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
@@ -167,7 +171,7 @@ func BenchmarkCleanCode(b *testing.B) {
 	text := sb.String()
 	for _, corpus := range []core.CorpusType{core.CodeLogic, core.DocRunbook} {
 		b.Run(string(corpus), func(b *testing.B) {
-			g := New()
+			g := New(Options{})
 			c := chunk(corpus, text)
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
@@ -183,7 +187,7 @@ func TestCleanScrubsCallTargets(t *testing.T) {
 	c := chunk(core.CodeLogic, `db := sql.Open("pgx", "postgres://shop:Sup3rS3cret@db:5432/shop")`)
 	c.Calls = []core.Call{{Kind: core.CallDB, System: "pgx", Target: "postgres://shop:Sup3rS3cret@db:5432/shop", Text: c.Text}}
 	c.CallsOut = []string{"db pgx postgres://shop:Sup3rS3cret@db:5432/shop"}
-	cc, err := New().Clean(c)
+	cc, err := New(Options{}).Clean(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,112 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"coderag/core"
+)
+
+// ServiceNames returns the names of the services the index knows: those
+// of its deploy chunks (Kubernetes workloads and Services, compose
+// services, Helm charts) and of the service graph, sorted.
+func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `
+		SELECT service_name FROM chunks WHERE corpus_type = ? AND service_name <> ''
+		UNION SELECT name FROM services
+		ORDER BY 1`, string(core.CodeDeploy))
+	if err != nil {
+		return nil, db.wrap("read service names from", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, db.wrap("read service names from", err)
+		}
+		out = append(out, s)
+	}
+	return out, db.wrap("read service names from", rows.Err())
+}
+
+// UpdateMentions runs find over the text of every chunk of the given
+// corpus types and records the services it returns: all of them in the
+// chunk's meta "services", the first as its service_name unless the chunk
+// names its own service (a runbook's front matter). It returns how many
+// chunks changed. It runs in one transaction.
+func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, find func(text string) []string) (int, error) {
+	if len(corpora) == 0 {
+		return 0, nil
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, db.wrap("record service mentions in", err)
+	}
+	defer tx.Rollback()
+	args := make([]any, len(corpora))
+	for i, c := range corpora {
+		args[i] = string(c)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT pk, text, meta, service_name FROM chunks WHERE corpus_type IN (?`+
+		strings.Repeat(",?", len(corpora)-1)+`)`, args...)
+	if err != nil {
+		return 0, db.wrap("record service mentions in", err)
+	}
+	type change struct {
+		pk      int64
+		meta    string
+		service string
+	}
+	var changes []change
+	for rows.Next() {
+		var pk int64
+		var text, metaJSON, service string
+		if err := rows.Scan(&pk, &text, &metaJSON, &service); err != nil {
+			rows.Close()
+			return 0, db.wrap("record service mentions in", err)
+		}
+		meta := map[string]string{}
+		json.Unmarshal([]byte(metaJSON), &meta)
+		found := find(text)
+		newService := service
+		if service == "" || meta["service_from"] == "mention" {
+			newService = ""
+			delete(meta, "service_from")
+			if len(found) > 0 {
+				newService = found[0]
+				meta["service_from"] = "mention"
+			}
+		}
+		if len(found) > 0 {
+			meta["services"] = strings.Join(found, ", ")
+		} else {
+			delete(meta, "services")
+		}
+		m := jsonMap(meta)
+		if m != metaJSON || newService != service {
+			changes = append(changes, change{pk, m, newService})
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return 0, db.wrap("record service mentions in", err)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, db.wrap("record service mentions in", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `UPDATE chunks SET meta = ?, service_name = ? WHERE pk = ?`)
+	if err != nil {
+		return 0, db.wrap("record service mentions in", err)
+	}
+	defer stmt.Close()
+	for _, c := range changes {
+		if _, err := stmt.ExecContext(ctx, c.meta, c.service, c.pk); err != nil {
+			return 0, db.wrap("record service mentions in", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, db.wrap("record service mentions in", err)
+	}
+	return len(changes), nil
+}
