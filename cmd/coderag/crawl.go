@@ -33,6 +33,7 @@ type crawlOptions struct {
 	json        bool
 	verbose     bool
 	scrubIPs    bool
+	classify    []string
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -53,6 +54,17 @@ another name with NAME=PATH (or --repo-name for repositories). Names are
 unique per database: crawling a name again replaces that source.
 
 Repositories are walked honouring .gitignore and .coderagignore files.
+Files are classified by path and content (runbooks by a runbook, playbook or
+oncall folder, ADRs by an adr or decisions folder, Kubernetes manifests by
+apiVersion and kind, ...). --classify and a .coderag.yaml at the root of a
+source add rules of their own:
+
+  classify:
+    - path: ops/playbooks/**
+      type: runbook
+  exclude:
+    - fixtures/**
+
 Dependency and cache directories (node_modules, vendor, .venv, ...), lock
 files, binaries, generated and minified code, files over --max-file-size and
 files holding credentials (.env, *.pem, id_rsa, ...) are skipped, each with a
@@ -98,6 +110,7 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringArrayVar(&o.transcripts, "transcripts-dir", nil, "folder of meeting transcripts to index, as DIR or NAME=DIR (repeatable)")
 	f.StringArrayVar(&o.runbooks, "runbooks-dir", nil, "folder of runbooks to index, as DIR or NAME=DIR (repeatable)")
 	f.StringArrayVar(&o.gdocs, "gdocs-dir", nil, "folder of Google Docs exports (HTML, DOCX, Markdown) to index, as DIR or NAME=DIR (repeatable)")
+	f.StringArrayVar(&o.classify, "classify", nil, "give paths a corpus type, as 'PATTERN=TYPE' (e.g. 'ops/playbooks/**=runbook'; repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "gitignore-style pattern of paths to leave out (repeatable)")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "files processed at once (default: number of CPUs)")
 	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB)")
@@ -125,6 +138,14 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if err != nil {
 		return err
 	}
+	var rules []discover.Rule
+	for _, c := range o.classify {
+		r, err := discover.ParseRule(c)
+		if err != nil {
+			return usagef("--classify: %v", err)
+		}
+		rules = append(rules, r)
+	}
 
 	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
 	if err != nil {
@@ -135,7 +156,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	pr := newProgress(io, o.json, o.verbose)
 	crawler := ingest.New(db, ingest.Options{
 		Jobs:     o.jobs,
-		Discover: discover.Options{MaxFileSize: maxSize, Exclude: o.exclude},
+		Discover: discover.Options{MaxFileSize: maxSize, Exclude: o.exclude, Rules: rules},
 		Scrub:    scrub.Options{IPs: o.scrubIPs},
 		Progress: pr.event,
 		Args:     strings.Join(os.Args[1:], " "),

@@ -325,6 +325,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"crawl", "--transcripts-dir", "main.go"}, 2, "--transcripts-dir main.go is not a directory"},
 		{[]string{"crawl", "--slack-export", "/definitely/not/here.zip"}, 1, "no such file or directory"},
 		{[]string{"crawl", "--gdocs-dir", "x=.", "--runbooks-dir", "x=."}, 2, `would both be named "x"`},
+		{[]string{"crawl", "--repo-path", ".", "--classify", "ops/**=nonsense"}, 2, `unknown corpus type "nonsense"`},
 		{[]string{"crawl", "--repo-path", ".", "--repo-name", "a", "--repo-name", "b"}, 2, "one name per path"},
 		{[]string{"crawl", "--repo-path", "/definitely/not/here"}, 1, "no such file or directory"},
 		{[]string{"crawl", "--repo-path", ".", "--max-file-size", "huge"}, 2, "bad size"},

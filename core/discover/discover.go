@@ -35,6 +35,9 @@ type Options struct {
 	// Allow lists extensions (".docx") that are listed although their
 	// type is otherwise skipped as binary: a crawler that reads them.
 	Allow []string
+	// Rules classify paths before the built-in rules; those of the
+	// source's .coderag.yaml follow them.
+	Rules []Rule
 }
 
 // Skip is a file that was not indexed, and why.
@@ -159,6 +162,18 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 	if !opts.NoIgnoreFiles {
 		base = append(base, readPatterns(fsys, ".git/info/exclude", nil)...)
 	}
+	rules := opts.Rules
+	if !opts.NoIgnoreFiles {
+		more, exclude, err := readConfig(fsys)
+		if err != nil {
+			return Result{}, err
+		}
+		rules = append(append([]Rule(nil), rules...), more...)
+		for _, p := range exclude {
+			base = append(base, gitignore.ParsePattern(p, nil))
+		}
+	}
+	classes := newClassifier(rules)
 	matcherFor := func(dir string) gitignore.Matcher {
 		ps := append([]gitignore.Pattern(nil), base...)
 		// ancestors first: later (deeper) patterns take precedence
@@ -233,13 +248,16 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 			res.Skips = append(res.Skips, Skip{p, "not a regular file (" + d.Type().String() + ")"})
 			return nil
 		}
-		if d.Name() == ".gitignore" || d.Name() == ".coderagignore" {
+		if d.Name() == ".gitignore" || d.Name() == ".coderagignore" || p == ConfigFile {
 			return nil
 		}
 		if matcherFor(dir).Match(parts, false) {
 			return nil // ignored files are not part of the repo: not listed
 		}
 		lang, corpus := Classify(p)
+		if c, ok := classes.corpus(p); ok {
+			corpus = c
+		}
 		if why := pathSkip(p, buildDepth[dir], corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(opts.Allow, p)) {
 			res.Skips = append(res.Skips, Skip{p, why})
 			return nil
