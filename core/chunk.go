@@ -75,6 +75,12 @@ type Chunk struct {
 	Calls  []Call
 	Routes []Route
 	Refs   []Ref
+	// Resources are what a deploy or config chunk declares (the store
+	// keeps them for the service graph).
+	Resources []Resource
+	// Bindings are the values code gives fields and constructor
+	// parameters (the graph traces addresses through them).
+	Bindings []Binding
 }
 
 // Verbatim reports whether the chunk's text is its file's bytes

@@ -72,8 +72,9 @@ type Route struct {
 	Line   int    `json:"line"`
 }
 
-// RouteAt is a route with the file and chunk it was found in.
+// RouteAt is a route with the repository, file and chunk it was found in.
 type RouteAt struct {
+	Repo    string
 	File    string // slash path in the repository
 	ChunkID string
 	Route
@@ -117,4 +118,125 @@ func (c Call) Summary() string {
 		s += " " + c.Target
 	}
 	return s
+}
+
+// Resource is what a deploy or config file declares about a service: a
+// Kubernetes object, a compose service, a Helm chart or values file, an
+// Aspire resource, a settings file. The service graph is built from them.
+type Resource struct {
+	// Kind is the Kubernetes kind (Deployment, Service, Ingress,
+	// ConfigMap, NetworkPolicy, ...) or one of ResourceCompose,
+	// ResourceChart, ResourceHelmValues, ResourceHelmTemplate,
+	// ResourceSettings, ResourceAspire.
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	// Service is the service the resource belongs to, "" for none (a
+	// ConfigMap, an Ingress).
+	Service  string            `json:"service,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	Selector map[string]string `json:"selector,omitempty"`
+	Images   []string          `json:"images,omitempty"`
+	Ports    []string          `json:"ports,omitempty"`
+	Env      []EnvVar          `json:"env,omitempty"`
+	// EnvFrom names the ConfigMaps (and Secrets, as "secret:NAME") whose
+	// keys all become environment variables.
+	EnvFrom []string `json:"env_from,omitempty"`
+	// Data holds a ConfigMap's data, a Helm values file or a settings
+	// file's keys, flattened with "." ("upstreams.catalogUrl") or ":"
+	// ("Services:Catalog") as the format writes them.
+	Data map[string]string `json:"data,omitempty"`
+	// Backends are an Ingress's paths and the services behind them.
+	Backends []Backend `json:"backends,omitempty"`
+	// Build is a compose service's build context, relative to the file.
+	Build     string   `json:"build,omitempty"`
+	DependsOn []string `json:"depends_on,omitempty"`
+	// From lists the services a NetworkPolicy lets in (their app labels).
+	From []string `json:"from,omitempty"`
+	// References are the resources an Aspire resource is wired to
+	// (WithReference).
+	References []string `json:"references,omitempty"`
+	Line       int      `json:"line"`
+}
+
+// The resource kinds that are not Kubernetes kinds.
+const (
+	ResourceCompose      = "compose"
+	ResourceChart        = "chart"
+	ResourceHelmValues   = "helm-values"
+	ResourceHelmTemplate = "helm-template"
+	ResourceSettings     = "settings"
+	ResourceAspire       = "aspire"
+)
+
+// EnvVar is an environment variable a resource sets: a value, or a
+// reference to a ConfigMap or Secret key.
+type EnvVar struct {
+	Name      string `json:"name"`
+	Value     string `json:"value,omitempty"`
+	ConfigMap string `json:"configmap,omitempty"`
+	Secret    string `json:"secret,omitempty"`
+	Key       string `json:"key,omitempty"`
+}
+
+// Backend is an Ingress path and the service that answers it.
+type Backend struct {
+	Host    string `json:"host,omitempty"`
+	Path    string `json:"path"`
+	Service string `json:"service"`
+	Port    string `json:"port,omitempty"`
+	// Line is the line naming the backend service.
+	Line int `json:"line,omitempty"`
+}
+
+// ResourceAt is a resource with where it was declared.
+type ResourceAt struct {
+	Repo    string
+	File    string // slash path in the repository
+	ChunkID string
+	Resource
+}
+
+// CallAt is an outbound call with where it was found: the repository,
+// file, chunk and the chunk's scope ("clients.go > CartClient > GetCart").
+type CallAt struct {
+	Repo    string
+	File    string
+	ChunkID string
+	Scope   string
+	Call
+}
+
+// Binding is a value the code gives a struct field or a constructor
+// parameter. The service graph follows them when a call's address is a
+// field (c.base): from the field to the constructor parameter that set it,
+// to the argument a caller passed, to the configuration that holds it.
+type Binding struct {
+	// Kind is "field" (Type.Field is set to the value, or to parameter
+	// Index of Func) or "arg" (Func is called with the value as argument
+	// Index).
+	Kind  string `json:"kind"`
+	Type  string `json:"type,omitempty"`
+	Field string `json:"field,omitempty"`
+	Func  string `json:"func,omitempty"`
+	Index int    `json:"index"`
+	// Param names the parameter of Func a field is set from; "" when the
+	// value is an expression.
+	Param string `json:"param,omitempty"`
+	// Expr is the value as written; the rest is what it evaluates to.
+	Expr    string `json:"expr,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Origin  Origin `json:"origin,omitempty"`
+	Env     string `json:"env,omitempty"`
+	Config  string `json:"config,omitempty"`
+	Default string `json:"default,omitempty"`
+	Line    int    `json:"line"`
+}
+
+// BindingAt is a binding with where it was found.
+type BindingAt struct {
+	Repo    string
+	File    string
+	ChunkID string
+	Binding
 }

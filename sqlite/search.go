@@ -243,44 +243,103 @@ func (db *DB) Routes(ctx context.Context) ([]core.RouteAt, error) {
 	var out []core.RouteAt
 	for rows.Next() {
 		var r core.RouteAt
-		var repo string
-		if err := rows.Scan(&r.ChunkID, &repo, &r.File, &r.Line, &r.Method, &r.Path, &r.Framework, &r.Handler, &r.Router); err != nil {
+		if err := rows.Scan(&r.ChunkID, &r.Repo, &r.File, &r.Line, &r.Method, &r.Path, &r.Framework, &r.Handler, &r.Router); err != nil {
 			return nil, db.wrap("read routes from", err)
 		}
-		r.File = repo + "/" + r.File
 		out = append(out, r)
 	}
 	return out, db.wrap("read routes from", rows.Err())
 }
 
-// CallAt is an outbound call with the chunk and file it was found in.
-type CallAt struct {
-	ChunkID string
-	File    string // repo/path
-	core.Call
-}
-
-// Calls returns the outbound calls of the index, ordered by repository,
-// file and line.
-func (db *DB) Calls(ctx context.Context) ([]CallAt, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT chunk_id, repo_name || '/' || file_path, line, kind, system, method, target,
-		origin, base, env, config, default_value, client, text FROM calls ORDER BY repo_name, file_path, line, kind, target`)
+// Calls returns the outbound calls of the index with the scope of the
+// chunk each is in, ordered by repository, file and line.
+func (db *DB) Calls(ctx context.Context) ([]core.CallAt, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT k.chunk_id, k.repo_name, k.file_path, coalesce(c.context_prefix, ''),
+		k.line, k.kind, k.system, k.method, k.target, k.origin, k.base, k.env, k.config, k.default_value, k.client, k.text
+		FROM calls k LEFT JOIN chunks c ON c.id = k.chunk_id
+		ORDER BY k.repo_name, k.file_path, k.line, k.kind, k.target`)
 	if err != nil {
 		return nil, db.wrap("read calls from", err)
 	}
 	defer rows.Close()
-	var out []CallAt
+	var out []core.CallAt
 	for rows.Next() {
-		var c CallAt
+		var c core.CallAt
 		var kind, origin string
-		if err := rows.Scan(&c.ChunkID, &c.File, &c.Line, &kind, &c.System, &c.Method, &c.Target, &origin, &c.Base, &c.Env,
-			&c.Config, &c.Default, &c.Client, &c.Text); err != nil {
+		if err := rows.Scan(&c.ChunkID, &c.Repo, &c.File, &c.Scope, &c.Line, &kind, &c.System, &c.Method, &c.Target, &origin,
+			&c.Base, &c.Env, &c.Config, &c.Default, &c.Client, &c.Text); err != nil {
 			return nil, db.wrap("read calls from", err)
 		}
 		c.Kind, c.Origin = core.CallKind(kind), core.Origin(origin)
 		out = append(out, c)
 	}
 	return out, db.wrap("read calls from", rows.Err())
+}
+
+// Resources returns what the deploy and config files of the index
+// declare, ordered by repository, file and line.
+func (db *DB) Resources(ctx context.Context) ([]core.ResourceAt, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT chunk_id, repo_name, file_path, body FROM resources
+		ORDER BY repo_name, file_path, line, id`)
+	if err != nil {
+		return nil, db.wrap("read resources from", err)
+	}
+	defer rows.Close()
+	var out []core.ResourceAt
+	for rows.Next() {
+		var r core.ResourceAt
+		var body string
+		if err := rows.Scan(&r.ChunkID, &r.Repo, &r.File, &body); err != nil {
+			return nil, db.wrap("read resources from", err)
+		}
+		if err := json.Unmarshal([]byte(body), &r.Resource); err != nil {
+			return nil, fmt.Errorf("read resource of %s/%s from %s: %w", r.Repo, r.File, db.path, err)
+		}
+		out = append(out, r)
+	}
+	return out, db.wrap("read resources from", rows.Err())
+}
+
+// Bindings returns the values code gives fields and constructor
+// parameters, ordered by repository, file and line.
+func (db *DB) Bindings(ctx context.Context) ([]core.BindingAt, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT chunk_id, repo_name, file_path, body FROM bindings ORDER BY repo_name, file_path, line, id`)
+	if err != nil {
+		return nil, db.wrap("read bindings from", err)
+	}
+	defer rows.Close()
+	var out []core.BindingAt
+	for rows.Next() {
+		var b core.BindingAt
+		var body string
+		if err := rows.Scan(&b.ChunkID, &b.Repo, &b.File, &body); err != nil {
+			return nil, db.wrap("read bindings from", err)
+		}
+		if err := json.Unmarshal([]byte(body), &b.Binding); err != nil {
+			return nil, fmt.Errorf("read binding of %s/%s from %s: %w", b.Repo, b.File, db.path, err)
+		}
+		out = append(out, b)
+	}
+	return out, db.wrap("read bindings from", rows.Err())
+}
+
+// FilePaths returns every indexed file as repo and path, ordered.
+func (db *DB) FilePaths(ctx context.Context) ([][2]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, f.path FROM files f JOIN sources s ON s.id = f.source_id
+		ORDER BY 1, 2`)
+	if err != nil {
+		return nil, db.wrap("read files from", err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var repo, p string
+		if err := rows.Scan(&repo, &p); err != nil {
+			return nil, db.wrap("read files from", err)
+		}
+		out = append(out, [2]string{repo, p})
+	}
+	return out, db.wrap("read files from", rows.Err())
 }
 
 // SourceChunks returns every chunk of the named source in file and line

@@ -54,7 +54,7 @@ type SourceTx struct {
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
 
-	insFile, insChunk, insVec, insAudit, insSkip, insCall, insRef, insRoute *sql.Stmt
+	insFile, insChunk, insVec, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
 
 	files  int
 	chunks map[core.CorpusType]int
@@ -139,6 +139,9 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	s.insCall = prep(`INSERT INTO calls(chunk_id, repo_name, file_path, line, kind, system, method, target, origin, base,
 		env, config, default_value, client, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.insRef = prep(`INSERT OR IGNORE INTO symbol_refs(chunk_id, name, kind) VALUES (?, ?, ?)`)
+	s.insBind = prep(`INSERT INTO bindings(chunk_id, repo_name, file_path, line, body) VALUES (?, ?, ?, ?, ?)`)
+	s.insRes = prep(`INSERT INTO resources(chunk_id, repo_name, file_path, line, kind, name, namespace, service, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.insRoute = prep(`INSERT INTO routes(chunk_id, repo_name, file_path, line, method, path, framework, handler, router)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if s.vectors {
@@ -181,6 +184,24 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			if _, err := s.insCall.ExecContext(ctx, c.ID, s.src.Name, c.FilePath, cl.Line, string(cl.Kind), cl.System, cl.Method,
 				cl.Target, string(cl.Origin), cl.Base, cl.Env, cl.Config, cl.Default, cl.Client, cl.Text); err != nil {
 				return s.db.wrap(fmt.Sprintf("write call of %s:%d to", c.SourceURI, cl.Line), err)
+			}
+		}
+		for _, r := range c.Resources {
+			body, err := json.Marshal(r)
+			if err != nil {
+				return fmt.Errorf("write resources of %s:%d: %w", c.SourceURI, r.Line, err)
+			}
+			if _, err := s.insRes.ExecContext(ctx, c.ID, s.src.Name, c.FilePath, r.Line, r.Kind, r.Name, r.Namespace, r.Service, string(body)); err != nil {
+				return s.db.wrap(fmt.Sprintf("write resource of %s:%d to", c.SourceURI, r.Line), err)
+			}
+		}
+		for _, bnd := range c.Bindings {
+			body, err := json.Marshal(bnd)
+			if err != nil {
+				return fmt.Errorf("write bindings of %s:%d: %w", c.SourceURI, bnd.Line, err)
+			}
+			if _, err := s.insBind.ExecContext(ctx, c.ID, s.src.Name, c.FilePath, bnd.Line, string(body)); err != nil {
+				return s.db.wrap(fmt.Sprintf("write binding of %s:%d to", c.SourceURI, bnd.Line), err)
 			}
 		}
 		for _, r := range c.Refs {

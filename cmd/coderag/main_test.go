@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,8 +225,8 @@ func TestEdgesGolden(t *testing.T) {
 		switch typ {
 		case "http":
 			marker = strings.Split(strings.Trim(fields[5], "/"), "/")[0]
-			if marker == "" {
-				marker = target
+			if marker == "" || strings.HasPrefix(fields[0], "ingress:") {
+				marker = target // an Ingress names its backend
 			}
 		case "queue":
 			marker = "topic"
@@ -376,7 +377,7 @@ func TestSampleCallsAndRoutes(t *testing.T) {
 	}
 	var gotCalls []string
 	for _, c := range calls {
-		s := fmt.Sprintf("%s:%d %s %s %s", c.File, c.Line, c.Kind, c.Method, c.Target)
+		s := fmt.Sprintf("%s/%s:%d %s %s %s", c.Repo, c.File, c.Line, c.Kind, c.Method, c.Target)
 		if c.Base != "" {
 			s += " base=" + c.Base
 		}
@@ -416,7 +417,7 @@ func TestSampleCallsAndRoutes(t *testing.T) {
 	}
 	var gotRoutes []string
 	for _, r := range routes {
-		gotRoutes = append(gotRoutes, fmt.Sprintf("%s:%d %s %s %s", r.File, r.Line, r.Method, r.Path, r.Framework))
+		gotRoutes = append(gotRoutes, fmt.Sprintf("%s/%s:%d %s %s %s", r.Repo, r.File, r.Line, r.Method, r.Path, r.Framework))
 	}
 	wantRoutes := []string{
 		"platform/services/accounts/accounts/app.py:18 GET /users/{user_id}/profile flask",
@@ -648,5 +649,82 @@ func TestMentionsJoinWhateverTheOrder(t *testing.T) {
 	}
 	if s := service(); s != "redis" {
 		t.Errorf("the incident thread's service is %q after the platform crawl, want redis", s)
+	}
+}
+
+// goldenEdges reads testdata/sample/edges.golden.
+func goldenEdges(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(sampleDir, "edges.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{} // edge key -> evidence repo/path:line
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 7 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		dash := func(s string) string {
+			if s == "-" {
+				return ""
+			}
+			return s
+		}
+		out[edgeKey(f[0], f[2], f[3], dash(f[4]), dash(f[5]))] = f[6]
+	}
+	return out
+}
+
+func edgeKey(src, dst, typ, method, path string) string {
+	return fmt.Sprintf("%s -> %s %s %s %s", src, dst, typ, method, path)
+}
+
+// TestGraphMatchesGoldenEdges measures the service graph of the sample
+// against its real edges: precision and recall must both be 1.0, and each
+// edge must carry the evidence line the golden list names.
+func TestGraphMatchesGoldenEdges(t *testing.T) {
+	dbPath := crawlSample(t)
+	db, err := sqlite.Open(context.Background(), dbPath, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g, err := db.Graph(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := goldenEdges(t)
+	got := map[string][]string{}
+	for _, e := range g.Edges {
+		if s := g.Service(e.Target); s != nil && s.Kind == "unresolved" {
+			t.Errorf("unresolved edge %s -> %s %s %s: %s", e.Source, e.Target, e.Method, e.Path, e.Via)
+			continue
+		}
+		k := edgeKey(e.Source, e.Target, e.Type, e.Method, e.Path)
+		for _, ev := range e.Evidence {
+			got[k] = append(got[k], fmt.Sprintf("%s/%s:%d", ev.Repo, ev.File, ev.Line))
+		}
+	}
+	hits := 0
+	for k, ev := range want {
+		if evs, ok := got[k]; ok {
+			hits++
+			if !slices.Contains(evs, ev) {
+				t.Errorf("edge %s: evidence %v, want %s among it", k, evs, ev)
+			}
+		} else {
+			t.Errorf("missing edge %s (evidence %s)", k, ev)
+		}
+	}
+	for k, evs := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("extra edge %s (evidence %v)", k, evs)
+		}
+	}
+	precision, recall := float64(hits)/float64(max(1, len(got))), float64(hits)/float64(len(want))
+	t.Logf("precision %.2f, recall %.2f (%d edges, %d in the golden list)", precision, recall, len(got), len(want))
+	if precision != 1 || recall != 1 {
+		t.Errorf("precision %.2f, recall %.2f; want 1.0 and 1.0", precision, recall)
 	}
 }

@@ -512,6 +512,8 @@ func (b *builder) assignFacts() {
 			}
 		case f.route != nil:
 			c.Routes = append(c.Routes, *f.route)
+		case f.binding != nil:
+			c.Bindings = append(c.Bindings, *f.binding)
 		case f.ref != nil:
 			if seen[i] == nil {
 				seen[i] = map[core.Ref]bool{}

@@ -310,7 +310,13 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 	b.base.Imports = tags.imports
 	b.scope(root, nil, true, 0)
 	b.cover()
-	return Result{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes, Mounts: facts.mounts}, nil
+	r := Result{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes, Mounts: facts.mounts}
+	if base.Language == "csharp" {
+		for _, res := range aspireResources(src) {
+			attach(&r, res)
+		}
+	}
+	return r, nil
 }
 
 func (c *Chunker) fallback(src []byte, base core.Chunk, why string) Result {

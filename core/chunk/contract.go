@@ -369,6 +369,16 @@ func (c *Chunker) OpenAPI(src []byte, base core.Chunk) (Result, error) {
 // Dockerfile, Helm and Terraform for deploy files, Config for config
 // files. It reports false when none fits (the caller uses windows).
 func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
+	r, ok, err := c.file(src, base)
+	if ok && err == nil {
+		if res, found := settingsResource(base, src); found {
+			attach(&r, res)
+		}
+	}
+	return r, ok, err
+}
+
+func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 	lang, name := base.Language, strings.ToLower(path.Base(base.FilePath))
 	switch {
 	case c.Supports(lang):
@@ -408,6 +418,7 @@ func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 					for i := range r.Chunks {
 						r.Chunks[i].ServiceName = string(m[1])
 					}
+					attach(&r, core.Resource{Kind: core.ResourceChart, Name: string(m[1]), Service: string(m[1]), Line: lineOf(src, chartNameRE.FindIndex(src)[0])})
 				}
 			}
 			return r, true, nil

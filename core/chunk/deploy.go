@@ -53,6 +53,7 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 			continue
 		}
 		ri := resource(obj)
+		backendLines(src, s, e, ri.res.Backends)
 		m := meta{symbol: ri.name, kind: ri.kind}
 		if ri.kind == "" {
 			m = meta{}
@@ -74,11 +75,19 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 		}
 	}
 	b.cover()
+	attached := map[uint]bool{}
 	for i := range b.chunks {
 		ch := &b.chunks[i]
 		for start, ri := range info {
 			if int(start) <= ch.ByteStart && ch.ByteStart < int(start)+len(src) && ri.kind != "" && ch.SymbolName == ri.name && ch.SymbolKind == ri.kind {
 				ch.K8sLabels, ch.ServiceName, ch.Meta = ri.labels, ri.service, mergeMeta(ch.Meta, ri.meta)
+				if !attached[start] {
+					// The resource goes with its first chunk only.
+					attached[start] = true
+					r := ri.res
+					r.Line = lineOf(src, int(start)) + leadingLines(src[start:])
+					ch.Resources = append(ch.Resources, r)
+				}
 				break
 			}
 		}
@@ -88,11 +97,31 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 
 func lineOf(src []byte, off int) int { return bytes.Count(src[:off], []byte("\n")) + 1 }
 
+// leadingLines counts the blank, comment and "---" lines a document
+// starts with, so that a resource's line is the line of its first key.
+func leadingLines(doc []byte) int {
+	n := 0
+	for len(doc) > 0 {
+		i := bytes.IndexByte(doc, '\n')
+		if i < 0 {
+			return n
+		}
+		l := bytes.TrimSpace(doc[:i])
+		if len(l) > 0 && l[0] != '#' && !bytes.Equal(l, []byte("---")) {
+			return n
+		}
+		n++
+		doc = doc[i+1:]
+	}
+	return n
+}
+
 // resourceInfo is what a Kubernetes resource says about itself.
 type resourceInfo struct {
 	kind, name, service string
 	labels              map[string]string
 	meta                map[string]string
+	res                 core.Resource
 }
 
 func str(v any) string {
@@ -146,16 +175,47 @@ func joinMap(m map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
+// backendLines finds the line naming each Ingress backend's service in
+// src[start:end], in order.
+func backendLines(src []byte, start, end int, backends []core.Backend) {
+	cur := start
+	for i := range backends {
+		be := &backends[i]
+		pathRE := regexp.MustCompile(`(?m)^\s*-?\s*path:\s*["']?` + regexp.QuoteMeta(be.Path) + `["']?\s*$`)
+		if m := pathRE.FindIndex(src[cur:end]); m != nil {
+			cur += m[1]
+		}
+		nameRE := regexp.MustCompile(`(?m)^\s*(?:name|serviceName):\s*["']?` + regexp.QuoteMeta(be.Service) + `["']?\s*$`)
+		if m := nameRE.FindIndex(src[cur:end]); m != nil {
+			be.Line = lineOf(src, cur+m[0]+len(src[cur+m[0]:cur+m[1]])-len(bytes.TrimLeft(src[cur+m[0]:cur+m[1]], " \t\n")))
+			cur += m[1]
+		}
+	}
+}
+
+// appLabel is the service a label set names.
+func appLabel(l map[string]string) string {
+	for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "component"} {
+		if l[k] != "" {
+			return l[k]
+		}
+	}
+	return ""
+}
+
 // resource extracts kind, name, labels, service and the wiring of a
 // Kubernetes object.
 func resource(o map[string]any) resourceInfo {
 	ri := resourceInfo{kind: str(o["kind"]), name: str(obj(o, "metadata", "name")), meta: map[string]string{}}
 	ri.labels = strMap(obj(o, "metadata", "labels"))
+	res := &ri.res
+	res.Kind, res.Name, res.Labels = ri.kind, ri.name, ri.labels
 	if ri.kind != "" {
 		ri.meta["kind"] = ri.kind
 	}
 	if ns := str(obj(o, "metadata", "namespace")); ns != "" {
 		ri.meta["namespace"] = ns
+		res.Namespace = ns
 	}
 	// The pod template of workloads, or the pod itself.
 	pod := obj(o, "spec", "template", "spec")
@@ -179,10 +239,13 @@ func resource(o map[string]any) resourceInfo {
 			ri.service = ri.name
 		}
 	}
+	res.Service = ri.service
 	if sel := strMap(obj(o, "spec", "selector", "matchLabels")); sel != nil {
 		ri.meta["selector"] = joinMap(sel)
+		res.Selector = sel
 	} else if sel := strMap(obj(o, "spec", "selector")); sel != nil && ri.kind == "Service" {
 		ri.meta["selector"] = joinMap(sel)
+		res.Selector = sel
 	}
 	var images, ports, env, envFrom []string
 	for _, ct := range append(list(obj(pod, "containers")), list(obj(pod, "initContainers"))...) {
@@ -197,22 +260,28 @@ func resource(o map[string]any) resourceInfo {
 			switch {
 			case obj(e, "value") != nil:
 				env = append(env, name+"="+str(obj(e, "value")))
+				res.Env = append(res.Env, core.EnvVar{Name: name, Value: str(obj(e, "value"))})
 			case obj(e, "valueFrom", "configMapKeyRef") != nil:
 				r := obj(e, "valueFrom", "configMapKeyRef")
 				env = append(env, name+" from configmap "+str(obj(r, "name"))+"/"+str(obj(r, "key")))
+				res.Env = append(res.Env, core.EnvVar{Name: name, ConfigMap: str(obj(r, "name")), Key: str(obj(r, "key"))})
 			case obj(e, "valueFrom", "secretKeyRef") != nil:
 				r := obj(e, "valueFrom", "secretKeyRef")
 				env = append(env, name+" from secret "+str(obj(r, "name"))+"/"+str(obj(r, "key")))
+				res.Env = append(res.Env, core.EnvVar{Name: name, Secret: str(obj(r, "name")), Key: str(obj(r, "key"))})
 			default:
 				env = append(env, name)
+				res.Env = append(res.Env, core.EnvVar{Name: name})
 			}
 		}
 		for _, ef := range list(obj(ct, "envFrom")) {
 			if r := str(obj(ef, "configMapRef", "name")); r != "" {
 				envFrom = append(envFrom, "configmap "+r)
+				res.EnvFrom = append(res.EnvFrom, r)
 			}
 			if r := str(obj(ef, "secretRef", "name")); r != "" {
 				envFrom = append(envFrom, "secret "+r)
+				res.EnvFrom = append(res.EnvFrom, "secret:"+r)
 			}
 		}
 	}
@@ -225,19 +294,51 @@ func resource(o map[string]any) resourceInfo {
 	for _, r := range list(obj(o, "spec", "rules")) {
 		for _, p := range list(obj(r, "http", "paths")) {
 			svc := str(obj(p, "backend", "service", "name"))
+			port := str(obj(p, "backend", "service", "port", "number"))
+			if port == "" {
+				port = str(obj(p, "backend", "service", "port", "name"))
+			}
 			if svc == "" {
 				svc = str(obj(p, "backend", "serviceName"))
+				port = str(obj(p, "backend", "servicePort"))
 			}
 			if svc != "" {
-				backends = append(backends, str(obj(p, "path"))+" -> "+svc)
+				path := str(obj(p, "path"))
+				if path == "" {
+					path = "/"
+				}
+				backends = append(backends, path+" -> "+svc)
+				res.Backends = append(res.Backends, core.Backend{Host: str(obj(r, "host")), Path: path, Service: svc, Port: port})
 			}
 		}
+	}
+	if svc := str(obj(o, "spec", "defaultBackend", "service", "name")); svc != "" {
+		backends = append(backends, "* -> "+svc)
+		res.Backends = append(res.Backends, core.Backend{Path: "/", Service: svc})
 	}
 	if ri.kind == "ConfigMap" {
 		if data := strMap(obj(o, "data")); data != nil {
 			ri.meta["data"] = joinMap(data)
+			res.Data = data
 		}
 	}
+	if ri.kind == "NetworkPolicy" {
+		if sel := strMap(obj(o, "spec", "podSelector", "matchLabels")); sel != nil {
+			res.Selector = sel
+			res.Service = appLabel(sel)
+		}
+		for _, in := range list(obj(o, "spec", "ingress")) {
+			for _, f := range list(obj(in, "from")) {
+				if app := appLabel(strMap(obj(f, "podSelector", "matchLabels"))); app != "" {
+					res.From = append(res.From, app)
+				}
+			}
+		}
+		if len(res.From) > 0 {
+			ri.meta["from"] = strings.Join(res.From, ", ")
+		}
+	}
+	res.Images, res.Ports = images, ports
 	for k, v := range map[string][]string{"images": images, "ports": ports, "env": env, "env_from": envFrom, "backends": backends} {
 		if len(v) > 0 {
 			ri.meta[k] = strings.Join(v, ", ")
@@ -265,6 +366,7 @@ func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 	root := docs[0].Content[0]
 	end := len(newLineIndex(src)) + 2
 	svcInfo := map[string]map[string]string{}
+	composeRes := map[string]core.Resource{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		to := end
@@ -288,6 +390,7 @@ func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 			var s map[string]any
 			sv.Decode(&s)
 			svcInfo[sk.Value] = composeMeta(s)
+			composeRes[sk.Value] = composeResource(sk.Value, s, sk.Line)
 			m := meta{symbol: sk.Value, kind: "compose service"}
 			if b.tokens(start, ls(sto)) > c.opts.Budget {
 				b.windows(start, ls(sto), m)
@@ -302,9 +405,65 @@ func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 		if ch.SymbolKind == "compose service" {
 			ch.ServiceName = ch.SymbolName
 			ch.Meta = mergeMeta(ch.Meta, svcInfo[ch.SymbolName])
+			if r, ok := composeRes[ch.SymbolName]; ok {
+				ch.Resources = append(ch.Resources, r)
+				delete(composeRes, ch.SymbolName) // first chunk only
+			}
 		}
 	}
 	return Result{Chunks: b.chunks}
+}
+
+// composeResource is the wiring of one compose service.
+func composeResource(name string, s map[string]any, line int) core.Resource {
+	r := core.Resource{Kind: core.ResourceCompose, Name: name, Service: name, Line: line}
+	if img := str(s["image"]); img != "" {
+		r.Images = []string{img}
+	}
+	if bld := s["build"]; bld != nil {
+		if ctx := str(obj(bld, "context")); ctx != "" {
+			r.Build = ctx
+		} else {
+			r.Build = str(bld)
+		}
+	}
+	for _, p := range list(s["ports"]) {
+		r.Ports = append(r.Ports, str(p))
+	}
+	switch d := s["depends_on"].(type) {
+	case []any:
+		for _, x := range d {
+			r.DependsOn = append(r.DependsOn, str(x))
+		}
+	case map[string]any:
+		for k := range d {
+			r.DependsOn = append(r.DependsOn, k)
+		}
+		sort.Strings(r.DependsOn)
+	}
+	for _, l := range list(s["links"]) {
+		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
+	}
+	switch env := s["environment"].(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(env))
+		for k := range env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			r.Env = append(r.Env, core.EnvVar{Name: k, Value: str(env[k])})
+		}
+	case []any:
+		for _, e := range env {
+			k, v, _ := strings.Cut(str(e), "=")
+			r.Env = append(r.Env, core.EnvVar{Name: k, Value: v})
+		}
+	}
+	if cn := str(s["container_name"]); cn != "" {
+		r.Labels = map[string]string{"container_name": cn}
+	}
+	return r
 }
 
 func composeMeta(s map[string]any) map[string]string {
@@ -512,14 +671,18 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 	}
 	b.cover()
 	// The chart a template belongs to is the folder above templates/.
+	r := Result{Chunks: b.chunks}
 	if dir := path.Dir(base.FilePath); path.Base(dir) == "templates" && base.ServiceName == "" {
 		if chart := path.Base(path.Dir(dir)); chart != "." && chart != "/" {
 			for i := range b.chunks {
 				b.chunks[i].ServiceName = chart
 			}
+			if res, ok := helmResource(base, src, chart); ok {
+				attach(&r, res)
+			}
 		}
 	}
-	return Result{Chunks: b.chunks}
+	return r
 }
 
 func lineStartOf(src []byte, off int) int {

@@ -36,11 +36,12 @@ import (
 // fact is a call or route found at a byte offset, before it is assigned
 // to the chunk that contains it.
 type fact struct {
-	at    uint
-	key   uint // offset+1 of the node holding an HTTP call's URL or a route's path
-	call  *core.Call
-	route *core.Route
-	ref   *core.Ref
+	at      uint
+	key     uint // offset+1 of the node holding an HTTP call's URL or a route's path
+	call    *core.Call
+	route   *core.Route
+	ref     *core.Ref
+	binding *core.Binding
 }
 
 // factSet is everything the facts query found in a file.
@@ -209,6 +210,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	}
 	fs.facts = kept
 	fs.mounts = x.mounts
+	if l.name == "go" {
+		fs.facts = append(fs.facts, goBindings(root, x.ev)...)
+	}
 	sort.SliceStable(fs.facts, func(i, j int) bool { return fs.facts[i].at < fs.facts[j].at })
 	return fs
 }

@@ -24,6 +24,7 @@ import (
 	"coderag/core/convo"
 	"coderag/core/discover"
 	"coderag/core/embed"
+	"coderag/core/graph"
 	"coderag/core/mention"
 	"coderag/core/scrub"
 )
@@ -39,6 +40,13 @@ type Store interface {
 	// UpdateMentions records, for every chunk of the corpus types, the
 	// services find returns for its text.
 	UpdateMentions(ctx context.Context, corpora []core.CorpusType, find func(text string) []string) (int, error)
+	// The facts the service graph is built from, and the graph.
+	Resources(ctx context.Context) ([]core.ResourceAt, error)
+	Calls(ctx context.Context) ([]core.CallAt, error)
+	Routes(ctx context.Context) ([]core.RouteAt, error)
+	FilePaths(ctx context.Context) ([][2]string, error)
+	Bindings(ctx context.Context) ([]core.BindingAt, error)
+	WriteGraph(ctx context.Context, g *graph.Graph) error
 }
 
 // mentionCorpora are the corpus types whose chunks are joined to the
@@ -142,6 +150,14 @@ type Summary struct {
 	Services        int
 	MentionsChanged int
 	LinkDuration    time.Duration
+	// Graph is the service graph rebuilt after the crawl.
+	Graph GraphSummary
+}
+
+// GraphSummary counts the rebuilt service graph.
+type GraphSummary struct {
+	Services, Edges, Unresolved int
+	Duration                    time.Duration
 }
 
 // Failed reports whether any source could not be crawled at all.
@@ -196,6 +212,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		}
 	}
 	if runErr == nil {
+		runErr = c.buildGraph(ctx, &sum)
+	}
+	if runErr == nil {
 		runErr = c.linkMentions(ctx, &sum)
 	}
 	sum.Duration = time.Since(start)
@@ -223,6 +242,42 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// buildGraph rebuilds the service graph from every fact the index holds
+// (not only this crawl's sources).
+func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
+	start := time.Now()
+	wctx := context.WithoutCancel(ctx)
+	var in graph.Input
+	var err error
+	if in.Resources, err = c.store.Resources(wctx); err != nil {
+		return err
+	}
+	if in.Calls, err = c.store.Calls(wctx); err != nil {
+		return err
+	}
+	if in.Routes, err = c.store.Routes(wctx); err != nil {
+		return err
+	}
+	if in.Files, err = c.store.FilePaths(wctx); err != nil {
+		return err
+	}
+	if in.Bindings, err = c.store.Bindings(wctx); err != nil {
+		return err
+	}
+	g := graph.Build(in)
+	if err := c.store.WriteGraph(wctx, g); err != nil {
+		return err
+	}
+	sum.Graph = GraphSummary{Services: len(g.Services), Edges: len(g.Edges), Duration: time.Since(start)}
+	for _, e := range g.Edges {
+		if t := g.Service(e.Target); t != nil && t.Kind == graph.KindUnresolved {
+			sum.Graph.Unresolved++
+		}
+	}
+	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseLink, Chunks: len(g.Edges)})
+	return nil
 }
 
 // linkMentions joins conversations and docs of the whole index (not only
@@ -372,7 +427,7 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 			for _, ch := range r.chunks {
 				ss.Chunks[ch.Clean.Corpus()]++
 				for _, rt := range ch.Clean.Routes() {
-					routes = append(routes, core.RouteAt{File: r.file.Path, ChunkID: ch.Clean.ID(), Route: rt})
+					routes = append(routes, core.RouteAt{Repo: src.Name, File: r.file.Path, ChunkID: ch.Clean.ID(), Route: rt})
 				}
 			}
 			for _, m := range r.mounts {

@@ -47,6 +47,8 @@ func (c CleanChunk) Chunk() core.Chunk {
 	out.Calls = append([]core.Call(nil), c.c.Calls...)
 	out.Routes = append([]core.Route(nil), c.c.Routes...)
 	out.Refs = append([]core.Ref(nil), c.c.Refs...)
+	out.Resources = append([]core.Resource(nil), c.c.Resources...)
+	out.Bindings = append([]core.Binding(nil), c.c.Bindings...)
 	if c.c.Meta != nil {
 		out.Meta = make(map[string]string, len(c.c.Meta))
 		for k, v := range c.c.Meta {
@@ -419,6 +421,34 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 			c.CallsOut[i] = s.scrub(c.CallsOut[i])
 		}
 	}
+	if len(c.Bindings) > 0 {
+		c.Bindings = append([]core.Binding(nil), c.Bindings...)
+		for i := range c.Bindings {
+			b := &c.Bindings[i]
+			b.Expr, b.Value, b.Default = s.scrub(b.Expr), s.scrub(b.Value), s.scrub(b.Default)
+		}
+	}
+	// Resources carry env values and settings (a DSN with a password).
+	if len(c.Resources) > 0 {
+		res := make([]core.Resource, len(c.Resources))
+		for i, r := range c.Resources {
+			if len(r.Env) > 0 {
+				r.Env = append([]core.EnvVar(nil), r.Env...)
+				for j := range r.Env {
+					r.Env[j].Value = s.scrubValue(r.Env[j].Name, r.Env[j].Value)
+				}
+			}
+			if len(r.Data) > 0 {
+				d := make(map[string]string, len(r.Data))
+				for k, v := range r.Data {
+					d[k] = s.scrubValue(k, v)
+				}
+				r.Data = d
+			}
+			res[i] = r
+		}
+		c.Resources = res
+	}
 	if s.secrets == 0 && s.entities == 0 {
 		return CleanChunk{c: c}, nil
 	}
@@ -521,6 +551,21 @@ func honorifics(text string) [][]int {
 		}
 	}
 	return out
+}
+
+// scrubValue scrubs a value that a resource assigns to key: as the text
+// "key: value" would be scrubbed, so that a password assigned to
+// DB_PASSWORD is caught although the value alone looks harmless.
+func (s *scrubber) scrubValue(key, value string) string {
+	if value == "" {
+		return value
+	}
+	line := key + ": " + value
+	out := s.scrub(line)
+	if rest, ok := strings.CutPrefix(out, key+": "); ok {
+		return rest
+	}
+	return s.scrub(value)
 }
 
 // spans replaces the given byte ranges of text (sorted, as found) with

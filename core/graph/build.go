@@ -1,0 +1,545 @@
+package graph
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"coderag/core"
+)
+
+// Input is what the graph is built from: the facts a crawl stored.
+type Input struct {
+	Resources []core.ResourceAt
+	Calls     []core.CallAt
+	Routes    []core.RouteAt
+	// Files are every indexed file as repository and path; they tell
+	// which directories hold a service's code (a Dockerfile, a .csproj).
+	Files [][2]string
+	// Bindings are values code gives fields and constructor parameters.
+	Bindings []core.BindingAt
+}
+
+// owner says that the code under Dir of Repo belongs to Service.
+type owner struct {
+	repo, dir, service string
+	why                string
+}
+
+// envSource is one place a service's environment comes from, in order of
+// precedence: Kubernetes and Helm (production) before compose (local
+// development) before example files.
+type envSource struct {
+	vars map[string]string
+	// unknown are variables set from a Secret: set, but not readable here.
+	unknown map[string]string
+	via     string
+	conf    float64
+}
+
+type builder struct {
+	in      Input
+	nodes   map[string]*Service
+	alias   map[string]string // lower-case alias -> node name
+	owners  []owner
+	env     map[string][]envSource
+	config  map[string][]envSource // settings files (appsettings.json) by service
+	routes  map[string][]core.RouteAt
+	clients map[string][]core.CallAt  // client registrations by service
+	binds   map[string][]core.Binding // field and argument bindings by service
+	edges   map[string]*Edge
+	// configMaps by "namespace/name" and by name.
+	configMaps map[string]map[string]string
+	// helmValues by "repo/chart-directory".
+	helmValues map[string]map[string]string
+}
+
+// Build builds the graph. The result depends only on the input, in a
+// stable order.
+func Build(in Input) *Graph {
+	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
+		config: map[string][]envSource{}, routes: map[string][]core.RouteAt{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{},
+		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
+	b.services()
+	b.ownership()
+	b.environments()
+	g := &Graph{}
+	for _, r := range in.Routes {
+		if s := b.ownerOf(r.Repo, r.File); s != "" && !isTestFile(r.File) {
+			b.routes[s] = append(b.routes[s], r)
+			g.Routes = append(g.Routes, Route{s, r})
+		}
+	}
+	for _, c := range in.Calls {
+		if c.Kind == core.CallClient {
+			if s := b.ownerOf(c.Repo, c.File); s != "" {
+				b.clients[s] = append(b.clients[s], c)
+			}
+		}
+	}
+	for _, bd := range in.Bindings {
+		if s := b.ownerOf(bd.Repo, bd.File); s != "" {
+			b.binds[s] = append(b.binds[s], bd.Binding)
+		}
+	}
+	b.deployEdges()
+	for _, c := range in.Calls {
+		b.call(c)
+	}
+	for _, n := range b.nodes {
+		g.Services = append(g.Services, *n)
+	}
+	for _, e := range b.edges {
+		g.Edges = append(g.Edges, *e)
+	}
+	g.Sort()
+	return g
+}
+
+// node returns the named node, creating it with kind.
+func (b *builder) node(name, kind string) *Service {
+	if n, ok := b.nodes[name]; ok {
+		if n.Kind == KindService && kind != KindService && kind != "" {
+			n.Kind = kind
+		}
+		return n
+	}
+	n := &Service{Name: name, Kind: kind}
+	b.nodes[name] = n
+	b.addAlias(n, name, "name")
+	return n
+}
+
+func (b *builder) addAlias(n *Service, alias, kind string) {
+	if alias == "" {
+		return
+	}
+	l := strings.ToLower(alias)
+	if _, taken := b.alias[l]; !taken {
+		b.alias[l] = n.Name
+	}
+	if alias == n.Name && kind != "name" {
+		return
+	}
+	for _, a := range n.Aliases {
+		if a.Name == alias && a.Kind == kind {
+			return
+		}
+	}
+	if alias != n.Name {
+		n.Aliases = append(n.Aliases, Alias{alias, kind})
+	}
+}
+
+func evidenceOf(r core.ResourceAt) Evidence {
+	return Evidence{ChunkID: r.ChunkID, Repo: r.Repo, File: r.File, Line: r.Line}
+}
+
+// workloadKinds are the Kubernetes kinds that run a service's code.
+var workloadKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true, "Job": true,
+	"CronJob": true, "Rollout": true, "Pod": true, "ReplicaSet": true, "DeploymentConfig": true}
+
+// imageBase is an image's name without registry, path and tag:
+// ghcr.io/acme/cart:1.2 -> cart.
+func imageBase(img string) string {
+	img = strings.SplitN(img, "@", 2)[0]
+	if i := strings.LastIndexByte(img, '/'); i >= 0 {
+		img = img[i+1:]
+	}
+	if i := strings.IndexByte(img, ':'); i >= 0 {
+		img = img[:i]
+	}
+	return img
+}
+
+// imageKind says what well-known infrastructure an image runs.
+func imageKind(images []string) string {
+	for _, img := range images {
+		b := strings.ToLower(imageBase(img))
+		switch {
+		case containsAny(b, "postgres", "mysql", "mariadb", "mongo", "mssql", "sqlserver", "cockroach", "cassandra", "oracle", "timescale", "clickhouse"):
+			return KindDatabase
+		case containsAny(b, "redis", "memcached", "valkey", "keydb", "dragonfly", "garnet"):
+			return KindCache
+		case containsAny(b, "kafka", "rabbitmq", "nats", "redpanda", "activemq", "pulsar"):
+			return KindQueue
+		}
+	}
+	return KindService
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// services makes the nodes: Kubernetes workloads and Services, compose
+// services, Helm charts, Aspire resources, Ingresses.
+func (b *builder) services() {
+	// Workloads that say they are part of another service join it.
+	partOf := map[string]string{}
+	for _, r := range b.in.Resources {
+		if p := r.Labels["app.kubernetes.io/part-of"]; p != "" && p != r.Service && workloadKinds[r.Kind] {
+			partOf[r.Service] = p
+		}
+	}
+	canonical := func(name string) string {
+		if p, ok := partOf[name]; ok {
+			return p
+		}
+		return name
+	}
+	// compose services built from the same context as another service
+	// whose name is the context's folder are that service.
+	buildOf := map[string]string{} // repo/context dir -> compose service named after it
+	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceCompose && r.Build != "" {
+			dir := path.Clean(path.Join(path.Dir(r.File), r.Build))
+			if path.Base(dir) == r.Name {
+				buildOf[r.Repo+"/"+dir] = r.Name
+			}
+		}
+	}
+	for _, r := range b.in.Resources {
+		switch {
+		case workloadKinds[r.Kind] || r.Kind == "Service":
+			name := canonical(r.Service)
+			if name == "" {
+				continue
+			}
+			n := b.node(name, imageKind(r.Images))
+			n.Namespace = first(n.Namespace, r.Namespace)
+			n.Repo = first(n.Repo, r.Repo)
+			n.Ports = appendUnique(n.Ports, r.Ports...)
+			n.Declared = append(n.Declared, evidenceOf(r))
+			if r.Service != name {
+				b.addAlias(n, r.Service, "workload")
+			}
+			if r.Name != name {
+				b.addAlias(n, r.Name, "workload")
+			}
+			if r.Kind == "Service" {
+				b.dnsAliases(n, r.Name, r.Namespace)
+			}
+			for _, img := range r.Images {
+				if ib := imageBase(img); ib != name {
+					b.addAlias(n, ib, "image")
+				}
+			}
+		case r.Kind == core.ResourceCompose:
+			name := r.Name
+			if r.Build != "" {
+				if other, ok := buildOf[r.Repo+"/"+path.Clean(path.Join(path.Dir(r.File), r.Build))]; ok && other != name && strings.HasPrefix(name, other+"-") {
+					name = other
+				}
+			}
+			name = canonical(name)
+			n := b.node(name, imageKind(r.Images))
+			n.Repo = first(n.Repo, r.Repo)
+			n.Declared = append(n.Declared, evidenceOf(r))
+			b.addAlias(n, r.Name, "container")
+			if cn := r.Labels["container_name"]; cn != "" {
+				b.addAlias(n, cn, "container")
+			}
+			for _, img := range r.Images {
+				if ib := imageBase(img); ib != name {
+					b.addAlias(n, ib, "image")
+				}
+			}
+		case r.Kind == core.ResourceChart:
+			n := b.node(canonical(r.Name), KindService)
+			n.Repo = first(n.Repo, r.Repo)
+			n.Declared = append(n.Declared, evidenceOf(r))
+		case r.Kind == core.ResourceAspire:
+			kind := r.Labels["node"]
+			if kind == "" {
+				kind = KindService
+			}
+			n := b.node(r.Name, kind)
+			n.Repo = first(n.Repo, r.Repo)
+			n.Declared = append(n.Declared, evidenceOf(r))
+		case r.Kind == "Ingress":
+			n := b.node("ingress:"+r.Name, KindIngress)
+			n.Repo = first(n.Repo, r.Repo)
+			n.Namespace = first(n.Namespace, r.Namespace)
+			n.Declared = append(n.Declared, evidenceOf(r))
+		case r.Kind == "ConfigMap":
+			b.configMaps[r.Namespace+"/"+r.Name] = r.Data
+			if _, ok := b.configMaps[r.Name]; !ok {
+				b.configMaps[r.Name] = r.Data
+			}
+		case r.Kind == core.ResourceHelmValues:
+			b.helmValues[r.Repo+"/"+path.Dir(r.File)] = r.Data
+		}
+	}
+}
+
+// dnsAliases adds the names a Kubernetes Service is reached by.
+func (b *builder) dnsAliases(n *Service, name, ns string) {
+	b.addAlias(n, name, "dns")
+	if ns == "" {
+		ns = "default"
+	}
+	for _, a := range []string{name + "." + ns, name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"} {
+		b.addAlias(n, a, "dns")
+	}
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func appendUnique(list []string, xs ...string) []string {
+	for _, x := range xs {
+		found := false
+		for _, y := range list {
+			if x == y {
+				found = true
+				break
+			}
+		}
+		if !found && x != "" {
+			list = append(list, x)
+		}
+	}
+	return list
+}
+
+// manifests mark the root of a program's code.
+func isManifest(name string) bool {
+	switch name {
+	case "go.mod", "package.json", "requirements.txt", "pyproject.toml", "setup.py", "pom.xml", "build.gradle",
+		"build.gradle.kts", "Cargo.toml", "Gemfile", "Dockerfile", "Containerfile":
+		return true
+	}
+	return strings.HasSuffix(name, ".csproj") || strings.HasSuffix(name, ".fsproj")
+}
+
+// ownership decides which service the code in each directory belongs to:
+// compose build contexts, folders named after a service that hold a
+// Dockerfile or a project manifest, Aspire projects, and repositories
+// that hold exactly one service.
+func (b *builder) ownership() {
+	add := func(repo, dir, service, why string) {
+		dir = strings.TrimPrefix(path.Clean(dir), "./")
+		if dir == "." {
+			dir = ""
+		}
+		for _, o := range b.owners {
+			if o.repo == repo && o.dir == dir {
+				return
+			}
+		}
+		b.owners = append(b.owners, owner{repo, dir, service, why})
+		if n := b.nodes[service]; n != nil {
+			if n.Directory == "" && n.Repo == repo || n.Repo == "" {
+				n.Repo, n.Directory = repo, dir
+			}
+			if dir != "" {
+				b.addAlias(n, path.Base(dir), "directory")
+			}
+		}
+	}
+	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceCompose && r.Build != "" {
+			name := b.alias[strings.ToLower(r.Name)]
+			add(r.Repo, path.Join(path.Dir(r.File), r.Build), first(name, r.Name), "compose build")
+		}
+	}
+	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj.
+	projects := map[string]string{} // project name -> service
+	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceAspire && r.Labels["project"] != "" {
+			projects[strings.ToLower(r.Labels["project"])] = r.Name
+		}
+	}
+	manifestDirs := map[[2]string]bool{}
+	for _, f := range b.in.Files {
+		base := path.Base(f[1])
+		if !isManifest(base) {
+			continue
+		}
+		dir := path.Dir(f[1])
+		manifestDirs[[2]string{f[0], dir}] = true
+		if strings.HasSuffix(base, ".csproj") {
+			if s, ok := projects[strings.ToLower(strings.TrimSuffix(base, ".csproj"))]; ok {
+				add(f[0], dir, s, "aspire project")
+			}
+		}
+	}
+	// Folders named after a service (or an alias) that hold a manifest.
+	dirs := make([][2]string, 0, len(manifestDirs))
+	for d := range manifestDirs {
+		dirs = append(dirs, d)
+	}
+	sort.Slice(dirs, func(i, j int) bool { return dirs[i][0]+"/"+dirs[i][1] < dirs[j][0]+"/"+dirs[j][1] })
+	for _, d := range dirs {
+		if d[1] == "." {
+			continue
+		}
+		if s, ok := b.alias[strings.ToLower(path.Base(d[1]))]; ok && b.nodes[s].Kind == KindService {
+			add(d[0], d[1], s, "folder")
+		}
+	}
+	// A repository named after a service, or holding the only service
+	// declared in it, is that service's code.
+	declared := map[string][]string{}
+	for _, name := range b.sortedNodes() {
+		n := b.nodes[name]
+		if n.Kind != KindService {
+			continue
+		}
+		for _, ev := range n.Declared {
+			declared[ev.Repo] = appendUnique(declared[ev.Repo], name)
+		}
+	}
+	repos := map[string]bool{}
+	for _, f := range b.in.Files {
+		repos[f[0]] = true
+	}
+	for repo := range repos {
+		if s, ok := b.alias[strings.ToLower(repo)]; ok && b.nodes[s].Kind == KindService {
+			add(repo, "", s, "repository")
+		} else if len(declared[repo]) == 1 {
+			add(repo, "", declared[repo][0], "repository")
+		}
+	}
+	// Deepest directory first.
+	sort.SliceStable(b.owners, func(i, j int) bool {
+		if b.owners[i].repo != b.owners[j].repo {
+			return b.owners[i].repo < b.owners[j].repo
+		}
+		return len(b.owners[i].dir) > len(b.owners[j].dir)
+	})
+}
+
+func (b *builder) sortedNodes() []string {
+	names := make([]string, 0, len(b.nodes))
+	for n := range b.nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ownerOf returns the service whose code file is, or "".
+func (b *builder) ownerOf(repo, file string) string {
+	for _, o := range b.owners {
+		if o.repo == repo && (o.dir == "" || file == o.dir || strings.HasPrefix(file, o.dir+"/")) {
+			return o.service
+		}
+	}
+	return ""
+}
+
+// environments collects, per service, the environment variables its
+// deploy files set and the settings files in its code.
+func (b *builder) environments() {
+	for _, r := range b.in.Resources {
+		switch {
+		case workloadKinds[r.Kind]:
+			name := b.alias[strings.ToLower(r.Service)]
+			if name == "" {
+				continue
+			}
+			src := envSource{vars: map[string]string{}, unknown: map[string]string{}, via: r.Kind + " " + r.Name, conf: 0.95}
+			for _, cm := range r.EnvFrom {
+				if strings.HasPrefix(cm, "secret:") {
+					continue
+				}
+				for k, v := range b.configMap(r.Namespace, cm) {
+					src.vars[k] = v
+				}
+			}
+			for _, e := range r.Env {
+				switch {
+				case e.ConfigMap != "":
+					if v, ok := b.configMap(r.Namespace, e.ConfigMap)[e.Key]; ok {
+						src.vars[e.Name] = v
+					}
+				case e.Secret != "":
+					src.unknown[e.Name] = "Secret " + e.Secret
+				case e.Value != "":
+					src.vars[e.Name] = e.Value
+				}
+			}
+			b.env[name] = append(b.env[name], src)
+		case r.Kind == core.ResourceHelmTemplate:
+			name := b.alias[strings.ToLower(r.Service)]
+			if name == "" {
+				continue
+			}
+			values := b.helmValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]
+			src := envSource{vars: map[string]string{}, via: "Helm chart " + r.Service, conf: 0.95}
+			for _, e := range r.Env {
+				if v, ok := helmValue(e.Value, values); ok {
+					src.vars[e.Name] = v
+				}
+			}
+			b.env[name] = append(b.env[name], src)
+		}
+	}
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceCompose {
+			continue
+		}
+		name := b.alias[strings.ToLower(r.Name)]
+		if name == "" {
+			continue
+		}
+		src := envSource{vars: map[string]string{}, via: "compose service " + r.Name, conf: 0.9}
+		for _, e := range r.Env {
+			src.vars[e.Name] = e.Value
+		}
+		b.env[name] = append(b.env[name], src)
+	}
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceSettings {
+			continue
+		}
+		name := b.ownerOf(r.Repo, r.File)
+		if name == "" {
+			continue
+		}
+		src := envSource{vars: r.Data, via: path.Base(r.File), conf: 0.85}
+		b.config[name] = append(b.config[name], src)
+	}
+	// Kubernetes before Helm before compose: sort the sources of each
+	// service by confidence, keeping file order among equals.
+	for _, m := range []map[string][]envSource{b.env, b.config} {
+		for k := range m {
+			sort.SliceStable(m[k], func(i, j int) bool { return m[k][i].conf > m[k][j].conf })
+		}
+	}
+}
+
+func (b *builder) configMap(ns, name string) map[string]string {
+	if d, ok := b.configMaps[ns+"/"+name]; ok {
+		return d
+	}
+	return b.configMaps[name]
+}
+
+// helmValue substitutes "{{ .Values.a.b | quote }}" with the chart's value.
+func helmValue(v string, values map[string]string) (string, bool) {
+	i := strings.Index(v, ".Values.")
+	if i < 0 {
+		if strings.Contains(v, "{{") {
+			return "", false
+		}
+		return v, true
+	}
+	key := v[i+len(".Values."):]
+	if j := strings.IndexAny(key, " |}"); j >= 0 {
+		key = key[:j]
+	}
+	val, ok := values[key]
+	return val, ok
+}

@@ -1,0 +1,180 @@
+// Package graph builds the service graph from what the crawl stored —
+// deploy and config resources, outbound calls, server routes — and
+// answers questions about it: who calls a service, whom it calls, what
+// breaks when it is down.
+//
+// Every edge says how sure it is (Confidence), how its target was found
+// (Via) and where in the code or deploy files it comes from (Evidence).
+// What cannot be resolved is kept, as an edge to an unresolved node named
+// after the raw target, so that users see what was missed.
+package graph
+
+import (
+	"sort"
+	"strings"
+
+	"coderag/core"
+)
+
+// The kinds of node.
+const (
+	KindService    = "service"
+	KindQueue      = "queue"    // a topic or queue
+	KindDatabase   = "database" // a database (by name, not by server)
+	KindCache      = "cache"
+	KindExternal   = "external"   // a host outside the system (api.stripe.com)
+	KindIngress    = "ingress"    // an entry point from outside
+	KindUnresolved = "unresolved" // a target nobody could resolve; the name is the raw text
+)
+
+// The kinds of edge.
+const (
+	EdgeHTTP  = "http"
+	EdgeGRPC  = "grpc"
+	EdgeQueue = "queue"
+	EdgeDB    = "db"
+	EdgeCache = "cache"
+)
+
+// Service is a node of the graph.
+type Service struct {
+	Name      string
+	Kind      string
+	Repo      string
+	Directory string
+	Language  string
+	Namespace string
+	Ports     []string
+	Aliases   []Alias
+	// Declared are the deploy and config chunks that declare it.
+	Declared []Evidence
+}
+
+// Alias is another name a service is reached by.
+type Alias struct {
+	Name string
+	// Kind is dns, env, container, image, directory, label, workload or
+	// name.
+	Kind string
+}
+
+// Evidence is a place that proves an edge or declares a service.
+type Evidence struct {
+	ChunkID string
+	Repo    string
+	File    string
+	Line    int
+}
+
+// Edge is a dependency of Source on Target.
+type Edge struct {
+	Source, Target string
+	Type           string // http, grpc, queue, db, cache
+	// Method is the HTTP method, the gRPC method, or publish/subscribe.
+	Method string
+	// Path is the target's route template for HTTP (the client's path when
+	// no route matches), the topic for queues, the database name for db.
+	Path string
+	// Handler is the function that serves the route, when one matched.
+	Handler string
+	// URL is the target as the code or deploy file wrote it.
+	URL        string
+	Confidence float64
+	// Via says how the target was found: "literal", "env CART_URL from
+	// ConfigMap shop-config", "route match", ...
+	Via      string
+	Evidence []Evidence
+}
+
+// Key identifies an edge: two calls of the same endpoint are one edge
+// with two pieces of evidence.
+func (e Edge) Key() string {
+	return e.Source + "\x00" + e.Target + "\x00" + e.Type + "\x00" + e.Method + "\x00" + e.Path
+}
+
+// Graph is the service graph.
+type Graph struct {
+	Services []Service
+	Edges    []Edge
+	// Routes are the server routes with the service that serves them: the
+	// services' contract surface.
+	Routes []Route
+}
+
+// Route is a server route of a service.
+type Route struct {
+	Service string
+	core.RouteAt
+}
+
+// Service returns the named service, or nil.
+func (g *Graph) Service(name string) *Service {
+	i := sort.Search(len(g.Services), func(i int) bool { return g.Services[i].Name >= name })
+	if i < len(g.Services) && g.Services[i].Name == name {
+		return &g.Services[i]
+	}
+	return nil
+}
+
+// Lookup finds a service by name or alias, case-insensitively.
+func (g *Graph) Lookup(name string) *Service {
+	if s := g.Service(name); s != nil {
+		return s
+	}
+	l := strings.ToLower(name)
+	for i := range g.Services {
+		s := &g.Services[i]
+		if strings.ToLower(s.Name) == l {
+			return s
+		}
+		for _, a := range s.Aliases {
+			if strings.ToLower(a.Name) == l {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// Sort puts services by name and edges by source, target, type, method
+// and path, evidence by repo, file and line: the graph's stable order.
+func (g *Graph) Sort() {
+	sort.Slice(g.Services, func(i, j int) bool { return g.Services[i].Name < g.Services[j].Name })
+	for i := range g.Services {
+		s := &g.Services[i]
+		sort.Slice(s.Aliases, func(a, b int) bool {
+			if s.Aliases[a].Name != s.Aliases[b].Name {
+				return s.Aliases[a].Name < s.Aliases[b].Name
+			}
+			return s.Aliases[a].Kind < s.Aliases[b].Kind
+		})
+		sortEvidence(s.Declared)
+	}
+	sort.Slice(g.Edges, func(i, j int) bool { return g.Edges[i].Key() < g.Edges[j].Key() })
+	sort.SliceStable(g.Routes, func(i, j int) bool {
+		a, b := g.Routes[i], g.Routes[j]
+		if a.Service != b.Service {
+			return a.Service < b.Service
+		}
+		if a.Repo+"/"+a.File != b.Repo+"/"+b.File {
+			return a.Repo+"/"+a.File < b.Repo+"/"+b.File
+		}
+		return a.Line < b.Line
+	})
+	for i := range g.Edges {
+		sortEvidence(g.Edges[i].Evidence)
+	}
+}
+
+func sortEvidence(ev []Evidence) {
+	sort.Slice(ev, func(i, j int) bool {
+		a, b := ev[i], ev[j]
+		if a.Repo != b.Repo {
+			return a.Repo < b.Repo
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+}

@@ -1,0 +1,742 @@
+package graph
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"coderag/core"
+)
+
+// addEdge adds e, or merges its evidence into the edge with the same key.
+func (b *builder) addEdge(e Edge, ev Evidence) {
+	k := e.Key()
+	if old, ok := b.edges[k]; ok {
+		for _, x := range old.Evidence {
+			if x == ev {
+				return
+			}
+		}
+		old.Evidence = append(old.Evidence, ev)
+		if e.Confidence > old.Confidence {
+			old.Confidence, old.Via, old.URL = e.Confidence, e.Via, e.URL
+		}
+		if old.Handler == "" {
+			old.Handler = e.Handler
+		}
+		return
+	}
+	e.Evidence = []Evidence{ev}
+	b.edges[k] = &e
+}
+
+// deployEdges adds the edges deploy files declare: an Ingress to its
+// backends, an Aspire resource to what it references.
+func (b *builder) deployEdges() {
+	for _, r := range b.in.Resources {
+		switch r.Kind {
+		case "Ingress":
+			for _, be := range r.Backends {
+				target := b.alias[strings.ToLower(be.Service)]
+				if target == "" {
+					target = b.node(be.Service, KindService).Name
+				}
+				line := be.Line
+				if line == 0 {
+					line = r.Line
+				}
+				u := be.Host + be.Path
+				b.addEdge(Edge{Source: "ingress:" + r.Name, Target: target, Type: EdgeHTTP, Method: "ANY", Path: be.Path, URL: u,
+					Confidence: 1, Via: "Ingress " + r.Name}, Evidence{r.ChunkID, r.Repo, r.File, line})
+			}
+		case core.ResourceAspire:
+			for _, ref := range r.References {
+				t := b.nodes[ref]
+				if t == nil {
+					continue
+				}
+				typ := map[string]string{KindCache: EdgeCache, KindDatabase: EdgeDB, KindQueue: EdgeQueue}[t.Kind]
+				if typ == "" {
+					typ = EdgeHTTP
+				}
+				b.addEdge(Edge{Source: r.Name, Target: ref, Type: typ, Confidence: 0.9, Via: "Aspire WithReference"},
+					Evidence{r.ChunkID, r.Repo, r.File, r.Line})
+			}
+		}
+	}
+}
+
+// isTestFile reports whether a path holds tests, whose calls go to fakes.
+func isTestFile(p string) bool {
+	base := path.Base(p)
+	if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") ||
+		strings.HasSuffix(base, "_test.py") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.HasSuffix(base, "Tests.cs") || strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") {
+		return true
+	}
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(d) {
+		case "test", "tests", "__tests__", "testdata", "fixtures", "e2e", "integration-tests":
+			return true
+		}
+		if strings.HasSuffix(d, ".Tests") || strings.HasSuffix(d, ".Test") {
+			return true
+		}
+	}
+	return false
+}
+
+// resolved is an address found for a call, and how.
+type resolved struct {
+	value string
+	via   string
+	conf  float64
+}
+
+// call turns one outbound call into an edge.
+func (b *builder) call(c core.CallAt) {
+	if c.Kind == core.CallClient || isTestFile(c.File) {
+		return
+	}
+	src := b.ownerOf(c.Repo, c.File)
+	if src == "" {
+		// Code no deploy file claims: the repository stands for it.
+		n := b.node(c.Repo, KindService)
+		n.Repo = first(n.Repo, c.Repo)
+		src = n.Name
+	}
+	ev := Evidence{c.ChunkID, c.Repo, c.File, c.Line}
+	switch c.Kind {
+	case core.CallHTTP:
+		b.httpCall(src, c, ev)
+	case core.CallGRPC:
+		b.grpcCall(src, c, ev)
+	case core.CallPublish, core.CallSubscribe:
+		b.queueCall(src, c, ev)
+	case core.CallDB, core.CallCache:
+		b.storeCall(src, c, ev)
+	}
+}
+
+// scopeNames are the names of a chunk's scope after its file:
+// "clients.go > CartClient > GetCart" -> CartClient, GetCart.
+func scopeNames(scope string) []string {
+	parts := strings.Split(scope, " > ")
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts[1:]
+}
+
+// origin is where a call's address comes from: its own fields, or those
+// of the client it goes through.
+type origin struct {
+	base, env, config, def string
+}
+
+func (b *builder) originOf(src string, c core.CallAt) origin {
+	o := origin{c.Base, c.Env, c.Config, c.Default}
+	if o.base == "" && o.env == "" && o.config == "" && o.def == "" {
+		names := scopeNames(c.Scope)
+		for _, reg := range b.clients[src] {
+			if reg.Client == "" {
+				continue
+			}
+			if reg.Client == c.Client {
+				return origin{reg.Base, reg.Env, reg.Config, reg.Default}
+			}
+			for _, n := range names {
+				// A typed client: the class the call is made in.
+				if reg.Client == n {
+					return origin{reg.Base, reg.Env, reg.Config, reg.Default}
+				}
+			}
+		}
+	}
+	return o
+}
+
+// trace follows an expression that holds an address (c.base,
+// cfg.DatabaseURL) through the service's field and constructor bindings:
+// c.base of a CartClient was set from parameter 0 of NewCartClient, which
+// main passes cfg.CartURL, which configFromEnv sets to
+// envOr("CART_URL", "http://cart:8080").
+func (b *builder) trace(src, expr string, types []string, depth int) (origin, string, bool) {
+	if depth > 4 {
+		return origin{}, "", false
+	}
+	expr = strings.Trim(strings.TrimPrefix(expr, "expr:"), "{}")
+	field := expr
+	if i := strings.LastIndexByte(field, '.'); i >= 0 {
+		field = field[i+1:]
+	}
+	if field == "" || strings.ContainsAny(field, "()[] +") {
+		return origin{}, "", false
+	}
+	for _, bd := range b.binds[src] {
+		if bd.Kind != "field" || bd.Field != field || len(types) > 0 && !contains(types, bd.Type) {
+			continue
+		}
+		step := bd.Type + "." + bd.Field
+		if bd.Param != "" {
+			for _, arg := range b.binds[src] {
+				if arg.Kind != "arg" || arg.Func != bd.Func || arg.Index != bd.Index {
+					continue
+				}
+				call := fmt.Sprintf("%s(%s)", arg.Func, arg.Expr)
+				if o, ok := bindingOrigin(arg); ok {
+					return o, step + " <- " + call, true
+				}
+				if o, via, ok := b.trace(src, arg.Expr, nil, depth+1); ok {
+					return o, step + " <- " + call + " <- " + via, true
+				}
+			}
+			continue
+		}
+		if o, ok := bindingOrigin(bd); ok {
+			return o, step + " = " + bd.Expr, true
+		}
+		if o, via, ok := b.trace(src, bd.Expr, nil, depth+1); ok {
+			return o, step + " <- " + via, true
+		}
+	}
+	return origin{}, "", false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingOrigin is where a binding's evaluated value comes from, if the
+// evaluation got anywhere.
+func bindingOrigin(bd core.Binding) (origin, bool) {
+	switch bd.Origin {
+	case core.FromEnv:
+		return origin{env: bd.Env, def: bd.Default}, bd.Env != ""
+	case core.FromConfig:
+		return origin{config: bd.Config, def: bd.Default}, bd.Config != ""
+	case core.FromLiteral, core.FromConstant:
+		if isAbsolute(bd.Value) {
+			return origin{base: bd.Value}, true
+		}
+		if _, ok := parseAddress(bd.Value); ok && strings.Contains(bd.Value, ":") {
+			return origin{base: bd.Value}, true
+		}
+	}
+	return origin{}, false
+}
+
+// address finds the URL, DSN or address a call talks to.
+func (b *builder) address(src string, c core.CallAt) (resolved, string) {
+	if isAbsolute(c.Target) {
+		return resolved{c.Target, "literal in code", 0.95}, ""
+	}
+	o := b.originOf(src, c)
+	traced := ""
+	expr := ""
+	switch {
+	case strings.HasPrefix(o.base, "expr:"):
+		expr = o.base
+	case o.base == "" && o.env == "" && o.config == "" && o.def == "" && c.Origin == core.FromExpression && strings.HasPrefix(c.Target, "{"):
+		expr = c.Target
+	}
+	if expr != "" {
+		var types []string
+		if strings.HasPrefix(expr, "expr:") && strings.Contains(expr, ".") {
+			types = scopeNames(c.Scope) // c.base: a field of the receiver
+		}
+		if t, via, ok := b.trace(src, expr, types, 0); ok {
+			o, traced = t, "traced "+strings.Trim(strings.TrimPrefix(expr, "expr:"), "{}")+": "+via
+		}
+	}
+	r, why := b.resolveOrigin(src, o)
+	if why == "" && traced != "" {
+		r.via, r.conf = traced+"; "+r.via, round(r.conf*0.95)
+	}
+	return r, why
+}
+
+// resolveOrigin finds the address an origin names.
+func (b *builder) resolveOrigin(src string, o origin) (resolved, string) {
+	env := o.env
+	if env == "" && strings.HasPrefix(o.base, "env:") {
+		env = o.base[4:]
+	}
+	key := o.config
+	if key == "" && strings.HasPrefix(o.base, "config:") {
+		key = o.base[7:]
+	}
+	var missing []string
+	if env != "" {
+		if r, ok, why := b.envValue(src, env); ok {
+			return r, ""
+		} else if why != "" {
+			missing = append(missing, why)
+		}
+	}
+	if key != "" {
+		if r, ok := b.configValue(src, key); ok {
+			return r, ""
+		}
+	}
+	if isAbsolute(o.base) {
+		return resolved{o.base, "literal base address in code", 0.95}, ""
+	}
+	if o.def != "" {
+		return resolved{o.def, "default in code", 0.8}, ""
+	}
+	switch {
+	case env != "":
+		missing = append(missing, "env "+env+" is set by no deploy file of "+src)
+	case key != "":
+		missing = append(missing, "config key "+key+" is set nowhere for "+src)
+	case o.base != "":
+		missing = append(missing, "base address "+o.base+" is computed")
+	default:
+		missing = append(missing, "no base address")
+	}
+	return resolved{}, strings.Join(missing, "; ")
+}
+
+func isAbsolute(s string) bool {
+	return strings.Contains(s, "://") && !strings.HasPrefix(s, "{")
+}
+
+// envValue reads an environment variable of src from its deploy files, in
+// order of precedence. why says why it was not found when one source sets
+// it from a Secret.
+func (b *builder) envValue(src, name string) (resolved, bool, string) {
+	why := ""
+	for _, s := range b.env[src] {
+		if v, ok := lookupFold(s.vars, name); ok && v != "" {
+			return resolved{v, "env " + name + " from " + s.via, s.conf}, true, ""
+		}
+		if sec, ok := s.unknown[name]; ok && why == "" {
+			why = "env " + name + " comes from " + sec + " in " + s.via
+		}
+	}
+	for _, s := range b.config[src] {
+		if v, ok := lookupFold(s.vars, name); ok && v != "" {
+			return resolved{v, "env " + name + " from " + s.via, s.conf}, true, ""
+		}
+	}
+	return resolved{}, false, why
+}
+
+// configValue reads a configuration key of src: from the environment first
+// (Services:Catalog is Services__Catalog there, spring.a.b is SPRING_A_B),
+// then from its settings files.
+func (b *builder) configValue(src, key string) (resolved, bool) {
+	for _, name := range []string{strings.ReplaceAll(key, ":", "__"), strings.ToUpper(strings.NewReplacer(".", "_", "-", "", ":", "__").Replace(key))} {
+		if r, ok, _ := b.envValue(src, name); ok {
+			r.via = "config " + key + " from " + strings.TrimPrefix(r.via, "env ")
+			return r, true
+		}
+	}
+	for _, s := range b.config[src] {
+		if v, ok := lookupFold(s.vars, key); ok && v != "" {
+			return resolved{v, "config " + key + " from " + s.via, s.conf}, true
+		}
+	}
+	return resolved{}, false
+}
+
+func lookupFold(m map[string]string, k string) (string, bool) {
+	if v, ok := m[k]; ok {
+		return v, true
+	}
+	for mk, v := range m {
+		if strings.EqualFold(mk, k) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// address parts
+type addr struct {
+	scheme, host, port, path, db string
+}
+
+var adoKey = regexp.MustCompile(`(?i)(?:^|;)\s*(host|server|data source|address|database|initial catalog)\s*=\s*([^;]*)`)
+
+// parseAddress reads a URL, a DSN, "host:port[,options]" or an ADO.NET
+// connection string.
+func parseAddress(v string) (addr, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.HasPrefix(v, "{") {
+		return addr{}, false
+	}
+	if strings.Contains(v, "://") {
+		// Several brokers or hosts: the first.
+		if i := strings.IndexByte(v, ','); i > 0 && !strings.Contains(v[:i], "?") {
+			v = v[:i]
+		}
+		u, err := url.Parse(v)
+		if err != nil || u.Hostname() == "" {
+			// Placeholders the parser refuses (<PASSWORD>): cut the user part.
+			if at := strings.LastIndexByte(v, '@'); at > 0 {
+				scheme := v[:strings.Index(v, "://")]
+				u, err = url.Parse(scheme + "://" + v[at+1:])
+			}
+			if err != nil || u == nil || u.Hostname() == "" {
+				return addr{}, false
+			}
+		}
+		a := addr{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port(), path: u.Path}
+		switch {
+		case strings.HasPrefix(a.scheme, "postgres"), strings.HasPrefix(a.scheme, "mysql"), strings.HasPrefix(a.scheme, "mongodb"),
+			a.scheme == "sqlserver", a.scheme == "mariadb", a.scheme == "cockroachdb", strings.HasPrefix(a.scheme, "jdbc"):
+			a.db = strings.Trim(u.Path, "/")
+			a.path = ""
+		}
+		return a, true
+	}
+	if m := adoKey.FindAllStringSubmatch(v, -1); len(m) > 0 {
+		var a addr
+		for _, kv := range m {
+			switch strings.ToLower(kv[1]) {
+			case "host", "server", "data source", "address":
+				h := strings.TrimPrefix(strings.TrimSpace(kv[2]), "tcp:")
+				h = strings.SplitN(strings.SplitN(h, ",", 2)[0], ":", 2)[0]
+				a.host = strings.ToLower(h)
+			case "database", "initial catalog":
+				a.db = strings.TrimSpace(kv[2])
+			}
+		}
+		return a, a.host != ""
+	}
+	// host:port[,options]
+	h := strings.SplitN(v, ",", 2)[0]
+	h = strings.SplitN(h, "/", 2)[0]
+	host, port, _ := strings.Cut(h, ":")
+	if host == "" || strings.ContainsAny(host, " ={}$") {
+		return addr{}, false
+	}
+	return addr{host: strings.ToLower(host), port: port}, true
+}
+
+var genericAffix = regexp.MustCompile(`^(?:svc-)|(?:-service|-svc|-api|-server|-srv|-app|-http|-grpc)$`)
+
+// hostNode finds the node a host is: a name or alias, a cluster DNS name
+// by its first label, a name without -service/-api; an external host
+// otherwise. It returns the node, how sure the match is (a factor), and
+// how it matched.
+func (b *builder) hostNode(host string) (string, float64, string) {
+	if n, ok := b.alias[host]; ok {
+		return n, 1, ""
+	}
+	label := strings.SplitN(host, ".", 2)[0]
+	internal := !strings.Contains(host, ".") || strings.HasSuffix(host, ".svc.cluster.local") || strings.HasSuffix(host, ".svc") ||
+		strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal")
+	if internal {
+		if n, ok := b.alias[label]; ok {
+			return n, 0.85, "host matched by its first label"
+		}
+		if stripped := genericAffix.ReplaceAllString(label, ""); stripped != label {
+			if n, ok := b.alias[stripped]; ok {
+				return n, 0.7, "host matched without its -service/-api affix"
+			}
+		}
+	}
+	if host == "localhost" || host == "127.0.0.1" || host == "0.0.0.0" {
+		return "", 0, "localhost"
+	}
+	if strings.Contains(host, ".") && !internal {
+		return b.node(host, KindExternal).Name, 1, ""
+	}
+	return "", 0, "host " + host + " is no known service"
+}
+
+// unresolved makes the node that stands for what could not be resolved.
+func (b *builder) unresolved(raw string) string {
+	return b.node("?"+raw, KindUnresolved).Name
+}
+
+func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
+	r, why := b.address(src, c)
+	method := strings.ToUpper(c.Method)
+	clientPath := c.Target
+	if isAbsolute(c.Target) {
+		if u, err := url.Parse(c.Target); err == nil {
+			clientPath = u.Path
+		}
+	}
+	if why == "" {
+		a, ok := parseAddress(r.value)
+		if !ok {
+			why = "address " + r.value + " does not parse"
+		} else {
+			target, factor, how := b.hostNode(a.host)
+			if target != "" {
+				full := clientPath
+				if !isAbsolute(c.Target) && a.path != "" && a.path != "/" {
+					full = strings.TrimRight(a.path, "/") + "/" + strings.TrimLeft(clientPath, "/")
+				}
+				e := Edge{Source: src, Target: target, Type: EdgeHTTP, Method: method, Path: full, URL: r.value,
+					Confidence: round(r.conf * factor), Via: join(r.via, how)}
+				if rt, ok := matchRoute(method, full, b.routes[target]); ok {
+					e.Path, e.Handler = rt.Path, rt.Handler
+				}
+				b.addEdge(e, ev)
+				return
+			}
+			why = join(r.via, how)
+		}
+	}
+	// The base address is unknown: a route that only one other service
+	// serves says who is called.
+	if svc, rt, ok := b.routeOwner(src, method, clientPath); ok {
+		b.addEdge(Edge{Source: src, Target: svc, Type: EdgeHTTP, Method: method, Path: rt.Path, Handler: rt.Handler,
+			Confidence: 0.6, Via: "route match (" + why + ")"}, ev)
+		return
+	}
+	b.addEdge(Edge{Source: src, Target: b.unresolved(rawTarget(c)), Type: EdgeHTTP, Method: method, Path: clientPath,
+		Confidence: 0, Via: why}, ev)
+}
+
+func rawTarget(c core.CallAt) string {
+	switch {
+	case c.Env != "":
+		return "env:" + c.Env
+	case c.Config != "":
+		return "config:" + c.Config
+	case c.Base != "":
+		return c.Base
+	}
+	return c.Target
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "; " + b
+}
+
+func round(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
+
+// routeOwner finds the one service other than src that serves method and
+// path.
+func (b *builder) routeOwner(src, method, p string) (string, core.RouteAt, bool) {
+	var found string
+	var route core.RouteAt
+	for _, name := range b.sortedNodes() {
+		if name == src {
+			continue
+		}
+		if rt, ok := matchRoute(method, p, b.routes[name]); ok && !isGeneric(rt.Path) {
+			if found != "" {
+				return "", core.RouteAt{}, false // ambiguous
+			}
+			found, route = name, rt
+		}
+	}
+	return found, route, found != ""
+}
+
+// isGeneric reports whether a route is one every service has.
+func isGeneric(p string) bool {
+	switch strings.Trim(p, "/") {
+	case "", "healthz", "health", "ready", "readyz", "livez", "metrics", "ping", "status", "version":
+		return true
+	}
+	return false
+}
+
+func segments(p string) []string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isParam(s string) bool {
+	return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") || strings.HasPrefix(s, ":") || s == "*"
+}
+
+func isCatchAll(s string) bool {
+	return strings.HasSuffix(s, "...}") || strings.HasPrefix(s, "{*") || strings.HasPrefix(s, "{**") || s == "**" || strings.HasSuffix(s, ":path}")
+}
+
+// matchRoute finds the route that serves method and path: literal
+// segments equal, a route parameter takes any one segment, a catch-all the
+// rest; the most literal match wins.
+func matchRoute(method, p string, routes []core.RouteAt) (core.RouteAt, bool) {
+	cs := segments(p)
+	best, bestScore := core.RouteAt{}, -1
+	for _, rt := range routes {
+		if rt.Method != "ANY" && method != "" && !strings.EqualFold(rt.Method, method) {
+			continue
+		}
+		rs := segments(rt.Path)
+		score, ok := 0, true
+		i := 0
+		for ; i < len(rs); i++ {
+			if isCatchAll(rs[i]) {
+				i = len(cs)
+				break
+			}
+			if i >= len(cs) {
+				ok = false
+				break
+			}
+			switch {
+			case isParam(rs[i]):
+				score++
+			case isParam(cs[i]):
+				ok = false // the client's value is dynamic, the route's literal
+			case strings.EqualFold(rs[i], cs[i]):
+				score += 2
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && i == len(cs) && score > bestScore {
+			best, bestScore = rt, score
+		}
+	}
+	return best, bestScore >= 0
+}
+
+func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
+	service := c.Method
+	if service == "" {
+		service = c.Target
+	}
+	// The service that registers the same gRPC service.
+	var owners []string
+	for _, name := range b.sortedNodes() {
+		for _, rt := range b.routes[name] {
+			if rt.Method == "GRPC" && (rt.Path == service || strings.HasSuffix(rt.Path, "."+service) || strings.HasSuffix(service, "."+rt.Path)) && name != src {
+				owners = appendUnique(owners, name)
+			}
+		}
+	}
+	if r, why := b.address(src, c); why == "" {
+		if a, ok := parseAddress(r.value); ok {
+			if target, factor, how := b.hostNode(a.host); target != "" {
+				b.addEdge(Edge{Source: src, Target: target, Type: EdgeGRPC, Method: service, URL: r.value,
+					Confidence: round(r.conf * factor), Via: join(r.via, how)}, ev)
+				return
+			}
+		}
+	}
+	if len(owners) == 1 {
+		b.addEdge(Edge{Source: src, Target: owners[0], Type: EdgeGRPC, Method: service, Confidence: 0.85,
+			Via: "gRPC service " + service + " is registered by " + owners[0]}, ev)
+		return
+	}
+	b.addEdge(Edge{Source: src, Target: b.unresolved("grpc:" + service), Type: EdgeGRPC, Method: service, Via: "no service registers " + service}, ev)
+}
+
+func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
+	topic, via, conf := c.Target, "topic in code", 0.95
+	if c.Origin == core.FromEnv || strings.HasPrefix(topic, "{") {
+		if r, ok, _ := b.envValue(src, c.Env); ok && c.Env != "" {
+			topic, via, conf = r.value, r.via, r.conf
+		} else if c.Default != "" {
+			topic, via, conf = c.Default, "default in code", 0.8
+		} else {
+			topic = ""
+		}
+	}
+	if topic == "" {
+		b.addEdge(Edge{Source: src, Target: b.unresolved(string(c.Kind) + ":" + rawTarget(c)), Type: EdgeQueue, Method: string(c.Kind),
+			Via: "the topic is computed"}, ev)
+		return
+	}
+	t := b.node(topic, KindQueue).Name
+	if c.Kind == core.CallPublish {
+		b.addEdge(Edge{Source: src, Target: t, Type: EdgeQueue, Method: "publish", Path: topic, Confidence: conf, Via: join(c.System, via)}, ev)
+	} else {
+		b.addEdge(Edge{Source: t, Target: src, Type: EdgeQueue, Method: "subscribe", Path: topic, Confidence: conf, Via: join(c.System, via)}, ev)
+	}
+}
+
+var (
+	dsnEnvRE   = regexp.MustCompile(`(?i)(database|db|postgres|pg|mysql|mongo|sql|mariadb).*(url|uri|dsn|connection)|connectionstrings`)
+	cacheEnvRE = regexp.MustCompile(`(?i)(redis|cache|memcache|valkey).*(url|uri|addr|host|connection|configuration)?`)
+)
+
+// storeCall links a service to the database or cache it connects to.
+func (b *builder) storeCall(src string, c core.CallAt, ev Evidence) {
+	typ, kind, re := EdgeDB, KindDatabase, dsnEnvRE
+	if c.Kind == core.CallCache {
+		typ, kind, re = EdgeCache, KindCache, cacheEnvRE
+	}
+	r, why := b.address(src, c)
+	if why != "" {
+		// The address is an expression: a DSN-like variable of the
+		// service's environment says where it goes.
+		if v, ok := b.envMatching(src, re); ok {
+			r, why = v, ""
+			r.conf = round(r.conf * 0.8)
+			r.via += " (the call's address is " + rawTarget(c) + ")"
+		}
+	}
+	if why == "" {
+		if a, ok := parseAddress(r.value); ok {
+			name := a.db
+			via := r.via
+			if name == "" {
+				target, factor, how := b.hostNode(a.host)
+				if target == "" {
+					target = a.host
+					factor = 0.8
+				}
+				name, r.conf, via = target, r.conf*factor, join(via, how)
+			}
+			t := b.node(name, kind)
+			if t.Kind == KindService && kind == KindCache {
+				t.Kind = KindCache
+			}
+			b.addEdge(Edge{Source: src, Target: t.Name, Type: typ, URL: r.value, Confidence: round(r.conf), Via: join(c.System, via)}, ev)
+			return
+		}
+		why = "address " + r.value + " does not parse"
+	}
+	b.addEdge(Edge{Source: src, Target: b.unresolved(typ + ":" + rawTarget(c)), Type: typ, Via: why}, ev)
+}
+
+// envMatching returns the first variable of src's environment whose name
+// matches re and whose value parses as an address.
+func (b *builder) envMatching(src string, re *regexp.Regexp) (resolved, bool) {
+	for _, group := range [][]envSource{b.env[src], b.config[src]} {
+		for _, s := range group {
+			keys := make([]string, 0, len(s.vars))
+			for k := range s.vars {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if re.MatchString(k) {
+					if _, ok := parseAddress(s.vars[k]); ok {
+						return resolved{s.vars[k], fmt.Sprintf("env %s from %s", k, s.via), s.conf}, true
+					}
+				}
+			}
+		}
+	}
+	return resolved{}, false
+}

@@ -1,0 +1,179 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"coderag/core/graph"
+)
+
+// WriteGraph replaces the service graph: services, aliases, edges with
+// their evidence, and the service of every route. It runs in one
+// transaction; readers see the old graph or the new one.
+func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("write the service graph to", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`UPDATE routes SET service_id = NULL`, `DELETE FROM edge_evidence`, `DELETE FROM edges`,
+		`DELETE FROM service_aliases`, `DELETE FROM services`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return db.wrap("write the service graph to", err)
+		}
+	}
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = tx.PrepareContext(ctx, q)
+		return st
+	}
+	insSvc := prep(`INSERT INTO services(name, kind, repo_name, directory, language, namespace, ports) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	insAlias := prep(`INSERT OR IGNORE INTO service_aliases(alias, service_id, kind) VALUES (?, ?, ?)`)
+	insEdge := prep(`INSERT INTO edges(source_id, target_id, type, method, path, url, confidence, handler, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	insEv := prep(`INSERT OR IGNORE INTO edge_evidence(edge_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
+	setRoute := prep(`UPDATE routes SET service_id = ? WHERE chunk_id = ? AND line = ? AND method = ? AND path = ?`)
+	if err != nil {
+		return db.wrap("write the service graph to", err)
+	}
+	ids := map[string]int64{}
+	for _, s := range g.Services {
+		ports, _ := json.Marshal(nonNil(s.Ports))
+		var id int64
+		if err := insSvc.QueryRowContext(ctx, s.Name, s.Kind, s.Repo, s.Directory, s.Language, s.Namespace, string(ports)).Scan(&id); err != nil {
+			return db.wrap("write service "+s.Name+" to", err)
+		}
+		ids[s.Name] = id
+		for _, a := range s.Aliases {
+			if _, err := insAlias.ExecContext(ctx, a.Name, id, a.Kind); err != nil {
+				return db.wrap("write alias "+a.Name+" to", err)
+			}
+		}
+	}
+	for _, e := range g.Edges {
+		src, ok1 := ids[e.Source]
+		dst, ok2 := ids[e.Target]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("write the service graph to %s: edge %s -> %s names an unknown service", db.path, e.Source, e.Target)
+		}
+		var id int64
+		if err := insEdge.QueryRowContext(ctx, src, dst, e.Type, e.Method, e.Path, e.URL, e.Confidence, e.Handler, e.Via).Scan(&id); err != nil {
+			return db.wrap("write edge "+e.Source+" -> "+e.Target+" to", err)
+		}
+		for _, ev := range e.Evidence {
+			if _, err := insEv.ExecContext(ctx, id, ev.ChunkID, ev.Repo+"/"+ev.File, ev.Line); err != nil {
+				return db.wrap("write edge evidence to", err)
+			}
+		}
+	}
+	for _, r := range g.Routes {
+		if _, err := setRoute.ExecContext(ctx, ids[r.Service], r.ChunkID, r.Line, r.Method, r.Path); err != nil {
+			return db.wrap("write route services to", err)
+		}
+	}
+	return db.wrap("write the service graph to", tx.Commit())
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Graph reads the service graph.
+func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
+	g := &graph.Graph{}
+	names := map[int64]string{}
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, name, kind, repo_name, directory, language, namespace, ports FROM services ORDER BY name`)
+	if err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	idx := map[int64]int{}
+	for rows.Next() {
+		var s graph.Service
+		var id int64
+		var ports string
+		if err := rows.Scan(&id, &s.Name, &s.Kind, &s.Repo, &s.Directory, &s.Language, &s.Namespace, &ports); err != nil {
+			rows.Close()
+			return nil, db.wrap("read the service graph from", err)
+		}
+		json.Unmarshal([]byte(ports), &s.Ports)
+		names[id] = s.Name
+		idx[id] = len(g.Services)
+		g.Services = append(g.Services, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	rows, err = db.sql.QueryContext(ctx, `SELECT service_id, alias, kind FROM service_aliases ORDER BY service_id, alias, kind`)
+	if err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	for rows.Next() {
+		var id int64
+		var a graph.Alias
+		if err := rows.Scan(&id, &a.Name, &a.Kind); err != nil {
+			rows.Close()
+			return nil, db.wrap("read the service graph from", err)
+		}
+		if i, ok := idx[id]; ok {
+			g.Services[i].Aliases = append(g.Services[i].Aliases, a)
+		}
+	}
+	rows.Close()
+	rows, err = db.sql.QueryContext(ctx, `SELECT e.id, e.source_id, e.target_id, e.type, e.method, e.path, e.url, e.confidence, e.handler, e.via,
+		coalesce(v.chunk_id, ''), coalesce(v.file_path, ''), coalesce(v.line, 0), coalesce(c.repo_name, ''), coalesce(c.file_path, '')
+		FROM edges e LEFT JOIN edge_evidence v ON v.edge_id = e.id LEFT JOIN chunks c ON c.id = v.chunk_id
+		ORDER BY e.id, v.file_path, v.line`)
+	if err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	edgeIdx := map[int64]int{}
+	for rows.Next() {
+		var id, src, dst int64
+		var e graph.Edge
+		var ev graph.Evidence
+		var evPath string
+		if err := rows.Scan(&id, &src, &dst, &e.Type, &e.Method, &e.Path, &e.URL, &e.Confidence, &e.Handler, &e.Via,
+			&ev.ChunkID, &evPath, &ev.Line, &ev.Repo, &ev.File); err != nil {
+			rows.Close()
+			return nil, db.wrap("read the service graph from", err)
+		}
+		i, ok := edgeIdx[id]
+		if !ok {
+			e.Source, e.Target = names[src], names[dst]
+			i = len(g.Edges)
+			edgeIdx[id] = i
+			g.Edges = append(g.Edges, e)
+		}
+		if ev.ChunkID != "" {
+			if ev.File == "" { // the chunk is gone; keep the path as written
+				ev.File = evPath
+			}
+			g.Edges[i].Evidence = append(g.Edges[i].Evidence, ev)
+		}
+	}
+	rows.Close()
+	rows, err = db.sql.QueryContext(ctx, `SELECT s.name, r.chunk_id, r.repo_name, r.file_path, r.line, r.method, r.path, r.framework, r.handler, r.router
+		FROM routes r JOIN services s ON s.id = r.service_id`)
+	if err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	for rows.Next() {
+		var r graph.Route
+		if err := rows.Scan(&r.Service, &r.ChunkID, &r.Repo, &r.File, &r.Line, &r.Method, &r.Path, &r.Framework, &r.Handler, &r.Router); err != nil {
+			rows.Close()
+			return nil, db.wrap("read the service graph from", err)
+		}
+		g.Routes = append(g.Routes, r)
+	}
+	rows.Close()
+	g.Sort()
+	return g, nil
+}
