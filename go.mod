@@ -8,6 +8,7 @@ require (
 )
 
 require (
+	github.com/dominikbraun/graph v0.23.0
 	github.com/go-git/go-git/v5 v5.16.3
 	github.com/hashicorp/hcl/v2 v2.23.0
 	github.com/mattn/go-sqlite3 v1.14.53
@@ -20,6 +21,7 @@ require (
 	github.com/tree-sitter/tree-sitter-python v0.25.0
 	github.com/tree-sitter/tree-sitter-typescript v0.23.2
 	github.com/yuin/goldmark v1.7.8
+	golang.org/x/net v0.47.0
 	golang.org/x/sync v0.18.0
 	golang.org/x/term v0.37.0
 	golang.org/x/tools v0.39.0
@@ -39,7 +41,6 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/zclconf/go-cty v1.13.0 // indirect
 	golang.org/x/mod v0.30.0 // indirect
-	golang.org/x/net v0.47.0 // indirect
 	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/text v0.31.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect

@@ -46,7 +46,11 @@ func run(ctx context.Context, args []string, io *ioStreams) int {
 		fmt.Fprintln(io.err, "coderag: interrupted")
 		return 130
 	case errors.As(err, new(*usageError)), strings.HasPrefix(err.Error(), "unknown command"):
-		fmt.Fprintf(io.err, "coderag: %v\nRun 'coderag %s --help' for usage.\n", err, cmd.CalledAs())
+		path := "coderag"
+		if sub, _, ferr := cmd.Find(args); ferr == nil && sub != nil {
+			path = sub.CommandPath()
+		}
+		fmt.Fprintf(io.err, "coderag: %v\nRun '%s --help' for usage.\n", err, path)
 		return 2
 	case errors.Is(err, errSilent):
 		return 1

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -726,5 +727,93 @@ func TestGraphMatchesGoldenEdges(t *testing.T) {
 	t.Logf("precision %.2f, recall %.2f (%d edges, %d in the golden list)", precision, recall, len(got), len(want))
 	if precision != 1 || recall != 1 {
 		t.Errorf("precision %.2f, recall %.2f; want 1.0 and 1.0", precision, recall)
+	}
+}
+
+func TestGraphCommand(t *testing.T) {
+	db := crawlSample(t)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"graph"}, []string{"services (15)", "checkout         -> api.stripe.com     http POST /v1/charges", "platform/services/checkout/clients.go:141"}},
+		{[]string{"graph", "--service", "cart.shop.svc.cluster.local"}, []string{"cart  service  platform/services/cart  csharp",
+			"called by (4)", "depends on (2)", "GET     /api/cart/{userId}             GetCart", "<- checkout, storefront"}},
+		{[]string{"graph", "-s", "redis", "--blast-radius"}, []string{"blast radius of redis (depth 3): 4 services", "depth 1\n  cart",
+			"platform/services/cart/Program.cs:8", "depth 2", "via cart", "storefront/src/clients/cart.ts:12", "depth 3\n  ingress:shop"}},
+		{[]string{"graph", "-s", "redis", "--blast-radius", "--depth", "1"}, []string{"blast radius of redis (depth 1): 1 service"}},
+		{[]string{"graph", "-s", "storefront", "--path-to", "shopdb"}, []string{"accounts", "shopdb", "via accounts"}},
+		{[]string{"graph", "-s", "shopdb", "--path-to", "storefront"}, []string{"shopdb does not depend on storefront"}},
+		{[]string{"graph", "--cycles"}, []string{"no services depend on each other in a circle"}},
+		{[]string{"graph", "-s", "checkout", "--downstream", "--format", "mermaid"}, []string{"flowchart TB", `-->|"http POST /v1/charges"|`}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errs := coderag(t, append(tt.args, "--db", db)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	// JSON in the documented shape, and DOT that is the same every time.
+	_, out, _ := coderag(t, "graph", "--db", db, "-s", "cart", "--upstream", "--format", "json")
+	var js struct {
+		Services []struct {
+			Name    string   `json:"name"`
+			Aliases []string `json:"aliases"`
+			Repo    string   `json:"repo"`
+		} `json:"services"`
+		Edges []struct {
+			Source, Target, Type, Method, Path string
+			Confidence                         float64
+			Evidence                           []struct {
+				FilePath  string `json:"file_path"`
+				LineStart int    `json:"line_start"`
+				ChunkID   string `json:"chunk_id"`
+			}
+		} `json:"edges"`
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js.Services) != 3 || len(js.Edges) != 5 {
+		t.Errorf("graph --format json: %v, %d services, %d edges:\n%s", err, len(js.Services), len(js.Edges), out)
+	}
+	for _, e := range js.Edges {
+		if len(e.Evidence) == 0 || e.Evidence[0].FilePath == "" || e.Evidence[0].LineStart == 0 || e.Evidence[0].ChunkID == "" {
+			t.Errorf("edge %+v has no evidence", e)
+		}
+	}
+	_, dot1, _ := coderag(t, "graph", "--db", db, "--format", "dot")
+	_, dot2, _ := coderag(t, "graph", "--db", db, "--format", "dot")
+	if dot1 != dot2 || !strings.Contains(dot1, `"storefront" -> "cart" [label="http GET /api/cart/{userId}"`) || !strings.Contains(dot1, "subgraph cluster_") {
+		t.Errorf("graph --format dot is not stable or lacks edges:\n%s", dot1)
+	}
+	code, out, errs := coderag(t, "graph", "--db", db, "--format", "svg")
+	if _, err := exec.LookPath("dot"); err != nil {
+		if code != 1 || !strings.Contains(errs, "needs Graphviz's dot program") {
+			t.Errorf("svg without dot: exit %d, %q", code, errs)
+		}
+	} else if code != 0 || !strings.Contains(out, "<svg") {
+		t.Errorf("svg: exit %d, %q", code, errs)
+	}
+	for _, bad := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"graph", "--upstream"}, 2, "need --service"},
+		{[]string{"graph", "-s", "cart", "--upstream", "--downstream"}, 2, "pass one of"},
+		{[]string{"graph", "--format", "png"}, 2, `--format "png"`},
+		{[]string{"graph", "-s", "carts"}, 1, `service "carts": no such service`},
+		{[]string{"graph", "-s", "cat"}, 1, "did you mean catalog"},
+		{[]string{"graph", "--min-confidence", "2"}, 2, "between 0 and 1"},
+	} {
+		code, _, errs := coderag(t, append(bad.args, "--db", db)...)
+		if code != bad.code || !strings.Contains(errs, bad.msg) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", bad.args, code, errs, bad.code, bad.msg)
+		}
 	}
 }

@@ -39,6 +39,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newCrawlCmd(io, &dbPath),
 		newQueryCmd(io, &dbPath),
 		newStatsCmd(io, &dbPath),
+		newGraphCmd(io, &dbPath),
 		newVersionCmd(io),
 	)
 	return root

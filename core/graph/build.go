@@ -47,7 +47,9 @@ type builder struct {
 	routes  map[string][]core.RouteAt
 	clients map[string][]core.CallAt  // client registrations by service
 	binds   map[string][]core.Binding // field and argument bindings by service
-	edges   map[string]*Edge
+	// grpcByChunk are the gRPC calls of each chunk (dials and clients).
+	grpcByChunk map[string][]core.CallAt
+	edges       map[string]*Edge
 	// configMaps by "namespace/name" and by name.
 	configMaps map[string]map[string]string
 	// helmValues by "repo/chart-directory".
@@ -58,7 +60,7 @@ type builder struct {
 // stable order.
 func Build(in Input) *Graph {
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
-		config: map[string][]envSource{}, routes: map[string][]core.RouteAt{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{},
+		config: map[string][]envSource{}, routes: map[string][]core.RouteAt{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 	b.services()
 	b.ownership()
@@ -71,6 +73,9 @@ func Build(in Input) *Graph {
 		}
 	}
 	for _, c := range in.Calls {
+		if c.Kind == core.CallGRPC {
+			b.grpcByChunk[c.ChunkID] = append(b.grpcByChunk[c.ChunkID], c)
+		}
 		if c.Kind == core.CallClient {
 			if s := b.ownerOf(c.Repo, c.File); s != "" {
 				b.clients[s] = append(b.clients[s], c)
@@ -418,6 +423,58 @@ func (b *builder) ownership() {
 		}
 		return len(b.owners[i].dir) > len(b.owners[j].dir)
 	})
+	// A service's language is the language most of its code is in.
+	count := map[string]map[string]int{}
+	for _, f := range b.in.Files {
+		lang := codeLanguage(f[1])
+		if lang == "" || isTestFile(f[1]) {
+			continue
+		}
+		if s := b.ownerOf(f[0], f[1]); s != "" {
+			if count[s] == nil {
+				count[s] = map[string]int{}
+			}
+			count[s][lang]++
+		}
+	}
+	for s, langs := range count {
+		best := ""
+		for l, n := range langs {
+			if best == "" || n > langs[best] || n == langs[best] && l < best {
+				best = l
+			}
+		}
+		if n := b.nodes[s]; n != nil && n.Kind == KindService {
+			n.Language = best
+		}
+	}
+}
+
+// codeLanguage is the programming language of a source file by extension.
+func codeLanguage(p string) string {
+	switch path.Ext(p) {
+	case ".go":
+		return "go"
+	case ".py":
+		return "python"
+	case ".cs":
+		return "csharp"
+	case ".ts", ".tsx", ".mts", ".cts":
+		return "typescript"
+	case ".js", ".jsx", ".mjs", ".cjs":
+		return "javascript"
+	case ".java":
+		return "java"
+	case ".kt":
+		return "kotlin"
+	case ".rb":
+		return "ruby"
+	case ".rs":
+		return "rust"
+	case ".php":
+		return "php"
+	}
+	return ""
 }
 
 func (b *builder) sortedNodes() []string {

@@ -619,26 +619,68 @@ func matchRoute(method, p string, routes []core.RouteAt) (core.RouteAt, bool) {
 	return best, bestScore >= 0
 }
 
-func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
-	service := c.Method
-	if service == "" {
-		service = c.Target
+// grpcName normalizes a gRPC service name for matching: the last dotted
+// part, lower case, without a Service suffix (cart.v1.CartService, Cart ->
+// cart).
+func grpcName(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		s = s[i+1:]
 	}
-	// The service that registers the same gRPC service.
-	var owners []string
-	for _, name := range b.sortedNodes() {
-		for _, rt := range b.routes[name] {
-			if rt.Method == "GRPC" && (rt.Path == service || strings.HasSuffix(rt.Path, "."+service) || strings.HasSuffix(service, "."+rt.Path)) && name != src {
-				owners = appendUnique(owners, name)
+	s = strings.ToLower(s)
+	return strings.TrimSuffix(s, "service")
+}
+
+// grpcCall links a gRPC client to the service it talks to: through the
+// address it dials (a dial earlier in the same chunk for a generated
+// client: grpc.NewClient(addr) then pb.NewCartServiceClient(conn)), or
+// else to the one service that registers the same gRPC service.
+func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
+	if c.Method == "" {
+		// A dial: it becomes an edge through the client that uses it, or
+		// on its own when no client in its chunk names a service.
+		for _, other := range b.grpcByChunk[c.ChunkID] {
+			if other.Method != "" && other.Line >= c.Line {
+				return
 			}
 		}
 	}
-	if r, why := b.address(src, c); why == "" {
-		if a, ok := parseAddress(r.value); ok {
-			if target, factor, how := b.hostNode(a.host); target != "" {
-				b.addEdge(Edge{Source: src, Target: target, Type: EdgeGRPC, Method: service, URL: r.value,
-					Confidence: round(r.conf * factor), Via: join(r.via, how)}, ev)
-				return
+	service := c.Method
+	registered := ""
+	var owners []string
+	if service != "" {
+		for _, name := range b.sortedNodes() {
+			for _, rt := range b.routes[name] {
+				if rt.Method == "GRPC" && grpcName(rt.Path) == grpcName(service) && name != src {
+					owners = appendUnique(owners, name)
+					registered = rt.Path
+				}
+			}
+		}
+	}
+	if len(owners) == 1 {
+		service = registered
+	}
+	dial := c
+	if c.Method != "" {
+		// The closest dial above the client in the same chunk.
+		var best *core.CallAt
+		for i, d := range b.grpcByChunk[c.ChunkID] {
+			if d.Method == "" && d.Line <= c.Line && (best == nil || d.Line > best.Line) {
+				best = &b.grpcByChunk[c.ChunkID][i]
+			}
+		}
+		if best != nil {
+			dial = *best
+		}
+	}
+	if dial.Target != "" || dial.Env != "" || dial.Base != "" {
+		if r, why := b.address(src, dial); why == "" {
+			if a, ok := parseAddress(r.value); ok {
+				if target, factor, how := b.hostNode(a.host); target != "" {
+					b.addEdge(Edge{Source: src, Target: target, Type: EdgeGRPC, Method: service, URL: r.value,
+						Confidence: round(r.conf * factor), Via: join(r.via, how)}, ev)
+					return
+				}
 			}
 		}
 	}
@@ -647,7 +689,12 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 			Via: "gRPC service " + service + " is registered by " + owners[0]}, ev)
 		return
 	}
-	b.addEdge(Edge{Source: src, Target: b.unresolved("grpc:" + service), Type: EdgeGRPC, Method: service, Via: "no service registers " + service}, ev)
+	raw := service
+	if raw == "" {
+		raw = rawTarget(dial)
+	}
+	b.addEdge(Edge{Source: src, Target: b.unresolved("grpc:" + raw), Type: EdgeGRPC, Method: service,
+		Via: "no address and no service registers " + raw}, ev)
 }
 
 func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {

@@ -1,0 +1,134 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"coderag/core"
+	"coderag/core/graph"
+	"coderag/core/ingest"
+	"coderag/sqlite"
+)
+
+// crawl extracts a txtar workspace, crawls its repos (the "repo NAME"
+// lines of the comment) and returns the graph.
+func crawl(t testing.TB, archive string) (*graph.Graph, *txtar.Archive) {
+	t.Helper()
+	a, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range a.Files {
+		if f.Name == "want" {
+			continue
+		}
+		p := filepath.Join(dir, f.Name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sources []core.Source
+	for _, l := range strings.Split(string(a.Comment), "\n") {
+		if name, ok := strings.CutPrefix(l, "repo "); ok {
+			sources = append(sources, core.Source{Kind: core.SourceRepo, Path: filepath.Join(dir, name), Name: name})
+		}
+	}
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "g.db"), sqlite.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sum, err := ingest.New(db, ingest.Options{}).Run(ctx, sources)
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	g, err := db.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, a
+}
+
+func key(src, dst, typ, method, path string) string {
+	return fmt.Sprintf("%s -> %s %s %s %s", src, dst, typ, method, path)
+}
+
+// TestResolutionPaths crawls one small workspace per way of wiring
+// services together and compares the resolved edges with the archive's
+// "want" list: "a -> b type method path" must be there, "!a -> b" must
+// not (in any form), and nothing else may be.
+func TestResolutionPaths(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	if len(files) < 6 {
+		t.Fatalf("found %d fixtures", len(files))
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			g, a := crawl(t, f)
+			got := map[string]graph.Edge{}
+			pairs := map[string]bool{}
+			for _, e := range g.Edges {
+				if s := g.Service(e.Target); s != nil && s.Kind == graph.KindUnresolved {
+					continue
+				}
+				got[key(e.Source, e.Target, e.Type, e.Method, e.Path)] = e
+				pairs[e.Source+" -> "+e.Target] = true
+			}
+			want := map[string]bool{}
+			for _, f := range a.Files {
+				if f.Name != "want" {
+					continue
+				}
+				for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					if neg, ok := strings.CutPrefix(l, "!"); ok {
+						if pairs[neg] {
+							t.Errorf("edge %s must not exist", neg)
+						}
+						continue
+					}
+					fs := strings.Fields(l)
+					for i := range fs {
+						if fs[i] == "-" {
+							fs[i] = ""
+						}
+					}
+					k := key(fs[0], fs[2], fs[3], fs[4], fs[5])
+					want[k] = true
+					e, ok := got[k]
+					if !ok {
+						t.Errorf("missing edge %s", k)
+						continue
+					}
+					if len(e.Evidence) == 0 || e.Evidence[0].Line == 0 || e.Confidence <= 0 || e.Via == "" {
+						t.Errorf("edge %s: evidence %v, confidence %v, via %q", k, e.Evidence, e.Confidence, e.Via)
+					}
+				}
+			}
+			var extra []string
+			for k, e := range got {
+				if !want[k] {
+					extra = append(extra, fmt.Sprintf("%s (%s)", k, e.Via))
+				}
+			}
+			sort.Strings(extra)
+			for _, x := range extra {
+				t.Errorf("extra edge %s", x)
+			}
+			if t.Failed() {
+				for _, e := range g.Edges {
+					t.Logf("edge %s: %.2f %s %v", key(e.Source, e.Target, e.Type, e.Method, e.Path), e.Confidence, e.Via, e.Evidence)
+				}
+			}
+		})
+	}
+}

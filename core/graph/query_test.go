@@ -1,0 +1,131 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"coderag/core"
+)
+
+// shop is a small graph: ingress -> web -> api -> db, api -> orders topic
+// -> worker, worker -> api (a cycle through the topic is not a
+// dependency cycle), audit <-> api (one).
+func shop() *Graph {
+	g := &Graph{}
+	for _, n := range []struct{ name, kind string }{{"ingress:web", KindIngress}, {"web", KindService}, {"api", KindService},
+		{"db", KindDatabase}, {"orders", KindQueue}, {"worker", KindService}, {"audit", KindService}} {
+		g.Services = append(g.Services, Service{Name: n.name, Kind: n.kind, Aliases: []Alias{{Name: n.name + ".prod.svc.cluster.local", Kind: "dns"}}})
+	}
+	edge := func(s, t, typ, m, p string) {
+		g.Edges = append(g.Edges, Edge{Source: s, Target: t, Type: typ, Method: m, Path: p, Confidence: 0.9,
+			Evidence: []Evidence{{Repo: "r", File: s + ".go", Line: len(g.Edges) + 1}}})
+	}
+	edge("ingress:web", "web", EdgeHTTP, "ANY", "/")
+	edge("web", "api", EdgeHTTP, "GET", "/items")
+	edge("api", "db", EdgeDB, "", "")
+	edge("api", "orders", EdgeQueue, "publish", "orders")
+	edge("orders", "worker", EdgeQueue, "subscribe", "orders")
+	edge("worker", "api", EdgeHTTP, "POST", "/done")
+	edge("api", "audit", EdgeHTTP, "POST", "/log")
+	edge("audit", "api", EdgeHTTP, "GET", "/whoami")
+	g.Sort()
+	return g
+}
+
+func hops(hs []Hop) string {
+	var parts []string
+	for _, h := range hs {
+		parts = append(parts, fmt.Sprintf("%d:%s<-%s", h.Depth, h.Service, h.From))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestQueries(t *testing.T) {
+	g := shop()
+	tests := []struct {
+		name, got, want string
+	}{
+		{"upstream of api", hops(g.Upstream("api", 1, 0)), "1:audit<-api 1:web<-api 1:worker<-api"},
+		{"downstream of api", hops(g.Downstream("api", 1, 0)), "1:audit<-api 1:db<-api 1:orders<-api"},
+		{"blast radius of db", hops(g.BlastRadius("db", 5, 0)), "1:api<-db 2:audit<-api 2:web<-api 2:worker<-api 3:ingress:web<-web"},
+		{"blast radius of db, depth 2", hops(g.BlastRadius("db", 2, 0)), "1:api<-db 2:audit<-api 2:web<-api 2:worker<-api"},
+		{"a topic's consumers depend on it", hops(g.BlastRadius("orders", 1, 0)), "1:api<-orders 1:worker<-orders"},
+		{"path from ingress to db", hops(g.Path("ingress:web", "db", 0)), "1:web<-ingress:web 2:api<-web 3:db<-api"},
+		{"no path from db to web", hops(g.Path("db", "web", 0)), ""},
+		{"high confidence only", hops(g.Upstream("api", 1, 0.95)), ""},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	cycles, err := g.Cycles(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(cycles) != "[[api audit]]" {
+		t.Errorf("Cycles = %v", cycles)
+	}
+	if name, err := g.Resolve("API.prod.svc.cluster.local"); err != nil || name != "api" {
+		t.Errorf("Resolve by alias = %q, %v", name, err)
+	}
+	if _, err := g.Resolve("ap"); err == nil || !strings.Contains(err.Error(), "did you mean api") {
+		t.Errorf("Resolve of a near name: %v", err)
+	}
+}
+
+func TestMatchRoute(t *testing.T) {
+	tests := []struct {
+		method, path string
+		routes       []string
+		want         string
+	}{
+		{"GET", "/users/{userId}/profile", []string{"GET /users/{user_id}/profile", "GET /users/me/profile"}, "/users/{user_id}/profile"},
+		{"GET", "/users/me/profile", []string{"GET /users/{user_id}/profile", "GET /users/me/profile"}, "/users/me/profile"},
+		{"POST", "/users/{id}/profile", []string{"GET /users/{user_id}/profile"}, ""},
+		{"DELETE", "/api/cart/42", []string{"ANY /api/cart/{id}"}, "/api/cart/{id}"},
+		{"GET", "/static/js/app.js", []string{"GET /static/{path...}"}, "/static/{path...}"},
+		{"GET", "/items?limit=5", []string{"GET /items"}, "/items"},
+		{"GET", "/items/{id}/extra", []string{"GET /items/{id}"}, ""},
+	}
+	for _, tt := range tests {
+		var rs []Route
+		for _, r := range tt.routes {
+			m, p, _ := strings.Cut(r, " ")
+			rs = append(rs, Route{})
+			rs[len(rs)-1].Method, rs[len(rs)-1].Path = m, p
+		}
+		var ra []core.RouteAt
+		for _, r := range rs {
+			ra = append(ra, r.RouteAt)
+		}
+		got, ok := matchRoute(tt.method, tt.path, ra)
+		if (ok && got.Path != tt.want) || (!ok && tt.want != "") {
+			t.Errorf("matchRoute(%s %s) = %q, %v; want %q", tt.method, tt.path, got.Path, ok, tt.want)
+		}
+	}
+}
+
+func TestParseAddress(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://cart.shop.svc.cluster.local:8080/api", "http cart.shop.svc.cluster.local 8080 /api "},
+		{"postgresql://shop:<PASSWORD>@postgres:5432/shopdb", "postgresql postgres 5432  shopdb"},
+		{"redis:6379,abortConnect=false", " redis 6379  "},
+		{"Host=db;Database=orders;Username=x", " db   orders"},
+		{"Server=tcp:sql.example.com,1433;Initial Catalog=ledger", " sql.example.com   ledger"},
+		{"b-1.kafka:9092,b-2.kafka:9092", " b-1.kafka 9092  "},
+		{"{DATABASE_URL}", "none"},
+		{"", "none"},
+	}
+	for _, tt := range tests {
+		a, ok := parseAddress(tt.in)
+		got := "none"
+		if ok {
+			got = fmt.Sprintf("%s %s %s %s %s", a.scheme, a.host, a.port, a.path, a.db)
+		}
+		if got != tt.want {
+			t.Errorf("parseAddress(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
