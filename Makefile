@@ -42,6 +42,8 @@ run: build
 		$(BIN) query --db $(DB) -k 3 getUserProfile; \
 		echo; echo '$$ $(BIN) query --db $(DB) "redis OOMKilled cart"'; \
 		$(BIN) query --db $(DB) -k 3 "redis OOMKilled cart"; \
+		echo; echo '$$ $(BIN) graph --db $(DB) --service redis --blast-radius'; \
+		$(BIN) graph --db $(DB) --service redis --blast-radius; \
 	fi
 
 fmt-check:

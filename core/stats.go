@@ -37,6 +37,9 @@ type Stats struct {
 	Routes int
 	Calls  map[CallKind]int
 	Refs   int
+	// The service graph: services (nodes of every kind), edges, and edges
+	// to targets nobody could resolve.
+	Services, Edges, Unresolved int
 	// Scrub is what the scrub gate replaced, from the scrub audit.
 	Scrub   ScrubStats
 	LastRun *CrawlRun

@@ -60,7 +60,10 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	if err := group("repo_name", func(k string, n int) { st.ByRepo[k] = n }); err != nil {
 		return st, err
 	}
-	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM routes), (SELECT count(*) FROM symbol_refs)`).Scan(&st.Routes, &st.Refs); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM routes), (SELECT count(*) FROM symbol_refs),
+		(SELECT count(*) FROM services WHERE kind <> 'unresolved'), (SELECT count(*) FROM edges),
+		(SELECT count(*) FROM edges e JOIN services s ON s.id = e.target_id WHERE s.kind = 'unresolved')`).Scan(
+		&st.Routes, &st.Refs, &st.Services, &st.Edges, &st.Unresolved); err != nil {
 		return st, db.wrap("count routes in", err)
 	}
 	crows, err := db.sql.QueryContext(ctx, `SELECT kind, count(*) FROM calls GROUP BY kind`)

@@ -8,15 +8,18 @@ import (
 )
 
 const rootLong = `coderag indexes a company's services into one SQLite file and searches all
-of it at once: source code (Go, C#, Python, TypeScript, JavaScript, ...), the
-deploy and config files that wire services together, READMEs, runbooks and
-ADRs. The file holds the chunks, two full-text indexes (a code-aware one that
-splits getUserProfile, get_user_profile and user-profile alike, and a stemmed
-one for prose) and room for vectors and the service graph.
+of it at once: source code (Go, C#, Python, TypeScript, JavaScript, Java),
+the deploy and config files that wire services together, READMEs, runbooks
+and ADRs, Slack exports, meeting transcripts and Google Docs exports. The
+file holds the chunks, two full-text indexes (a code-aware one that splits
+getUserProfile, get_user_profile and user-profile alike, and a stemmed one
+for prose), the service graph built from the code and deploy files, and room
+for vectors.
 
 Start with
-  coderag crawl --repo-path ./my-service --repo-path ./other-service
+  coderag crawl --repo-path ./platform --repo-path ./web --slack-export slack.zip
   coderag query "where do we call the payment provider"
+  coderag graph --service cart --blast-radius
   coderag stats`
 
 func newRootCmd(io *ioStreams) *cobra.Command {

@@ -80,6 +80,8 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 			calls[string(k)] = n
 		}
 		fmt.Fprintf(w, "%s\n  routes %s   references %s\n", s.bold("\ncode analysis"), thousands(st.Routes), thousands(st.Refs))
+		fmt.Fprintf(w, "%s\n  %s, %s (%s unresolved); see coderag graph\n", s.bold("\nservice graph"), plural(st.Services, "service", "services"),
+			plural(st.Edges, "edge", "edges"), thousands(st.Unresolved))
 		if len(calls) > 0 {
 			printCounts(w, s, "outbound calls by kind", calls)
 		}
@@ -167,6 +169,9 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		Routes        int            `json:"routes"`
 		Calls         map[string]int `json:"calls"`
 		Refs          int            `json:"refs"`
+		Services      int            `json:"services"`
+		Edges         int            `json:"edges"`
+		Unresolved    int            `json:"unresolved_edges"`
 		Scrub         scrubJSON      `json:"scrub"`
 		Sources       []source       `json:"sources"`
 		LastRun       *run           `json:"last_run"`
@@ -174,6 +179,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, ByCorpus: map[string]int{},
 		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{},
+		Services: st.Services, Edges: st.Edges, Unresolved: st.Unresolved,
 		Scrub: scrubJSON{st.Scrub.Chunks, st.Scrub.Secrets, st.Scrub.PersonalData, st.Scrub.Types}}
 	for k, n := range st.Calls {
 		out.Calls[string(k)] = n

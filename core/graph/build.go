@@ -43,8 +43,8 @@ type builder struct {
 	alias   map[string]string // lower-case alias -> node name
 	owners  []owner
 	env     map[string][]envSource
-	config  map[string][]envSource // settings files (appsettings.json) by service
-	routes  map[string][]core.RouteAt
+	config  map[string][]envSource    // settings files (appsettings.json) by service
+	routes  map[string][]route        // by service, with their path segments
 	clients map[string][]core.CallAt  // client registrations by service
 	binds   map[string][]core.Binding // field and argument bindings by service
 	// grpcByChunk are the gRPC calls of each chunk (dials and clients).
@@ -60,7 +60,7 @@ type builder struct {
 // stable order.
 func Build(in Input) *Graph {
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
-		config: map[string][]envSource{}, routes: map[string][]core.RouteAt{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
+		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 	b.services()
 	b.ownership()
@@ -68,7 +68,7 @@ func Build(in Input) *Graph {
 	g := &Graph{}
 	for _, r := range in.Routes {
 		if s := b.ownerOf(r.Repo, r.File); s != "" && !isTestFile(r.File) {
-			b.routes[s] = append(b.routes[s], r)
+			b.routes[s] = append(b.routes[s], route{r, segments(r.Path)})
 			g.Routes = append(g.Routes, Route{s, r})
 		}
 	}

@@ -49,20 +49,41 @@ func (g *Graph) Resolve(name string) (string, error) {
 	return "", fmt.Errorf("service %q: %w", name, ErrNoService)
 }
 
-// edgesByDependency indexes the edges: dependents[x] are the edges of
-// services depending on x, dependencies[x] those x depends on; both in
-// stable order.
-func (g *Graph) index(minConf float64) (dependents, dependencies map[string][]Edge) {
-	dependents, dependencies = map[string][]Edge{}, map[string][]Edge{}
+// Index holds the edges by dependency, for repeated traversals of one
+// graph (a UI moving from service to service).
+type Index struct {
+	// dependents[x] are the edges of services depending on x,
+	// dependencies[x] those x depends on; both in stable order.
+	dependents, dependencies map[string][]Edge
+}
+
+// Index indexes the edges at least minConf sure.
+func (g *Graph) Index(minConf float64) *Index {
+	ix := &Index{dependents: map[string][]Edge{}, dependencies: map[string][]Edge{}}
 	for _, e := range g.Edges {
 		if e.Confidence < minConf {
 			continue
 		}
 		from, to := dependsOn(e)
-		dependents[to] = append(dependents[to], e)
-		dependencies[from] = append(dependencies[from], e)
+		ix.dependents[to] = append(ix.dependents[to], e)
+		ix.dependencies[from] = append(ix.dependencies[from], e)
 	}
-	return dependents, dependencies
+	return ix
+}
+
+func (g *Graph) index(minConf float64) (dependents, dependencies map[string][]Edge) {
+	ix := g.Index(minConf)
+	return ix.dependents, ix.dependencies
+}
+
+// Upstream returns the services that depend on name, up to depth levels.
+func (ix *Index) Upstream(name string, depth int) []Hop {
+	return walk(name, depth, ix.dependents, func(e Edge, _ string) string { f, _ := dependsOn(e); return f })
+}
+
+// Downstream returns the services name depends on, up to depth levels.
+func (ix *Index) Downstream(name string, depth int) []Hop {
+	return walk(name, depth, ix.dependencies, func(e Edge, _ string) string { _, t := dependsOn(e); return t })
 }
 
 // walk traverses breadth first from name along next, up to depth levels,
@@ -100,14 +121,12 @@ func walk(name string, depth int, next map[string][]Edge, other func(Edge, strin
 // Upstream returns the services that depend on name, up to depth levels
 // (1: its direct callers and consumers).
 func (g *Graph) Upstream(name string, depth int, minConf float64) []Hop {
-	dependents, _ := g.index(minConf)
-	return walk(name, depth, dependents, func(e Edge, _ string) string { f, _ := dependsOn(e); return f })
+	return g.Index(minConf).Upstream(name, depth)
 }
 
 // Downstream returns the services name depends on, up to depth levels.
 func (g *Graph) Downstream(name string, depth int, minConf float64) []Hop {
-	_, dependencies := g.index(minConf)
-	return walk(name, depth, dependencies, func(e Edge, _ string) string { _, t := dependsOn(e); return t })
+	return g.Index(minConf).Downstream(name, depth)
 }
 
 // BlastRadius returns what breaks when name is down: every service that

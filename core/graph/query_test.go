@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"coderag/core"
 )
 
 // shop is a small graph: ingress -> web -> api -> db, api -> orders topic
@@ -96,9 +94,9 @@ func TestMatchRoute(t *testing.T) {
 			rs = append(rs, Route{})
 			rs[len(rs)-1].Method, rs[len(rs)-1].Path = m, p
 		}
-		var ra []core.RouteAt
+		var ra []route
 		for _, r := range rs {
-			ra = append(ra, r.RouteAt)
+			ra = append(ra, route{r.RouteAt, segments(r.Path)})
 		}
 		got, ok := matchRoute(tt.method, tt.path, ra)
 		if (ok && got.Path != tt.want) || (!ok && tt.want != "") {

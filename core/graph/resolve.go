@@ -576,17 +576,23 @@ func isCatchAll(s string) bool {
 	return strings.HasSuffix(s, "...}") || strings.HasPrefix(s, "{*") || strings.HasPrefix(s, "{**") || s == "**" || strings.HasSuffix(s, ":path}")
 }
 
+// route is a server route with its path split into segments.
+type route struct {
+	core.RouteAt
+	segs []string
+}
+
 // matchRoute finds the route that serves method and path: literal
 // segments equal, a route parameter takes any one segment, a catch-all the
 // rest; the most literal match wins.
-func matchRoute(method, p string, routes []core.RouteAt) (core.RouteAt, bool) {
+func matchRoute(method, p string, routes []route) (core.RouteAt, bool) {
 	cs := segments(p)
 	best, bestScore := core.RouteAt{}, -1
 	for _, rt := range routes {
 		if rt.Method != "ANY" && method != "" && !strings.EqualFold(rt.Method, method) {
 			continue
 		}
-		rs := segments(rt.Path)
+		rs := rt.segs
 		score, ok := 0, true
 		i := 0
 		for ; i < len(rs); i++ {
@@ -613,7 +619,7 @@ func matchRoute(method, p string, routes []core.RouteAt) (core.RouteAt, bool) {
 			}
 		}
 		if ok && i == len(cs) && score > bestScore {
-			best, bestScore = rt, score
+			best, bestScore = rt.RouteAt, score
 		}
 	}
 	return best, bestScore >= 0

@@ -1,0 +1,76 @@
+package graph
+
+import (
+	"fmt"
+	"testing"
+
+	"coderag/core"
+)
+
+// synthetic returns the facts of a system of n services in which every
+// service calls perService routes of other services through env vars its
+// Deployment sets: n*perService HTTP calls, as many distinct edges.
+func synthetic(n, perService int) Input {
+	var in Input
+	name := func(i int) string { return fmt.Sprintf("svc-%03d", i) }
+	for i := 0; i < n; i++ {
+		s := name(i)
+		dep := core.ResourceAt{Repo: "platform", File: "deploy/" + s + ".yaml", ChunkID: "d" + s,
+			Resource: core.Resource{Kind: "Deployment", Name: s, Service: s, Namespace: "prod", Line: 1}}
+		for j := 1; j <= 10; j++ {
+			t := name((i + j) % n)
+			dep.Env = append(dep.Env, core.EnvVar{Name: fmt.Sprintf("SVC_%d_URL", j), Value: "http://" + t + ".prod.svc.cluster.local:8080"})
+		}
+		in.Resources = append(in.Resources, dep, core.ResourceAt{Repo: "platform", File: "deploy/" + s + ".yaml", ChunkID: "s" + s,
+			Resource: core.Resource{Kind: "Service", Name: s, Service: s, Namespace: "prod", Line: 20}})
+		in.Files = append(in.Files, [2]string{"platform", "services/" + s + "/go.mod"}, [2]string{"platform", "services/" + s + "/main.go"})
+		for k := 0; k < perService; k++ {
+			in.Routes = append(in.Routes, core.RouteAt{Repo: "platform", File: "services/" + s + "/main.go", ChunkID: "r" + s,
+				Route: core.Route{Method: "GET", Path: fmt.Sprintf("/%s/r%d/{id}", s, k), Line: k + 1}})
+		}
+	}
+	for i := 0; i < n; i++ {
+		for k := 0; k < perService; k++ {
+			j := k%10 + 1
+			t := name((i + j) % n)
+			in.Calls = append(in.Calls, core.CallAt{Repo: "platform", File: "services/" + name(i) + "/client.go", ChunkID: "c" + name(i),
+				Call: core.Call{Kind: core.CallHTTP, Method: "GET", Target: fmt.Sprintf("/%s/r%d/{x}", t, k), Base: fmt.Sprintf("env:SVC_%d_URL", j),
+					Env: fmt.Sprintf("SVC_%d_URL", j), Origin: core.FromTemplate, Line: k + 1}})
+		}
+	}
+	return in
+}
+
+// BenchmarkBuild builds the graph of 100 services and 10,000 edges.
+func BenchmarkBuild(b *testing.B) {
+	in := synthetic(100, 100)
+	var g *Graph
+	for b.Loop() {
+		g = Build(in)
+	}
+	if len(g.Edges) != 10000 {
+		b.Fatalf("%d edges", len(g.Edges))
+	}
+	b.ReportMetric(float64(len(g.Services)), "services")
+	b.ReportMetric(float64(len(g.Edges)), "edges")
+}
+
+// BenchmarkBlastRadius asks for the blast radius of one service, depth 3,
+// in that graph: from scratch (as coderag graph does), and with the
+// index kept (as a UI moving between services does).
+func BenchmarkBlastRadius(b *testing.B) {
+	g := Build(synthetic(100, 100))
+	var hops []Hop
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			hops = g.BlastRadius("svc-050", 3, 0)
+		}
+	})
+	ix := g.Index(0)
+	b.Run("indexed", func(b *testing.B) {
+		for b.Loop() {
+			hops = ix.Upstream("svc-050", 3)
+		}
+	})
+	b.ReportMetric(float64(len(hops)), "services-reached")
+}
