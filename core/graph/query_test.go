@@ -127,3 +127,15 @@ func TestParseAddress(t *testing.T) {
 		}
 	}
 }
+
+func TestNameKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"CART_SERVICE_ADDR": "cart", "cs.cartSvcAddr": "cart", "CartService": "cart", "CartClient": "cart", "Cart": "cart",
+		"PRODUCT_CATALOG_SERVICE_ADDR": "productcatalog", "ProductCatalog": "productcatalog", "fe.productCatalogSvcConn": "productcatalog",
+		"CATALOG_URL": "catalog", "c.base": "", "HTTPClient": "", "AD_SERVICE_ADDR": "ad", "{PAYMENTS_API_URL}": "payments",
+	} {
+		if got := nameKey(in); got != want {
+			t.Errorf("nameKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -264,6 +264,72 @@ func (b *builder) address(src string, c core.CallAt) (resolved, string) {
 	return r, why
 }
 
+// genericWords say nothing about which service a name is for.
+var genericWords = map[string]bool{"svc": true, "service": true, "services": true, "addr": true, "address": true, "url": true,
+	"uri": true, "host": true, "hostname": true, "endpoint": true, "conn": true, "connection": true, "client": true,
+	"base": true, "api": true, "port": true, "target": true, "server": true, "grpc": true, "http": true, "stub": true,
+	"channel": true, "the": true, "new": true, "get": true, "fe": true, "cs": true, "c": true, "s": true}
+
+// nameKey reduces a name to the words that say which service it is for:
+// cartSvcAddr, CART_SERVICE_ADDR, CartClient and Cart all give "cart";
+// PRODUCT_CATALOG_SERVICE_ADDR and ProductCatalog give "productcatalog".
+func nameKey(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			w := strings.ToLower(string(cur))
+			if !genericWords[w] {
+				words = append(words, w)
+			}
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '-' || r == ' ' || r == '{' || r == '}':
+			flush()
+		case i > 0 && r >= 'A' && r <= 'Z' && (rs[i-1] >= 'a' && rs[i-1] <= 'z' || i+1 < len(rs) && rs[i+1] >= 'a' && rs[i+1] <= 'z' && rs[i-1] >= 'A' && rs[i-1] <= 'Z'):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return strings.Join(words, "")
+}
+
+// envByName finds the environment variable of src named after hint (a
+// client, a gRPC service, a field holding an address): CURRENCY_SERVICE_ADDR
+// for the Currency client. Only a variable whose value parses as an
+// address counts.
+func (b *builder) envByName(src, hint string) (resolved, bool) {
+	key := nameKey(hint)
+	if len(key) < 3 {
+		return resolved{}, false
+	}
+	for _, s := range b.env[src] {
+		names := make([]string, 0, len(s.vars))
+		for k := range s.vars {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if nameKey(k) == key {
+				if _, ok := parseAddress(s.vars[k]); ok {
+					return resolved{s.vars[k], "env " + k + " from " + s.via + " (named like " + hint + ")", round(s.conf * 0.8)}, true
+				}
+			}
+		}
+	}
+	return resolved{}, false
+}
+
 // resolveOrigin finds the address an origin names.
 func (b *builder) resolveOrigin(src string, o origin) (resolved, string) {
 	env := o.env
@@ -492,6 +558,30 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 			why = join(r.via, how)
 		}
 	}
+	// An environment variable named after the client or the field that
+	// holds the address (CatalogClient, c.catalogURL -> CATALOG_URL).
+	if why != "" {
+		hints := []string{c.Client, strings.TrimPrefix(c.Base, "expr:")}
+		hints = append(hints, scopeNames(c.Scope)...)
+		for _, hint := range hints {
+			if hint == "" {
+				continue
+			}
+			if r2, ok := b.envByName(src, hint); ok {
+				if a, ok := parseAddress(r2.value); ok {
+					if target, factor, how := b.hostNode(a.host); target != "" {
+						e := Edge{Source: src, Target: target, Type: EdgeHTTP, Method: method, Path: clientPath, URL: r2.value,
+							Confidence: round(r2.conf * factor), Via: join(r2.via, how)}
+						if rt, ok := matchRoute(method, clientPath, b.routes[target]); ok {
+							e.Path, e.Handler = rt.Path, rt.Handler
+						}
+						b.addEdge(e, ev)
+						return
+					}
+				}
+			}
+		}
+	}
 	// The base address is unknown: a route that only one other service
 	// serves says who is called.
 	if svc, rt, ok := b.routeOwner(src, method, clientPath); ok {
@@ -694,6 +784,22 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 		b.addEdge(Edge{Source: src, Target: owners[0], Type: EdgeGRPC, Method: service, Confidence: 0.85,
 			Via: "gRPC service " + service + " is registered by " + owners[0]}, ev)
 		return
+	}
+	// An environment variable named after the dialled field or the
+	// service: cs.cartSvcAddr, CartService -> CART_SERVICE_ADDR.
+	for _, hint := range []string{strings.Trim(dial.Target, "{}"), service} {
+		if hint == "" {
+			continue
+		}
+		if r, ok := b.envByName(src, hint); ok {
+			if a, ok := parseAddress(r.value); ok {
+				if target, factor, how := b.hostNode(a.host); target != "" {
+					b.addEdge(Edge{Source: src, Target: target, Type: EdgeGRPC, Method: service, URL: r.value,
+						Confidence: round(r.conf * factor), Via: join(r.via, how)}, ev)
+					return
+				}
+			}
+		}
 	}
 	raw := service
 	if raw == "" {

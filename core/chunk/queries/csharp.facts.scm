@@ -65,6 +65,11 @@
 ((invocation_expression function: (member_access_expression expression: (identifier) @_c name: (identifier) @_fn) arguments: (argument_list . (argument (_) @dsn)))
  @cache
  (#eq? @_c "ConnectionMultiplexer") (#match? @_fn "^Connect(Async)?$") (#set! system "redis"))
+; a store or cache class of the application wrapping Redis, given its
+; address: new RedisCartStore(redisAddress)
+((object_creation_expression type: (identifier) @_t arguments: (argument_list . (argument (_) @dsn)))
+ @cache
+ (#match? @_t "^Redis[A-Z][A-Za-z]*(Store|Cache|Client|Repository)$") (#set! system "redis"))
 
 ; ---- routes -------------------------------------------------------------
 ; attribute routing: [Route("api/cart")] class ... { [HttpGet("{id}")] ... }

@@ -42,7 +42,13 @@
    function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn)
    arguments: (argument_list . (_) @grpc.target))
  @grpc
- (#eq? @_pkg "grpc") (#match? @_fn "^(Dial|DialContext|NewClient)$") (#set! system "grpc"))
+ (#eq? @_pkg "grpc") (#match? @_fn "^(Dial|NewClient)$") (#set! system "grpc"))
+; grpc.DialContext(ctx, target, ...)
+((call_expression
+   function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) . (_) @grpc.target))
+ @grpc
+ (#eq? @_pkg "grpc") (#eq? @_fn "DialContext") (#set! system "grpc"))
 
 ; ---- queues -------------------------------------------------------------
 ; segmentio/kafka-go: kafka.Writer{Topic: ...}, kafka.NewReader(kafka.ReaderConfig{Topic: ...})
