@@ -130,7 +130,7 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 	rows, err = db.sql.QueryContext(ctx, `SELECT e.id, e.source_id, e.target_id, e.type, e.method, e.path, e.url, e.confidence, e.handler, e.via,
 		coalesce(v.chunk_id, ''), coalesce(v.file_path, ''), coalesce(v.line, 0), coalesce(c.repo_name, ''), coalesce(c.file_path, '')
 		FROM edges e LEFT JOIN edge_evidence v ON v.edge_id = e.id LEFT JOIN chunks c ON c.id = v.chunk_id
-		ORDER BY e.id, v.file_path, v.line`)
+		ORDER BY e.id, v.rowid`)
 	if err != nil {
 		return nil, db.wrap("read the service graph from", err)
 	}

@@ -110,3 +110,33 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, fin
 	}
 	return len(changes), nil
 }
+
+// Mentions returns the conversation and doc chunks that mention a service
+// (or are about it), newest first, at most limit of them, and how many
+// there are in all.
+func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error) {
+	where := `corpus_type IN (?, ?, ?, ?, ?, ?, ?) AND (service_name = ? OR
+		',' || replace(coalesce(json_extract(meta, '$.services'), ''), ', ', ',') || ',' LIKE '%,' || ? || ',%')`
+	args := []any{string(core.DocReadme), string(core.DocRunbook), string(core.DocADR), string(core.DocGoogle),
+		string(core.ConvoSlack), string(core.ConvoTranscript), string(core.ConvoOther), service, service}
+	var total int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, db.wrap("find mentions of "+service+" in", err)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE `+where+`
+		ORDER BY CASE WHEN corpus_type IN ('CONVO_SLACK', 'CONVO_TRANSCRIPT') THEN 0 ELSE 1 END, timestamp DESC, pk DESC LIMIT ?`,
+		append(args, limit)...)
+	if err != nil {
+		return nil, 0, db.wrap("find mentions of "+service+" in", err)
+	}
+	defer rows.Close()
+	var out []core.Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, 0, db.wrap("find mentions of "+service+" in", err)
+		}
+		out = append(out, c)
+	}
+	return out, total, db.wrap("find mentions of "+service+" in", rows.Err())
+}

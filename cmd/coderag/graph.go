@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"coderag/core"
 	"coderag/core/graph"
 	"coderag/graphviz"
 	"coderag/sqlite"
@@ -104,6 +105,9 @@ type view struct {
 	opts  graphviz.Options
 	hops  []graph.Hop
 	title string
+	// mentions are the newest conversations and docs about the service.
+	mentions     []core.Chunk
+	mentionCount int
 }
 
 func graphRun(cmd *cobra.Command, io *ioStreams, o *graphOptions) error {
@@ -171,6 +175,9 @@ func graphRun(cmd *cobra.Command, io *ioStreams, o *graphOptions) error {
 		}
 		v, err = serviceView(g, name, o)
 		if err != nil {
+			return err
+		}
+		if v.mentions, v.mentionCount, err = db.Mentions(ctx, name, 5); err != nil {
 			return err
 		}
 		v.opts.Cluster, v.opts.LeftToRight = cluster, o.lr
@@ -340,6 +347,16 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 		if rs := g.Contract(name); len(rs) > 0 {
 			fmt.Fprintln(w)
 			printRoutes(w, st, g, name)
+		}
+		if len(v.mentions) > 0 {
+			fmt.Fprintln(w, st.bold(fmt.Sprintf("\nmentioned in (%d, newest conversations first)", v.mentionCount)))
+			for _, c := range v.mentions {
+				first := strings.TrimSpace(strings.SplitN(c.Text, "\n", 2)[0])
+				if len(first) > 70 {
+					first = first[:67] + "..."
+				}
+				fmt.Fprintf(w, "  %s %-44s %s\n", st.badge(c.Corpus), c.Location(), st.dim(first))
+			}
 		}
 		return nil
 	}

@@ -738,7 +738,8 @@ func TestGraphCommand(t *testing.T) {
 	}{
 		{[]string{"graph"}, []string{"services (15)", "checkout         -> api.stripe.com     http POST /v1/charges", "platform/services/checkout/clients.go:141"}},
 		{[]string{"graph", "--service", "cart.shop.svc.cluster.local"}, []string{"cart  service  platform/services/cart  csharp",
-			"called by (4)", "depends on (2)", "GET     /api/cart/{userId}             GetCart", "<- checkout, storefront"}},
+			"called by (4)", "depends on (2)", "GET     /api/cart/{userId}             GetCart", "<- checkout, storefront",
+			"also CART_SERVICE_ADDR, cart.shop", "mentioned in (", "[slack] #incidents @alice 2024-03-14 14:02"}},
 		{[]string{"graph", "-s", "redis", "--blast-radius"}, []string{"blast radius of redis (depth 3): 4 services", "depth 1\n  cart",
 			"platform/services/cart/Program.cs:8", "depth 2", "via cart", "storefront/src/clients/cart.ts:12", "depth 3\n  ingress:shop"}},
 		{[]string{"graph", "-s", "redis", "--blast-radius", "--depth", "1"}, []string{"blast radius of redis (depth 1): 1 service"}},

@@ -91,6 +91,7 @@ func Build(in Input) *Graph {
 	for _, c := range in.Calls {
 		b.call(c)
 	}
+	b.networkPolicies()
 	for _, n := range b.nodes {
 		g.Services = append(g.Services, *n)
 	}
@@ -567,6 +568,24 @@ func (b *builder) environments() {
 		}
 		src := envSource{vars: r.Data, via: path.Base(r.File), conf: 0.85}
 		b.config[name] = append(b.config[name], src)
+	}
+	// An environment variable whose value names a service is another name
+	// of that service (CART_SERVICE_ADDR for cart).
+	for _, name := range b.sortedNodes() {
+		for _, src := range b.env[name] {
+			keys := make([]string, 0, len(src.vars))
+			for k := range src.vars {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if a, ok := parseAddress(src.vars[k]); ok {
+					if t, ok := b.alias[a.host]; ok && b.nodes[t].Kind != KindExternal {
+						b.addAlias(b.nodes[t], k, "env")
+					}
+				}
+			}
+		}
 	}
 	// Kubernetes before Helm before compose: sort the sources of each
 	// service by confidence, keeping file order among equals.

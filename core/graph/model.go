@@ -161,9 +161,8 @@ func (g *Graph) Sort() {
 		}
 		return a.Line < b.Line
 	})
-	for i := range g.Edges {
-		sortEvidence(g.Edges[i].Evidence)
-	}
+	// An edge's evidence keeps its order: the calls (in file order) first,
+	// then what corroborates them.
 }
 
 func sortEvidence(ev []Evidence) {

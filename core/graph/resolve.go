@@ -69,6 +69,30 @@ func (b *builder) deployEdges() {
 	}
 }
 
+// networkPolicies corroborate edges: a NetworkPolicy that lets the caller
+// into the target is evidence of the edge (and raises its confidence). A
+// policy creates no edge: it allows, it does not call.
+func (b *builder) networkPolicies() {
+	for _, r := range b.in.Resources {
+		if r.Kind != "NetworkPolicy" || r.Service == "" {
+			continue
+		}
+		target := b.alias[strings.ToLower(r.Service)]
+		for _, from := range r.From {
+			src := b.alias[strings.ToLower(from)]
+			for _, e := range b.edges {
+				if e.Source == src && e.Target == target && (e.Type == EdgeHTTP || e.Type == EdgeGRPC) {
+					e.Evidence = append(e.Evidence, Evidence{r.ChunkID, r.Repo, r.File, r.Line})
+					if e.Confidence < 0.95 {
+						e.Confidence = 0.95
+					}
+					e.Via = join(e.Via, "allowed by NetworkPolicy "+r.Name)
+				}
+			}
+		}
+	}
+}
+
 // isTestFile reports whether a path holds tests, whose calls go to fakes.
 func isTestFile(p string) bool {
 	base := path.Base(p)
