@@ -19,7 +19,7 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`UPDATE routes SET service_id = NULL`, `DELETE FROM edge_evidence`, `DELETE FROM edges`,
-		`DELETE FROM service_aliases`, `DELETE FROM services`} {
+		`DELETE FROM service_aliases`, `DELETE FROM service_declarations`, `DELETE FROM services`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("write the service graph to", err)
 		}
@@ -33,6 +33,7 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 		return st
 	}
 	insSvc := prep(`INSERT INTO services(name, kind, repo_name, directory, language, namespace, ports) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	insDecl := prep(`INSERT OR IGNORE INTO service_declarations(service_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
 	insAlias := prep(`INSERT OR IGNORE INTO service_aliases(alias, service_id, kind) VALUES (?, ?, ?)`)
 	insEdge := prep(`INSERT INTO edges(source_id, target_id, type, method, path, url, confidence, handler, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	insEv := prep(`INSERT OR IGNORE INTO edge_evidence(edge_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
@@ -51,6 +52,11 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 		for _, a := range s.Aliases {
 			if _, err := insAlias.ExecContext(ctx, a.Name, id, a.Kind); err != nil {
 				return db.wrap("write alias "+a.Name+" to", err)
+			}
+		}
+		for _, d := range s.Declared {
+			if _, err := insDecl.ExecContext(ctx, id, d.ChunkID, d.Repo+"/"+d.File, d.Line); err != nil {
+				return db.wrap("write the declarations of "+s.Name+" to", err)
 			}
 		}
 	}
@@ -124,6 +130,23 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 		}
 		if i, ok := idx[id]; ok {
 			g.Services[i].Aliases = append(g.Services[i].Aliases, a)
+		}
+	}
+	rows.Close()
+	rows, err = db.sql.QueryContext(ctx, `SELECT d.service_id, d.chunk_id, coalesce(c.repo_name, ''), coalesce(c.file_path, d.file_path), d.line
+		FROM service_declarations d LEFT JOIN chunks c ON c.id = d.chunk_id ORDER BY d.service_id, d.rowid`)
+	if err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	for rows.Next() {
+		var id int64
+		var ev graph.Evidence
+		if err := rows.Scan(&id, &ev.ChunkID, &ev.Repo, &ev.File, &ev.Line); err != nil {
+			rows.Close()
+			return nil, db.wrap("read the service graph from", err)
+		}
+		if i, ok := idx[id]; ok {
+			g.Services[i].Declared = append(g.Services[i].Declared, ev)
 		}
 	}
 	rows.Close()

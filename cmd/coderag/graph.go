@@ -333,6 +333,13 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 			}
 			fmt.Fprintf(w, "  %s %s\n", st.dim("also"), strings.Join(as, ", "))
 		}
+		if len(s.Declared) > 0 {
+			var ds []string
+			for _, d := range s.Declared {
+				ds = append(ds, fmt.Sprintf("%s/%s:%d", d.Repo, d.File, d.Line))
+			}
+			fmt.Fprintf(w, "  %s %s\n", st.dim("declared in"), strings.Join(ds, ", "))
+		}
 		var in, out []graph.Hop
 		for _, e := range g.Edges {
 			switch {
@@ -457,14 +464,15 @@ func printCycles(io *ioStreams, g *graph.Graph, o *graphOptions) error {
 }
 
 type jsonService struct {
-	Name      string   `json:"name"`
-	Kind      string   `json:"kind"`
-	Aliases   []string `json:"aliases"`
-	Repo      string   `json:"repo"`
-	Language  string   `json:"language"`
-	Directory string   `json:"directory"`
-	Namespace string   `json:"namespace,omitempty"`
-	Depth     *int     `json:"depth,omitempty"`
+	Name      string         `json:"name"`
+	Kind      string         `json:"kind"`
+	Aliases   []string       `json:"aliases"`
+	Repo      string         `json:"repo"`
+	Language  string         `json:"language"`
+	Directory string         `json:"directory"`
+	Namespace string         `json:"namespace,omitempty"`
+	Declared  []jsonEvidence `json:"declared_in"`
+	Depth     *int           `json:"depth,omitempty"`
 }
 
 type jsonEvidence struct {
@@ -494,7 +502,11 @@ func writeGraphJSON(w io.Writer, v view) error {
 		Edges    []jsonEdge    `json:"edges"`
 	}{Focus: v.opts.Focus, Title: v.title, Services: []jsonService{}, Edges: []jsonEdge{}}
 	for _, s := range v.g.Services {
-		js := jsonService{Name: s.Name, Kind: s.Kind, Aliases: []string{}, Repo: s.Repo, Language: s.Language, Directory: s.Directory, Namespace: s.Namespace}
+		js := jsonService{Name: s.Name, Kind: s.Kind, Aliases: []string{}, Repo: s.Repo, Language: s.Language, Directory: s.Directory,
+			Namespace: s.Namespace, Declared: []jsonEvidence{}}
+		for _, d := range s.Declared {
+			js.Declared = append(js.Declared, jsonEvidence{d.Repo + "/" + d.File, d.Line, d.ChunkID})
+		}
 		for _, a := range s.Aliases {
 			js.Aliases = append(js.Aliases, a.Name)
 		}

@@ -29,6 +29,15 @@ CREATE TABLE bindings (
 );
 CREATE INDEX bindings_chunk ON bindings(chunk_id);
 
+-- The deploy and config chunks that declare each service.
+CREATE TABLE service_declarations (
+  service_id INTEGER NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  chunk_id   TEXT NOT NULL,
+  file_path  TEXT NOT NULL DEFAULT '',   -- repo/path
+  line       INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (service_id, chunk_id, line)
+);
+
 -- The graph's edges keep the handler a route match found, and where an
 -- unresolved target came from.
 ALTER TABLE edges ADD COLUMN handler TEXT NOT NULL DEFAULT '';
