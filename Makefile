@@ -20,7 +20,7 @@ export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check check-deps bench fuzz clean deps
+.PHONY: all build run test vet fmt-check check-deps bench eval fuzz clean deps
 
 all: build
 
@@ -66,6 +66,14 @@ test: deps fmt-check check-deps vet
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/
+
+# eval crawls the sample into its own database and runs the sample
+# questions in every search mode (the table in docs/eval.md).
+EVAL_DB := data/eval.db
+eval: build
+	$(BIN) crawl --db $(EVAL_DB) --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront \
+		--slack-export acme-slack=$(SAMPLE)/slack --transcripts-dir $(SAMPLE)/transcripts --gdocs-dir $(SAMPLE)/gdocs >/dev/null
+	$(BIN) eval --db $(EVAL_DB) --questions testdata/eval/questions.jsonl
 
 # fuzz runs each fuzz target for FUZZTIME (default 1m).
 FUZZTIME ?= 1m

@@ -10,6 +10,30 @@ type Hit struct {
 	// Lists records the hit's rank (1-based) and raw score in every
 	// retrieval list it appeared in: "bm25-code", "bm25-prose", "dense".
 	Lists []ListRank
+	// Explain says how Score came about.
+	Explain Explain
+}
+
+// Explain is why a hit ranks where it does: the fused score of its lists,
+// what the reranker, freshness and corpus boosts made of it, and the query
+// words it holds.
+type Explain struct {
+	// Fused is the weighted reciprocal rank fusion score of Lists.
+	Fused float64 `json:"fused"`
+	// Rerank is the reranker's score (Reranker names it) and Features the
+	// builtin reranker's features.
+	Reranker string             `json:"reranker,omitempty"`
+	Rerank   *float64           `json:"rerank,omitempty"`
+	Features map[string]float64 `json:"features,omitempty"`
+	// Freshness is the recency decay of a conversation chunk (1 = now,
+	// 0.5 = one half-life old).
+	Freshness *float64 `json:"freshness,omitempty"`
+	// Boost multiplies the score for the chunk's corpus type when the
+	// query has the signal BoostReason names.
+	Boost       float64 `json:"boost,omitempty"`
+	BoostReason string  `json:"boost_reason,omitempty"`
+	// Matched are the query words found in the chunk.
+	Matched []string `json:"matched"`
 }
 
 // ListRank is a hit's place in one retrieval list.

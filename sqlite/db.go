@@ -81,6 +81,8 @@ type DB struct {
 	sql  *sql.DB
 	path string
 
+	opts Options
+
 	mu       sync.Mutex
 	embedder core.EmbedderInfo // zero until UseEmbedder or read from meta
 }
@@ -90,6 +92,13 @@ type Options struct {
 	// Create makes Open create the file and its directory when missing.
 	// Without it a missing file is core.ErrNoIndex.
 	Create bool
+	// PrefilterFrom is the index size (chunks) from which KNN first picks
+	// candidates by the Hamming distance of sign bits and ranks only those
+	// by cosine (default 20000; negative: never).
+	PrefilterFrom int
+	// PrefilterFactor is how many candidates per wanted hit the prefilter
+	// keeps (default 20).
+	PrefilterFactor int
 	// targetVersion, when non-zero, stops migrations at that version (tests).
 	targetVersion int
 }
@@ -131,7 +140,13 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{sql: sdb, path: path}
+	if opts.PrefilterFrom == 0 {
+		opts.PrefilterFrom = 20000
+	}
+	if opts.PrefilterFactor <= 0 {
+		opts.PrefilterFactor = 20
+	}
+	db := &DB{sql: sdb, path: path, opts: opts}
 	if err := db.init(ctx, opts); err != nil {
 		sdb.Close()
 		return nil, err
@@ -285,17 +300,15 @@ func (db *DB) UseEmbedder(ctx context.Context, e core.EmbedderInfo) error {
 			repo_name text,
 			language text,
 			service_name text)`, e.Dim),
-		`CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
-			DELETE FROM vec_chunks WHERE chunk_pk = old.pk;
-		END`,
 	}
+	stmts = append(stmts, vectorTriggerSQL(e.Dim)...)
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return db.wrap("create vector table in", err)
 		}
 	}
 	for k, v := range map[string]string{"embedder_id": e.ID, "embedder_dim": strconv.Itoa(e.Dim)} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
 			return db.wrap("use embedder on", err)
 		}
 	}

@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -361,13 +364,150 @@ func TestVectors(t *testing.T) {
 	if n != 1 {
 		t.Errorf("vectors after replace = %d, want 1", n)
 	}
-	// A chunk without a vector cannot go into a file that has vectors.
+	// A chunk without a vector waits for the embed phase: PendingVectors
+	// lists it, WriteVectors gives it one.
 	run, _ := db.StartRun(ctx, "t")
 	tx, _ := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/src/web", Name: "web"})
-	defer tx.Rollback()
-	cc, _ := scrub.New(scrub.Options{}).Clean(core.Chunk{ID: "x", SourceURI: "web/x", Corpus: core.CodeLogic, Text: "x"})
-	if err := tx.WriteFile(ctx, core.File{Path: "x"}, "h", []embed.Chunk{{Clean: cc}}); err == nil {
-		t.Error("WriteFile without vector into a vector database succeeded")
+	cc, _ := scrub.New(scrub.Options{}).Clean(core.Chunk{ID: "x", SourceURI: "web/x", Corpus: core.CodeLogic, Text: "x", ContextPrefix: "x.go"})
+	if err := tx.WriteFile(ctx, core.File{Path: "x"}, "h", []embed.Chunk{{Clean: cc}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pend, err := db.PendingVectors(ctx, 0, 10)
+	if err != nil || len(pend) != 1 || pend[0].Text != "x" || pend[0].ContextPrefix != "x.go" {
+		t.Fatalf("PendingVectors = %+v, %v", pend, err)
+	}
+	if err := db.WriteVectors(ctx, []embed.Vector{{PK: pend[0].PK, Vec: []float32{0, 0, 0, 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if pend, _ := db.PendingVectors(ctx, 0, 10); len(pend) != 0 {
+		t.Errorf("still pending after WriteVectors: %+v", pend)
+	}
+	if err := db.WriteVectors(ctx, []embed.Vector{{PK: 1, Vec: []float32{1}}}); err == nil {
+		t.Error("WriteVectors with a wrong dimension succeeded")
+	}
+	hits, err = db.KNN(ctx, []float32{0, 0, 0, 1}, 1, core.Filter{})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != "x" {
+		t.Fatalf("KNN after WriteVectors = %+v, %v", hits, err)
+	}
+}
+
+// TestPrefilterKNN checks that the bit prefilter plus exact rescoring
+// finds the exact nearest neighbours of clustered vectors (the prefilter
+// keeps 20 candidates per hit).
+func TestPrefilterKNN(t *testing.T) {
+	ctx := context.Background()
+	exact := openTemp(t)
+	pre, err := Open(ctx, exact.path, Options{PrefilterFrom: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pre.Close()
+	const dim, n = 256, 1000
+	if err := exact.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:random", Dim: dim}); err != nil {
+		t.Fatal(err)
+	}
+	// Embeddings of real text cluster by topic; so do these: 40 topic
+	// centres, each vector a centre plus noise.
+	rng := rand.New(rand.NewPCG(1, 2))
+	centres := make([][]float32, 40)
+	for c := range centres {
+		centres[c] = make([]float32, dim)
+		for i := range centres[c] {
+			centres[c][i] = float32(rng.NormFloat64())
+		}
+	}
+	vec := func() []float32 {
+		c := centres[rng.IntN(len(centres))]
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = c[i] + 0.7*float32(rng.NormFloat64())
+		}
+		return v
+	}
+	files := map[string][]string{}
+	for i := range n {
+		files[fmt.Sprintf("f%03d.go", i)] = []string{fmt.Sprintf("chunk %d", i)}
+	}
+	writeSource(t, exact, "web", files, nil)
+	pend, err := exact.PendingVectors(ctx, 0, n)
+	if err != nil || len(pend) != n {
+		t.Fatalf("pending = %d, %v", len(pend), err)
+	}
+	var vs []embed.Vector
+	for _, p := range pend {
+		vs = append(vs, embed.Vector{PK: p.PK, Vec: vec()})
+	}
+	if err := exact.WriteVectors(ctx, vs); err != nil {
+		t.Fatal(err)
+	}
+	exact.opts.PrefilterFrom = -1
+	pre.embedder = exact.Embedder()
+	found, total := 0, 0
+	for range 20 {
+		q := vec()
+		want, err := exact.KNN(ctx, q, 5, core.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pre.KNN(ctx, q, 5, core.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for _, h := range got {
+			ids[h.Chunk.ID] = true
+		}
+		for _, h := range want {
+			total++
+			if ids[h.Chunk.ID] {
+				found++
+			}
+		}
+		if len(got) > 0 && len(want) > 0 && got[0].Chunk.ID == want[0].Chunk.ID && math.Abs(got[0].Score-want[0].Score) > 1e-4 {
+			t.Errorf("prefilter score %v, exact %v", got[0].Score, want[0].Score)
+		}
+	}
+	if recall := float64(found) / float64(total); recall < 0.9 {
+		t.Errorf("prefilter recall@5 = %.2f, want >= 0.9", recall)
+	}
+}
+
+func TestBuiltinModelRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: embed.BuiltinID, Dim: 2}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := embed.NewModel(2, []string{"cart", "redis"}, []float32{1.5, 2}, []float32{1, 0, 0, 1})
+	if err := db.SaveModel(ctx, m, 10); err != nil {
+		t.Fatal(err)
+	}
+	tokens, trained, err := db.BuiltinModelInfo(ctx)
+	if err != nil || tokens != 2 || trained != 10 {
+		t.Fatalf("BuiltinModelInfo = %d, %d, %v", tokens, trained, err)
+	}
+	all, err := db.LoadModel(ctx, nil)
+	if err != nil || !slices.Equal(all.Tokens, m.Tokens) || !slices.Equal(all.Vecs, m.Vecs) || !slices.Equal(all.IDF, m.IDF) {
+		t.Fatalf("LoadModel = %+v, %v", all, err)
+	}
+	part, err := db.LoadModel(ctx, []string{"redis", "nope"})
+	if err != nil || !slices.Equal(part.Tokens, []string{"redis"}) || !slices.Equal(part.Vector("redis"), []float32{0, 1}) {
+		t.Fatalf("LoadModel(redis) = %+v, %v", part, err)
+	}
+	if err := db.ResetVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if db.Embedder().ID != "" {
+		t.Error("embedder still recorded after ResetVectors")
+	}
+	if tokens, _, _ := db.BuiltinModelInfo(ctx); tokens != 0 {
+		t.Error("model kept after ResetVectors")
+	}
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: "openai:m", Dim: 8}); err != nil {
+		t.Fatalf("UseEmbedder after reset: %v", err)
 	}
 }
 

@@ -168,14 +168,29 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	in("repo_name", f.Repo)
 	in("language", f.Language)
 	in("service_name", f.Service)
-	inner := `SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?`
+	where := ""
 	if len(conds) > 0 {
-		inner += " AND " + strings.Join(conds, " AND ")
+		where = " AND " + strings.Join(conds, " AND ")
 	}
 	pathWhere, pathArgs := filterSQL(core.Filter{Path: f.Path, NotPath: f.NotPath})
-	q := `SELECT ` + chunkCols + `, v.distance FROM (` + inner + `) v JOIN chunks c ON c.pk = v.chunk_pk
-		WHERE 1` + pathWhere + ` ORDER BY v.distance`
-	rows, err := db.sql.QueryContext(ctx, q, append(args, pathArgs...)...)
+	var q string
+	if db.usePrefilter(ctx, e) {
+		// Hamming distance over sign bits picks PrefilterFactor·k
+		// candidates (32 bytes a chunk at 256 dimensions: a fast scan);
+		// exact cosine ranks them.
+		args[0], args[1] = blob, k*db.opts.PrefilterFactor
+		q = `WITH cand(pk) AS (SELECT chunk_pk FROM vec_bits WHERE bits MATCH vec_quantize_binary(vec_f32(?)) AND k = ?` + where + `)
+			SELECT ` + chunkCols + `, vec_distance_cosine(v.embedding, vec_f32(?)) AS distance
+			FROM cand JOIN vec_chunks v ON v.chunk_pk = cand.pk JOIN chunks c ON c.pk = cand.pk
+			WHERE 1` + pathWhere + ` ORDER BY distance LIMIT ?`
+		args = append(append(args, blob), pathArgs...)
+		args = append(args, k)
+	} else {
+		q = `SELECT ` + chunkCols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
+			JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
+		args = append(args, pathArgs...)
+	}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, db.wrap("vector search in", err)
 	}
@@ -190,6 +205,19 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		hits = append(hits, core.Hit{Chunk: c, Score: 1 - dist, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: 1 - dist}}})
 	}
 	return hits, db.wrap("vector search in", rows.Err())
+}
+
+// usePrefilter reports whether KNN goes through the bit prefilter: the
+// index has one and at least Options.PrefilterFrom chunks.
+func (db *DB) usePrefilter(ctx context.Context, e core.EmbedderInfo) bool {
+	if e.Dim%8 != 0 || db.opts.PrefilterFrom < 0 {
+		return false
+	}
+	var total int
+	if err := db.sql.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'`).Scan(&total); err != nil {
+		return false
+	}
+	return total >= db.opts.PrefilterFrom
 }
 
 // TermDocs returns the number of chunks and, for each of the given code

@@ -54,7 +54,7 @@ type SourceTx struct {
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
 
-	insFile, insChunk, insVec, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
+	insFile, insChunk, insVec, insBits, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
 
 	files  int
 	chunks map[core.CorpusType]int
@@ -147,6 +147,9 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	if s.vectors {
 		s.insVec = prep(`INSERT INTO vec_chunks(chunk_pk, embedding, corpus_type, repo_name, language, service_name)
 			VALUES (?, ?, ?, ?, ?, ?)`)
+		if dim := s.db.Embedder().Dim; dim%8 == 0 {
+			s.insBits = prep(insBitsSQL)
+		}
 	}
 	if err != nil {
 		return s.db.wrap("prepare writes to", err)
@@ -154,9 +157,9 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	return nil
 }
 
-// WriteFile stores one file and its chunks. A chunk must carry a vector of
-// the database's dimension when the database has a vector table, and none
-// otherwise.
+// WriteFile stores one file and its chunks. A chunk may carry a vector of
+// the database's dimension when the database has a vector table; chunks
+// without one are embedded later (PendingVectors, WriteVectors).
 func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chunks []embed.Chunk) error {
 	if s.done {
 		return fmt.Errorf("write %s/%s: source transaction already finished", s.src.Name, f.Path)
@@ -216,11 +219,11 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			}
 		}
 		switch {
-		case s.vectors && len(ec.Vector) == 0:
-			return fmt.Errorf("write chunk %s:%d: %s holds vectors but the chunk has none", c.SourceURI, c.LineStart, s.db.path)
+		case len(ec.Vector) == 0:
+			// embedded after the crawl (ingest's embed phase)
 		case !s.vectors && len(ec.Vector) > 0:
 			return fmt.Errorf("write chunk %s:%d: %s has no embedder recorded; call UseEmbedder first", c.SourceURI, c.LineStart, s.db.path)
-		case s.vectors:
+		default:
 			if len(ec.Vector) != dim {
 				return fmt.Errorf("write chunk %s:%d: vector has dimension %d, %s expects %d", c.SourceURI, c.LineStart, len(ec.Vector), s.db.path, dim)
 			}
@@ -230,6 +233,11 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			}
 			if _, err := s.insVec.ExecContext(ctx, pk, blob, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
 				return s.db.wrap(fmt.Sprintf("write vector of %s:%d to", c.SourceURI, c.LineStart), err)
+			}
+			if s.insBits != nil {
+				if _, err := s.insBits.ExecContext(ctx, pk, blob, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
+					return s.db.wrap(fmt.Sprintf("write vector of %s:%d to", c.SourceURI, c.LineStart), err)
+				}
 			}
 		}
 		s.chunks[c.Corpus]++

@@ -34,6 +34,8 @@ type crawlOptions struct {
 	verbose     bool
 	scrubIPs    bool
 	classify    []string
+	embed       embedFlags
+	reembed     bool
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -86,8 +88,17 @@ Google Docs. Each source is replaced inside one
 transaction: a crawl that is killed leaves the previous index of that source
 complete, and queries keep working while a crawl runs.
 
-The exit status is 1 when a source could not be read at all; files that
-cannot be indexed never fail the crawl.`
+After the sources are written, every chunk without a vector is embedded
+(in committed batches: an interrupted crawl leaves the rest for the next
+one). The built-in embedder is learned first, from up to 20,000 chunks
+spread over the index, and learned again when the index has grown or shrunk
+by half since. An index keeps one embedder: switching needs --reembed, which
+drops every vector and embeds the whole index again.
+
+` + embedHelp + `
+
+The exit status is 1 when a source could not be read at all or embedding
+stopped early; files that cannot be indexed never fail the crawl.`
 
 func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &crawlOptions{db: db}
@@ -117,6 +128,8 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.BoolVar(&o.scrubIPs, "scrub-ips", false, "also replace IP addresses in Slack, transcripts, runbooks, ADRs and Google Docs with <IP_n>")
 	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
+	o.embed.register(f, false)
+	f.BoolVar(&o.reembed, "reembed", false, "drop every vector (and the built-in model) and embed the whole index again; needed to change embedders")
 	return cmd
 }
 
@@ -147,6 +160,10 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		rules = append(rules, r)
 	}
 
+	embedOpts, err := o.embed.crawlEmbed(ctx, o.reembed)
+	if err != nil {
+		return err
+	}
 	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
 	if err != nil {
 		return err
@@ -160,6 +177,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		Scrub:    scrub.Options{IPs: o.scrubIPs},
 		Progress: pr.event,
 		Args:     strings.Join(os.Args[1:], " "),
+		Embed:    embedOpts,
 	})
 	sum, err := crawler.Run(ctx, sources)
 	pr.finish()
@@ -285,6 +303,20 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		fmt.Fprintf(w, "joined %s to the %s they mention\n", plural(sum.MentionsChanged, "conversation or doc chunk", "conversation and doc chunks"),
 			plural(sum.Services, "known service", "known services"))
 	}
+	if e := sum.Embed; e.Embedder.ID != "" {
+		line := fmt.Sprintf("embedded %s with %s in %s", plural(e.Embedded, "chunk", "chunks"), e.Embedder.ID, e.Duration.Round(time.Millisecond))
+		if e.Trained {
+			line += fmt.Sprintf(" (model learned from %s: %s, %s)", plural(e.Sample, "chunk", "chunks"),
+				plural(e.Vocab, "token", "tokens"), e.TrainDuration.Round(time.Millisecond))
+		}
+		if e.Empty > 0 {
+			line += fmt.Sprintf("; %s without a known word stay BM25-only", plural(e.Empty, "chunk", "chunks"))
+		}
+		fmt.Fprintln(w, line)
+		if e.Err != nil {
+			fmt.Fprintf(w, "embedding stopped early: %v\nthe chunks without vectors are embedded by the next crawl\n", e.Err)
+		}
+	}
 	if skipped > 0 && !verbose {
 		type kv struct {
 			k string
@@ -330,6 +362,19 @@ type jsonSourceSummary struct {
 	DurationMS int64          `json:"duration_ms"`
 }
 
+type jsonEmbedSummary struct {
+	Embedder   string `json:"embedder"`
+	Dim        int    `json:"dim"`
+	Embedded   int    `json:"embedded"`
+	Empty      int    `json:"without_known_words"`
+	Trained    bool   `json:"trained"`
+	Sample     int    `json:"train_chunks,omitempty"`
+	Vocab      int    `json:"vocabulary,omitempty"`
+	TrainMS    int64  `json:"train_ms,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+}
+
 func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 	out := struct {
 		Kind       string              `json:"kind"`
@@ -339,8 +384,16 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 		Sources    []jsonSourceSummary `json:"sources"`
 		Services   int                 `json:"services"`
 		Mentions   int                 `json:"mention_chunks_changed"`
+		Embed      *jsonEmbedSummary   `json:"embed,omitempty"`
 	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{},
 		Services: sum.Services, Mentions: sum.MentionsChanged}
+	if e := sum.Embed; e.Embedder.ID != "" {
+		out.Embed = &jsonEmbedSummary{Embedder: e.Embedder.ID, Dim: e.Embedder.Dim, Embedded: e.Embedded, Empty: e.Empty,
+			Trained: e.Trained, Sample: e.Sample, Vocab: e.Vocab, TrainMS: e.TrainDuration.Milliseconds(), DurationMS: e.Duration.Milliseconds()}
+		if e.Err != nil {
+			out.Embed.Error = e.Err.Error()
+		}
+	}
 	for _, s := range sum.Sources {
 		js := jsonSourceSummary{Name: s.Source.Name, Path: s.Source.Path, Files: s.Files, Bytes: s.Bytes,
 			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, Warnings: []jsonSkip{}, DurationMS: s.Duration.Milliseconds()}

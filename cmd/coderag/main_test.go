@@ -623,7 +623,7 @@ func TestMentionsJoinWhateverTheOrder(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "m.db")
 	service := func() string {
 		t.Helper()
-		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", "RedisConnectionException connection storm")
+		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", "type:slack RedisConnectionException connection storm")
 		var res struct {
 			Hits []struct {
 				CorpusType  string `json:"corpus_type"`

@@ -115,6 +115,9 @@ func (p *progress) draw() {
 		rate = fmt.Sprintf(", %.1f MB/s", float64(e.Bytes)/elapsed/1e6)
 	}
 	text := fmt.Sprintf("%s: %s %d/%d files, %s chunks%s", e.Source, e.Phase, e.FilesDone, e.FilesTotal, thousands(e.Chunks), rate)
+	if e.Phase == core.PhaseEmbed {
+		text = fmt.Sprintf("embedding %d/%d chunks", e.FilesDone, e.FilesTotal)
+	}
 	if !p.io.errTTY {
 		fmt.Fprintln(p.io.err, text)
 		return

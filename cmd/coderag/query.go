@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -15,29 +16,56 @@ import (
 )
 
 type queryOptions struct {
-	db   *string
-	k    int
-	json bool
+	db      *string
+	k       int
+	json    bool
+	explain bool
+	types   []string
+	service []string
+	repo    []string
+	lang    []string
+	path    []string
+	embed   embedFlags
+	rerank  rerankFlags
 }
 
 const queryLong = `Query searches the index and prints the best chunks, best first.
 
-Words are matched against two full-text indexes, a code-aware one and a
-stemmed one for prose, and the two BM25 rankings are fused with reciprocal
-rank fusion. An identifier matches itself in any naming convention
-(getUserProfile, GetUserProfile, get_user_profile and GET-USER-PROFILE are
-one token) and, when that is cheap, longer identifiers containing its words
-(UserProfile finds getUserProfile). Separate words match separately: "user
-profile" typed as two words finds chunks with either, best with both.
+Three lists are searched and fused with weighted reciprocal rank fusion
+(k=60): BM25 over a code-aware full-text index, BM25 over a stemmed one for
+prose, and the nearest vectors of the index's embedder (the built-in one
+counts at 0.3 weight, a real model at 1). Overlapping chunks of one file
+count once. The best 50 are then reranked (--rerank), conversations get a
+recency term (90-day half-life, 10% of the score), and corpus types the
+query's words point at get a 1.15 boost (identifiers: code and config;
+deploy words: deploy files and runbooks; incident words: Slack and
+runbooks; how-to words: runbooks and docs). --explain shows all of it.
 
-Any text is accepted: operators and punctuation are searched as plain text;
-"double quotes" keep a phrase together. In a large index, words found in
-most chunks (err, ctx, return) are left out of longer queries; the result
-says so.
+An identifier matches itself in any naming convention (getUserProfile,
+GetUserProfile, get_user_profile and GET-USER-PROFILE are one token) and,
+when that is cheap, longer identifiers containing its words (UserProfile
+finds getUserProfile). "double quotes" keep a phrase together. In a large
+index, words found in most chunks (err, ctx, return) are left out of longer
+queries; the result says so.
+
+Filters, in the text or as flags (several values of one filter are
+alternatives):
+  type:runbook     corpus type: code deploy config docs runbook adr gdoc
+                   slack transcript convo, or doc (all docs), convo (all
+                   conversations)
+  service:cart     chunks of a service (deploy files, and conversations and
+                   docs that mention it)
+  repo:platform    a source by name
+  lang:go          a language (go, csharp, python, typescript, yaml, ...)
+  path:src/api/**  a path glob; a plain word matches paths containing it
+  -path:test       leave such paths out
 
 With --json the result is
-  {"hits":[{"chunk_id","file_path","line_start","line_end","corpus_type",
-            "language","symbol_name","repo_name","service_name","score","text",...}]}`
+  {"query","text","took_ms","lists":[...],"reranker","warnings":[...],
+   "hits":[{"chunk_id","file_path","line_start","line_end","corpus_type",
+            "language","symbol_name","repo_name","service_name","score","text",
+            "lists":[{"list","rank","score"}],"explain":{"fused","rerank",
+            "features","freshness","boost","boost_reason","matched"}}]}`
 
 func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &queryOptions{db: db}
@@ -51,8 +79,17 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error { return queryRun(cmd, io, o, strings.Join(args, " ")) },
 	}
-	cmd.Flags().IntVarP(&o.k, "k", "k", 10, "number of results")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	f := cmd.Flags()
+	f.IntVarP(&o.k, "k", "k", 10, "number of results")
+	f.BoolVar(&o.json, "json", false, "print the result as JSON")
+	f.BoolVar(&o.explain, "explain", false, "show why each hit matched: its rank in each list, reranker features, freshness, boosts")
+	f.StringArrayVar(&o.types, "type", nil, "only this corpus type (repeatable; as type:)")
+	f.StringArrayVar(&o.service, "service", nil, "only this service (repeatable)")
+	f.StringArrayVar(&o.repo, "repo", nil, "only this source (repeatable)")
+	f.StringArrayVar(&o.lang, "lang", nil, "only this language (repeatable)")
+	f.StringArrayVar(&o.path, "path", nil, "only paths matching this glob (repeatable; prefix with - to exclude)")
+	o.embed.register(f, true)
+	o.rerank.register(f)
 	return cmd
 }
 
@@ -71,6 +108,28 @@ type jsonHit struct {
 	Text          string          `json:"text"`
 	ContextPrefix string          `json:"context_prefix"`
 	Lists         []core.ListRank `json:"lists"`
+	Explain       core.Explain    `json:"explain"`
+}
+
+// filterFlags turns the filter flags into query syntax, so that flags and
+// text go through one parser and one set of error messages.
+func (o *queryOptions) filterText() string {
+	var parts []string
+	add := func(key string, vals []string) {
+		for _, v := range vals {
+			neg := ""
+			if key == "path" && strings.HasPrefix(v, "-") {
+				neg, v = "-", v[1:]
+			}
+			parts = append(parts, fmt.Sprintf("%s%s:%q", neg, key, v))
+		}
+	}
+	add("type", o.types)
+	add("service", o.service)
+	add("repo", o.repo)
+	add("lang", o.lang)
+	add("path", o.path)
+	return strings.Join(parts, " ")
 }
 
 func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) error {
@@ -83,34 +142,54 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		return err
 	}
 	defer db.Close()
-	res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: text, K: o.k})
+	emb, warn, err := o.embed.queryEmbedder(ctx, db)
 	if err != nil {
 		return err
 	}
+	rr, err := o.rerank.reranker()
+	if err != nil {
+		return err
+	}
+	full := strings.TrimSpace(text + " " + o.filterText())
+	res, err := search.New(db, search.Options{Embedder: emb, Reranker: rr}).Search(ctx, search.Query{Text: full, K: o.k})
+	if err != nil {
+		return err
+	}
+	if warn != "" {
+		res.Warnings = append([]string{warn}, res.Warnings...)
+	}
 	if o.json {
 		out := struct {
-			Query   string    `json:"query"`
-			TookMS  float64   `json:"took_ms"`
-			Dropped []string  `json:"dropped_terms,omitempty"`
-			Hits    []jsonHit `json:"hits"`
-		}{Query: text, TookMS: float64(res.Took.Microseconds()) / 1000, Dropped: res.Dropped, Hits: []jsonHit{}}
+			Query    string    `json:"query"`
+			Text     string    `json:"text"`
+			TookMS   float64   `json:"took_ms"`
+			Lists    []string  `json:"lists"`
+			Reranker string    `json:"reranker,omitempty"`
+			Warnings []string  `json:"warnings,omitempty"`
+			Dropped  []string  `json:"dropped_terms,omitempty"`
+			Hits     []jsonHit `json:"hits"`
+		}{Query: full, Text: res.Text, TookMS: float64(res.Took.Microseconds()) / 1000, Lists: res.Lists, Reranker: res.Reranker,
+			Warnings: res.Warnings, Dropped: res.Dropped, Hits: []jsonHit{}}
 		for _, h := range res.Hits {
 			c := h.Chunk
 			out.Hits = append(out.Hits, jsonHit{ChunkID: c.ID, FilePath: c.FilePath, LineStart: c.LineStart, LineEnd: c.LineEnd,
 				CorpusType: string(c.Corpus), Language: c.Language, SymbolName: c.SymbolName, RepoName: c.RepoName,
-				ServiceName: c.ServiceName, Score: h.Score, Text: c.Text, ContextPrefix: c.ContextPrefix, Lists: h.Lists})
+				ServiceName: c.ServiceName, Score: h.Score, Text: c.Text, ContextPrefix: c.ContextPrefix, Lists: h.Lists, Explain: h.Explain})
 		}
 		enc := json.NewEncoder(io.out)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(io.err, "coderag: warning: %s\n", w)
+	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintf(io.out, "no results for %q\n", text)
+		fmt.Fprintf(io.out, "no results for %q\n", full)
 		return nil
 	}
 	st := styles(io.color)
 	words := map[string]bool{}
-	for _, w := range codetok.Words(text) {
+	for _, w := range codetok.Words(res.Text) {
 		words[w] = true
 	}
 	for i, h := range res.Hits {
@@ -128,8 +207,17 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 			}
 			fmt.Fprintf(io.out, "    %s %s\n", st.dim(n), l.text)
 		}
+		if o.explain {
+			for _, l := range explainLines(h) {
+				fmt.Fprintf(io.out, "    %s %s\n", st.dim("why"), l)
+			}
+		}
 	}
-	summary := fmt.Sprintf("%s in %.1f ms", plural(len(res.Hits), "result", "results"), float64(res.Took.Microseconds())/1000)
+	summary := fmt.Sprintf("%s in %.1f ms (%s", plural(len(res.Hits), "result", "results"), float64(res.Took.Microseconds())/1000, strings.Join(res.Lists, " + "))
+	if res.Reranker != "" {
+		summary += ", rerank " + res.Reranker
+	}
+	summary += ")"
 	if len(res.Dropped) > 0 {
 		summary += fmt.Sprintf("; ignored terms found in most chunks: %s", strings.Join(res.Dropped, " "))
 	}
@@ -208,4 +296,42 @@ func (s textStyles) badge(c core.CorpusType) string {
 		return s.wrap("33", t)
 	}
 	return s.wrap("32", t)
+}
+
+// explainLines says why a hit ranks where it does, for --explain.
+func explainLines(h core.Hit) []string {
+	e := h.Explain
+	var lists []string
+	for _, l := range h.Lists {
+		lists = append(lists, fmt.Sprintf("%s #%d (%.3f)", l.List, l.Rank, l.Score))
+	}
+	out := []string{fmt.Sprintf("lists: %s; fused %.4f", strings.Join(lists, ", "), e.Fused)}
+	if e.Rerank != nil {
+		line := fmt.Sprintf("rerank %s: %.3f", e.Reranker, *e.Rerank)
+		if len(e.Features) > 0 {
+			keys := make([]string, 0, len(e.Features))
+			for k := range e.Features {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var fs []string
+			for _, k := range keys {
+				fs = append(fs, fmt.Sprintf("%s %.2f", k, e.Features[k]))
+			}
+			line += " (" + strings.Join(fs, ", ") + ")"
+		}
+		out = append(out, line)
+	}
+	if e.Freshness != nil {
+		out = append(out, fmt.Sprintf("freshness %.2f", *e.Freshness))
+	}
+	if e.Boost != 0 {
+		out = append(out, fmt.Sprintf("boost x%.2f for %s", e.Boost, e.BoostReason))
+	}
+	m := "none"
+	if len(e.Matched) > 0 {
+		m = strings.Join(e.Matched, " ")
+	}
+	out = append(out, "matched: "+m)
+	return out
 }

@@ -43,6 +43,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newQueryCmd(io, &dbPath),
 		newStatsCmd(io, &dbPath),
 		newGraphCmd(io, &dbPath),
+		newEvalCmd(io, &dbPath),
 		newVersionCmd(io),
 	)
 	return root

@@ -88,6 +88,8 @@ type Options struct {
 	Progress func(core.Event)
 	// Args is recorded with the crawl run (the command line).
 	Args string
+	// Embed says how chunks get vectors (none by default).
+	Embed EmbedOptions
 	// FS opens a source's directory; default os.DirFS. Tests inject faults.
 	FS func(dir string) fs.FS
 }
@@ -152,6 +154,8 @@ type Summary struct {
 	LinkDuration    time.Duration
 	// Graph is the service graph rebuilt after the crawl.
 	Graph GraphSummary
+	// Embed is what the embed phase did.
+	Embed EmbedSummary
 }
 
 // GraphSummary counts the rebuilt service graph.
@@ -167,7 +171,7 @@ func (s Summary) Failed() bool {
 			return true
 		}
 	}
-	return false
+	return s.Embed.Err != nil
 }
 
 // Run crawls every source in order. Errors in single files are reported
@@ -179,6 +183,10 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 	start := time.Now()
 	chunker, err := chunk.New(c.opts.Code)
 	if err != nil {
+		return Summary{}, err
+	}
+	if err := c.checkEmbedder(); err != nil {
+		chunker.Close()
 		return Summary{}, err
 	}
 	c.chunker = chunker
@@ -217,6 +225,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 	if runErr == nil {
 		runErr = c.linkMentions(ctx, &sum)
 	}
+	if runErr == nil {
+		runErr = c.embedChunks(ctx, &sum)
+	}
 	sum.Duration = time.Since(start)
 
 	rec := core.CrawlRun{Status: "ok", Sources: len(sum.Sources)}
@@ -230,6 +241,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 			rec.Status = "partial"
 			rec.Error = s.Err.Error()
 		}
+	}
+	if sum.Embed.Err != nil {
+		rec.Status, rec.Error = "partial", "embedding: "+sum.Embed.Err.Error()
 	}
 	if runErr != nil {
 		rec.Status, rec.Error = "failed", runErr.Error()

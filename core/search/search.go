@@ -14,6 +14,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/embed"
 )
 
 // Index is what search needs from the store; sqlite.DB implements it.
@@ -23,6 +24,8 @@ type Index interface {
 	// TermDocs returns the number of chunks and the number of chunks that
 	// hold each of the given code tokens.
 	TermDocs(ctx context.Context, tokens []string) (int, map[string]int, error)
+	// KNN returns the k chunks nearest to v, filters applied.
+	KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error)
 }
 
 // Options tune an Engine. The zero value uses the defaults.
@@ -33,8 +36,32 @@ type Options struct {
 	// (default 50, never less than the query's K).
 	Depth int
 	// Weights weighs each list in the fusion by name ("bm25-code",
-	// "bm25-prose"); a missing list weighs 1.
+	// "bm25-prose", "dense"); a missing list weighs 1, except "dense" with
+	// the built-in embedder, which weighs BuiltinDenseWeight.
 	Weights map[string]float64
+	// Embedder embeds queries for the dense list; nil: no dense list.
+	Embedder embed.Embedder
+	// NoBM25 leaves out both BM25 lists (dense only; for evaluation).
+	NoBM25 bool
+	// Reranker rescores the best RerankDepth fused hits (default 50); nil:
+	// no reranking. RerankMix is the reranker's share of the score of the
+	// builtin reranker (default 0.5); an HTTP cross-encoder's score
+	// replaces the fused one.
+	Reranker    Reranker
+	RerankDepth int
+	RerankMix   float64
+	// FreshnessHalfLife and FreshnessWeight give conversation chunks
+	// (Slack, transcripts) a recency term: score = (1-w)·score +
+	// w·2^(-age/half-life) (defaults 90 days and 0.1; negative disables).
+	// Now is the clock (default time.Now).
+	FreshnessHalfLife time.Duration
+	FreshnessWeight   float64
+	Now               func() time.Time
+	// CorpusBoost multiplies the score of corpus types the query's words
+	// point at (identifiers: code and config; deploy words: deploy files
+	// and runbooks; incident words: Slack and runbooks; how-to words:
+	// runbooks and docs); default 1.15, 1 disables.
+	CorpusBoost float64
 	// CommonShare: in an index of at least PruneFrom chunks, a query term
 	// found in more than this share of chunks is dropped from a query that
 	// has rarer terms (default 0.1). Such terms rank almost nothing (their
@@ -50,6 +77,11 @@ type Options struct {
 	// this keeps very common terms fast.
 	FocusFrom int
 }
+
+// BuiltinDenseWeight is the fusion weight of the dense list of the
+// built-in embedder: its vectors are weaker than BM25 and hurt at equal
+// weight (see docs/eval.md).
+const BuiltinDenseWeight = 0.3
 
 // Engine runs searches. It is safe for concurrent use.
 type Engine struct {
@@ -74,11 +106,39 @@ func New(idx Index, opts Options) *Engine {
 	if opts.FocusFrom <= 0 {
 		opts.FocusFrom = 10000
 	}
+	if opts.RerankDepth <= 0 {
+		opts.RerankDepth = 50
+	}
+	if opts.RerankMix <= 0 {
+		opts.RerankMix = 0.5
+	}
+	if opts.FreshnessHalfLife == 0 {
+		opts.FreshnessHalfLife = 90 * 24 * time.Hour
+	}
+	if opts.FreshnessWeight == 0 {
+		opts.FreshnessWeight = 0.1
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.CorpusBoost <= 0 {
+		opts.CorpusBoost = 1.15
+	}
+	w := map[string]float64{}
+	for k, v := range opts.Weights {
+		w[k] = v
+	}
+	if _, ok := w["dense"]; !ok && opts.Embedder != nil && opts.Embedder.Info().ID == embed.BuiltinID {
+		w["dense"] = BuiltinDenseWeight
+	}
+	opts.Weights = w
 	return &Engine{idx: idx, opts: opts}
 }
 
 // Query is one search request.
 type Query struct {
+	// Text is free text with optional filters (type:runbook service:cart
+	// repo:web lang:go path:src/** -path:test "a phrase"); see Parse.
 	Text   string
 	K      int // results wanted (default 10)
 	Filter core.Filter
@@ -88,49 +148,169 @@ type Query struct {
 type Result struct {
 	Hits []core.Hit
 	Took time.Duration
+	// Text is the searched text and Filter the filters in effect (the
+	// query's and those written in its text).
+	Text   string
+	Filter core.Filter
 	// Dropped lists query terms left out because they are in most chunks;
 	// AllCommon says every term was, and the terms were AND-ed instead.
 	Dropped   []string
 	AllCommon bool
+	// Warnings say what part of the search could not run (an embedding or
+	// rerank server that is down); the rest of the result stands.
+	Warnings []string
+	// Lists are the retrieval lists that ran, Reranker the reranker.
+	Lists    []string
+	Reranker string
 }
 
-// Search runs q over both full-text indexes and fuses the results.
+// Search runs q: BM25 over both full-text indexes and, with an embedder,
+// dense KNN; weighted reciprocal rank fusion; overlapping chunks of one
+// file merged; reranking, freshness and corpus boosts over the best hits.
 func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	start := time.Now()
 	k := q.K
 	if k <= 0 {
 		k = 10
 	}
-	depth := max(e.opts.Depth, k)
-	p, err := e.plan(ctx, Terms(q.Text))
+	parsed, err := Parse(q.Text)
 	if err != nil {
-		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		return Result{}, err
 	}
+	f := mergeFilters(q.Filter, parsed.Filter)
+	res := Result{Text: parsed.Text, Filter: f}
+	if strings.TrimSpace(parsed.Text) == "" {
+		if f.Empty() {
+			return res, nil
+		}
+		return res, fmt.Errorf("query %q: %w: nothing to search for besides filters", q.Text, core.ErrBadQuery)
+	}
+	depth := max(e.opts.Depth, k, e.opts.RerankDepth)
 	var lists [][]core.Hit
-	for _, index := range []string{"code", "prose"} {
-		match := matchTerms(p.terms, index, p.and)
-		if match == "" {
-			continue
+	if !e.opts.NoBM25 {
+		p, err := e.plan(ctx, Terms(parsed.Text))
+		if err != nil {
+			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
-		var hits []core.Hit
-		if p.estimate > e.opts.FocusFrom {
-			hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, q.Filter)
-			if err != nil {
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		res.Dropped, res.AllCommon = p.dropped, p.and
+		for _, index := range []string{"code", "prose"} {
+			match := matchTerms(p.terms, index, p.and)
+			if match == "" {
+				continue
 			}
-		}
-		if len(hits) < depth {
-			if hits, err = e.idx.BM25(ctx, index, match, depth, q.Filter); err != nil {
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			var hits []core.Hit
+			if p.estimate > e.opts.FocusFrom {
+				hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
+				if err != nil {
+					return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+				}
 			}
+			if len(hits) < depth {
+				if hits, err = e.idx.BM25(ctx, index, match, depth, f); err != nil {
+					return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+				}
+			}
+			lists = append(lists, hits)
+			res.Lists = append(res.Lists, "bm25-"+index)
 		}
-		lists = append(lists, hits)
 	}
-	hits := Fuse(e.opts.RRFK, e.opts.Weights, lists...)
+	if e.opts.Embedder != nil {
+		hits, warn, err := e.dense(ctx, parsed.Text, depth, f)
+		if err != nil {
+			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		if warn != "" {
+			res.Warnings = append(res.Warnings, warn)
+		} else {
+			lists = append(lists, hits)
+			res.Lists = append(res.Lists, "dense")
+		}
+	}
+	hits := dedupe(Fuse(e.opts.RRFK, e.opts.Weights, lists...))
+	hits, warn := e.rescore(ctx, parsed.Text, hits, k)
+	if warn != "" {
+		res.Warnings = append(res.Warnings, warn)
+	}
+	if e.opts.Reranker != nil {
+		res.Reranker = e.opts.Reranker.Name()
+	}
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	return Result{Hits: hits, Took: time.Since(start), Dropped: p.dropped, AllCommon: p.and}, nil
+	words, _ := queryWords(parsed.Text)
+	for i := range hits {
+		hits[i].Explain.Matched = matched(hits[i].Chunk, words)
+	}
+	res.Hits, res.Took = hits, time.Since(start)
+	return res, nil
+}
+
+// dense embeds the query and runs KNN. A query the embedder cannot embed
+// (a server that is down, words the built-in model never saw) gives a
+// warning, not an error: BM25 still answers.
+func (e *Engine) dense(ctx context.Context, text string, depth int, f core.Filter) ([]core.Hit, string, error) {
+	vecs, err := e.opts.Embedder.Embed(ctx, embed.Query, []string{text})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		return nil, fmt.Sprintf("dense search skipped: %v", err), nil
+	}
+	if len(vecs) != 1 || vecs[0] == nil {
+		return nil, "dense search skipped: the embedder knows none of the query's words", nil
+	}
+	hits, err := e.idx.KNN(ctx, vecs[0], depth, f)
+	return hits, "", err
+}
+
+func mergeFilters(a, b core.Filter) core.Filter {
+	a.Corpus = append(a.Corpus[:len(a.Corpus):len(a.Corpus)], b.Corpus...)
+	a.Repo = append(a.Repo[:len(a.Repo):len(a.Repo)], b.Repo...)
+	a.Language = append(a.Language[:len(a.Language):len(a.Language)], b.Language...)
+	a.Service = append(a.Service[:len(a.Service):len(a.Service)], b.Service...)
+	a.Path = append(a.Path[:len(a.Path):len(a.Path)], b.Path...)
+	a.NotPath = append(a.NotPath[:len(a.NotPath):len(a.NotPath)], b.NotPath...)
+	return a
+}
+
+// dedupe drops a hit whose lines overlap a better hit of the same file
+// (a sliding window and the function inside it, a thread and its reply
+// window): the better one stands for both.
+func dedupe(hits []core.Hit) []core.Hit {
+	type span struct{ lo, hi int }
+	kept := map[string][]span{}
+	out := hits[:0:0]
+	for _, h := range hits {
+		c := h.Chunk
+		key := c.RepoName + "\x00" + c.FilePath
+		overlap := false
+		if c.FilePath != "" && c.LineEnd > 0 {
+			for _, s := range kept[key] {
+				if c.LineStart <= s.hi && s.lo <= c.LineEnd {
+					overlap = true
+					break
+				}
+			}
+		}
+		if overlap {
+			continue
+		}
+		kept[key] = append(kept[key], span{c.LineStart, c.LineEnd})
+		out = append(out, h)
+	}
+	return out
+}
+
+// matched lists the query words found in c (body, symbol, path, context).
+func matched(c core.Chunk, words []string) []string {
+	have := set(codetok.Words(c.SymbolName + " " + c.FilePath + " " + c.ContextPrefix + " " + c.Text))
+	out := []string{}
+	for _, w := range words {
+		if have[w] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // termPlan is how one query term is searched.
@@ -261,6 +441,7 @@ func Fuse(rrfk int, weights map[string]float64, lists ...[]core.Hit) []core.Hit 
 					order = append(order, h.Chunk.ID)
 				}
 				f.Score += w / float64(rrfk+lr.Rank)
+				f.Explain.Fused = f.Score
 				f.Lists = append(f.Lists, lr)
 			}
 		}

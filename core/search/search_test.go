@@ -97,6 +97,10 @@ func (f *fakeIndex) BM25(_ context.Context, index, match string, k int, _ core.F
 	return nil, nil
 }
 
+func (f *fakeIndex) KNN(context.Context, []float32, int, core.Filter) ([]core.Hit, error) {
+	return nil, nil
+}
+
 func (f *fakeIndex) TermDocs(_ context.Context, tokens []string) (int, map[string]int, error) {
 	return f.total, f.df, nil
 }

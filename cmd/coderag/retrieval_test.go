@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"coderag/core/embed"
+)
+
+// TestEvalOnSample runs the sample questions: hybrid must not be worse
+// than BM25 alone at recall@10, and every mode must find most answers.
+func TestEvalOnSample(t *testing.T) {
+	db := crawlSample(t)
+	code, out, errs := coderag(t, "eval", "--db", db, "--questions", filepath.Join("..", "..", "testdata", "eval", "questions.jsonl"), "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Questions int
+		Metrics   map[string]map[string]struct{ R10, MRR10 float64 }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions < 60 {
+		t.Errorf("%d questions, want at least 60", rep.Questions)
+	}
+	bm25, hybrid, rerank := rep.Metrics["bm25"]["all"], rep.Metrics["hybrid"]["all"], rep.Metrics["hybrid+rerank"]["all"]
+	if hybrid.R10 < bm25.R10 || rerank.R10 < bm25.R10 {
+		t.Errorf("recall@10: bm25 %.3f, hybrid %.3f, hybrid+rerank %.3f: fusion made it worse", bm25.R10, hybrid.R10, rerank.R10)
+	}
+	for mode, m := range rep.Metrics {
+		if m["all"].R10 < 0.8 {
+			t.Errorf("%s recall@10 = %.3f, want >= 0.8", mode, m["all"].R10)
+		}
+	}
+}
+
+func TestQueryExplainAndFilters(t *testing.T) {
+	db := crawlSample(t)
+	_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", "--type", "runbook", "restart redis")
+	var res struct {
+		Lists []string
+		Hits  []struct {
+			CorpusType string `json:"corpus_type"`
+			Lists      []struct{ List string }
+			Explain    struct {
+				Fused    float64
+				Rerank   *float64
+				Features map[string]float64
+				Matched  []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err, out)
+	}
+	if strings.Join(res.Lists, ",") != "bm25-code,bm25-prose,dense" || len(res.Hits) == 0 {
+		t.Fatalf("lists %v, %d hits", res.Lists, len(res.Hits))
+	}
+	for _, h := range res.Hits {
+		if h.CorpusType != "DOC_RUNBOOK" {
+			t.Errorf("--type runbook gave a %s hit", h.CorpusType)
+		}
+	}
+	e := res.Hits[0].Explain
+	if e.Fused <= 0 || e.Rerank == nil || len(e.Features) == 0 || len(e.Matched) == 0 {
+		t.Errorf("explain %+v", e)
+	}
+	code, out, _ := coderag(t, "query", "--db", db, "--explain", "-k", "1", "getUserProfile")
+	if code != 0 || !strings.Contains(out, "why lists: bm25-code #1") || !strings.Contains(out, "symbol 1.00") {
+		t.Errorf("--explain output:\n%s", out)
+	}
+	code, _, errs := coderag(t, "query", "--db", db, "redis type:runbok")
+	if code != 2 || !strings.Contains(errs, `unknown corpus type "runbok"`) || !strings.Contains(errs, "^") {
+		t.Errorf("bad filter: exit %d, %s", code, errs)
+	}
+}
+
+// fakeOllama answers /api/embed with vectors hashed from the words of each
+// input, so that texts sharing words are near.
+func fakeOllama(t *testing.T, dim int) (*httptest.Server, *atomic.Int32) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path != "/api/embed" {
+			http.Error(w, "not found", 404)
+			return
+		}
+		var req struct {
+			Model string
+			Input []string
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		var out [][]float32
+		for _, s := range req.Input {
+			v := make([]float32, dim)
+			for _, w := range embed.Tokens(s) {
+				h := fnv.New32a()
+				h.Write([]byte(w))
+				v[h.Sum32()%uint32(dim)]++
+			}
+			v[0] += 0.01
+			out = append(out, v)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"model": req.Model, "embeddings": out})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func TestHTTPEmbedderEndToEnd(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "e.db")
+	repo := filepath.Join(sampleDir, "storefront")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo); code != 0 {
+		t.Fatal(errs)
+	}
+	srv, calls := fakeOllama(t, 64)
+	// Another embedder on an index with builtin vectors is refused...
+	code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed")
+	if code == 0 || !strings.Contains(errs, "builtin:ppmi-svd") || !strings.Contains(errs, "--reembed") {
+		t.Fatalf("switch without --reembed: exit %d, %s", code, errs)
+	}
+	// ...and done with --reembed.
+	code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed", "--reembed")
+	if code != 0 || !strings.Contains(out, "with ollama:test-embed") {
+		t.Fatalf("crawl --reembed: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, out, _ = coderag(t, "stats", "--db", db, "--json")
+	var st struct {
+		EmbedderID  string `json:"embedder_id"`
+		EmbedderDim int    `json:"embedder_dim"`
+		Vectors     int    `json:"vectors"`
+		Chunks      int    `json:"chunks"`
+	}
+	json.Unmarshal([]byte(out), &st)
+	if st.EmbedderID != "ollama:test-embed" || st.EmbedderDim != 64 || st.Vectors != st.Chunks {
+		t.Errorf("stats: %s", out)
+	}
+	// Queries reach the recorded server.
+	before := calls.Load()
+	_, out, _ = coderag(t, "query", "--db", db, "--json", "getUserProfile")
+	if calls.Load() == before || !strings.Contains(out, `"dense"`) {
+		t.Errorf("query did not use the server: %s", out)
+	}
+	// With the server gone, BM25 still answers, with a warning.
+	srv.Close()
+	code, out, errs = coderag(t, "query", "--db", db, "getUserProfile")
+	if code != 0 || !strings.Contains(out, "getUserProfile") || !strings.Contains(errs, "dense search skipped") {
+		t.Errorf("server down: exit %d\n%s\n%s", code, out, errs)
+	}
+	// A crawl with the server down fails before crawling, naming the URL.
+	code, _, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed")
+	if code == 0 || !strings.Contains(errs, srv.URL) || !strings.Contains(errs, "--embedder builtin") {
+		t.Errorf("crawl with server down: exit %d, %s", code, errs)
+	}
+}

@@ -1,0 +1,302 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+	"coderag/core/embed"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		text string
+		f    core.Filter
+		err  string
+	}{
+		{"redis oom", "redis oom", core.Filter{}, ""},
+		{"type:runbook redis", "redis", core.Filter{Corpus: []core.CorpusType{core.DocRunbook}}, ""},
+		{"cart service:cart repo:platform lang:golang", "cart", core.Filter{Service: []string{"cart"}, Repo: []string{"platform"}, Language: []string{"go"}}, ""},
+		{"path:src/api/** -path:test handler", "handler", core.Filter{Path: []string{"src/api/*"}, NotPath: []string{"*test*"}}, ""},
+		{"type:runbook,adr x", "x", core.Filter{Corpus: []core.CorpusType{core.DocRunbook, core.DocADR}}, ""},
+		{"type:convo x", "x", core.Filter{Corpus: []core.CorpusType{core.ConvoSlack, core.ConvoTranscript, core.ConvoOther}}, ""},
+		{`"user profile" service:"user svc"`, `"user profile"`, core.Filter{Service: []string{"user svc"}}, ""},
+		{"std::string http://cart:8080/x key: value", "std::string http://cart:8080/x key: value", core.Filter{}, ""},
+		{"type: redis", "", core.Filter{}, "type: needs a value"},
+		{"redis type:runbok", "", core.Filter{}, `unknown corpus type "runbok"`},
+		{"x -type:slack", "", core.Filter{}, "only path: can be excluded"},
+		{"x path:src/[a", "", core.Filter{}, "unbalanced"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := Parse(tt.in)
+			if tt.err != "" {
+				var se *SyntaxError
+				if !errors.As(err, &se) || !strings.Contains(err.Error(), tt.err) || !errors.Is(err, core.ErrBadQuery) {
+					t.Fatalf("Parse(%q) err = %v, want a SyntaxError with %q", tt.in, err, tt.err)
+				}
+				if !strings.Contains(err.Error(), "^") {
+					t.Errorf("error does not point at the bad part: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Text != tt.text {
+				t.Errorf("text = %q, want %q", got.Text, tt.text)
+			}
+			if d := cmp.Diff(tt.f, got.Filter); d != "" {
+				t.Errorf("filter (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestSyntaxErrorPointsAtValue(t *testing.T) {
+	_, err := Parse("redis type:runbok")
+	want := "  redis type:runbok\n             ^"
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant it to contain\n%s", err, want)
+	}
+}
+
+func chunkAt(id, file string, lo, hi int, corpus core.CorpusType) core.Chunk {
+	return core.Chunk{ID: id, FilePath: file, RepoName: "r", LineStart: lo, LineEnd: hi, Corpus: corpus}
+}
+
+func TestDedupeOverlappingChunks(t *testing.T) {
+	hits := []core.Hit{
+		{Chunk: chunkAt("a", "x.go", 10, 30, core.CodeLogic)},
+		{Chunk: chunkAt("b", "x.go", 20, 25, core.CodeLogic)}, // inside a
+		{Chunk: chunkAt("c", "x.go", 31, 40, core.CodeLogic)}, // after a
+		{Chunk: chunkAt("d", "y.go", 10, 30, core.CodeLogic)}, // other file
+	}
+	var ids []string
+	for _, h := range dedupe(hits) {
+		ids = append(ids, h.Chunk.ID)
+	}
+	if d := cmp.Diff([]string{"a", "c", "d"}, ids); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestBuiltinRerankerFeatures(t *testing.T) {
+	fn := core.Chunk{SymbolName: "CartService.GetCart", Signature: "func (s *CartService) GetCart(ctx context.Context, userID string) (*Cart, error)",
+		FilePath: "cart/service.go", Text: "func (s *CartService) GetCart(ctx context.Context, userID string) (*Cart, error) {\n\treturn s.store.Load(ctx, userID)\n}"}
+	doc := core.Chunk{FilePath: "docs/overview.md", Text: "The cart is stored per user. Getting a cart is cheap; the service keeps carts in redis."}
+	words, idents := queryWords("GetCart")
+	f := Features(fn, words, idents)
+	if f["symbol"] != 1 || f["coverage"] != 1 {
+		t.Errorf("features of GetCart for its own function = %v", f)
+	}
+	scores, _, _ := BuiltinReranker{}.Rerank(context.Background(), "GetCart", []core.Hit{{Chunk: doc}, {Chunk: fn}})
+	if scores[1] <= scores[0] {
+		t.Errorf("rerank scores %v: the function should beat the doc", scores)
+	}
+	// Proximity: words next to each other beat words far apart.
+	near := core.Chunk{Text: "redis memory limit raised " + strings.Repeat("filler ", 50)}
+	far := core.Chunk{Text: "redis " + strings.Repeat("filler ", 50) + " memory limit"}
+	w, id := queryWords("redis memory limit")
+	if Features(near, w, id)["proximity"] <= Features(far, w, id)["proximity"] {
+		t.Error("proximity does not prefer adjacent words")
+	}
+}
+
+// listIndex answers BM25 and KNN from fixed lists.
+type listIndex struct {
+	code, prose, dense []core.Hit
+	knnCalls           int
+	lastFilter         core.Filter
+}
+
+func (l *listIndex) BM25(_ context.Context, index, _ string, k int, f core.Filter) ([]core.Hit, error) {
+	l.lastFilter = f
+	if index == "code" {
+		return l.code, nil
+	}
+	return l.prose, nil
+}
+
+func (l *listIndex) TermDocs(context.Context, []string) (int, map[string]int, error) {
+	return 100, map[string]int{}, nil
+}
+
+func (l *listIndex) KNN(_ context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
+	l.knnCalls++
+	return l.dense, nil
+}
+
+func ranked(list string, chunks ...core.Chunk) []core.Hit {
+	var out []core.Hit
+	for i, c := range chunks {
+		out = append(out, core.Hit{Chunk: c, Score: float64(10 - i), Lists: []core.ListRank{{List: list, Rank: i + 1, Score: float64(10 - i)}}})
+	}
+	return out
+}
+
+type fixedEmbedder struct {
+	id  string
+	err error
+}
+
+func (f fixedEmbedder) Info() core.EmbedderInfo { return core.EmbedderInfo{ID: f.id, Dim: 2} }
+func (f fixedEmbedder) Embed(_ context.Context, _ embed.Kind, texts []string) ([][]float32, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return [][]float32{{1, 0}}, nil
+}
+
+func TestSearchPipeline(t *testing.T) {
+	a := chunkAt("a", "a.go", 1, 10, core.CodeLogic)
+	b := chunkAt("b", "b.md", 1, 10, core.DocRunbook)
+	c := chunkAt("c", "c.go", 1, 10, core.CodeLogic)
+	old := chunkAt("old", "#incidents", 1, 1, core.ConvoSlack)
+	old.Timestamp = "2024-01-01T00:00:00Z"
+	fresh := chunkAt("fresh", "#incidents", 5, 5, core.ConvoSlack)
+	fresh.Timestamp = "2026-11-20T00:00:00Z"
+	now := func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }
+
+	t.Run("dense list joins with the builtin weight", func(t *testing.T) {
+		idx := &listIndex{code: ranked("bm25-code", a, c), dense: ranked("dense", c, a)}
+		e := New(idx, Options{Embedder: fixedEmbedder{id: embed.BuiltinID}, CorpusBoost: 1, Now: now})
+		res, err := e.Search(context.Background(), Query{Text: "cart", K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Hits[0].Chunk.ID != "a" || idx.knnCalls != 1 || !strings.Contains(strings.Join(res.Lists, ","), "dense") {
+			t.Fatalf("hits %v lists %v: bm25 at weight 1 should beat dense at %v", ids(res.Hits), res.Lists, BuiltinDenseWeight)
+		}
+		want := 1/61.0 + BuiltinDenseWeight/62.0
+		if got := res.Hits[0].Explain.Fused; got < want-1e-12 || got > want+1e-12 {
+			t.Errorf("fused = %v, want %v", got, want)
+		}
+	})
+	t.Run("embedder down: bm25 answers with a warning", func(t *testing.T) {
+		idx := &listIndex{code: ranked("bm25-code", a)}
+		e := New(idx, Options{Embedder: fixedEmbedder{id: "openai:m", err: errors.New("embedder openai at http://x is not reachable")}})
+		res, err := e.Search(context.Background(), Query{Text: "cart"})
+		if err != nil || len(res.Hits) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "not reachable") {
+			t.Fatalf("res %+v, err %v", res, err)
+		}
+	})
+	t.Run("filters in the text reach the index", func(t *testing.T) {
+		idx := &listIndex{prose: ranked("bm25-prose", b)}
+		res, err := New(idx, Options{}).Search(context.Background(), Query{Text: "type:runbook restart", Filter: core.Filter{Repo: []string{"ops"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := core.Filter{Corpus: []core.CorpusType{core.DocRunbook}, Repo: []string{"ops"}}
+		if d := cmp.Diff(want, idx.lastFilter); d != "" || res.Text != "restart" {
+			t.Errorf("filter (-want +got): %s text %q", d, res.Text)
+		}
+		if _, err := New(idx, Options{}).Search(context.Background(), Query{Text: "type:runbook"}); !errors.Is(err, core.ErrBadQuery) {
+			t.Errorf("filters alone: err = %v, want ErrBadQuery", err)
+		}
+	})
+	t.Run("freshness lifts recent conversations", func(t *testing.T) {
+		idx := &listIndex{prose: ranked("bm25-prose", old, fresh)}
+		res, _ := New(idx, Options{Now: now, CorpusBoost: 1}).Search(context.Background(), Query{Text: "checkout down"})
+		if res.Hits[0].Chunk.ID != "fresh" || res.Hits[0].Explain.Freshness == nil {
+			t.Errorf("order %v, explain %+v", ids(res.Hits), res.Hits[0].Explain)
+		}
+		res, _ = New(idx, Options{Now: now, CorpusBoost: 1, FreshnessWeight: -1}).Search(context.Background(), Query{Text: "checkout down"})
+		if res.Hits[0].Chunk.ID != "old" {
+			t.Errorf("freshness off: order %v", ids(res.Hits))
+		}
+	})
+	t.Run("corpus boost for how-to words", func(t *testing.T) {
+		idx := &listIndex{code: ranked("bm25-code", a), prose: ranked("bm25-prose", b)}
+		res, _ := New(idx, Options{Now: now}).Search(context.Background(), Query{Text: "how to restart cart"})
+		if res.Hits[0].Chunk.ID != "b" || res.Hits[0].Explain.Boost != 1.15 || !strings.Contains(res.Hits[0].Explain.BoostReason, "how-to") {
+			t.Errorf("order %v explain %+v", ids(res.Hits), res.Hits[0].Explain)
+		}
+	})
+}
+
+func ids(hits []core.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Chunk.ID)
+	}
+	return out
+}
+
+func TestHTTPRerankers(t *testing.T) {
+	hits := []core.Hit{{Chunk: core.Chunk{ID: "x", Text: "one"}}, {Chunk: core.Chunk{ID: "y", Text: "two"}}, {Chunk: core.Chunk{ID: "z", Text: "three"}}}
+	tests := []struct {
+		provider string
+		path     string
+		answer   func(req map[string]any) any
+	}{
+		{"tei", "/rerank", func(req map[string]any) any {
+			if len(req["texts"].([]any)) != 3 || req["query"] != "q" {
+				return nil
+			}
+			return []map[string]any{{"index": 2, "score": 0.9}, {"index": 0, "score": 0.1}, {"index": 1, "score": 0.5}}
+		}},
+		{"cohere", "/v1/rerank", func(req map[string]any) any {
+			if len(req["documents"].([]any)) != 3 || req["model"] != "rr" {
+				return nil
+			}
+			return map[string]any{"results": []map[string]any{{"index": 2, "relevance_score": 0.9}, {"index": 1, "relevance_score": 0.5}, {"index": 0, "relevance_score": 0.1}}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.provider, func(t *testing.T) {
+			calls := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls++
+				if calls == 1 {
+					http.Error(w, "busy", http.StatusServiceUnavailable)
+					return
+				}
+				if r.URL.Path != tt.path {
+					http.Error(w, "wrong path "+r.URL.Path, 404)
+					return
+				}
+				var req map[string]any
+				json.NewDecoder(r.Body).Decode(&req)
+				json.NewEncoder(w).Encode(tt.answer(req))
+			}))
+			defer srv.Close()
+			rr := &HTTPReranker{Provider: tt.provider, URL: srv.URL, Model: "rr"}
+			scores, _, err := rr.Rerank(context.Background(), "q", hits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff([]float64{0.1, 0.5, 0.9}, scores); d != "" {
+				t.Error(d)
+			}
+			// Through the engine: the cross-encoder's order wins.
+			idx := &listIndex{code: ranked("bm25-code", hits[0].Chunk, hits[1].Chunk, hits[2].Chunk)}
+			calls = 1
+			res, err := New(idx, Options{Reranker: rr, CorpusBoost: 1}).Search(context.Background(), Query{Text: "q"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff([]string{"z", "y", "x"}, ids(res.Hits)); d != "" || res.Hits[0].Explain.Rerank == nil {
+				t.Errorf("order (-want +got): %s", d)
+			}
+		})
+	}
+	// A server that is down leaves the fused order and a warning.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	idx := &listIndex{code: ranked("bm25-code", hits[0].Chunk, hits[1].Chunk)}
+	res, err := New(idx, Options{Reranker: &HTTPReranker{Provider: "tei", URL: url}}).Search(context.Background(), Query{Text: "q"})
+	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], url) || res.Hits[0].Chunk.ID != "x" {
+		t.Errorf("down reranker: %+v %v", res, err)
+	}
+}

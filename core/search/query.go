@@ -1,0 +1,179 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"coderag/core"
+)
+
+// Parsed is user query text split into the words to search and the
+// filters it names.
+type Parsed struct {
+	Text   string // the free text, filters removed, quoted phrases kept quoted
+	Filter core.Filter
+}
+
+// SyntaxError is a query whose filter part cannot be used; Pos is the byte
+// offset of the bad part, so that a caller can point at it.
+type SyntaxError struct {
+	Query string
+	Pos   int
+	Msg   string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("query %q: %s\n  %s\n  %s^", e.Query, e.Msg, e.Query, strings.Repeat(" ", e.Pos))
+}
+
+// Unwrap makes errors.Is(err, core.ErrBadQuery) true.
+func (e *SyntaxError) Unwrap() error { return core.ErrBadQuery }
+
+// filterKeys are the recognised key: prefixes. Other words with a colon
+// (std::string, http://x, key: value) are searched as text.
+var filterKeys = map[string]bool{
+	"type": true, "corpus": true, "service": true, "repo": true, "lang": true, "language": true,
+	"path": true, "file": true,
+}
+
+// corpusGroups are type: values that stand for several corpus types.
+var corpusGroups = map[string][]core.CorpusType{
+	"doc":   {core.DocReadme, core.DocRunbook, core.DocADR, core.DocGoogle},
+	"convo": {core.ConvoSlack, core.ConvoTranscript, core.ConvoOther},
+	"chat":  {core.ConvoSlack, core.ConvoTranscript, core.ConvoOther},
+}
+
+// Parse splits query text into search text and filters, in the syntax of
+// code search tools: type:runbook, service:cart, repo:web, lang:go,
+// path:src/api/** (a glob; a value without glob characters matches as a
+// path prefix or a file name), -path:test (exclude), quoted "phrases".
+// Several values of one key (type:runbook type:adr, or type:runbook,adr)
+// are alternatives. A key with no value, an unknown type or a bad glob is
+// a *SyntaxError pointing at it.
+func Parse(text string) (Parsed, error) {
+	var p Parsed
+	var words []string
+	i := 0
+	for i < len(text) {
+		r := rune(text[i])
+		if unicode.IsSpace(r) {
+			i++
+			continue
+		}
+		start := i
+		if text[i] == '"' {
+			end := strings.IndexByte(text[i+1:], '"')
+			if end < 0 {
+				words = append(words, text[i:])
+				break
+			}
+			words = append(words, text[i:i+end+2])
+			i += end + 2
+			continue
+		}
+		for i < len(text) && !unicode.IsSpace(rune(text[i])) {
+			i++
+		}
+		word := text[start:i]
+		neg := strings.HasPrefix(word, "-")
+		key, val, ok := strings.Cut(strings.TrimPrefix(word, "-"), ":")
+		key = strings.ToLower(key)
+		if !ok || !filterKeys[key] || strings.HasPrefix(val, "/") && !strings.HasPrefix(val, "//") && key != "path" && key != "file" {
+			words = append(words, word)
+			continue
+		}
+		valPos := start + len(word) - len(val)
+		if val == "" {
+			return p, &SyntaxError{text, valPos, fmt.Sprintf("%s: needs a value", key)}
+		}
+		if strings.HasPrefix(val, `"`) {
+			// key:"value with spaces"
+			end := strings.IndexByte(text[valPos+1:], '"')
+			if end < 0 {
+				return p, &SyntaxError{text, valPos, "unterminated quote"}
+			}
+			val = text[valPos+1 : valPos+1+end]
+			i = valPos + end + 2
+		}
+		if neg && key != "path" && key != "file" {
+			return p, &SyntaxError{text, start, fmt.Sprintf("-%s: only path: can be excluded", key)}
+		}
+		for _, v := range strings.Split(val, ",") {
+			if v == "" {
+				continue
+			}
+			if err := p.add(key, v, neg); err != nil {
+				return p, &SyntaxError{text, valPos, err.Error()}
+			}
+		}
+	}
+	p.Text = strings.Join(words, " ")
+	return p, nil
+}
+
+func (p *Parsed) add(key, v string, neg bool) error {
+	f := &p.Filter
+	switch key {
+	case "type", "corpus":
+		if g, ok := corpusGroups[strings.ToLower(v)]; ok {
+			f.Corpus = append(f.Corpus, g...)
+			return nil
+		}
+		c, err := core.ParseCorpusType(v)
+		if err != nil {
+			return fmt.Errorf("%v; or doc, convo", err)
+		}
+		f.Corpus = append(f.Corpus, c)
+	case "service":
+		f.Service = append(f.Service, v)
+	case "repo":
+		f.Repo = append(f.Repo, v)
+	case "lang", "language":
+		f.Language = append(f.Language, normLang(v))
+	case "path", "file":
+		g, err := PathGlob(v)
+		if err != nil {
+			return err
+		}
+		if neg {
+			f.NotPath = append(f.NotPath, g)
+		} else {
+			f.Path = append(f.Path, g)
+		}
+	}
+	return nil
+}
+
+// langAliases map common names to the language names chunks carry.
+var langAliases = map[string]string{
+	"golang": "go", "c#": "csharp", "cs": "csharp", "py": "python", "ts": "typescript",
+	"js": "javascript", "tsx": "tsx", "yml": "yaml", "md": "markdown", "tf": "hcl", "terraform": "hcl",
+}
+
+func normLang(v string) string {
+	v = strings.ToLower(v)
+	if a, ok := langAliases[v]; ok {
+		return a
+	}
+	return v
+}
+
+// PathGlob turns a path: value into an SQLite GLOB over file paths. A value
+// with glob characters (*, ?, [) is used as given, with ** meaning any
+// number of directories; a plain value matches any path containing it
+// (path:test matches test/a.go, src/test/b.go and cart_test.go).
+func PathGlob(v string) (string, error) {
+	if strings.Count(v, "[") != strings.Count(v, "]") {
+		return "", fmt.Errorf("path:%s: unbalanced [ ] in glob", v)
+	}
+	v = strings.TrimPrefix(v, "./")
+	if !strings.ContainsAny(v, "*?[") {
+		return "*" + v + "*", nil
+	}
+	// SQLite's * already crosses '/', so ** is *.
+	for strings.Contains(v, "**") {
+		v = strings.ReplaceAll(v, "**", "*")
+	}
+	return v, nil
+}

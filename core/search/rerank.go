@@ -1,0 +1,335 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"coderag/core"
+	"coderag/core/codetok"
+)
+
+// Reranker scores candidate hits against the query; higher is better.
+type Reranker interface {
+	Name() string
+	// Rerank returns one score per hit, in order, and for each hit the
+	// features that made it (nil when the reranker cannot say).
+	Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error)
+}
+
+// BuiltinReranker scores hits by features one can check by eye: the query
+// names the chunk's symbol (exactly or by its words), its signature or its
+// file; the share of query words the chunk holds (coverage); how close
+// together they are (proximity). The score is a weighted sum in [0, 1].
+type BuiltinReranker struct{}
+
+// Name implements Reranker.
+func (BuiltinReranker) Name() string { return "builtin" }
+
+// rerankWeights weigh the builtin reranker's features.
+var rerankWeights = map[string]float64{
+	"symbol":    0.30,
+	"coverage":  0.35,
+	"proximity": 0.15,
+	"path":      0.10,
+	"signature": 0.10,
+}
+
+// queryWords are the distinct searchable words of query text (subwords,
+// lower-case, no stop words), and its identifiers normalised (lower-case,
+// no separators).
+func queryWords(q string) (words []string, idents []string) {
+	seen := map[string]bool{}
+	for _, w := range codetok.Words(q) {
+		if !codetok.IsStopWord(w) && !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	for _, t := range Terms(q) {
+		if n := normIdent(t); len(n) > 2 {
+			idents = append(idents, n)
+		}
+	}
+	return words, idents
+}
+
+// normIdent lower-cases s and drops everything but letters and digits:
+// getUserProfile, get_user_profile and GetUserProfile are one.
+func normIdent(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Rerank implements Reranker.
+func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error) {
+	words, idents := queryWords(query)
+	scores := make([]float64, len(hits))
+	feats := make([]map[string]float64, len(hits))
+	if len(words) == 0 {
+		return scores, feats, nil
+	}
+	for i, h := range hits {
+		f := Features(h.Chunk, words, idents)
+		s := 0.0
+		for k, v := range f {
+			s += rerankWeights[k] * v
+		}
+		scores[i], feats[i] = s, f
+	}
+	return scores, feats, nil
+}
+
+// Features computes the builtin reranker's features of chunk c for the
+// query words and identifiers, each in [0, 1].
+func Features(c core.Chunk, words, idents []string) map[string]float64 {
+	f := map[string]float64{}
+	sym := normIdent(c.SymbolName)
+	if i := strings.LastIndexAny(c.SymbolName, ".:/"); i >= 0 {
+		sym = normIdent(c.SymbolName[i+1:])
+	}
+	for _, id := range idents {
+		if sym != "" && (id == sym || id == normIdent(c.SymbolName)) {
+			f["symbol"] = 1
+		}
+	}
+	symWords := set(codetok.Words(c.SymbolName))
+	pathWords := set(codetok.Words(c.FilePath))
+	sigWords := set(codetok.Words(c.Signature))
+	var inSym, inPath, inSig int
+	for _, w := range words {
+		if symWords[w] {
+			inSym++
+		}
+		if pathWords[w] {
+			inPath++
+		}
+		if sigWords[w] {
+			inSig++
+		}
+	}
+	n := float64(len(words))
+	if f["symbol"] == 0 && inSym > 0 {
+		f["symbol"] = 0.5 * float64(inSym) / n
+	}
+	f["path"] = float64(inPath) / n
+	f["signature"] = float64(inSig) / n
+	// Coverage and proximity over the body's word sequence.
+	want := set(words)
+	pos := map[string][]int{}
+	k := 0
+	codetok.Each(c.ContextPrefix+"\n"+c.Text, func(t codetok.Token) {
+		if t.Colocated {
+			return
+		}
+		if want[t.Text] {
+			pos[t.Text] = append(pos[t.Text], k)
+		}
+		k++
+	})
+	found := 0
+	for _, w := range words {
+		if len(pos[w]) > 0 || symWords[w] || pathWords[w] {
+			found++
+		}
+	}
+	f["coverage"] = float64(found) / n
+	if len(pos) >= 2 {
+		span := minSpan(pos)
+		f["proximity"] = math.Min(1, float64(len(pos))/float64(span))
+	} else if len(pos) == 1 && len(words) == 1 {
+		f["proximity"] = 1
+	}
+	for k, v := range f {
+		if v == 0 {
+			delete(f, k)
+		}
+	}
+	return f
+}
+
+func set(ws []string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// minSpan is the length of the shortest window of positions holding one
+// occurrence of every word in pos.
+func minSpan(pos map[string][]int) int {
+	type occ struct{ at, word int }
+	var all []occ
+	w := 0
+	for _, ps := range pos {
+		for _, p := range ps {
+			all = append(all, occ{p, w})
+		}
+		w++
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
+	need := len(pos)
+	count := make([]int, need)
+	have, best, lo := 0, math.MaxInt, 0
+	for _, o := range all {
+		if count[o.word] == 0 {
+			have++
+		}
+		count[o.word]++
+		for have == need {
+			best = min(best, o.at-all[lo].at+1)
+			count[all[lo].word]--
+			if count[all[lo].word] == 0 {
+				have--
+			}
+			lo++
+		}
+	}
+	return best
+}
+
+// HTTPReranker calls a cross-encoder server: "tei" (Text Embeddings
+// Inference, POST /rerank {query, texts} -> [{index, score}]) or "cohere"
+// (Cohere, Jina, Infinity, vLLM: POST /v1/rerank {model, query, documents,
+// top_n} -> {results: [{index, relevance_score}]}).
+type HTTPReranker struct {
+	Provider string
+	URL      string
+	Model    string
+	APIKey   string
+	Timeout  time.Duration // default 30s
+	Client   *http.Client
+}
+
+// Name implements Reranker.
+func (r *HTTPReranker) Name() string { return r.Provider + ":" + r.Model }
+
+func (r *HTTPReranker) endpoint() string {
+	base := strings.TrimRight(r.URL, "/")
+	switch r.Provider {
+	case "tei":
+		if strings.HasSuffix(base, "/rerank") {
+			return base
+		}
+		return base + "/rerank"
+	default:
+		if strings.HasSuffix(base, "/rerank") {
+			return base
+		}
+		if strings.HasSuffix(base, "/v1") {
+			return base + "/rerank"
+		}
+		return base + "/v1/rerank"
+	}
+}
+
+// Rerank implements Reranker. Hits the server gave no score rank last.
+func (r *HTTPReranker) Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error) {
+	docs := make([]string, len(hits))
+	for i, h := range hits {
+		docs[i] = h.Chunk.ContextPrefix + "\n" + h.Chunk.Text
+	}
+	var body any
+	switch r.Provider {
+	case "tei":
+		body = map[string]any{"query": query, "texts": docs, "truncate": true}
+	case "cohere":
+		body = map[string]any{"model": r.Model, "query": query, "documents": docs, "top_n": len(docs)}
+	default:
+		return nil, nil, fmt.Errorf("reranker %q: unknown provider (want builtin, tei or cohere)", r.Provider)
+	}
+	data, _ := json.Marshal(body)
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	client := r.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	url := r.endpoint()
+	var resp []byte
+	for attempt := 0; ; attempt++ {
+		status, b, err := post(ctx, client, url, r.APIKey, data, timeout)
+		if err == nil && status == http.StatusOK {
+			resp = b
+			break
+		}
+		retry := err != nil || status == http.StatusTooManyRequests || status >= 500
+		if !retry || attempt >= 2 || ctx.Err() != nil {
+			if err != nil {
+				return nil, nil, fmt.Errorf("reranker %s at %s: %w", r.Provider, url, err)
+			}
+			return nil, nil, fmt.Errorf("reranker %s at %s: HTTP %d: %s", r.Provider, url, status, strings.TrimSpace(string(b)))
+		}
+		time.Sleep(time.Duration(200<<attempt) * time.Millisecond)
+	}
+	scores := make([]float64, len(hits))
+	for i := range scores {
+		scores[i] = math.Inf(-1)
+	}
+	type item struct {
+		Index          int      `json:"index"`
+		Score          *float64 `json:"score"`
+		RelevanceScore *float64 `json:"relevance_score"`
+	}
+	var items []item
+	if r.Provider == "tei" {
+		if err := json.Unmarshal(resp, &items); err != nil {
+			return nil, nil, fmt.Errorf("reranker tei at %s: answer is not a list of {index, score}: %w", url, err)
+		}
+	} else {
+		var out struct {
+			Results []item `json:"results"`
+		}
+		if err := json.Unmarshal(resp, &out); err != nil {
+			return nil, nil, fmt.Errorf("reranker %s at %s: answer has no results: %w", r.Provider, url, err)
+		}
+		items = out.Results
+	}
+	for _, it := range items {
+		if it.Index < 0 || it.Index >= len(hits) {
+			return nil, nil, fmt.Errorf("reranker %s at %s: answer has index %d for %d documents", r.Provider, url, it.Index, len(hits))
+		}
+		switch {
+		case it.Score != nil:
+			scores[it.Index] = *it.Score
+		case it.RelevanceScore != nil:
+			scores[it.Index] = *it.RelevanceScore
+		}
+	}
+	return scores, nil, nil
+}
+
+func post(ctx context.Context, client *http.Client, url, key string, body []byte, timeout time.Duration) (int, []byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	return resp.StatusCode, b, err
+}

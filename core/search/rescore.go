@@ -1,0 +1,160 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"coderag/core"
+	"coderag/core/codetok"
+)
+
+// rescore turns the fused order of the best RerankDepth hits into the final
+// one: the fused score scaled to [0, 1], mixed with the reranker's score,
+// the freshness term of conversation chunks, and corpus boosts. Hits below
+// the depth keep their fused order after them. A reranker that fails
+// leaves the fused order and a warning.
+func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k int) ([]core.Hit, string) {
+	n := min(len(hits), max(e.opts.RerankDepth, k))
+	top := hits[:n]
+	if n == 0 {
+		return hits, ""
+	}
+	maxFused := top[0].Score
+	rel := make([]float64, n)
+	for i, h := range top {
+		rel[i] = h.Score / maxFused
+	}
+	var warn string
+	if r := e.opts.Reranker; r != nil {
+		scores, feats, err := r.Rerank(ctx, query, top)
+		if err != nil {
+			warn = fmt.Sprintf("reranking skipped: %v", err)
+		} else {
+			_, builtin := r.(BuiltinReranker)
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, s := range scores {
+				if !math.IsInf(s, 0) {
+					lo, hi = min(lo, s), max(hi, s)
+				}
+			}
+			for i := range top {
+				s := scores[i]
+				top[i].Explain.Reranker = r.Name()
+				top[i].Explain.Rerank = &s
+				if feats != nil {
+					top[i].Explain.Features = feats[i]
+				}
+				switch {
+				case builtin:
+					rel[i] = (1-e.opts.RerankMix)*rel[i] + e.opts.RerankMix*s
+				case math.IsInf(s, 0):
+					rel[i] = 0
+				case hi > lo:
+					rel[i] = (s - lo) / (hi - lo)
+				default:
+					rel[i] = 1
+				}
+			}
+		}
+	}
+	now := e.opts.Now()
+	if e.opts.FreshnessWeight > 0 && e.opts.FreshnessHalfLife > 0 {
+		for i, h := range top {
+			if !strings.HasPrefix(string(h.Chunk.Corpus), "CONVO_") {
+				continue
+			}
+			t, ok := parseTime(h.Chunk.Timestamp)
+			if !ok {
+				continue
+			}
+			age := max(now.Sub(t), 0)
+			decay := math.Exp2(-float64(age) / float64(e.opts.FreshnessHalfLife))
+			top[i].Explain.Freshness = &decay
+			rel[i] = (1-e.opts.FreshnessWeight)*rel[i] + e.opts.FreshnessWeight*decay
+		}
+	}
+	if e.opts.CorpusBoost != 1 {
+		boosts := corpusSignals(query)
+		for i, h := range top {
+			if reason, ok := boosts[h.Chunk.Corpus]; ok {
+				rel[i] *= e.opts.CorpusBoost
+				top[i].Explain.Boost, top[i].Explain.BoostReason = e.opts.CorpusBoost, reason
+			}
+		}
+	}
+	for i := range top {
+		top[i].Score = rel[i]
+	}
+	sort.SliceStable(top, func(i, j int) bool { return top[i].Score > top[j].Score })
+	return hits, warn
+}
+
+func parseTime(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// signal is a kind of query wording and the corpus types it points at.
+type signal struct {
+	name    string
+	words   []string
+	corpora []core.CorpusType
+}
+
+var signals = []signal{
+	{"deploy words", []string{"deploy", "deployment", "deployed", "k8s", "kubernetes", "pod", "pods", "helm", "chart",
+		"manifest", "replicas", "replica", "image", "container", "ingress", "configmap", "namespace", "terraform", "kubectl", "rollout"},
+		[]core.CorpusType{core.CodeDeploy, core.DocRunbook}},
+	{"incident words", []string{"incident", "outage", "broke", "broken", "down", "paged", "page", "alert", "alerts", "sev1", "sev2",
+		"postmortem", "503", "502", "500", "spike", "failing", "degraded", "oomkilled", "crashloop", "crashloopbackoff"},
+		[]core.CorpusType{core.ConvoSlack, core.DocRunbook}},
+	{"how-to words", []string{"how", "steps", "procedure", "runbook", "playbook", "restart", "rollback", "recover", "mitigate", "drain", "failover"},
+		[]core.CorpusType{core.DocRunbook, core.DocReadme}},
+}
+
+// corpusSignals maps each corpus type the query points at to the reason.
+// Identifiers (getUserProfile, cart_id, http.Get) point at code and
+// config.
+func corpusSignals(query string) map[core.CorpusType]string {
+	out := map[core.CorpusType]string{}
+	words := map[string]bool{}
+	for _, t := range Terms(query) {
+		words[strings.ToLower(strings.Trim(t, ".,;:!?()"))] = true
+		if isIdentifier(t) {
+			out[core.CodeLogic], out[core.CodeConfig] = "identifier "+t, "identifier "+t
+		}
+	}
+	for _, s := range signals {
+		for _, w := range s.words {
+			if words[w] {
+				for _, c := range s.corpora {
+					if _, ok := out[c]; !ok {
+						out[c] = s.name + " (" + w + ")"
+					}
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// isIdentifier reports whether a query term looks like code: more than one
+// subword joined without spaces (camelCase, snake_case, a.b, f()).
+func isIdentifier(t string) bool {
+	if strings.ContainsAny(t, " ") {
+		return false
+	}
+	return len(codetok.Words(t)) >= 2 && len(codetok.QueryTokens(t)) >= 1 && !strings.Contains(t, "-") || strings.HasSuffix(t, "()")
+}
