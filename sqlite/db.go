@@ -85,6 +85,9 @@ type DB struct {
 
 	mu       sync.Mutex
 	embedder core.EmbedderInfo // zero until UseEmbedder or read from meta
+
+	pmu    sync.Mutex
+	pcache *pages // the sign-bit KNN index in memory (quant.go)
 }
 
 // Options configure Open.

@@ -133,7 +133,9 @@ func (db *DB) bm25Error(match string, err error) error {
 // KNN returns the k chunks whose vectors are nearest (cosine) to v, best
 // first, with the filter applied inside the KNN where vec0 can (corpus,
 // repo, language, service) and after it otherwise. The score is
-// 1 - cosine distance.
+// 1 - cosine distance. An unfiltered search over an index of
+// Options.PrefilterFrom vectors or more goes through the sign-bit pages
+// instead (knnPaged): exact vec0 KNN reads every float vector.
 func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	e := db.Embedder()
 	if e.ID == "" {
@@ -173,23 +175,12 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		where = " AND " + strings.Join(conds, " AND ")
 	}
 	pathWhere, pathArgs := filterSQL(core.Filter{Path: f.Path, NotPath: f.NotPath})
-	var q string
-	if db.usePrefilter(ctx, e) {
-		// Hamming distance over sign bits picks PrefilterFactor·k
-		// candidates (32 bytes a chunk at 256 dimensions: a fast scan);
-		// exact cosine ranks them.
-		args[0], args[1] = blob, k*db.opts.PrefilterFactor
-		q = `WITH cand(pk) AS (SELECT chunk_pk FROM vec_bits WHERE bits MATCH vec_quantize_binary(vec_f32(?)) AND k = ?` + where + `)
-			SELECT ` + chunkCols + `, vec_distance_cosine(v.embedding, vec_f32(?)) AS distance
-			FROM cand JOIN vec_chunks v ON v.chunk_pk = cand.pk JOIN chunks c ON c.pk = cand.pk
-			WHERE 1` + pathWhere + ` ORDER BY distance LIMIT ?`
-		args = append(append(args, blob), pathArgs...)
-		args = append(args, k)
-	} else {
-		q = `SELECT ` + chunkCols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
-			JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
-		args = append(args, pathArgs...)
+	if f.Empty() && db.usePrefilter(ctx) {
+		return db.knnPaged(ctx, v, k)
 	}
+	q := `SELECT ` + chunkCols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
+		JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
+	args = append(args, pathArgs...)
 	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, db.wrap("vector search in", err)
@@ -207,17 +198,10 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	return hits, db.wrap("vector search in", rows.Err())
 }
 
-// usePrefilter reports whether KNN goes through the bit prefilter: the
-// index has one and at least Options.PrefilterFrom chunks.
-func (db *DB) usePrefilter(ctx context.Context, e core.EmbedderInfo) bool {
-	if e.Dim%8 != 0 || db.opts.PrefilterFrom < 0 {
-		return false
-	}
-	var total int
-	if err := db.sql.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'`).Scan(&total); err != nil {
-		return false
-	}
-	return total >= db.opts.PrefilterFrom
+// usePrefilter reports whether an unfiltered KNN goes through the
+// sign-bit pages: they hold at least Options.PrefilterFrom vectors.
+func (db *DB) usePrefilter(ctx context.Context) bool {
+	return db.opts.PrefilterFrom >= 0 && db.pagedCount(ctx) >= max(db.opts.PrefilterFrom, 1)
 }
 
 // TermDocs returns the number of chunks and, for each of the given code

@@ -16,32 +16,17 @@ import (
 	"coderag/core/embed"
 )
 
-// insBitsSQL writes a chunk's sign-quantized vector: one bit per
-// dimension, the prefilter of KNN over large indexes.
-const insBitsSQL = `INSERT INTO vec_bits(chunk_pk, bits, corpus_type, repo_name, language, service_name)
-	VALUES (?, vec_quantize_binary(vec_f32(?)), ?, ?, ?, ?)`
+// insQuantSQL writes a chunk's int8 vector (quantize) for the fast KNN
+// path.
+const insQuantSQL = `INSERT INTO vec_quant(chunk_pk, i8) VALUES (?, ?)`
 
-// vectorTriggerSQL creates the bit table (for dimensions that are a
-// multiple of 8) and the trigger that drops a chunk's vectors with it.
-func vectorTriggerSQL(dim int) []string {
-	if dim%8 != 0 {
-		return []string{`CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
+// vectorTriggerSQL creates the trigger that drops a chunk's vectors with
+// it.
+func vectorTriggerSQL(int) []string {
+	return []string{`CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
 			DELETE FROM vec_chunks WHERE chunk_pk = old.pk;
+			DELETE FROM vec_quant WHERE chunk_pk = old.pk;
 		END`}
-	}
-	return []string{
-		fmt.Sprintf(`CREATE VIRTUAL TABLE vec_bits USING vec0(
-			chunk_pk INTEGER PRIMARY KEY,
-			bits bit[%d],
-			corpus_type text,
-			repo_name text,
-			language text,
-			service_name text)`, dim),
-		`CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
-			DELETE FROM vec_chunks WHERE chunk_pk = old.pk;
-			DELETE FROM vec_bits WHERE chunk_pk = old.pk;
-		END`,
-	}
 }
 
 // EmbedderURL is the server URL recorded with an HTTP embedder ("" for
@@ -77,7 +62,9 @@ func (db *DB) ResetVectors(ctx context.Context) error {
 		`DROP TABLE IF EXISTS vec_chunks`,
 		`DROP TABLE IF EXISTS vec_bits`,
 		`DELETE FROM embed_vocab`,
-		`DELETE FROM meta WHERE key IN ('embedder_id', 'embedder_dim', 'embedder_url', 'embed_trained_chunks')`,
+		`DELETE FROM vec_quant`,
+		`DELETE FROM vec_pages`,
+		`DELETE FROM meta WHERE key IN ('embedder_id', 'embedder_dim', 'embedder_url', 'embed_trained_chunks', 'vec_mean', 'vec_paged')`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("reset vectors in", err)
@@ -157,11 +144,8 @@ func (db *DB) SaveModel(ctx context.Context, m *embed.Model, trainedChunks int) 
 		return db.wrap("save model to", err)
 	}
 	defer tx.Rollback()
-	clear := []string{`DELETE FROM embed_vocab`, `DELETE FROM vec_chunks`}
-	if db.Embedder().Dim%8 == 0 {
-		clear = append(clear, `DELETE FROM vec_bits`)
-	}
-	for _, q := range clear {
+	for _, q := range []string{`DELETE FROM embed_vocab`, `DELETE FROM vec_chunks`, `DELETE FROM vec_quant`, `DELETE FROM vec_pages`,
+		`DELETE FROM meta WHERE key IN ('vec_mean', 'vec_paged')`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("save model to", err)
 		}
@@ -276,14 +260,11 @@ func (db *DB) WriteVectors(ctx context.Context, vs []embed.Vector) error {
 		return db.wrap("write vectors to", err)
 	}
 	defer insVec.Close()
-	var insBits *sql.Stmt
-	if e.Dim%8 == 0 {
-		if insBits, err = tx.PrepareContext(ctx, `INSERT INTO vec_bits(chunk_pk, bits, corpus_type, repo_name, language, service_name)
-			SELECT pk, vec_quantize_binary(vec_f32(?)), corpus_type, repo_name, language, service_name FROM chunks WHERE pk = ?`); err != nil {
-			return db.wrap("write vectors to", err)
-		}
-		defer insBits.Close()
+	insQuant, err := tx.PrepareContext(ctx, insQuantSQL)
+	if err != nil {
+		return db.wrap("write vectors to", err)
 	}
+	defer insQuant.Close()
 	for _, v := range vs {
 		if len(v.Vec) != e.Dim {
 			return fmt.Errorf("write vectors to %s: chunk %d has dimension %d, the index %d (%s)", db.path, v.PK, len(v.Vec), e.Dim, e.ID)
@@ -295,10 +276,8 @@ func (db *DB) WriteVectors(ctx context.Context, vs []embed.Vector) error {
 		if _, err := insVec.ExecContext(ctx, blob, v.PK); err != nil {
 			return db.wrap(fmt.Sprintf("write vector of chunk %d to", v.PK), err)
 		}
-		if insBits != nil {
-			if _, err := insBits.ExecContext(ctx, blob, v.PK); err != nil {
-				return db.wrap(fmt.Sprintf("write vector of chunk %d to", v.PK), err)
-			}
+		if _, err := insQuant.ExecContext(ctx, v.PK, quantize(v.Vec)); err != nil {
+			return db.wrap(fmt.Sprintf("write vector of chunk %d to", v.PK), err)
 		}
 	}
 	return db.wrap("write vectors to", tx.Commit())

@@ -54,7 +54,7 @@ type SourceTx struct {
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
 
-	insFile, insChunk, insVec, insBits, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
+	insFile, insChunk, insVec, insQuant, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
 
 	files  int
 	chunks map[core.CorpusType]int
@@ -147,9 +147,7 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	if s.vectors {
 		s.insVec = prep(`INSERT INTO vec_chunks(chunk_pk, embedding, corpus_type, repo_name, language, service_name)
 			VALUES (?, ?, ?, ?, ?, ?)`)
-		if dim := s.db.Embedder().Dim; dim%8 == 0 {
-			s.insBits = prep(insBitsSQL)
-		}
+		s.insQuant = prep(insQuantSQL)
 	}
 	if err != nil {
 		return s.db.wrap("prepare writes to", err)
@@ -234,10 +232,8 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			if _, err := s.insVec.ExecContext(ctx, pk, blob, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
 				return s.db.wrap(fmt.Sprintf("write vector of %s:%d to", c.SourceURI, c.LineStart), err)
 			}
-			if s.insBits != nil {
-				if _, err := s.insBits.ExecContext(ctx, pk, blob, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
-					return s.db.wrap(fmt.Sprintf("write vector of %s:%d to", c.SourceURI, c.LineStart), err)
-				}
+			if _, err := s.insQuant.ExecContext(ctx, pk, quantize(ec.Vector)); err != nil {
+				return s.db.wrap(fmt.Sprintf("write vector of %s:%d to", c.SourceURI, c.LineStart), err)
 			}
 		}
 		s.chunks[c.Corpus]++

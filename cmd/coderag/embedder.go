@@ -151,6 +151,7 @@ func (e *embedFlags) queryEmbedder(ctx context.Context, db *sqlite.DB) (embed.Em
 // rerankFlags choose the reranker of query and eval.
 type rerankFlags struct {
 	name, url, model string
+	pathPriority     bool
 }
 
 func (r *rerankFlags) register(f *pflag.FlagSet) {
@@ -158,6 +159,7 @@ func (r *rerankFlags) register(f *pflag.FlagSet) {
 		"reranker of the best 50 hits: builtin (exact symbol, signature and path hits, query-word coverage and proximity), tei, cohere (Cohere/Jina-style /v1/rerank) or none (env CODERAG_RERANK)")
 	f.StringVar(&r.url, "rerank-url", env("CODERAG_RERANK_URL", ""), "cross-encoder server URL for --rerank tei or cohere (env CODERAG_RERANK_URL)")
 	f.StringVar(&r.model, "rerank-model", env("CODERAG_RERANK_MODEL", ""), "model name sent to a cohere-style reranker (env CODERAG_RERANK_MODEL)")
+	f.BoolVar(&r.pathPriority, "path-priority", false, "boost code under service/handler/api/auth paths (x1.3) and model/client/util paths (x1.1), lower tests, mocks and fixtures (x0.8)")
 }
 
 func (r *rerankFlags) reranker() (search.Reranker, error) {

@@ -108,6 +108,7 @@ func evalRun(cmd *cobra.Command, io *ioStreams, o *evalOptions) error {
 			fmt.Fprintf(io.err, "coderag: warning: mode dense skipped: %s holds no vectors\n", *o.db)
 			continue
 		}
+		opts.PathPriority = o.rerank.pathPriority
 		if o.dense > 0 {
 			opts.Weights = map[string]float64{"dense": o.dense}
 		}

@@ -151,7 +151,7 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		return err
 	}
 	full := strings.TrimSpace(text + " " + o.filterText())
-	res, err := search.New(db, search.Options{Embedder: emb, Reranker: rr}).Search(ctx, search.Query{Text: full, K: o.k})
+	res, err := search.New(db, search.Options{Embedder: emb, Reranker: rr, PathPriority: o.rerank.pathPriority}).Search(ctx, search.Query{Text: full, K: o.k})
 	if err != nil {
 		return err
 	}

@@ -121,9 +121,13 @@ func TestHTTPEmbedderEndToEnd(t *testing.T) {
 	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo); code != 0 {
 		t.Fatal(errs)
 	}
+	code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "none")
+	if code == 0 || !strings.Contains(errs, "asks for none") {
+		t.Fatalf("--embedder none on an index with vectors: exit %d, %s", code, errs)
+	}
 	srv, calls := fakeOllama(t, 64)
 	// Another embedder on an index with builtin vectors is refused...
-	code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed")
+	code, _, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed")
 	if code == 0 || !strings.Contains(errs, "builtin:ppmi-svd") || !strings.Contains(errs, "--reembed") {
 		t.Fatalf("switch without --reembed: exit %d, %s", code, errs)
 	}

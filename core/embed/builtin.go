@@ -21,11 +21,11 @@ const BuiltinDim = 256
 type TrainOptions struct {
 	Dim        int     // vector dimension (default BuiltinDim)
 	Window     int     // co-occurrence window either side of a token (default 5)
-	MaxVocab   int     // most frequent tokens kept (default 16384)
+	MaxVocab   int     // most frequent tokens kept (default 8192)
 	MinDocs    int     // a token must be in at least this many chunks (default 2)
 	Alpha      float64 // context distribution smoothing (default 0.75)
-	Oversample int     // extra columns of the randomized SVD (default 16)
-	Power      int     // power iterations of the randomized SVD (default 2)
+	Oversample int     // extra columns of the randomized SVD (default 10)
+	Power      int     // power iterations of the randomized SVD (default 1)
 	Seed       uint64  // random test matrix seed (default 1)
 }
 
@@ -37,7 +37,7 @@ func (o *TrainOptions) defaults() {
 		o.Window = 5
 	}
 	if o.MaxVocab <= 0 {
-		o.MaxVocab = 16384
+		o.MaxVocab = 8192
 	}
 	if o.MinDocs <= 0 {
 		o.MinDocs = 2
@@ -46,10 +46,10 @@ func (o *TrainOptions) defaults() {
 		o.Alpha = 0.75
 	}
 	if o.Oversample <= 0 {
-		o.Oversample = 16
+		o.Oversample = 10
 	}
 	if o.Power <= 0 {
-		o.Power = 2
+		o.Power = 1
 	}
 	if o.Seed == 0 {
 		o.Seed = 1

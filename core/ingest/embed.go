@@ -25,6 +25,9 @@ type VectorStore interface {
 	LoadModel(ctx context.Context, tokens []string) (*embed.Model, error)
 	PendingVectors(ctx context.Context, after int64, limit int) ([]embed.Pending, error)
 	WriteVectors(ctx context.Context, vs []embed.Vector) error
+	// RebuildVectorIndex refreshes the store's fast KNN structures after
+	// vectors were written.
+	RebuildVectorIndex(ctx context.Context) error
 }
 
 // EmbedOptions say how a crawl embeds chunks. With neither Builtin nor
@@ -94,14 +97,21 @@ var ErrEmbedderChange = errors.New("embedder change needs --reembed")
 // the one whose vectors the index holds.
 func (c *Crawler) checkEmbedder() error {
 	want := c.opts.Embed.Info()
-	if want.ID == "" || c.opts.Embed.Reembed {
-		return nil
-	}
 	vs, ok := c.store.(VectorStore)
 	if !ok {
-		return fmt.Errorf("embed: the store cannot hold vectors")
+		if want.ID != "" {
+			return fmt.Errorf("embed: the store cannot hold vectors")
+		}
+		return nil
 	}
-	if have := vs.Embedder(); have.ID != "" && have != want {
+	have := vs.Embedder()
+	switch {
+	case have.ID == "" || c.opts.Embed.Reembed:
+		return nil
+	case want.ID == "":
+		return fmt.Errorf("the index holds vectors of %s and this crawl asks for none: the new chunks would have no vectors; crawl with the same embedder, or into a new --db",
+			have.ID)
+	case have != want:
 		return fmt.Errorf("the index holds vectors of %s (dimension %d) and this crawl asks for %s (dimension %d): %w (it re-embeds every chunk) or keep the same embedder",
 			have.ID, have.Dim, want.ID, want.Dim, ErrEmbedderChange)
 	}
@@ -171,6 +181,11 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			es.Err = err
+			if es.Embedded > 0 {
+				if rerr := vs.RebuildVectorIndex(wctx); rerr != nil {
+					return rerr
+				}
+			}
 			return err
 		}
 		pend, err := vs.PendingVectors(wctx, after, batch)
@@ -178,7 +193,10 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 			return err
 		}
 		if len(pend) == 0 {
-			return nil
+			if es.Embedded == 0 {
+				return nil
+			}
+			return vs.RebuildVectorIndex(wctx)
 		}
 		texts := make([]string, len(pend))
 		for i, p := range pend {
@@ -187,7 +205,9 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 		vecs, err := emb.Embed(ctx, embed.Document, texts)
 		if err != nil {
 			es.Err = err
-			return nil // the chunks stay BM25-only until the next crawl
+			// The chunks stay BM25-only until the next crawl; those
+			// embedded so far join the fast KNN path now.
+			return vs.RebuildVectorIndex(wctx)
 		}
 		var out []embed.Vector
 		for i, v := range vecs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -298,5 +299,25 @@ func TestHTTPRerankers(t *testing.T) {
 	res, err := New(idx, Options{Reranker: &HTTPReranker{Provider: "tei", URL: url}}).Search(context.Background(), Query{Text: "q"})
 	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], url) || res.Hits[0].Chunk.ID != "x" {
 		t.Errorf("down reranker: %+v %v", res, err)
+	}
+}
+
+func TestPathPriority(t *testing.T) {
+	tests := []struct {
+		path   string
+		corpus core.CorpusType
+		want   float64
+	}{
+		{"services/cart/Controllers/CartController.cs", core.CodeLogic, 1.3}, // services, controllers: high
+		{"src/clients/cart.ts", core.CodeLogic, 1.1},
+		{"src/clients/cart_test.go", core.CodeLogic, 0.8},
+		{"docs/api.md", core.DocReadme, 1},
+		{"main.go", core.CodeLogic, 1},
+	}
+	for _, tt := range tests {
+		got, _ := pathPriority(core.Chunk{FilePath: tt.path, Corpus: tt.corpus})
+		if math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("pathPriority(%s) = %v, want %v", tt.path, got, tt.want)
+		}
 	}
 }

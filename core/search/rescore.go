@@ -86,6 +86,18 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 			}
 		}
 	}
+	if e.opts.PathPriority {
+		for i, h := range top {
+			if f, why := pathPriority(h.Chunk); f != 1 {
+				rel[i] *= f
+				if top[i].Explain.Boost == 0 {
+					top[i].Explain.Boost = 1
+				}
+				top[i].Explain.Boost *= f
+				top[i].Explain.BoostReason = strings.TrimPrefix(top[i].Explain.BoostReason+"; "+why, "; ")
+			}
+		}
+	}
 	for i := range top {
 		top[i].Score = rel[i]
 	}
@@ -157,4 +169,38 @@ func isIdentifier(t string) bool {
 		return false
 	}
 	return len(codetok.Words(t)) >= 2 && len(codetok.QueryTokens(t)) >= 1 && !strings.Contains(t, "-") || strings.HasSuffix(t, "()")
+}
+
+// Path priority classes (seed 003), matched against a path's words.
+var (
+	highPaths = set([]string{"service", "services", "controller", "controllers", "handler", "handlers", "api", "core",
+		"auth", "security", "permission", "permissions", "repository", "dao", "migration", "migrations"})
+	mediumPaths = set([]string{"model", "models", "entity", "entities", "dto", "schema", "util", "utils", "helper", "helpers",
+		"common", "shared", "component", "components", "hook", "hooks", "client", "clients", "integration"})
+	lowPaths = set([]string{"test", "tests", "spec", "specs", "mock", "mocks", "fixture", "fixtures", "config", "stub", "stubs", "testdata"})
+)
+
+// pathPriority is the factor of a code chunk's path: low-priority words
+// win over high ones (a test of a handler is a test).
+func pathPriority(c core.Chunk) (float64, string) {
+	if !strings.HasPrefix(string(c.Corpus), "CODE_") {
+		return 1, ""
+	}
+	words := codetok.Words(c.FilePath)
+	for _, w := range words {
+		if lowPaths[w] {
+			return 0.8, "path " + w
+		}
+	}
+	for _, w := range words {
+		if highPaths[w] {
+			return 1.3, "path " + w
+		}
+	}
+	for _, w := range words {
+		if mediumPaths[w] {
+			return 1.1, "path " + w
+		}
+	}
+	return 1, ""
 }

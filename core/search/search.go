@@ -62,6 +62,11 @@ type Options struct {
 	// and runbooks; incident words: Slack and runbooks; how-to words:
 	// runbooks and docs); default 1.15, 1 disables.
 	CorpusBoost float64
+	// PathPriority multiplies the score of code chunks by their path's
+	// words (seed 003): service, controller, handler, api, auth, ... x1.3;
+	// model, schema, util, client, ... x1.1; test, spec, mock, fixture,
+	// config, stub x0.8. Off by default.
+	PathPriority bool
 	// CommonShare: in an index of at least PruneFrom chunks, a query term
 	// found in more than this share of chunks is dropped from a query that
 	// has rarer terms (default 0.1). Such terms rank almost nothing (their
@@ -186,10 +191,28 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		return res, fmt.Errorf("query %q: %w: nothing to search for besides filters", q.Text, core.ErrBadQuery)
 	}
 	depth := max(e.opts.Depth, k, e.opts.RerankDepth)
+	// The dense list runs next to the BM25 lists: on two cores the query
+	// costs the slower of the two, not their sum.
+	type denseResult struct {
+		hits []core.Hit
+		warn string
+		err  error
+	}
+	var denseCh chan denseResult
+	if e.opts.Embedder != nil {
+		denseCh = make(chan denseResult, 1)
+		go func() {
+			hits, warn, err := e.dense(ctx, parsed.Text, depth, f)
+			denseCh <- denseResult{hits, warn, err}
+		}()
+	}
 	var lists [][]core.Hit
 	if !e.opts.NoBM25 {
 		p, err := e.plan(ctx, Terms(parsed.Text))
 		if err != nil {
+			if denseCh != nil {
+				<-denseCh
+			}
 			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
 		res.Dropped, res.AllCommon = p.dropped, p.and
@@ -201,28 +224,29 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 			var hits []core.Hit
 			if p.estimate > e.opts.FocusFrom {
 				hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
-				if err != nil {
-					return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
-				}
 			}
-			if len(hits) < depth {
-				if hits, err = e.idx.BM25(ctx, index, match, depth, f); err != nil {
-					return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			if err == nil && len(hits) < depth {
+				hits, err = e.idx.BM25(ctx, index, match, depth, f)
+			}
+			if err != nil {
+				if denseCh != nil {
+					<-denseCh
 				}
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 			}
 			lists = append(lists, hits)
 			res.Lists = append(res.Lists, "bm25-"+index)
 		}
 	}
-	if e.opts.Embedder != nil {
-		hits, warn, err := e.dense(ctx, parsed.Text, depth, f)
-		if err != nil {
-			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	if denseCh != nil {
+		d := <-denseCh
+		if d.err != nil {
+			return Result{}, fmt.Errorf("search %q: %w", q.Text, d.err)
 		}
-		if warn != "" {
-			res.Warnings = append(res.Warnings, warn)
+		if d.warn != "" {
+			res.Warnings = append(res.Warnings, d.warn)
 		} else {
-			lists = append(lists, hits)
+			lists = append(lists, d.hits)
 			res.Lists = append(res.Lists, "dense")
 		}
 	}

@@ -1,0 +1,316 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"coderag/core"
+	"coderag/core/embed"
+	"coderag/core/ingest"
+	"coderag/core/scrub"
+	"coderag/core/search"
+)
+
+// richSynth makes code-like chunks over a large vocabulary: 30,000 word
+// parts (as many distinct subwords as a big company's code has), Zipf
+// distributed, joined into camelCase and snake_case identifiers, with
+// topical locality (each file draws most words from its own slice of the
+// vocabulary) so that co-occurrence has structure to learn.
+type richSynth struct {
+	r     *rand.Rand
+	parts []string
+	zipf  *rand.Zipf
+}
+
+func newRichSynth(seed uint64) *richSynth {
+	r := rand.New(rand.NewPCG(3, 3))
+	const letters = "abcdefghiklmnoprstuvwy"
+	seen := map[string]bool{}
+	var parts []string
+	for len(parts) < 30000 {
+		n := 3 + r.IntN(7)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = letters[r.IntN(len(letters))]
+		}
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			parts = append(parts, string(b))
+		}
+	}
+	r = rand.New(rand.NewPCG(seed, seed^0x51))
+	return &richSynth{r: r, parts: parts, zipf: rand.NewZipf(r, 1.05, 2, uint64(len(parts)-1))}
+}
+
+// ident draws an identifier near topic (an offset into the vocabulary).
+func (s *richSynth) ident(topic int) string {
+	n := 1 + s.r.IntN(3)
+	var b strings.Builder
+	for i := range n {
+		k := int(s.zipf.Uint64())
+		if s.r.IntN(3) > 0 { // two thirds of the words come from the topic
+			k = (topic + k%500) % len(s.parts)
+		}
+		p := s.parts[k]
+		if i > 0 {
+			p = strings.ToUpper(p[:1]) + p[1:]
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+func (s *richSynth) text(topic, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		switch s.r.IntN(3) {
+		case 0:
+			fmt.Fprintf(&b, "func (s *%s) %s(ctx context.Context, %s string) error {\n", s.ident(topic), s.ident(topic), s.ident(topic))
+		case 1:
+			fmt.Fprintf(&b, "\t%s, err := s.%s.%s(ctx, %s)\n", s.ident(topic), s.ident(topic), s.ident(topic), s.ident(topic))
+		default:
+			fmt.Fprintf(&b, "// %s calls %s when %s is %s.\n", s.ident(topic), s.ident(topic), s.ident(topic), s.ident(topic))
+		}
+	}
+	return b.String()
+}
+
+// embedded is a database of n rich chunks embedded by the built-in
+// embedder, with what building it cost.
+type embedded struct {
+	db                  *DB
+	train, embed        time.Duration
+	peakMB              float64
+	vocab, sample, vecs int
+}
+
+var (
+	embeddedMu  sync.Mutex
+	embeddedDBs = map[int]*embedded{}
+)
+
+// builtinDB builds (once per size) a database of n chunks and runs the
+// crawl's embed phase over it, sampling the heap to find its peak.
+func builtinDB(b *testing.B, n int) *embedded {
+	embeddedMu.Lock()
+	defer embeddedMu.Unlock()
+	if e, ok := embeddedDBs[n]; ok {
+		return e
+	}
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := Open(ctx, filepath.Join(dir, "bench.db"), Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newRichSynth(1)
+	gate := scrub.New(scrub.Options{})
+	run, _ := db.StartRun(ctx, "bench")
+	tx, err := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/bench", Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i += 10 {
+		path := fmt.Sprintf("svc%03d/pkg%02d/file%05d.go", i/1000, (i/100)%10, i/10)
+		topic := (i / 10) * 37 % len(s.parts)
+		var chunks []embed.Chunk
+		off := 0
+		for j := 0; j < 10 && i+j < n; j++ {
+			text := s.text(topic, 900)
+			uri := "bench/" + path
+			c := core.Chunk{ID: core.ChunkID(uri, off, off+len(text)), SourceURI: uri, ByteStart: off, ByteEnd: off + len(text),
+				LineStart: j*30 + 1, LineEnd: j*30 + 30, Corpus: core.CodeLogic, Text: text, FilePath: path,
+				RepoName: "bench", Language: "go", SymbolName: s.ident(topic), ContextPrefix: path}
+			off += len(text)
+			cc, err := gate.Clean(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			chunks = append(chunks, embed.Chunk{Clean: cc})
+		}
+		if err := tx.WriteFile(ctx, core.File{Path: path, Language: "go", Corpus: core.CodeLogic}, "h", chunks); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peak.Load() {
+					peak.Store(m.HeapInuse)
+				}
+			}
+		}
+	}()
+	sum, err := ingest.New(db, ingest.Options{Embed: ingest.EmbedOptions{Builtin: true}}).Run(ctx, nil)
+	close(stop)
+	<-done
+	if err != nil || sum.Embed.Err != nil {
+		b.Fatalf("embed: %v %v", err, sum.Embed.Err)
+	}
+	e := &embedded{db: db, train: sum.Embed.TrainDuration, embed: sum.Embed.Duration - sum.Embed.TrainDuration,
+		peakMB: float64(peak.Load()-min(peak.Load(), base.HeapInuse)) / (1 << 20), vocab: sum.Embed.Vocab, sample: sum.Embed.Sample, vecs: sum.Embed.Embedded}
+	embeddedDBs[n] = e
+	return e
+}
+
+// BenchmarkBuiltinEmbedder measures learning the built-in model (from at
+// most 20,000 sampled chunks) and embedding every chunk, at 10k and 100k
+// chunks, with the peak heap above the baseline.
+func BenchmarkBuiltinEmbedder(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
+			e := builtinDB(b, n)
+			b.ReportMetric(e.train.Seconds(), "train-s")
+			b.ReportMetric(e.embed.Seconds(), "embed-s")
+			b.ReportMetric(float64(e.vecs)/e.embed.Seconds(), "chunks/s")
+			b.ReportMetric(e.peakMB, "peak-heap-MB")
+			b.ReportMetric(float64(e.vocab), "vocab")
+			b.ReportMetric(float64(e.sample), "train-chunks")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// BenchmarkHybrid measures warm query latency with the built-in embedder
+// and no reranker at 10k and 100k chunks: BM25 only, dense only, hybrid;
+// and the builtin reranker over 50 candidates.
+func BenchmarkHybrid(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10_000, 100_000} {
+		e := builtinDB(b, n)
+		emb := embed.Stored{Dim: e.db.Embedder().Dim, Load: e.db.LoadModel}
+		s := newRichSynth(99)
+		queries := make([]string, 200)
+		for i := range queries {
+			topic := s.r.IntN(len(s.parts))
+			switch i % 3 {
+			case 0:
+				queries[i] = s.ident(topic)
+			case 1:
+				queries[i] = s.ident(topic) + " " + s.ident(topic)
+			default:
+				queries[i] = s.parts[(topic+s.r.IntN(500))%len(s.parts)] + " " + s.parts[(topic+s.r.IntN(500))%len(s.parts)] + " " + s.parts[(topic+s.r.IntN(500))%len(s.parts)]
+			}
+		}
+		modes := []struct {
+			name string
+			opts search.Options
+		}{
+			{"bm25", search.Options{}},
+			{"dense", search.Options{Embedder: emb, NoBM25: true}},
+			{"hybrid", search.Options{Embedder: emb}},
+		}
+		for _, m := range modes {
+			b.Run(fmt.Sprintf("chunks=%d/%s", n, m.name), func(b *testing.B) {
+				eng := search.New(e.db, m.opts)
+				for _, q := range queries[:10] { // warm
+					eng.Search(ctx, search.Query{Text: q, K: 10})
+				}
+				var lat []time.Duration
+				for i := 0; i < b.N; i++ {
+					for _, q := range queries {
+						start := time.Now()
+						if _, err := eng.Search(ctx, search.Query{Text: q, K: 10}); err != nil {
+							b.Fatal(err)
+						}
+						lat = append(lat, time.Since(start))
+					}
+				}
+				reportLatencies(b, lat)
+			})
+		}
+		// How much of the exact top 10 the fast path (sign-bit pages and
+		// int8 rescoring) finds.
+		b.Run(fmt.Sprintf("chunks=%d/dense-recall", n), func(b *testing.B) {
+			saved := e.db.opts.PrefilterFrom
+			defer func() { e.db.opts.PrefilterFrom = saved }()
+			found, total, found50 := 0, 0, 0
+			for i := 0; i < b.N; i++ {
+				for _, q := range queries[:40] {
+					vs, err := emb.Embed(ctx, embed.Query, []string{q})
+					if err != nil || vs[0] == nil {
+						continue
+					}
+					e.db.opts.PrefilterFrom = -1
+					exact, err := e.db.KNN(ctx, vs[0], 10, core.Filter{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					e.db.opts.PrefilterFrom = 1
+					fast, err := e.db.KNN(ctx, vs[0], 10, core.Filter{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					// The engine asks for 50 (its fusion depth): 1,000
+					// candidates.
+					fast50, err := e.db.KNN(ctx, vs[0], 50, core.Filter{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ids, ids50 := map[string]bool{}, map[string]bool{}
+					for _, h := range fast {
+						ids[h.Chunk.ID] = true
+					}
+					for _, h := range fast50[:min(10, len(fast50))] {
+						ids50[h.Chunk.ID] = true
+					}
+					for _, h := range exact {
+						total++
+						if ids[h.Chunk.ID] {
+							found++
+						}
+						if ids50[h.Chunk.ID] {
+							found50++
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(found)/float64(max(total, 1)), "recall@10-k10")
+			b.ReportMetric(float64(found50)/float64(max(total, 1)), "recall@10-k50")
+			b.ReportMetric(0, "ns/op")
+		})
+		b.Run(fmt.Sprintf("chunks=%d/rerank50", n), func(b *testing.B) {
+			eng := search.New(e.db, search.Options{})
+			var sets [][]core.Hit
+			for _, q := range queries[:50] {
+				res, err := eng.Search(ctx, search.Query{Text: q, K: 50})
+				if err != nil {
+					b.Fatal(err)
+				}
+				sets = append(sets, res.Hits)
+			}
+			var lat []time.Duration
+			for i := 0; i < b.N; i++ {
+				for j, hits := range sets {
+					start := time.Now()
+					search.BuiltinReranker{}.Rerank(ctx, queries[j], hits)
+					lat = append(lat, time.Since(start))
+				}
+			}
+			reportLatencies(b, lat)
+		})
+	}
+}

@@ -1,0 +1,366 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"coderag/core"
+)
+
+// pageSize is the number of vectors in one vec_pages row.
+const pageSize = 1024
+
+// quantize encodes v as its largest magnitude (float32) and one signed
+// byte per dimension.
+func quantize(v []float32) []byte {
+	var m float32
+	for _, x := range v {
+		m = max(m, float32(math.Abs(float64(x))))
+	}
+	out := make([]byte, 4+len(v))
+	binary.LittleEndian.PutUint32(out, math.Float32bits(m))
+	if m == 0 {
+		return out
+	}
+	for i, x := range v {
+		out[4+i] = byte(int8(math.Round(float64(x / m * 127))))
+	}
+	return out
+}
+
+// dequantize decodes a quantize blob into dst (len = dimension).
+func dequantize(b []byte, dst []float64) bool {
+	if len(b) != 4+len(dst) {
+		return false
+	}
+	m := float64(math.Float32frombits(binary.LittleEndian.Uint32(b))) / 127
+	for i := range dst {
+		dst[i] = float64(int8(b[4+i])) * m
+	}
+	return true
+}
+
+// signBits sets bit i of the result when v[i] > mean[i].
+func signBits(v, mean []float64) []uint64 {
+	out := make([]uint64, (len(v)+63)/64)
+	for i, x := range v {
+		if x > mean[i] {
+			out[i/64] |= 1 << (i % 64)
+		}
+	}
+	return out
+}
+
+// pages is the sign-bit index in memory: kept by the DB between searches
+// (the TUI, eval) and read again when a crawl rebuilt it (gen changed).
+type pages struct {
+	gen   string
+	mean  []float64
+	pks   []int64
+	bits  []uint64 // words per vector, in pks order
+	words int
+}
+
+// loadPages returns the sign-bit index for vectors of dimension dim, from
+// memory when the stored generation is the one loaded; nil when there is
+// none.
+func (db *DB) loadPages(ctx context.Context, dim int) (*pages, error) {
+	var genN, meanN sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT
+		(SELECT value FROM meta WHERE key = 'vec_pages_gen'),
+		(SELECT value FROM meta WHERE key = 'vec_mean')`).Scan(&genN, &meanN)
+	if err != nil {
+		return nil, db.wrap("vector search in", err)
+	}
+	if !genN.Valid || !meanN.Valid {
+		return nil, nil
+	}
+	gen, meanText := genN.String, meanN.String
+	db.pmu.Lock()
+	defer db.pmu.Unlock()
+	if db.pcache != nil && db.pcache.gen == gen && len(db.pcache.mean) == dim {
+		return db.pcache, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(meanText)
+	if err != nil || len(raw) != 8*dim {
+		return nil, fmt.Errorf("read vector mean from %s: bad value in meta", db.path)
+	}
+	p := &pages{gen: gen, mean: make([]float64, dim), words: dim / 64}
+	for i := range p.mean {
+		p.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT pks, bits FROM vec_pages ORDER BY page`)
+	if err != nil {
+		return nil, db.wrap("vector search in", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pks, bs []byte
+		if err := rows.Scan(&pks, &bs); err != nil {
+			return nil, db.wrap("vector search in", err)
+		}
+		n := len(pks) / 8
+		if len(bs) != n*p.words*8 {
+			return nil, fmt.Errorf("vector search in %s: a vector page does not fit dimension %d; re-crawl", db.path, dim)
+		}
+		for j := range n {
+			p.pks = append(p.pks, int64(binary.LittleEndian.Uint64(pks[8*j:])))
+		}
+		for w := 0; w < len(bs); w += 8 {
+			p.bits = append(p.bits, binary.LittleEndian.Uint64(bs[w:]))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("vector search in", err)
+	}
+	db.pcache = p
+	return p, nil
+}
+
+// RebuildVectorIndex rebuilds the sign-bit pages of the fast KNN path from
+// vec_quant: the mean vector first, then the bits of each vector minus the
+// mean, in one transaction. The crawl calls it after embedding.
+func (db *DB) RebuildVectorIndex(ctx context.Context) error {
+	dim := db.Embedder().Dim
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_pages`); err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('vec_mean', 'vec_paged', 'vec_pages_gen')`); err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	if dim == 0 || dim%64 != 0 {
+		return db.wrap("rebuild vector index of", tx.Commit())
+	}
+	each := func(fn func(pk int64, v []float64)) error {
+		rows, err := tx.QueryContext(ctx, `SELECT chunk_pk, i8 FROM vec_quant ORDER BY chunk_pk`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		v := make([]float64, dim)
+		for rows.Next() {
+			var pk int64
+			var b []byte
+			if err := rows.Scan(&pk, &b); err != nil {
+				return err
+			}
+			if dequantize(b, v) {
+				fn(pk, v)
+			}
+		}
+		return rows.Err()
+	}
+	mean := make([]float64, dim)
+	n := 0
+	if err := each(func(_ int64, v []float64) {
+		n++
+		for i, x := range v {
+			mean[i] += x
+		}
+	}); err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	if n == 0 {
+		return db.wrap("rebuild vector index of", tx.Commit())
+	}
+	for i := range mean {
+		mean[i] /= float64(n)
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO vec_pages(page, pks, bits) VALUES (?, ?, ?)`)
+	if err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	defer ins.Close()
+	var pks, bitsBuf []byte
+	page, inPage := 0, 0
+	flush := func() error {
+		if inPage == 0 {
+			return nil
+		}
+		_, err := ins.ExecContext(ctx, page, pks, bitsBuf)
+		page, inPage, pks, bitsBuf = page+1, 0, nil, nil
+		return err
+	}
+	var werr error
+	if err := each(func(pk int64, v []float64) {
+		if werr != nil {
+			return
+		}
+		pks = binary.LittleEndian.AppendUint64(pks, uint64(pk))
+		for _, w := range signBits(v, mean) {
+			bitsBuf = binary.LittleEndian.AppendUint64(bitsBuf, w)
+		}
+		if inPage++; inPage == pageSize {
+			werr = flush()
+		}
+	}); err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	if werr == nil {
+		werr = flush()
+	}
+	if werr != nil {
+		return db.wrap("rebuild vector index of", werr)
+	}
+	rawMean := make([]byte, 0, 8*dim)
+	for _, x := range mean {
+		rawMean = binary.LittleEndian.AppendUint64(rawMean, math.Float64bits(x))
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('vec_mean', ?), ('vec_paged', ?), ('vec_pages_gen', ?)`,
+		base64.StdEncoding.EncodeToString(rawMean), strconv.Itoa(n), strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
+		return db.wrap("rebuild vector index of", err)
+	}
+	return db.wrap("rebuild vector index of", tx.Commit())
+}
+
+// pagedCount is the number of vectors in the sign-bit pages (0 if none).
+func (db *DB) pagedCount(ctx context.Context) int {
+	var n int
+	db.sql.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vec_paged'`).Scan(&n)
+	return n
+}
+
+// knnPaged is KNN through the sign-bit pages: Hamming distance to every
+// vector picks k·PrefilterFactor candidates, their int8 vectors are scored
+// by cosine, and the best k are read. The score is the cosine of the int8
+// vectors (within about 1% of the exact one).
+func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, error) {
+	dim := len(v)
+	pg, err := db.loadPages(ctx, dim)
+	if err != nil || pg == nil {
+		return nil, err
+	}
+	q := make([]float64, dim)
+	var qn float64
+	for i, x := range v {
+		q[i] = float64(x)
+		qn += q[i] * q[i]
+	}
+	qn = math.Sqrt(qn)
+	qb := signBits(q, pg.mean)
+	words := pg.words
+	allPK := pg.pks
+	dist := make([]uint16, len(pg.pks))
+	for j := range dist {
+		d := 0
+		for w, x := range pg.bits[j*words : (j+1)*words] {
+			d += bits.OnesCount64(qb[w] ^ x)
+		}
+		dist[j] = uint16(d)
+	}
+	// The want nearest by Hamming distance: a histogram gives the cut.
+	want := min(len(dist), k*db.opts.PrefilterFactor)
+	hist := make([]int, dim+1)
+	for _, d := range dist {
+		hist[d]++
+	}
+	cut, acc := 0, 0
+	for cut = 0; cut <= dim && acc+hist[cut] < want; cut++ {
+		acc += hist[cut]
+	}
+	tieRoom := want - acc
+	var cand []int64
+	for i, d := range dist {
+		switch {
+		case int(d) < cut:
+			cand = append(cand, allPK[i])
+		case int(d) == cut && tieRoom > 0:
+			cand = append(cand, allPK[i])
+			tieRoom--
+		}
+	}
+	if len(cand) == 0 {
+		return nil, nil
+	}
+	// Rescore by cosine of the int8 vectors.
+	type scored struct {
+		pk  int64
+		cos float64
+	}
+	var res []scored
+	vec := make([]float64, dim)
+	for start := 0; start < len(cand); start += 900 {
+		part := cand[start:min(start+900, len(cand))]
+		args := make([]any, len(part))
+		for i, pk := range part {
+			args[i] = pk
+		}
+		rows, err := db.sql.QueryContext(ctx, `SELECT chunk_pk, i8 FROM vec_quant WHERE chunk_pk IN (`+placeholders(len(part))+`)`, args...)
+		if err != nil {
+			return nil, db.wrap("vector search in", err)
+		}
+		for rows.Next() {
+			var pk int64
+			var b []byte
+			if err := rows.Scan(&pk, &b); err != nil {
+				rows.Close()
+				return nil, db.wrap("vector search in", err)
+			}
+			if !dequantize(b, vec) {
+				continue
+			}
+			var dot, vn float64
+			for i, x := range vec {
+				dot += x * q[i]
+				vn += x * x
+			}
+			if vn > 0 && qn > 0 {
+				res = append(res, scored{pk, dot / math.Sqrt(vn) / qn})
+			}
+		}
+		rows.Close()
+	}
+	sort.Slice(res, func(i, j int) bool {
+		return res[i].cos > res[j].cos || res[i].cos == res[j].cos && res[i].pk < res[j].pk
+	})
+	// Read the best k chunks (more in case some were deleted).
+	top := res[:min(len(res), k)]
+	if len(top) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(top))
+	score := map[int64]float64{}
+	for i, s := range top {
+		args[i] = s.pk
+		score[s.pk] = s.cos
+	}
+	crow, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+`, c.pk FROM chunks c WHERE c.pk IN (`+placeholders(len(top))+`)`, args...)
+	if err != nil {
+		return nil, db.wrap("vector search in", err)
+	}
+	defer crow.Close()
+	byPK := map[int64]core.Chunk{}
+	for crow.Next() {
+		var pk int64
+		c, err := scanChunk(crow, &pk)
+		if err != nil {
+			return nil, db.wrap("read vector hits from", err)
+		}
+		byPK[pk] = c
+	}
+	var hits []core.Hit
+	for _, s := range top {
+		c, ok := byPK[s.pk]
+		if !ok {
+			continue
+		}
+		hits = append(hits, core.Hit{Chunk: c, Score: s.cos, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: s.cos}}})
+	}
+	return hits, db.wrap("vector search in", crow.Err())
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
