@@ -15,6 +15,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/embed"
+	"coderag/core/graph"
 	"coderag/core/scrub"
 	"coderag/core/search"
 )
@@ -606,5 +607,46 @@ func TestColumnWeights(t *testing.T) {
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s index order = %v, want symbol, then path, then body: %v", index, got, want)
 		}
+	}
+}
+
+func TestAssignOwners(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:onehot", Dim: 4}); err != nil {
+		t.Fatal(err)
+	}
+	onehot := func(text string) []float32 { return []float32{1, 0, 0, 0} }
+	writeSource(t, db, "platform", map[string][]string{
+		"services/cart/Store.cs":  {"cart store"},
+		"services/cart2/Other.cs": {"other"},
+		"tools/gen.go":            {"gen"},
+	}, onehot)
+	g := &graph.Graph{Services: []graph.Service{
+		{Name: "cart", Kind: graph.KindService, Repo: "platform", Directory: "services/cart"},
+		{Name: "platform-root", Kind: graph.KindService, Repo: "platform"},
+	}}
+	if err := db.WriteGraph(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.AssignOwners(ctx)
+	if err != nil || n != 3 {
+		t.Fatalf("AssignOwners = %d, %v; want 3 changes", n, err)
+	}
+	want := map[string]string{"services/cart/Store.cs": "cart", "services/cart2/Other.cs": "platform-root", "tools/gen.go": "platform-root"}
+	for path, owner := range want {
+		var got string
+		db.sql.QueryRowContext(ctx, `SELECT service_name FROM chunks WHERE file_path = ?`, path).Scan(&got)
+		if got != owner {
+			t.Errorf("%s owned by %q, want %q", path, got, owner)
+		}
+	}
+	// The vectors' filter column follows: KNN with service:cart finds it.
+	hits, err := db.KNN(ctx, []float32{1, 0, 0, 0}, 5, core.Filter{Service: []string{"cart"}})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.FilePath != "services/cart/Store.cs" {
+		t.Fatalf("KNN service:cart = %+v, %v", hits, err)
+	}
+	if n, _ := db.AssignOwners(ctx); n != 0 {
+		t.Errorf("second AssignOwners changed %d chunks", n)
 	}
 }

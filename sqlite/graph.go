@@ -200,3 +200,71 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 	g.Sort()
 	return g, nil
 }
+
+// AssignOwners gives every code and config chunk the service whose
+// directory holds it (the longest matching directory of a service of the
+// same source; a service declared at a source's root owns the rest), so
+// that service:NAME finds a service's code. Vectors' filter columns follow.
+// It returns how many chunks changed owner.
+func (db *DB) AssignOwners(ctx context.Context) (int, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, db.wrap("assign chunk owners in", err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT c.pk, coalesce((
+			SELECT s.name FROM services s
+			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
+			  AND (s.directory = '' OR c.file_path GLOB s.directory || '/*')
+			ORDER BY length(s.directory) DESC, s.name LIMIT 1), '') AS owner, c.service_name
+		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`)
+	if err != nil {
+		return 0, db.wrap("assign chunk owners in", err)
+	}
+	type change struct {
+		pk    int64
+		owner string
+	}
+	var changes []change
+	for rows.Next() {
+		var ch change
+		var cur string
+		if err := rows.Scan(&ch.pk, &ch.owner, &cur); err != nil {
+			rows.Close()
+			return 0, db.wrap("assign chunk owners in", err)
+		}
+		if ch.owner != cur {
+			changes = append(changes, ch)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, db.wrap("assign chunk owners in", err)
+	}
+	if len(changes) == 0 {
+		return 0, nil
+	}
+	upd, err := tx.PrepareContext(ctx, `UPDATE chunks SET service_name = ? WHERE pk = ?`)
+	if err != nil {
+		return 0, db.wrap("assign chunk owners in", err)
+	}
+	defer upd.Close()
+	var updVec *sql.Stmt
+	if db.Embedder().ID != "" {
+		if updVec, err = tx.PrepareContext(ctx, `UPDATE vec_chunks SET service_name = ? WHERE chunk_pk = ?`); err != nil {
+			return 0, db.wrap("assign chunk owners in", err)
+		}
+		defer updVec.Close()
+	}
+	for _, ch := range changes {
+		if _, err := upd.ExecContext(ctx, ch.owner, ch.pk); err != nil {
+			return 0, db.wrap("assign chunk owners in", err)
+		}
+		if updVec != nil {
+			if _, err := updVec.ExecContext(ctx, ch.owner, ch.pk); err != nil {
+				return 0, db.wrap("assign chunk owners in", err)
+			}
+		}
+	}
+	return len(changes), db.wrap("assign chunk owners in", tx.Commit())
+}

@@ -53,8 +53,9 @@ alternatives):
   type:runbook     corpus type: code deploy config docs runbook adr gdoc
                    slack transcript convo, or doc (all docs), convo (all
                    conversations)
-  service:cart     chunks of a service (deploy files, and conversations and
-                   docs that mention it)
+  service:cart     chunks of a service: its code and config (by the
+                   directory its deploy files build), its deploy files, and
+                   the conversations and docs that mention it
   repo:platform    a source by name
   lang:go          a language (go, csharp, python, typescript, yaml, ...)
   path:src/api/**  a path glob; a plain word matches paths containing it

@@ -47,6 +47,9 @@ type Store interface {
 	FilePaths(ctx context.Context) ([][2]string, error)
 	Bindings(ctx context.Context) ([]core.BindingAt, error)
 	WriteGraph(ctx context.Context, g *graph.Graph) error
+	// AssignOwners gives code and config chunks the service whose
+	// directory holds them.
+	AssignOwners(ctx context.Context) (int, error)
 }
 
 // mentionCorpora are the corpus types whose chunks are joined to the
@@ -282,6 +285,9 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	}
 	g := graph.Build(in)
 	if err := c.store.WriteGraph(wctx, g); err != nil {
+		return err
+	}
+	if _, err := c.store.AssignOwners(wctx); err != nil {
 		return err
 	}
 	sum.Graph = GraphSummary{Services: len(g.Services), Edges: len(g.Edges), Duration: time.Since(start)}
