@@ -16,6 +16,9 @@ type Source struct {
 	// Name identifies the source in the index (the repo name); it is unique
 	// per database and is the first element of every chunk's source URI.
 	Name string
+	// Commit is the git HEAD of a repository when it was crawled (empty
+	// for other sources and directories outside git).
+	Commit string
 }
 
 // File is one file a source yields, as discovery saw it.

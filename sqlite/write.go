@@ -53,6 +53,9 @@ type SourceTx struct {
 	runID    int64
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
+	// update: the source's other files stay; each written file replaces
+	// its previous version and is indexed at once (BeginSourceUpdate).
+	update bool
 
 	insFile, insChunk, insVec, insQuant, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
 
@@ -76,6 +79,75 @@ func (db *DB) BeginSource(ctx context.Context, runID int64, src core.Source) (in
 	return s, nil
 }
 
+// BeginSourceUpdate starts changing the stored content of src file by
+// file, inside one transaction: files not written or deleted keep their
+// chunks. Readers see the previous state until Commit.
+func (db *DB) BeginSourceUpdate(ctx context.Context, runID int64, src core.Source) (ingest.SourceUpdater, error) {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, db.wrap("begin source "+src.Name+" in", err)
+	}
+	s := &SourceTx{db: db, tx: tx, src: src, runID: runID, chunks: map[core.CorpusType]int{}, update: true}
+	if err := s.begin(ctx); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return s, nil
+}
+
+// StoredFiles returns the files the source holds, by path.
+func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFile, error) {
+	rows, err := s.tx.QueryContext(ctx, `SELECT path, content_hash, mounts FROM files WHERE source_id = ?`, s.sourceID)
+	if err != nil {
+		return nil, s.db.wrap("read files of "+s.src.Name+" from", err)
+	}
+	defer rows.Close()
+	out := map[string]ingest.StoredFile{}
+	for rows.Next() {
+		var path, hash, mounts string
+		if err := rows.Scan(&path, &hash, &mounts); err != nil {
+			return nil, s.db.wrap("read files of "+s.src.Name+" from", err)
+		}
+		sf := ingest.StoredFile{Hash: hash}
+		json.Unmarshal([]byte(mounts), &sf.Mounts)
+		out[path] = sf
+	}
+	return out, s.db.wrap("read files of "+s.src.Name+" from", rows.Err())
+}
+
+// DeleteFile removes a file and its chunks (with their FTS entries,
+// vectors and facts).
+func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
+	var id int64
+	err := s.tx.QueryRowContext(ctx, `SELECT id FROM files WHERE source_id = ? AND path = ?`, s.sourceID, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+	}
+	if err := unindexFTS(ctx, s.tx, "file_id = ?", id); err != nil {
+		return s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+	}
+	if _, err := s.tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
+		return s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+	}
+	return nil
+}
+
+// WriteMounts records the router mounts a written file declares.
+func (s *SourceTx) WriteMounts(ctx context.Context, path string, mounts []core.Mount) error {
+	if len(mounts) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(mounts)
+	if err != nil {
+		return err
+	}
+	_, err = s.tx.ExecContext(ctx, `UPDATE files SET mounts = ? WHERE source_id = ? AND path = ?`, string(b), s.sourceID, path)
+	return s.db.wrap(fmt.Sprintf("write mounts of %s/%s to", s.src.Name, path), err)
+}
+
 func (s *SourceTx) begin(ctx context.Context) error {
 	tx := s.tx
 	var otherURI string
@@ -94,15 +166,20 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		return s.db.wrap("begin source "+s.src.Name+" in", err)
 	}
 	// Replace: drop what the source had, its FTS entries first (they need
-	// the old column values). The vec0 trigger cleans vectors.
-	if err := unindexFTS(ctx, tx, "source_id = ?", s.sourceID); err != nil {
-		return s.db.wrap("clear source "+s.src.Name+" in", err)
+	// the old column values). The vec0 trigger cleans vectors. An update
+	// keeps the files and replaces them one by one.
+	clear := []string{`DELETE FROM crawl_skips WHERE source_id = ?`}
+	if !s.update {
+		if err := unindexFTS(ctx, tx, "source_id = ?", s.sourceID); err != nil {
+			return s.db.wrap("clear source "+s.src.Name+" in", err)
+		}
+		clear = []string{
+			`DELETE FROM chunks WHERE source_id = ?`,
+			`DELETE FROM files WHERE source_id = ?`,
+			`DELETE FROM crawl_skips WHERE source_id = ?`,
+		}
 	}
-	for _, q := range []string{
-		`DELETE FROM chunks WHERE source_id = ?`,
-		`DELETE FROM files WHERE source_id = ?`,
-		`DELETE FROM crawl_skips WHERE source_id = ?`,
-	} {
+	for _, q := range clear {
 		if _, err := tx.ExecContext(ctx, q, s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
@@ -126,8 +203,8 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
-	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count, indexed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	s.insChunk = prep(`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end,
 		corpus_type, text, context_prefix, language, symbol_name, symbol_kind, signature, file_path, git_hash,
 		section_path, author, timestamp, channel, thread_id, service_name, repo_name, imports, calls_out,
@@ -162,8 +239,13 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	if s.done {
 		return fmt.Errorf("write %s/%s: source transaction already finished", s.src.Name, f.Path)
 	}
+	if s.update {
+		if err := s.DeleteFile(ctx, f.Path); err != nil {
+			return err
+		}
+	}
 	var fileID int64
-	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks)).Scan(&fileID); err != nil {
+	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks), time.Now().UTC().Format(time.RFC3339)).Scan(&fileID); err != nil {
 		return s.db.wrap(fmt.Sprintf("write file %s/%s to", s.src.Name, f.Path), err)
 	}
 	dim := s.db.Embedder().Dim
@@ -238,6 +320,13 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		}
 		s.chunks[c.Corpus]++
 	}
+	if s.update {
+		// New chunks may reuse the pks of deleted ones: index this file's
+		// chunks now rather than "pk > maxPK" at Commit.
+		if err := indexFTS(ctx, s.tx, "file_id = ?", fileID); err != nil {
+			return s.db.wrap(fmt.Sprintf("index %s/%s in", s.src.Name, f.Path), err)
+		}
+	}
 	s.files++
 	return nil
 }
@@ -272,12 +361,32 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 	if s.done {
 		return fmt.Errorf("commit source %s: already finished", s.src.Name)
 	}
-	if err := indexFTS(ctx, s.tx, "pk > ?", s.maxPK); err != nil {
-		return s.db.wrap("index source "+s.src.Name+" in", err)
+	files, chunks := s.files, s.chunks
+	if !s.update {
+		if err := indexFTS(ctx, s.tx, "pk > ?", s.maxPK); err != nil {
+			return s.db.wrap("index source "+s.src.Name+" in", err)
+		}
+	} else {
+		// The source's totals, not this update's.
+		if err := s.tx.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE source_id = ?`, s.sourceID).Scan(&files); err != nil {
+			return s.db.wrap("commit source "+s.src.Name+" to", err)
+		}
+		chunks = map[core.CorpusType]int{}
+		rows, err := s.tx.QueryContext(ctx, `SELECT corpus_type, count(*) FROM chunks WHERE source_id = ? GROUP BY 1`, s.sourceID)
+		if err != nil {
+			return s.db.wrap("commit source "+s.src.Name+" to", err)
+		}
+		for rows.Next() {
+			var c string
+			var n int
+			rows.Scan(&c, &n)
+			chunks[core.CorpusType(c)] = n
+		}
+		rows.Close()
 	}
-	counts, _ := json.Marshal(s.chunks)
-	if _, err := s.tx.ExecContext(ctx, `UPDATE sources SET last_ingest = ?, file_count = ?, chunk_counts = ? WHERE id = ?`,
-		time.Now().UTC().Format(time.RFC3339), s.files, string(counts), s.sourceID); err != nil {
+	counts, _ := json.Marshal(chunks)
+	if _, err := s.tx.ExecContext(ctx, `UPDATE sources SET last_ingest = ?, file_count = ?, chunk_counts = ?, git_commit = ? WHERE id = ?`,
+		time.Now().UTC().Format(time.RFC3339), files, string(counts), s.src.Commit, s.sourceID); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
 	}
 	if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('updated_at', ?), ('chunk_count', (SELECT count(*) FROM chunks))

@@ -36,6 +36,8 @@ type crawlOptions struct {
 	classify    []string
 	embed       embedFlags
 	reembed     bool
+	incremental bool
+	wait        bool
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -128,6 +130,8 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.BoolVar(&o.scrubIPs, "scrub-ips", false, "also replace IP addresses in Slack, transcripts, runbooks, ADRs and Google Docs with <IP_n>")
 	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
+	f.BoolVar(&o.incremental, "incremental", false, "re-index only files and channels whose content changed since the last crawl; remove deleted ones; leave unchanged sources alone")
+	f.BoolVar(&o.wait, "wait", false, "wait for another crawl of the same database to finish instead of failing")
 	o.embed.register(f, false)
 	f.BoolVar(&o.reembed, "reembed", false, "drop every vector (and the built-in model) and embed the whole index again; needed to change embedders")
 	return cmd
@@ -164,6 +168,14 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Dir(*o.db), 0o755); err != nil {
+		return err
+	}
+	unlock, err := sqlite.LockCrawl(ctx, *o.db, o.wait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
 	if err != nil {
 		return err
@@ -172,12 +184,13 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 
 	pr := newProgress(io, o.json, o.verbose)
 	crawler := ingest.New(db, ingest.Options{
-		Jobs:     o.jobs,
-		Discover: discover.Options{MaxFileSize: maxSize, Exclude: o.exclude, Rules: rules},
-		Scrub:    scrub.Options{IPs: o.scrubIPs},
-		Progress: pr.event,
-		Args:     strings.Join(os.Args[1:], " "),
-		Embed:    embedOpts,
+		Jobs:        o.jobs,
+		Discover:    discover.Options{MaxFileSize: maxSize, Exclude: o.exclude, Rules: rules},
+		Scrub:       scrub.Options{IPs: o.scrubIPs},
+		Progress:    pr.event,
+		Args:        strings.Join(os.Args[1:], " "),
+		Embed:       embedOpts,
+		Incremental: o.incremental,
 	})
 	sum, err := crawler.Run(ctx, sources)
 	pr.finish()
@@ -290,9 +303,23 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		if len(s.Warnings) > 0 {
 			warn = ", " + plural(len(s.Warnings), "warning", "warnings")
 		}
-		fmt.Fprintf(w, "%-14s %s, %s (%s), %s skipped%s, %s%s\n", s.Source.Name, plural(s.Files, "file", "files"),
-			plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
-			s.Duration.Round(time.Millisecond), status)
+		switch {
+		case s.UpToDate:
+			fmt.Fprintf(w, "%-14s unchanged (%s), %s\n", s.Source.Name, plural(s.Unchanged, "file", "files"), s.Duration.Round(time.Millisecond))
+		case s.Unchanged > 0 || s.Deleted > 0:
+			fmt.Fprintf(w, "%-14s %s re-indexed, %s unchanged, %s removed, %s (%s), %s skipped%s, %s%s\n", s.Source.Name,
+				plural(s.Files, "file", "files"), thousands(s.Unchanged), thousands(s.Deleted),
+				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
+				s.Duration.Round(time.Millisecond), status)
+		default:
+			full := ""
+			if s.Full {
+				full = " (whole source: router mounts changed)"
+			}
+			fmt.Fprintf(w, "%-14s %s, %s (%s), %s skipped%s, %s%s%s\n", s.Source.Name, plural(s.Files, "file", "files"),
+				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
+				s.Duration.Round(time.Millisecond), full, status)
+		}
 		for _, sk := range s.Skips {
 			reasons[reasonKind(sk.Reason)]++
 		}
@@ -303,7 +330,7 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		fmt.Fprintf(w, "joined %s to the %s they mention\n", plural(sum.MentionsChanged, "conversation or doc chunk", "conversation and doc chunks"),
 			plural(sum.Services, "known service", "known services"))
 	}
-	if e := sum.Embed; e.Embedder.ID != "" {
+	if e := sum.Embed; e.Embedder.ID != "" && (e.Embedded > 0 || e.Trained || e.Err != nil) {
 		line := fmt.Sprintf("embedded %s with %s in %s", plural(e.Embedded, "chunk", "chunks"), e.Embedder.ID, e.Duration.Round(time.Millisecond))
 		if e.Trained {
 			line += fmt.Sprintf(" (model learned from %s: %s, %s)", plural(e.Sample, "chunk", "chunks"),
@@ -360,6 +387,10 @@ type jsonSourceSummary struct {
 	Warnings   []jsonSkip     `json:"warnings"`
 	Error      string         `json:"error,omitempty"`
 	DurationMS int64          `json:"duration_ms"`
+	Unchanged  int            `json:"unchanged_files"`
+	Deleted    int            `json:"deleted_files"`
+	UpToDate   bool           `json:"up_to_date"`
+	Commit     string         `json:"git_commit,omitempty"`
 }
 
 type jsonEmbedSummary struct {
@@ -396,7 +427,8 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 	}
 	for _, s := range sum.Sources {
 		js := jsonSourceSummary{Name: s.Source.Name, Path: s.Source.Path, Files: s.Files, Bytes: s.Bytes,
-			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, Warnings: []jsonSkip{}, DurationMS: s.Duration.Milliseconds()}
+			Chunks: map[string]int{}, ChunkCount: s.ChunkCount(), Skipped: []jsonSkip{}, Warnings: []jsonSkip{}, DurationMS: s.Duration.Milliseconds(),
+			Unchanged: s.Unchanged, Deleted: s.Deleted, UpToDate: s.UpToDate, Commit: s.Source.Commit}
 		for c, n := range s.Chunks {
 			js.Chunks[string(c)] = n
 		}

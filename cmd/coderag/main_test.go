@@ -70,6 +70,10 @@ func crawlSample(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The crash and concurrency tests run this test binary as coderag.
+	if os.Getenv("CODERAG_AS_BINARY") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], newIO()))
+	}
 	code := m.Run()
 	if sampleDB != "" {
 		os.RemoveAll(filepath.Dir(filepath.Dir(sampleDB)))

@@ -34,6 +34,8 @@ type Store interface {
 	StartRun(ctx context.Context, args string) (int64, error)
 	FinishRun(ctx context.Context, id int64, r core.CrawlRun) error
 	BeginSource(ctx context.Context, runID int64, src core.Source) (SourceWriter, error)
+	// BeginSourceUpdate changes a source file by file (incremental crawl).
+	BeginSourceUpdate(ctx context.Context, runID int64, src core.Source) (SourceUpdater, error)
 	// ServiceNames returns the services the index knows (from deploy
 	// files and the graph).
 	ServiceNames(ctx context.Context) ([]string, error)
@@ -62,6 +64,8 @@ type SourceWriter interface {
 	WriteFile(ctx context.Context, f core.File, hash string, chunks []embed.Chunk) error
 	// WriteRoutes stores the routes of the source, after their chunks.
 	WriteRoutes(ctx context.Context, routes []core.RouteAt) error
+	// WriteMounts records the router mounts of a written file.
+	WriteMounts(ctx context.Context, path string, mounts []core.Mount) error
 	Skip(ctx context.Context, path, reason string) error
 	// Warn records that a file was indexed in a weaker way than its type
 	// asks for (as text), and why.
@@ -69,6 +73,21 @@ type SourceWriter interface {
 	Commit(ctx context.Context) error
 	// Rollback abandons the changes; it is a no-op after Commit.
 	Rollback() error
+}
+
+// SourceUpdater changes a source file by file: WriteFile replaces one
+// file, DeleteFile removes one, the others stay.
+type SourceUpdater interface {
+	SourceWriter
+	// StoredFiles returns what the store holds of each file, by path.
+	StoredFiles(ctx context.Context) (map[string]StoredFile, error)
+	DeleteFile(ctx context.Context, path string) error
+}
+
+// StoredFile is what the store holds of one file.
+type StoredFile struct {
+	Hash   string
+	Mounts []core.Mount
 }
 
 // Options configure a Crawler. The zero value uses the defaults.
@@ -93,6 +112,10 @@ type Options struct {
 	Args string
 	// Embed says how chunks get vectors (none by default).
 	Embed EmbedOptions
+	// Incremental re-chunks only the files (and Slack channels) whose
+	// content hash changed since the last crawl, adds new ones and removes
+	// deleted ones; a source with no change is left as it is.
+	Incremental bool
 	// FS opens a source's directory; default os.DirFS. Tests inject faults.
 	FS func(dir string) fs.FS
 }
@@ -131,8 +154,14 @@ type SourceSummary struct {
 	Routes   []core.RouteAt  // server routes found, with mount prefixes applied
 	Errors   []error
 	Err      error // the source could not be crawled at all
-	Duration time.Duration
-	Phases   map[core.Phase]time.Duration
+	// Incremental crawls: files whose content had not changed, files
+	// removed because they are gone, and whether nothing changed at all
+	// (UpToDate: the source was left as it was). Full says an incremental
+	// crawl re-indexed the whole source (router mounts changed).
+	Unchanged, Deleted int
+	UpToDate, Full     bool
+	Duration           time.Duration
+	Phases             map[core.Phase]time.Duration
 }
 
 // ChunkCount is the total number of chunks written for the source.
@@ -328,6 +357,8 @@ type fileResult struct {
 	skip    string
 	warning string
 	bytes   int64
+	// unchanged: an incremental crawl found the stored content hash.
+	unchanged bool
 	// problems are parts of the unit that could not be read (a day file
 	// of a Slack channel); the rest of the unit is indexed.
 	problems []discover.Skip
@@ -339,6 +370,10 @@ func (c *Crawler) event(e core.Event) {
 }
 
 func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source) (ss SourceSummary, err error) {
+	return c.crawlSourceMode(ctx, runID, src, c.opts.Incremental)
+}
+
+func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Source, update bool) (ss SourceSummary, err error) {
 	start := time.Now()
 	ss = SourceSummary{Source: src, Chunks: map[core.CorpusType]int{}, Phases: map[core.Phase]time.Duration{}}
 	defer func() { ss.Duration = time.Since(start) }()
@@ -364,11 +399,27 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	// driver interrupt a write half-way (which database/sql answers with an
 	// asynchronous rollback on a discarded connection).
 	wctx := context.WithoutCancel(ctx)
-	w, err := c.store.BeginSource(wctx, runID, src)
+	if src.Kind == core.SourceRepo {
+		src.Commit = discover.GitHead(src.Path)
+		ss.Source = src
+	}
+	var w SourceWriter
+	var up SourceUpdater
+	if update {
+		up, err = c.store.BeginSourceUpdate(wctx, runID, src)
+		w = up
+	} else {
+		w, err = c.store.BeginSource(wctx, runID, src)
+	}
 	if err != nil {
 		return ss, err
 	}
 	defer w.Rollback()
+	if up != nil {
+		if u.stored, err = up.StoredFiles(wctx); err != nil {
+			return ss, err
+		}
+	}
 	for _, s := range found.Skips {
 		if err := w.Skip(wctx, s.Path, s.Reason); err != nil {
 			return ss, err
@@ -419,6 +470,7 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	done := 0
 	var routes []core.RouteAt
 	var mounts []chunk.FileMount
+	mountsChanged := false
 	for r := range results {
 		if werr == nil && gctx.Err() != nil {
 			werr = gctx.Err()
@@ -436,12 +488,23 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 		}
 		switch {
 		case werr != nil:
+		case r.unchanged:
+			ss.Unchanged++
+			for _, m := range u.stored[r.file.Path].Mounts {
+				mounts = append(mounts, chunk.FileMount{File: r.file.Path, Mount: m})
+			}
 		case r.skip != "":
 			ss.Skips = append(ss.Skips, discover.Skip{Path: r.file.Path, Reason: r.skip})
 			werr = w.Skip(wctx, r.file.Path, r.skip)
 			c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path, Reason: r.skip})
 		default:
 			werr = w.WriteFile(wctx, r.file, r.hash, r.chunks)
+			if werr == nil {
+				werr = w.WriteMounts(wctx, r.file.Path, r.mounts)
+			}
+			if up != nil && !sameMounts(u.stored[r.file.Path].Mounts, r.mounts) {
+				mountsChanged = true
+			}
 			ss.Files++
 			ss.Bytes += r.bytes
 			for _, ch := range r.chunks {
@@ -478,6 +541,39 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	}
 
 	writeStart := time.Now()
+	if up != nil {
+		seen := make(map[string]bool, len(found.Files))
+		for _, f := range found.Files {
+			seen[f.Path] = true
+		}
+		for p, sf := range u.stored {
+			if seen[p] {
+				continue
+			}
+			if err := up.DeleteFile(wctx, p); err != nil {
+				return ss, err
+			}
+			ss.Deleted++
+			if len(sf.Mounts) > 0 {
+				mountsChanged = true
+			}
+		}
+		switch {
+		case mountsChanged:
+			// Routes of unchanged files live under the old prefixes:
+			// index the whole source again.
+			w.Rollback()
+			full, err := c.crawlSourceMode(ctx, runID, src, false)
+			full.Full = true
+			return full, err
+		case ss.Files == 0 && ss.Deleted == 0:
+			ss.UpToDate = true
+			w.Rollback()
+			ss.Phases[core.PhaseWrite] = time.Since(writeStart)
+			c.event(core.Event{Kind: core.EventSourceDone, Phase: core.PhaseDone, Source: src.Name, FilesDone: done, FilesTotal: total})
+			return ss, nil
+		}
+	}
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseWrite, Source: src.Name, FilesDone: done, FilesTotal: total, Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
 	ss.Routes = chunk.ApplyMounts(routes, mounts)
 	if err := w.WriteRoutes(wctx, ss.Routes); err != nil {
@@ -491,6 +587,21 @@ func (c *Crawler) crawlSource(ctx context.Context, runID int64, src core.Source)
 	c.event(core.Event{Kind: core.EventSourceDone, Phase: core.PhaseDone, Source: src.Name, FilesDone: done, FilesTotal: total,
 		Chunks: ss.ChunkCount(), Bytes: ss.Bytes})
 	return ss, nil
+}
+
+// sameMounts reports whether two mount lists are equal, ignoring lines.
+func sameMounts(a, b []core.Mount) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		x.Line, y.Line = 0, 0
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *Crawler) maxSize() int64 {

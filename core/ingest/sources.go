@@ -28,6 +28,9 @@ type sourceReader struct {
 
 	slack    *convo.SlackExport
 	channels map[string]convo.SlackChannel // by unit path ("#incidents")
+
+	// stored is what an incremental crawl finds in the store, by path.
+	stored map[string]StoredFile
 }
 
 // open discovers what src holds. It fails only when the source cannot be
@@ -95,7 +98,11 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 // skip reason; process never fails the crawl.
 func (r *sourceReader) process(f core.File) fileResult {
 	if r.slack != nil {
-		return r.channel(f)
+		res := r.channel(f)
+		if sf, ok := r.stored[f.Path]; ok && res.skip == "" && sf.Hash == res.hash {
+			return fileResult{file: f, hash: res.hash, unchanged: true}
+		}
+		return res
 	}
 	c := r.c
 	res := fileResult{file: f}
@@ -103,6 +110,12 @@ func (r *sourceReader) process(f core.File) fileResult {
 	if err != nil {
 		res.skip = "unreadable: " + unwrapPathError(err)
 		return res
+	}
+	if sf, ok := r.stored[f.Path]; ok {
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) == sf.Hash {
+			return fileResult{file: f, hash: sf.Hash, unchanged: true}
+		}
 	}
 	if int64(len(data)) > c.maxSize() {
 		res.skip = fmt.Sprintf("larger than the size limit (%d bytes)", len(data))
