@@ -88,6 +88,10 @@ type SourceStats struct {
 	Chunks     int
 	Skipped    int
 	LastIngest time.Time
+	// Commit is the git HEAD the source was last crawled at (repositories).
+	Commit string
+	// ByCorpus counts the source's chunks per corpus type.
+	ByCorpus map[CorpusType]int
 }
 
 // CrawlRun is one recorded crawl.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"os"
 	"time"
@@ -102,7 +103,8 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 
 	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
 		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),
-		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id AND k.kind = 'skip'), coalesce(s.last_ingest, '')
+		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id AND k.kind = 'skip'), coalesce(s.last_ingest, ''),
+		coalesce(s.git_commit, ''), s.chunk_counts
 		FROM sources s ORDER BY s.repo_name`)
 	if err != nil {
 		return st, db.wrap("list sources in", err)
@@ -110,12 +112,13 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var s core.SourceStats
-		var kind, last string
-		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last); err != nil {
+		var kind, last, counts string
+		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts); err != nil {
 			return st, db.wrap("list sources in", err)
 		}
 		s.Kind = core.SourceKind(kind)
 		s.LastIngest, _ = time.Parse(time.RFC3339, last)
+		json.Unmarshal([]byte(counts), &s.ByCorpus)
 		st.Sources = append(st.Sources, s)
 	}
 	if err := rows.Err(); err != nil {

@@ -170,6 +170,33 @@ func TestIncrementalCrawl(t *testing.T) {
 	if hasGit && len(sum.Sources[0].Commit) != 40 {
 		t.Errorf("git commit %q not recorded", sum.Sources[0].Commit)
 	}
+	// The manifest records the commit and the source's totals.
+	mf := filepath.Join(dir, "out", "manifest.json")
+	if code, _, errs := coderag(t, "manifest", "--db", db, "--write", mf); code != 0 {
+		t.Fatal(errs)
+	}
+	var m struct {
+		ChunkCount int `json:"chunk_count"`
+		Repos      map[string]struct {
+			LastGitHash string `json:"last_git_hash"`
+			ChunkCount  int    `json:"chunk_count"`
+		}
+	}
+	raw, err := os.ReadFile(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(raw, &m)
+	total := 0
+	for _, ids := range after {
+		total += len(ids)
+	}
+	if m.ChunkCount != total || m.Repos["storefront"].ChunkCount+m.Repos["acme-slack"].ChunkCount != total {
+		t.Errorf("manifest counts %+v, want %d chunks", m, total)
+	}
+	if hasGit && m.Repos["storefront"].LastGitHash != sum.Sources[0].Commit {
+		t.Errorf("manifest commit %q, crawl said %q", m.Repos["storefront"].LastGitHash, sum.Sources[0].Commit)
+	}
 	// Search finds the new code, and not the deleted.
 	_, out, _ = coderag(t, "query", "--db", db, "--json", "-k", "3", "healthz")
 	if !strings.Contains(out, "src/health.ts") {
