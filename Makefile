@@ -3,6 +3,7 @@
 #   make run    build, crawl the bundled sample workspace, show what is in it
 #   make test   gofmt check, go vet and all tests
 #   make bench  benchmarks
+#   make eval   retrieval evaluation on the sample
 
 GO        ?= go
 TAGS      := sqlite_fts5
@@ -66,6 +67,7 @@ test: deps fmt-check check-deps vet
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench Crawl50MB -benchtime 1x -timeout 30m ./cmd/coderag
 
 # eval crawls the sample into its own database and runs the sample
 # questions in every search mode (the table in docs/eval.md).

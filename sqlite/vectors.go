@@ -82,8 +82,10 @@ func (db *DB) VectorCount(ctx context.Context) (int, error) {
 	if db.Embedder().ID == "" {
 		return 0, nil
 	}
+	// vec_quant has a row for every vec0 row (written and deleted
+	// together) and counts without scanning vec0's chunks.
 	var n int
-	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_chunks`).Scan(&n)
+	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_quant`).Scan(&n)
 	return n, db.wrap("count vectors in", err)
 }
 
@@ -225,7 +227,7 @@ func (db *DB) LoadModel(ctx context.Context, tokens []string) (*embed.Model, err
 // that have no vector, in key order.
 func (db *DB) PendingVectors(ctx context.Context, after int64, limit int) ([]embed.Pending, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT c.pk, c.context_prefix, c.text FROM chunks c
-		WHERE c.pk > ? AND NOT EXISTS (SELECT 1 FROM vec_chunks v WHERE v.chunk_pk = c.pk)
+		WHERE c.pk > ? AND NOT EXISTS (SELECT 1 FROM vec_quant v WHERE v.chunk_pk = c.pk)
 		ORDER BY c.pk LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, db.wrap("list chunks to embed in", err)

@@ -38,10 +38,12 @@ type envSource struct {
 }
 
 type builder struct {
-	in      Input
-	nodes   map[string]*Service
-	alias   map[string]string // lower-case alias -> node name
-	owners  []owner
+	in     Input
+	nodes  map[string]*Service
+	alias  map[string]string // lower-case alias -> node name
+	owners []owner
+	// ownerAt indexes owners by repository and directory.
+	ownerAt map[[2]string]string
 	env     map[string][]envSource
 	config  map[string][]envSource    // settings files (appsettings.json) by service
 	routes  map[string][]route        // by service, with their path segments
@@ -338,11 +340,13 @@ func (b *builder) ownership() {
 		if dir == "." {
 			dir = ""
 		}
-		for _, o := range b.owners {
-			if o.repo == repo && o.dir == dir {
-				return
-			}
+		if b.ownerAt == nil {
+			b.ownerAt = map[[2]string]string{}
 		}
+		if _, ok := b.ownerAt[[2]string{repo, dir}]; ok {
+			return
+		}
+		b.ownerAt[[2]string{repo, dir}] = service
 		b.owners = append(b.owners, owner{repo, dir, service, why})
 		if n := b.nodes[service]; n != nil {
 			if n.Directory == "" && n.Repo == repo || n.Repo == "" {
@@ -487,14 +491,23 @@ func (b *builder) sortedNodes() []string {
 	return names
 }
 
-// ownerOf returns the service whose code file is, or "".
+// ownerOf returns the service whose code file is, or "": the owner of
+// the deepest directory holding it (or of the file itself).
 func (b *builder) ownerOf(repo, file string) string {
-	for _, o := range b.owners {
-		if o.repo == repo && (o.dir == "" || file == o.dir || strings.HasPrefix(file, o.dir+"/")) {
-			return o.service
+	for d := file; ; {
+		if s, ok := b.ownerAt[[2]string{repo, d}]; ok {
+			return s
+		}
+		if d == "" {
+			return ""
+		}
+		i := strings.LastIndexByte(d, '/')
+		if i < 0 {
+			d = ""
+		} else {
+			d = d[:i]
 		}
 	}
-	return ""
 }
 
 // environments collects, per service, the environment variables its
