@@ -303,8 +303,8 @@ func (db *DB) UseEmbedder(ctx context.Context, e core.EmbedderInfo) error {
 			repo_name text,
 			language text,
 			service_name text)`, e.Dim),
+		vectorTriggerSQL,
 	}
-	stmts = append(stmts, vectorTriggerSQL(e.Dim)...)
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return db.wrap("create vector table in", err)

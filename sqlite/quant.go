@@ -10,7 +10,6 @@ import (
 	"math/bits"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"coderag/core"
@@ -362,5 +361,3 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 	}
 	return hits, db.wrap("vector search in", crow.Err())
 }
-
-func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

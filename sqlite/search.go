@@ -43,15 +43,21 @@ func scanChunk(r scanner, extra ...any) (core.Chunk, error) {
 	return c, nil
 }
 
-// filterSQL turns f into conditions on chunk alias c.
-func filterSQL(f core.Filter) (string, []any) {
+// placeholders is n comma-separated SQL parameters.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
+// metaConds turns the filter's metadata parts (corpus, repo, language,
+// service) into conditions on columns named prefix+column: the chunks
+// table (prefix "c.") and vec0's metadata columns (prefix "") share the
+// names.
+func metaConds(prefix string, f core.Filter) ([]string, []any) {
 	var conds []string
 	var args []any
 	in := func(col string, vals []string) {
 		if len(vals) == 0 {
 			return
 		}
-		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
+		conds = append(conds, prefix+col+" IN ("+placeholders(len(vals))+")")
 		for _, v := range vals {
 			args = append(args, v)
 		}
@@ -60,10 +66,16 @@ func filterSQL(f core.Filter) (string, []any) {
 	for i, c := range f.Corpus {
 		corpus[i] = string(c)
 	}
-	in("c.corpus_type", corpus)
-	in("c.repo_name", f.Repo)
-	in("c.language", f.Language)
-	in("c.service_name", f.Service)
+	in("corpus_type", corpus)
+	in("repo_name", f.Repo)
+	in("language", f.Language)
+	in("service_name", f.Service)
+	return conds, args
+}
+
+// filterSQL turns f into conditions on chunk alias c.
+func filterSQL(f core.Filter) (string, []any) {
+	conds, args := metaConds("c.", f)
 	if len(f.Path) > 0 {
 		var ors []string
 		for _, p := range f.Path {
@@ -147,37 +159,20 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	if k <= 0 {
 		return nil, nil
 	}
+	if f.Empty() && db.usePrefilter(ctx) {
+		return db.knnPaged(ctx, v, k)
+	}
 	blob, err := vec.SerializeFloat32(v)
 	if err != nil {
 		return nil, err
 	}
-	var conds []string
-	args := []any{blob, k}
-	in := func(col string, vals []string) {
-		if len(vals) == 0 {
-			return
-		}
-		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")+")")
-		for _, v := range vals {
-			args = append(args, v)
-		}
-	}
-	corpus := make([]string, len(f.Corpus))
-	for i, c := range f.Corpus {
-		corpus[i] = string(c)
-	}
-	in("corpus_type", corpus)
-	in("repo_name", f.Repo)
-	in("language", f.Language)
-	in("service_name", f.Service)
+	conds, metaArgs := metaConds("", f)
+	args := append([]any{blob, k}, metaArgs...)
 	where := ""
 	if len(conds) > 0 {
 		where = " AND " + strings.Join(conds, " AND ")
 	}
 	pathWhere, pathArgs := filterSQL(core.Filter{Path: f.Path, NotPath: f.NotPath})
-	if f.Empty() && db.usePrefilter(ctx) {
-		return db.knnPaged(ctx, v, k)
-	}
 	q := `SELECT ` + chunkCols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
 		JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
 	args = append(args, pathArgs...)

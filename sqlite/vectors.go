@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
@@ -21,13 +20,11 @@ import (
 const insQuantSQL = `INSERT INTO vec_quant(chunk_pk, i8) VALUES (?, ?)`
 
 // vectorTriggerSQL creates the trigger that drops a chunk's vectors with
-// it.
-func vectorTriggerSQL(int) []string {
-	return []string{`CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
-			DELETE FROM vec_chunks WHERE chunk_pk = old.pk;
-			DELETE FROM vec_quant WHERE chunk_pk = old.pk;
-		END`}
-}
+// it (vec0 has no foreign keys).
+const vectorTriggerSQL = `CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
+		DELETE FROM vec_chunks WHERE chunk_pk = old.pk;
+		DELETE FROM vec_quant WHERE chunk_pk = old.pk;
+	END`
 
 // EmbedderURL is the server URL recorded with an HTTP embedder ("" for
 // the built-in one or when none was recorded).
@@ -186,7 +183,7 @@ func (db *DB) LoadModel(ctx context.Context, tokens []string) (*embed.Model, err
 		if len(tokens) == 0 {
 			return embed.NewModel(dim, nil, nil, nil)
 		}
-		q = `SELECT token, idf, vec FROM embed_vocab WHERE token IN (` + strings.TrimSuffix(strings.Repeat("?,", len(tokens)), ",") + `) ORDER BY token`
+		q = `SELECT token, idf, vec FROM embed_vocab WHERE token IN (` + placeholders(len(tokens)) + `) ORDER BY token`
 		for _, t := range tokens {
 			args = append(args, t)
 		}

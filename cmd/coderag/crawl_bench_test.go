@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,76 +33,41 @@ func BenchmarkCrawl50MB(b *testing.B) {
 	dir := b.TempDir()
 	repo := filepath.Join(dir, "mono")
 	var bytes int64
-	copies := 0
-	for bytes < 50<<20 {
+	for copies := 0; bytes < 50<<20; copies++ {
 		for _, r := range []string{"platform", "storefront"} {
-			dst := filepath.Join(repo, fmt.Sprintf("team%03d", copies), r)
-			filepath.WalkDir(filepath.Join(sampleDir, r), func(p string, d os.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				rel, _ := filepath.Rel(filepath.Join(sampleDir, r), p)
-				to := filepath.Join(dst, rel)
-				if d.IsDir() {
-					return os.MkdirAll(to, 0o755)
-				}
-				data, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				bytes += int64(len(data))
-				return os.WriteFile(to, data, 0o644)
-			})
+			bytes += copyTree(b, filepath.Join(sampleDir, r), filepath.Join(repo, fmt.Sprintf("team%03d", copies), r))
 		}
-		copies++
 	}
 	db := filepath.Join(dir, "bench.db")
-	var files, chunks int
 	start := time.Now()
-	code, out, errs := coderagB(b, "crawl", "--db", db, "--repo-path", repo, "--json")
-	full := time.Since(start)
-	if code != 0 {
+	if code, _, errs := coderag(b, "crawl", "--db", db, "--repo-path", repo); code != 0 {
 		b.Fatalf("crawl: %s", errs)
 	}
-	fmt.Sscanf(jsonField(lastLineB(out), `"files":`), "%d", &files)
-	fmt.Sscanf(jsonField(lastLineB(out), `"chunk_count":`), "%d", &chunks)
+	full := time.Since(start)
+	_, out, _ := coderag(b, "stats", "--db", db, "--json")
+	var st struct{ Files, Chunks int }
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		b.Fatal(err)
+	}
 	rss := peakRSS()
 	// One changed file.
 	edit := filepath.Join(repo, "team000", "storefront", "src", "clients", "cart.ts")
 	data, _ := os.ReadFile(edit)
 	os.WriteFile(edit, append(data, []byte("\nexport const changed = true;\n")...), 0o644)
 	start = time.Now()
-	if code, _, errs := coderagB(b, "crawl", "--db", db, "--repo-path", repo, "--incremental"); code != 0 {
+	if code, _, errs := coderag(b, "crawl", "--db", db, "--repo-path", repo, "--incremental"); code != 0 {
 		b.Fatalf("incremental crawl: %s", errs)
 	}
 	inc := time.Since(start)
 	b.ReportMetric(float64(bytes)/1e6, "MB")
 	b.ReportMetric(full.Seconds(), "full-s")
 	b.ReportMetric(float64(bytes)/1e6/full.Seconds(), "MB/s")
-	b.ReportMetric(float64(files)/full.Seconds(), "files/s")
-	b.ReportMetric(float64(chunks)/full.Seconds(), "chunks/s")
+	b.ReportMetric(float64(st.Files), "files")
+	b.ReportMetric(float64(st.Chunks), "chunks")
+	b.ReportMetric(float64(st.Files)/full.Seconds(), "files/s")
+	b.ReportMetric(float64(st.Chunks)/full.Seconds(), "chunks/s")
 	b.ReportMetric(rss, "peak-RSS-MB")
 	b.ReportMetric(inc.Seconds(), "incremental-1-file-s")
+	b.ReportMetric(inc.Seconds()/full.Seconds(), "incremental/full")
 	b.ReportMetric(0, "ns/op")
-}
-
-func coderagB(b *testing.B, args ...string) (int, string, string) {
-	var out, errb strings.Builder
-	io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 80 }}
-	code := run(b.Context(), args, io)
-	return code, out.String(), errb.String()
-}
-
-func lastLineB(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
-// jsonField returns the text after the first occurrence of key.
-func jsonField(s, key string) string {
-	i := strings.Index(s, key)
-	if i < 0 {
-		return ""
-	}
-	return s[i+len(key):]
 }

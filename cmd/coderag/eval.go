@@ -104,7 +104,7 @@ func evalRun(cmd *cobra.Command, io *ioStreams, o *evalOptions) error {
 		default:
 			return usagef("--modes: unknown mode %q (want bm25, dense, hybrid, hybrid+rerank)", m)
 		}
-		if emb == nil && opts.Embedder == nil && (m == "dense") {
+		if m == "dense" && emb == nil {
 			fmt.Fprintf(io.err, "coderag: warning: mode dense skipped: %s holds no vectors\n", *o.db)
 			continue
 		}

@@ -16,9 +16,11 @@ import (
 	"coderag/sqlite"
 )
 
-// copyTree copies the directory src to dst.
-func copyTree(t *testing.T, src, dst string) {
+// copyTree copies the directory src to dst and returns the bytes of the
+// files copied.
+func copyTree(t testing.TB, src, dst string) int64 {
 	t.Helper()
+	var n int64
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -32,11 +34,13 @@ func copyTree(t *testing.T, src, dst string) {
 		if err != nil {
 			return err
 		}
+		n += int64(len(b))
 		return os.WriteFile(to, b, 0o644)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n
 }
 
 // chunkIDs returns the chunk ids of the database by file path.

@@ -27,7 +27,7 @@ import (
 var sampleDir = filepath.Join("..", "..", "testdata", "sample")
 
 // coderag runs one command line in-process and returns exit code and output.
-func coderag(t *testing.T, args ...string) (int, string, string) {
+func coderag(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 80 }}

@@ -167,11 +167,11 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 	if err != nil {
 		return err
 	}
-	have2, err := vs.VectorCount(wctx)
+	embedded, err := vs.VectorCount(wctx)
 	if err != nil {
 		return err
 	}
-	todo := total - have2
+	todo := total - embedded
 	progress := func() {
 		c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseEmbed, Source: "embedding",
 			FilesDone: es.Embedded + es.Empty, FilesTotal: todo, Chunks: es.Embedded})

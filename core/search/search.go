@@ -5,7 +5,6 @@ package search
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -567,6 +566,3 @@ func searchable(term, index string) bool {
 	}
 	return false
 }
-
-// IsBadQuery reports whether err means the query itself was malformed.
-func IsBadQuery(err error) bool { return errors.Is(err, core.ErrBadQuery) }
