@@ -56,7 +56,7 @@ vet: deps
 
 # core and the TUI never touch the database driver or our C: tui -> core <- sqlite.
 check-deps:
-	@bad=$$($(GO) list -tags $(TAGS) -deps ./core/... $$(test -d tui && echo ./tui/...) | grep -E '^(coderag/sqlite|database/sql|github.com/mattn/go-sqlite3)' || true); \
+	@bad=$$($(GO) list -tags $(TAGS) -deps ./core/... $$(test -d tui && echo ./tui/...) | grep -E '^(coderag/sqlite|database/sql$$|github.com/mattn/go-sqlite3)' || true); \
 	if [ -n "$$bad" ]; then echo "core or tui imports the store: $$bad"; exit 1; fi
 
 test: deps fmt-check check-deps vet

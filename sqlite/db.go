@@ -250,8 +250,14 @@ func (db *DB) Meta(ctx context.Context, key string) (string, error) {
 
 func (db *DB) loadEmbedder(ctx context.Context) error {
 	id, err := db.Meta(ctx, "embedder_id")
-	if err != nil || id == "" {
+	if err != nil {
 		return err
+	}
+	if id == "" {
+		db.mu.Lock()
+		db.embedder = core.EmbedderInfo{}
+		db.mu.Unlock()
+		return nil
 	}
 	ds, err := db.Meta(ctx, "embedder_dim")
 	if err != nil {
@@ -265,6 +271,17 @@ func (db *DB) loadEmbedder(ctx context.Context) error {
 	db.embedder = core.EmbedderInfo{ID: id, Dim: dim}
 	db.mu.Unlock()
 	return nil
+}
+
+// Refresh re-reads what Open cached from the file (the embedder), for a
+// long-lived reader after another process crawled: it returns the id of
+// the newest crawl run, which changes with every crawl.
+func (db *DB) Refresh(ctx context.Context) (int64, error) {
+	var run sql.NullInt64
+	if err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM crawl_runs`).Scan(&run); err != nil {
+		return 0, db.wrap("read crawl runs of", err)
+	}
+	return run.Int64, db.loadEmbedder(ctx)
 }
 
 // Embedder returns the embedder recorded in the file (zero if none).

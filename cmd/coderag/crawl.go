@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"coderag/core"
 	"coderag/core/discover"
@@ -38,6 +42,7 @@ type crawlOptions struct {
 	reembed     bool
 	incremental bool
 	wait        bool
+	tui         bool
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -55,7 +60,11 @@ Sources:
   --gdocs-dir DIR          Google Docs exports: HTML, DOCX, Markdown, text
 Every flag repeats. A source is named after its directory or file; give
 another name with NAME=PATH (or --repo-name for repositories). Names are
-unique per database: crawling a name again replaces that source.
+unique per database: crawling a name again replaces that source. Without
+source flags, crawl re-crawls every source the database already holds, from
+the paths it was crawled from (add --incremental to re-index only what
+changed); --exclude and --classify given then apply again, earlier ones are
+not remembered (put lasting rules in the source's .coderag.yaml).
 
 Repositories are walked honouring .gitignore and .coderagignore files.
 Files are classified by path and content (runbooks by a runbook, playbook or
@@ -132,6 +141,7 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
 	f.BoolVar(&o.incremental, "incremental", false, "re-index only files and channels whose content changed since the last crawl; remove deleted ones; leave unchanged sources alone")
 	f.BoolVar(&o.wait, "wait", false, "wait for another crawl of the same database to finish instead of failing")
+	f.BoolVar(&o.tui, "tui", false, "show the crawl in the terminal UI (progress bars per source, rates, ETA, problems); search while it runs")
 	o.embed.register(f, false)
 	f.BoolVar(&o.reembed, "reembed", false, "drop every vector (and the built-in model) and embed the whole index again; needed to change embedders")
 	return cmd
@@ -139,8 +149,11 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 
 func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	ctx := cmd.Context()
-	if len(o.repoPaths)+len(o.slack)+len(o.transcripts)+len(o.runbooks)+len(o.gdocs) == 0 {
-		return usagef("nothing to crawl: pass --repo-path, --slack-export, --transcripts-dir, --runbooks-dir or --gdocs-dir")
+	if o.tui && o.json {
+		return usagef("--tui and --json do not go together")
+	}
+	if o.tui && !io.outTTY {
+		return usagef("--tui needs a terminal")
 	}
 	if cmd.Flags().Changed("jobs") {
 		if err := positiveInt("jobs", o.jobs); err != nil {
@@ -151,8 +164,13 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if err != nil {
 		return usagef("--max-file-size: %v", err)
 	}
-	sources, err := o.sources()
-	if err != nil {
+	var sources []core.Source
+	again := len(o.repoPaths)+len(o.slack)+len(o.transcripts)+len(o.runbooks)+len(o.gdocs) == 0
+	if again {
+		if sources, err = previousSources(ctx, *o.db); err != nil {
+			return err
+		}
+	} else if sources, err = o.sources(); err != nil {
 		return err
 	}
 	var rules []discover.Rule
@@ -181,18 +199,27 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
+	if again && !o.reembed && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" {
+		// a re-crawl keeps the index's embedder
+		if embedOpts, err = storedEmbed(ctx, db); err != nil {
+			return err
+		}
+	}
 
-	pr := newProgress(io, o.json, o.verbose)
-	crawler := ingest.New(db, ingest.Options{
+	opts := ingest.Options{
 		Jobs:        o.jobs,
 		Discover:    discover.Options{MaxFileSize: maxSize, Exclude: o.exclude, Rules: rules},
 		Scrub:       scrub.Options{IPs: o.scrubIPs},
-		Progress:    pr.event,
 		Args:        strings.Join(os.Args[1:], " "),
 		Embed:       embedOpts,
 		Incremental: o.incremental,
-	})
-	sum, err := crawler.Run(ctx, sources)
+	}
+	if o.tui {
+		return crawlTUI(ctx, io, o, db, opts, sources, unlock)
+	}
+	pr := newProgress(io, o.json, o.verbose)
+	opts.Progress = pr.event
+	sum, err := ingest.New(db, opts).Run(ctx, sources)
 	pr.finish()
 	if o.json {
 		printCrawlJSON(io, *o.db, sum)
@@ -201,6 +228,65 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	}
 	if err != nil {
 		return err
+	}
+	if sum.Failed() {
+		return errSilent
+	}
+	return nil
+}
+
+// previousSources are the sources the database at path holds, for a crawl
+// without source flags.
+func previousSources(ctx context.Context, path string) ([]core.Source, error) {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if errors.Is(err, core.ErrNoIndex) {
+		return nil, usagef("nothing to crawl: pass --repo-path, --slack-export, --transcripts-dir, --runbooks-dir or --gdocs-dir (%s does not exist yet)", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	sources, err := storedSources(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if len(sources) == 0 {
+		return nil, usagef("nothing to crawl: %s holds no sources; pass --repo-path, --slack-export, --transcripts-dir, --runbooks-dir or --gdocs-dir", path)
+	}
+	return sources, nil
+}
+
+// crawlTUI runs the crawl inside the terminal UI's crawl view; the
+// summary is printed when the app is left.
+func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db *sqlite.DB, opts ingest.Options, sources []core.Source, unlock func()) error {
+	var (
+		sum  ingest.Summary
+		cerr error
+		ran  bool
+	)
+	var once sync.Once
+	release := func() { once.Do(unlock) }
+	defer release()
+	start := func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
+		defer release() // the app's own re-crawl may run after this one
+		opts.Progress = progress
+		sum, cerr = ingest.New(db, opts).Run(ctx, sources)
+		ran = true
+		return sum, cerr
+	}
+	t := &tuiOptions{db: o.db}
+	fs := pflag.NewFlagSet("tui", pflag.ContinueOnError)
+	t.embed.register(fs, true)
+	t.rerank.register(fs)
+	err := tuiRun(ctx, io, t, "", start)
+	if ran {
+		printCrawlSummary(io, *o.db, sum, o.verbose)
+	}
+	if err != nil {
+		return err
+	}
+	if cerr != nil {
+		return cerr
 	}
 	if sum.Failed() {
 		return errSilent

@@ -45,6 +45,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),
 		newManifestCmd(io, &dbPath),
+		newTUICmd(io, &dbPath),
 		newVersionCmd(io),
 	)
 	return root

@@ -22,6 +22,11 @@ func dependsOn(e Edge) (from, to string) {
 	return e.Source, e.Target
 }
 
+// Dependency returns which service depends on which through e: the
+// source on the target, except for a subscription, whose edge runs from
+// the topic to the consumer while the consumer depends on the topic.
+func (e Edge) Dependency() (from, to string) { return dependsOn(e) }
+
 // Hop is a service reached by a traversal: at which depth, through which
 // edge, from which service.
 type Hop struct {

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"coderag/core"
+	"coderag/core/embed"
+	"coderag/core/ingest"
+	"coderag/core/search"
+	"coderag/sqlite"
+	"coderag/tui"
+)
+
+type tuiOptions struct {
+	db     *string
+	light  bool
+	embed  embedFlags
+	rerank rerankFlags
+}
+
+const tuiLong = `Tui opens the terminal UI: type to search code, deploy files, runbooks, ADRs,
+Slack and transcripts at once; read a hit highlighted in its file; walk the
+service graph, a service's blast radius and the conversations about it.
+
+Searches run as you type. The BM25 answer shows first and the hybrid one
+(with the index's embedder and the reranker) refines it; the query syntax of
+'coderag query' works in the box (type:runbook service:cart lang:go
+path:src/** -path:test "a phrase"). Number keys toggle corpus-type filters.
+
+ctrl+r re-crawls the index's sources incrementally (only changed files) and
+shows the crawl; searches keep working while it runs and see the new index
+when it ends.
+
+Keys:
+` + "%s" + `
+Colours follow the terminal's background; NO_COLOR=1 turns them off.`
+
+func newTUICmd(io *ioStreams, db *string) *cobra.Command {
+	o := &tuiOptions{db: db}
+	cmd := &cobra.Command{
+		Use:   "tui [QUERY...]",
+		Short: "Search and browse the service graph in a terminal UI",
+		Long:  fmt.Sprintf(tuiLong, keyReference()),
+		Example: `  coderag tui
+  coderag tui "redis OOMKilled"
+  coderag tui --db /srv/coderag/prod.db`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return tuiRun(cmd.Context(), io, o, strings.Join(args, " "), nil)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.light, "light", false, "start with colours for a light background (the terminal's is detected when it answers)")
+	o.embed.register(f, true)
+	o.rerank.register(f)
+	return cmd
+}
+
+// keyReference lists the default key map, for --help and the README.
+func keyReference() string {
+	var b strings.Builder
+	for _, k := range tui.DefaultKeyMap().Bindings() {
+		h := k.Help()
+		fmt.Fprintf(&b, "  %-14s %s\n", h.Key, h.Desc)
+	}
+	return b.String()
+}
+
+// tuiRun opens the database (creating an empty one, which the app
+// explains) and runs the app; start, when set, is a crawl the app runs
+// first in its crawl view.
+func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, start tui.CrawlFunc) error {
+	if !io.outTTY {
+		return usagef("the TUI needs a terminal; use 'coderag query' in scripts")
+	}
+	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rr, err := o.rerank.reranker()
+	if err != nil {
+		return err
+	}
+	s := &searchers{db: db, flags: &o.embed, rerank: rr, pathPriority: o.rerank.pathPriority}
+	noColor := os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
+	app := tui.New(tui.Options{
+		Backend:    db,
+		Fast:       s.fast(),
+		Full:       s,
+		Recrawl:    recrawl(*o.db),
+		StartCrawl: start,
+		DB:         *o.db,
+		Styles:     tui.DefaultStyles(!o.light, noColor),
+		Query:      query,
+	})
+	_, err = tea.NewProgram(app, tea.WithContext(ctx)).Run()
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return ctx.Err()
+}
+
+// searchers gives the app its two searchers over one database: BM25 with
+// the reranker (fast) and, as a Searcher itself, hybrid search with the
+// index's embedder. The hybrid engine is rebuilt after every crawl (the
+// embedder or its model may have changed); it answers with the fast
+// engine's result when the index has no vectors.
+type searchers struct {
+	db           *sqlite.DB
+	flags        *embedFlags
+	rerank       search.Reranker
+	pathPriority bool
+
+	mu     sync.Mutex
+	run    int64
+	built  bool
+	full   *search.Engine
+	warn   string
+	bm25   *search.Engine
+	loaded time.Time
+}
+
+func (s *searchers) fast() tui.Searcher {
+	s.bm25 = search.New(s.db, search.Options{Reranker: s.rerank, PathPriority: s.pathPriority})
+	return s.bm25
+}
+
+// Search runs a hybrid search.
+func (s *searchers) Search(ctx context.Context, q search.Query) (search.Result, error) {
+	eng, warn, err := s.engine(ctx)
+	if err != nil {
+		return search.Result{}, err
+	}
+	res, err := eng.Search(ctx, q)
+	if warn != "" {
+		res.Warnings = append([]string{warn}, res.Warnings...)
+	}
+	return res, err
+}
+
+// engine returns the hybrid engine, rebuilt when a crawl ran since.
+func (s *searchers) engine(ctx context.Context) (*search.Engine, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.built && time.Since(s.loaded) < time.Second {
+		return s.full, s.warn, nil
+	}
+	run, err := s.db.Refresh(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	s.loaded = time.Now()
+	if s.built && run == s.run {
+		return s.full, s.warn, nil
+	}
+	emb, warn, err := s.flags.queryEmbedder(ctx, s.db)
+	if err != nil {
+		return nil, "", err
+	}
+	s.full = search.New(s.db, search.Options{Embedder: emb, Reranker: s.rerank, PathPriority: s.pathPriority})
+	s.warn, s.run, s.built = warn, run, true
+	return s.full, s.warn, nil
+}
+
+// recrawl is the app's incremental re-crawl of the sources the index
+// holds, with the embedder it was built with.
+func recrawl(dbPath string) tui.CrawlFunc {
+	return func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
+		unlock, err := sqlite.LockCrawl(ctx, dbPath, false)
+		if err != nil {
+			return ingest.Summary{}, err
+		}
+		defer unlock()
+		db, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+		if err != nil {
+			return ingest.Summary{}, err
+		}
+		defer db.Close()
+		sources, err := storedSources(ctx, db)
+		if err != nil {
+			return ingest.Summary{}, err
+		}
+		if len(sources) == 0 {
+			return ingest.Summary{}, fmt.Errorf("%s holds no sources yet: crawl with 'coderag crawl --repo-path DIR' first", dbPath)
+		}
+		eo, err := storedEmbed(ctx, db)
+		if err != nil {
+			return ingest.Summary{}, err
+		}
+		return ingest.New(db, ingest.Options{Progress: progress, Incremental: true, Embed: eo, Args: "tui re-crawl"}).Run(ctx, sources)
+	}
+}
+
+// storedSources are the sources a database was crawled from.
+func storedSources(ctx context.Context, db *sqlite.DB) ([]core.Source, error) {
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []core.Source
+	for _, s := range st.Sources {
+		out = append(out, core.Source{Kind: s.Kind, Path: s.Path, Name: s.Name})
+	}
+	return out, nil
+}
+
+// storedEmbed embeds with the embedder the database's vectors come from.
+func storedEmbed(ctx context.Context, db *sqlite.DB) (ingest.EmbedOptions, error) {
+	info := db.Embedder()
+	if info.ID == "" {
+		return ingest.EmbedOptions{}, nil
+	}
+	if info.ID == embed.BuiltinID {
+		return ingest.EmbedOptions{Builtin: true}, nil
+	}
+	provider, model, _ := strings.Cut(info.ID, ":")
+	url, err := db.EmbedderURL(ctx)
+	if err != nil {
+		return ingest.EmbedOptions{}, err
+	}
+	h, err := embed.NewHTTP(ctx, embed.HTTPOptions{Provider: provider, URL: url, Model: model, Dim: info.Dim,
+		APIKey: os.Getenv("CODERAG_EMBED_API_KEY")})
+	if err != nil {
+		return ingest.EmbedOptions{}, err
+	}
+	return ingest.EmbedOptions{Embedder: h, URL: h.Endpoint()}, nil
+}

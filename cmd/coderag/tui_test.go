@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession runs this test binary as `coderag tui` in a detached tmux
+// session of a fixed size and reads its screen.
+type tmuxSession struct {
+	t    *testing.T
+	name string
+	sock string
+}
+
+func newTmux(t *testing.T, w, h int, args ...string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	s := &tmuxSession{t: t, name: "coderag", sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	cmdline := "env CODERAG_AS_BINARY=1 NO_COLOR=1 " + shellQuote(os.Args[0])
+	for _, a := range args {
+		cmdline += " " + shellQuote(a)
+	}
+	cmdline += "; echo coderag-exited-$?; sleep 60"
+	s.tmux("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmdline)
+	t.Cleanup(func() { exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys sends keys one at a time, pausing between them so that an Escape is
+// never read as the start of an Alt sequence.
+func (s *tmuxSession) keys(keys ...string) {
+	s.t.Helper()
+	for _, k := range keys {
+		s.tmux("send-keys", "-t", s.name, k)
+		time.Sleep(120 * time.Millisecond)
+	}
+}
+
+// text types literal text.
+func (s *tmuxSession) text(txt string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", s.name, "-l", txt)
+}
+
+func (s *tmuxSession) screen() string {
+	return s.tmux("capture-pane", "-p", "-t", s.name)
+}
+
+// waitFor waits until the screen holds every want, and returns it.
+func (s *tmuxSession) waitFor(what string, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var scr string
+	for time.Now().Before(deadline) {
+		scr = s.screen()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return scr
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("%s: the screen never showed %q:\n%s", what, want, scr)
+	return ""
+}
+
+// TestTUIEndToEnd drives the real binary in tmux on the sample database:
+// a question, the expected file in the results, its preview, the graph, a
+// blast radius, quit.
+func TestTUIEndToEnd(t *testing.T) {
+	db := crawlSample(t)
+	s := newTmux(t, 120, 32, "tui", "--db", db)
+	s.waitFor("start", "Type to search everything at once", "chunks")
+
+	s.text("where do we load the user profile")
+	scr := s.waitFor("search", "src/clients/accounts.ts", "results")
+	if !strings.Contains(strings.Split(scr, "\n")[0], "where do we load the user profile") {
+		t.Errorf("the search box does not show the query:\n%s", scr)
+	}
+
+	s.keys("Escape")
+	for i := 0; i < 10 && !strings.Contains(firstSelected(s.screen()), "getUserProfile"); i++ {
+		s.keys("j")
+	}
+	s.keys("Enter")
+	s.waitFor("preview", "export async function getUserProfile", "▶")
+
+	s.keys("Escape", "g")
+	s.waitFor("graph", "service graph", "depend on accounts")
+	for i := 0; i < 20 && !strings.Contains(s.screen(), "depend on cart"); i++ {
+		s.keys("j")
+	}
+	s.waitFor("cart selected", "depend on cart")
+	s.keys("b")
+	s.waitFor("blast radius", "cart down breaks", "checkout")
+
+	s.keys("q")
+	s.waitFor("quit", "coderag-exited-0")
+}
+
+// firstSelected is the preview's header: the selected hit's location.
+func firstSelected(scr string) string {
+	lines := strings.Split(scr, "\n")
+	if len(lines) < 3 {
+		return ""
+	}
+	return lines[2]
+}
+
+// TestTUINeedsTerminal: without a terminal the TUI says what to use.
+func TestTUINeedsTerminal(t *testing.T) {
+	code, _, errs := coderag(t, "tui", "--db", filepath.Join(t.TempDir(), "x.db"))
+	if code != 2 || !strings.Contains(errs, "needs a terminal") {
+		t.Errorf("tui without a terminal: exit %d, %q; want 2 and a hint", code, errs)
+	}
+}
