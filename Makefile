@@ -21,7 +21,7 @@ export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check check-deps bench eval fuzz clean deps
+.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval fuzz clean deps
 
 all: build
 
@@ -59,14 +59,32 @@ check-deps:
 	@bad=$$($(GO) list -tags $(TAGS) -deps ./core/... $$(test -d tui && echo ./tui/...) | grep -E '^(coderag/sqlite|database/sql$$|github.com/mattn/go-sqlite3)' || true); \
 	if [ -n "$$bad" ]; then echo "core or tui imports the store: $$bad"; exit 1; fi
 
-test: deps fmt-check check-deps vet
+test: deps fmt-check check-deps vet tapes
 	$(GO) test -tags $(TAGS) -count=1 ./...
+
+# VHS is pinned in its own module (.ci/vhs): its dependencies do not build
+# against Bubble Tea v2's. validate checks the tapes without ttyd/ffmpeg.
+VHS := bin/vhs
+$(VHS): .ci/vhs/go.mod
+	$(GO) -C .ci/vhs build -o $(CURDIR)/$(VHS) github.com/charmbracelet/vhs
+
+tapes: $(VHS)
+	@for t in vhs/*.tape; do $(VHS) validate $$t || exit 1; done
+
+# demo renders the tapes to GIFs in vhs/ (needs ttyd and ffmpeg, which vhs
+# drives; Debian bookworm has no ttyd package).
+demo: build $(VHS)
+	@command -v ttyd >/dev/null && command -v ffmpeg >/dev/null || { echo "make demo needs ttyd and ffmpeg on PATH (vhs renders through them)"; exit 1; }
+	$(BIN) crawl --db data/demo.db --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront \
+		--slack-export acme-slack=$(SAMPLE)/slack --transcripts-dir $(SAMPLE)/transcripts --gdocs-dir $(SAMPLE)/gdocs >/dev/null
+	@for t in vhs/*.tape; do echo "vhs $$t"; $(VHS) $$t || exit 1; done
 
 # Micro benchmarks run for the usual second; the store benchmarks build
 # 10k/100k-chunk databases and time their own loops, so they run once.
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./tui/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench Crawl50MB -benchtime 1x -timeout 30m ./cmd/coderag
 
 # eval crawls the sample into its own database and runs the sample

@@ -63,7 +63,7 @@ type Options struct {
 	Styles Styles
 	Keys   KeyMap
 	// Debounce is how long typing must pause before a search (default
-	// 60ms); K is how many results are fetched (default 50).
+	// 30ms); K is how many results are fetched (default 50).
 	Debounce time.Duration
 	K        int
 	// Query is typed into the search box at start.
@@ -174,7 +174,7 @@ type Model struct {
 // New returns the app model.
 func New(opts Options) *Model {
 	if opts.Debounce <= 0 {
-		opts.Debounce = 60 * time.Millisecond
+		opts.Debounce = 30 * time.Millisecond
 	}
 	if opts.K <= 0 {
 		opts.K = 50
