@@ -459,7 +459,8 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 		labelW = max(labelW, len(edgeLabel(e)))
 	}
 	nameW = min(nameW, 24)
-	labelW = min(labelW, max(w*11/20-nameW-7, 8)) // keep half the width for the box and what it calls
+	// leave room for the box and what the service calls
+	labelW = min(labelW, max(w-nameW-30, w*11/20-nameW-7, 8))
 	col := 2 + nameW + 3 + labelW + 2             // the column arrows meet at
 	if len(up) == 0 {
 		col = 4
