@@ -461,7 +461,7 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 	nameW = min(nameW, 24)
 	// leave room for the box and what the service calls
 	labelW = min(labelW, max(w-nameW-30, w*11/20-nameW-7, 8))
-	col := 2 + nameW + 3 + labelW + 2             // the column arrows meet at
+	col := 2 + nameW + 3 + labelW + 2 // the column arrows meet at
 	if len(up) == 0 {
 		col = 4
 	}

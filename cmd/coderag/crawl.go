@@ -43,6 +43,7 @@ type crawlOptions struct {
 	incremental bool
 	wait        bool
 	tui         bool
+	progress    string
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -137,7 +138,8 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "files processed at once (default: number of CPUs)")
 	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB)")
 	f.BoolVar(&o.scrubIPs, "scrub-ips", false, "also replace IP addresses in Slack, transcripts, runbooks, ADRs and Google Docs with <IP_n>")
-	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout")
+	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout (same as --progress json)")
+	f.StringVar(&o.progress, "progress", "auto", "how progress is shown on stderr: auto (a live bar on a terminal, else lines), bar, lines, json (events and summary as JSON lines on stdout), none")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
 	f.BoolVar(&o.incremental, "incremental", false, "re-index only files and channels whose content changed since the last crawl; remove deleted ones; leave unchanged sources alone")
 	f.BoolVar(&o.wait, "wait", false, "wait for another crawl of the same database to finish instead of failing")
@@ -149,6 +151,13 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 
 func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	ctx := cmd.Context()
+	switch o.progress {
+	case "auto", "bar", "lines", "none":
+	case "json":
+		o.json = true
+	default:
+		return usagef("--progress %q: want auto, bar, lines, json or none", o.progress)
+	}
 	if o.tui && o.json {
 		return usagef("--tui and --json do not go together")
 	}
@@ -217,7 +226,15 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if o.tui {
 		return crawlTUI(ctx, io, o, db, opts, sources, unlock)
 	}
-	pr := newProgress(io, o.json, o.verbose)
+	pio := *io
+	switch o.progress {
+	case "bar":
+		pio.errTTY = true
+	case "lines":
+		pio.errTTY = false
+	}
+	pr := newProgress(&pio, o.json, o.verbose)
+	pr.quiet = o.progress == "none"
 	opts.Progress = pr.event
 	sum, err := ingest.New(db, opts).Run(ctx, sources)
 	pr.finish()

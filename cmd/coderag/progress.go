@@ -18,6 +18,7 @@ type progress struct {
 	io      *ioStreams
 	json    bool
 	verbose bool
+	quiet   bool // --progress none: warnings and errors only
 
 	mu       sync.Mutex
 	last     time.Time // last progress line printed
@@ -80,11 +81,11 @@ func (p *progress) event(e core.Event) {
 		p.clear()
 		fmt.Fprintf(p.io.err, "error %s: %v\n", e.Source, e.Err)
 	case core.EventSourceStart:
-		if !p.io.errTTY {
+		if !p.io.errTTY && !p.quiet {
 			fmt.Fprintf(p.io.err, "crawling %s (%s)\n", e.Source, e.Path)
 		}
 	case core.EventProgress:
-		if e.Phase == core.PhaseLink {
+		if e.Phase == core.PhaseLink || p.quiet {
 			return // reported in the summary
 		}
 		p.cur = e

@@ -138,3 +138,38 @@ func TestTUINeedsTerminal(t *testing.T) {
 		t.Errorf("tui without a terminal: exit %d, %q; want 2 and a hint", code, errs)
 	}
 }
+
+// TestCrawlProgressModes: --progress lines prints periodic lines, none
+// prints no progress, json prints events, a bad value is a usage error.
+func TestCrawlProgressModes(t *testing.T) {
+	src := filepath.Join(sampleDir, "storefront")
+	for _, tt := range []struct {
+		mode    string
+		code    int
+		errWant string
+		errNot  string
+		outWant string
+	}{
+		{mode: "lines", errWant: "crawling storefront"},
+		{mode: "none", errNot: "crawling storefront"},
+		{mode: "json", outWant: `"kind":"source_start"`},
+		{mode: "fancy", code: 2, errWant: "--progress \"fancy\""},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "p.db")
+			code, out, errs := coderag(t, "crawl", "--db", db, "--embedder", "none", "--progress", tt.mode, "--repo-path", src)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d: %s", code, tt.code, errs)
+			}
+			if tt.errWant != "" && !strings.Contains(errs, tt.errWant) {
+				t.Errorf("stderr lacks %q:\n%s", tt.errWant, errs)
+			}
+			if tt.errNot != "" && strings.Contains(errs, tt.errNot) {
+				t.Errorf("stderr has %q:\n%s", tt.errNot, errs)
+			}
+			if tt.outWant != "" && !strings.Contains(out, tt.outWant) {
+				t.Errorf("stdout lacks %q:\n%s", tt.outWant, out)
+			}
+		})
+	}
+}
