@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -297,10 +298,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case crawlEventsMsg:
 		m.crawl.apply(msg.events)
+		if msg.final {
+			return m, nil
+		}
 		return m, m.crawl.wait()
 	case crawlDoneMsg:
 		m.crawl.finish(msg, m.opts.Now())
-		m.res = search.Result{}
 		return m, tea.Batch(m.loadStats(), m.loadGraph(), m.rerun())
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
@@ -361,6 +364,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	return m.searchKey(msg)
+}
+
+// Stop cancels what the app runs in the background (searches, a crawl)
+// and waits for a crawl to give up, so that the caller can close the
+// database the crawl writes. Call it after the program ends.
+func (m *Model) Stop() {
+	m.cancel()
+	if m.crawl.over != nil {
+		<-m.crawl.over
+	}
 }
 
 // setFocus moves the focus in the search mode.
@@ -441,7 +454,7 @@ func (m *Model) topLine() string {
 		right = "searching…"
 	case m.resQuery != "":
 		right = fmt.Sprintf("%d %s · %s · %s", len(m.res.Hits), pluralWord(len(m.res.Hits), "result", "results"),
-			m.res.Took.Round(100*time.Microsecond), m.resStage)
+			m.res.Took.Round(100*time.Microsecond), listsLabel(m.res.Lists))
 	}
 	switch m.mode {
 	case modeGraph:
@@ -455,6 +468,17 @@ func (m *Model) topLine() string {
 		return truncate(left, m.width)
 	}
 	return left + strings.Repeat(" ", gap) + m.st.Dim.Render(right)
+}
+
+// listsLabel says what answered: "hybrid" when the dense list ran, else
+// "bm25" (an index without vectors answers the full search with BM25 too).
+func listsLabel(lists []string) string {
+	for _, l := range lists {
+		if l == "dense" {
+			return "hybrid"
+		}
+	}
+	return "bm25"
 }
 
 // statusLine shows the database, its size, the filters and the last crawl.
@@ -541,7 +565,7 @@ func (m *Model) sourcePath(c core.Chunk) string {
 			if s.Kind == core.SourceSlackExport {
 				return ""
 			}
-			return s.Path + string(os.PathSeparator) + c.FilePath
+			return filepath.Join(s.Path, filepath.FromSlash(c.FilePath))
 		}
 	}
 	return ""
@@ -575,7 +599,6 @@ type crawlBuffer struct {
 	mu     sync.Mutex
 	events []core.Event
 	notify chan struct{}
-	done   chan crawlDoneMsg
 }
 
 func (b *crawlBuffer) add(e core.Event) {

@@ -27,16 +27,15 @@ type (
 
 // crawlSource is the progress of one source.
 type crawlSource struct {
-	name          string
-	path          string
-	phase         core.Phase
-	done, total   int
-	chunks        int
-	bytes         int64
-	start, last   time.Time
-	finished      bool
-	unchanged     bool
-	errs, skipped int
+	name        string
+	path        string
+	phase       core.Phase
+	done, total int
+	chunks      int
+	bytes       int64
+	start, last time.Time
+	finished    bool
+	unchanged   bool
 }
 
 // crawlView shows a crawl: a bar per source and for embedding, rates and
@@ -138,12 +137,10 @@ func (v *crawlView) apply(events []core.Event) {
 			switch e.Kind {
 			case core.EventSkip:
 				v.skips++
-				v.source(e.Source).skipped++
 			case core.EventWarning:
 				v.warns++
 			default:
 				v.errs++
-				v.source(e.Source).errs++
 			}
 			if len(v.problems) < 1000 {
 				v.problems = append(v.problems, e)
@@ -161,9 +158,6 @@ func (v *crawlView) finish(msg crawlDoneMsg, now time.Time) {
 		cs.finished = true
 		cs.unchanged = s.UpToDate
 		cs.done, cs.total, cs.chunks = s.Files, s.Files, s.ChunkCount()
-		if s.Err != nil {
-			cs.errs++
-		}
 	}
 }
 

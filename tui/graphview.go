@@ -38,24 +38,21 @@ type gRow struct {
 // graphView is the service list and, for the selected service, its
 // neighbours, blast radius or incident context.
 type graphView struct {
-	g   *graph.Graph
-	err error
-	// deps[x] are the edges of what x depends on, dependents[x] of what
-	// depends on x, every edge once, in the graph's stable order.
-	deps, dependents map[string][]graph.Edge
-	ix               *graph.Index
-	names            []string
-	cursor, offset   int
-	sub, prevSub     graphSub
-	right            bool // focus on the right side
-	rows             []gRow
-	rowCursor        int
-	rowOffset        int
-	depth            int
-	mentions         map[string]mentionsMsg
-	preview          preview
-	evKey            string
-	width, height    int
+	g              *graph.Graph
+	err            error
+	ix             *graph.Index // every edge, by who depends on whom
+	names          []string
+	cursor, offset int
+	sub, prevSub   graphSub
+	right          bool // focus on the right side
+	rows           []gRow
+	rowCursor      int
+	rowOffset      int
+	depth          int
+	mentions       map[string]mentionsMsg
+	preview        preview
+	evKey          string
+	width, height  int
 }
 
 func newGraphView() graphView {
@@ -69,16 +66,10 @@ func (v *graphView) setGraph(g *graph.Graph, err error) {
 	sel := v.selected()
 	v.g, v.err = g, err
 	v.names = nil
-	v.deps, v.dependents = map[string][]graph.Edge{}, map[string][]graph.Edge{}
 	if g == nil {
 		return
 	}
 	v.ix = g.Index(0)
-	for _, e := range g.Edges {
-		from, to := e.Dependency()
-		v.deps[from] = append(v.deps[from], e)
-		v.dependents[to] = append(v.dependents[to], e)
-	}
 	for _, s := range g.Services {
 		v.names = append(v.names, s.Name)
 	}
@@ -380,7 +371,7 @@ func (v *graphView) serviceList(st Styles, w, h int) string {
 		if s.Kind != graph.KindService || what == "" {
 			what = s.Kind
 		}
-		deg := fmt.Sprintf("%d↑ %d↓", len(v.dependents[s.Name]), len(v.deps[s.Name]))
+		deg := fmt.Sprintf("%d↑ %d↓", len(v.ix.Dependents(s.Name)), len(v.ix.Dependencies(s.Name)))
 		nameW := max(w-len(what)-lipgloss.Width(deg)-3, 6)
 		line := padRight(truncate(s.Name, nameW), nameW) + " " + st.Dim.Render(padRight(what, len(what))) + " "
 		line = padRight(line, w-lipgloss.Width(deg)) + deg
@@ -444,7 +435,7 @@ func (v *graphView) addRow(r gRow) int {
 // protocol, method and path.
 func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 	s := v.g.Service(name)
-	up, down := v.dependents[name], v.deps[name]
+	up, down := v.ix.Dependents(name), v.ix.Dependencies(name)
 	other := func(e graph.Edge, self bool) string {
 		from, to := e.Dependency()
 		if self {

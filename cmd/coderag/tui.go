@@ -102,6 +102,7 @@ func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, sta
 		Query:      query,
 	})
 	_, err = tea.NewProgram(app, tea.WithContext(ctx)).Run()
+	app.Stop() // a crawl still running gives up (its sources stay as they were) before the database closes
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("tui: %w", err)
 	}

@@ -81,6 +81,13 @@ func (g *Graph) index(minConf float64) (dependents, dependencies map[string][]Ed
 	return ix.dependents, ix.dependencies
 }
 
+// Dependents returns the edges through which services depend on name
+// (its callers, the consumers of a topic), in stable order.
+func (ix *Index) Dependents(name string) []Edge { return ix.dependents[name] }
+
+// Dependencies returns the edges through which name depends on others.
+func (ix *Index) Dependencies(name string) []Edge { return ix.dependencies[name] }
+
 // Upstream returns the services that depend on name, up to depth levels.
 func (ix *Index) Upstream(name string, depth int) []Hop {
 	return walk(name, depth, ix.dependents, func(e Edge, _ string) string { f, _ := dependsOn(e); return f })
