@@ -28,6 +28,10 @@ type File struct {
 	Size     int64
 	Language string
 	Corpus   CorpusType
+	// ModTime is the file's modification time in Unix nanoseconds (0 when
+	// unknown): with Size it lets an incremental crawl skip reading files
+	// that did not change.
+	ModTime int64
 }
 
 // Chunk is the unified chunk of seed 000 §3.3. Chunkers produce it raw;

@@ -159,7 +159,14 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 func (db *DB) init(ctx context.Context, opts Options) error {
 	var fts5 int
-	if err := db.sql.QueryRowContext(ctx, "SELECT sqlite_compileoption_used('ENABLE_FTS5')").Scan(&fts5); err != nil {
+	rows, err := db.query(ctx, "SELECT sqlite_compileoption_used('ENABLE_FTS5')")
+	if err != nil {
+		return db.wrap("open", err)
+	}
+	if rows.Next() {
+		rows.Scan(&fts5)
+	}
+	if err := rows.Close(); err != nil {
 		return db.wrap("open", err)
 	}
 	if fts5 == 0 {
@@ -223,6 +230,22 @@ func (db *DB) Path() string { return db.path }
 // Close closes the database; it checkpoints the WAL when no other process
 // has the file open.
 func (db *DB) Close() error { return db.sql.Close() }
+
+// query runs a read, trying again a few times when it fails only because a
+// crawl changed the schema or held a lock at that moment (cext.Transient).
+func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	for attempt := 1; ; attempt++ {
+		rows, err := db.sql.QueryContext(ctx, q, args...)
+		if err == nil || attempt == 5 || !cext.Transient(err) {
+			return rows, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(attempt) * 25 * time.Millisecond):
+		}
+	}
+}
 
 // wrap names the operation and file in a driver error.
 func (db *DB) wrap(op string, err error) error {

@@ -16,6 +16,7 @@ import (
 	"coderag/core"
 	"coderag/core/embed"
 	"coderag/core/graph"
+	"coderag/core/ingest"
 	"coderag/core/scrub"
 	"coderag/core/search"
 )
@@ -480,6 +481,52 @@ func TestPrefilterKNN(t *testing.T) {
 	if recall := float64(found) / float64(total); recall < 0.9 {
 		t.Errorf("prefilter recall@5 = %.2f, want >= 0.9", recall)
 	}
+
+	// A few vectors more (an incremental crawl) go into one new page
+	// against the stored mean, and are found; many more rebuild the pages.
+	add := func(name string, n int) []embed.Vector {
+		files := map[string][]string{}
+		for i := range n {
+			files[fmt.Sprintf("g%03d.go", i)] = []string{fmt.Sprintf("more %d", i)}
+		}
+		writeSource(t, exact, name, files, nil)
+		pend, err := exact.PendingVectors(ctx, 0, n)
+		if err != nil || len(pend) != n {
+			t.Fatalf("pending = %d, %v", len(pend), err)
+		}
+		var vs []embed.Vector
+		var pks []int64
+		for _, p := range pend {
+			vs = append(vs, embed.Vector{PK: p.PK, Vec: vec()})
+			pks = append(pks, p.PK)
+		}
+		if err := exact.WriteVectors(ctx, vs); err != nil {
+			t.Fatal(err)
+		}
+		if err := exact.UpdateVectorIndex(ctx, pks); err != nil {
+			t.Fatal(err)
+		}
+		return vs
+	}
+	pages := func() (n int) {
+		exact.sql.QueryRow(`SELECT count(*) FROM vec_pages`).Scan(&n)
+		return n
+	}
+	before := pages()
+	more := add("more", 50)
+	if got := exact.pagedCount(ctx); got != 1050 || pages() != before+1 {
+		t.Errorf("after 50 more: paged %d vectors in %d pages, want 1050 in %d", got, pages(), before+1)
+	}
+	var id string
+	exact.sql.QueryRow(`SELECT id FROM chunks WHERE pk = ?`, more[7].PK).Scan(&id)
+	hits, err := pre.KNN(ctx, more[7].Vec, 1, core.Filter{})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != id {
+		t.Errorf("an appended vector is not its own nearest neighbour: %+v, %v", hits, err)
+	}
+	add("many", 300)
+	if got := exact.pagedCount(ctx); got != 1350 || pages() != 2 {
+		t.Errorf("after 300 more: paged %d vectors in %d pages, want 1350 in 2 (rebuilt)", got, pages())
+	}
 }
 
 func TestBuiltinModelRoundTrip(t *testing.T) {
@@ -629,7 +676,7 @@ func TestAssignOwners(t *testing.T) {
 	if err := db.WriteGraph(ctx, g); err != nil {
 		t.Fatal(err)
 	}
-	n, err := db.AssignOwners(ctx)
+	n, err := db.AssignOwners(ctx, ingest.LinkAll)
 	if err != nil || n != 3 {
 		t.Fatalf("AssignOwners = %d, %v; want 3 changes", n, err)
 	}
@@ -646,7 +693,7 @@ func TestAssignOwners(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].Chunk.FilePath != "services/cart/Store.cs" {
 		t.Fatalf("KNN service:cart = %+v, %v", hits, err)
 	}
-	if n, _ := db.AssignOwners(ctx); n != 0 {
+	if n, _ := db.AssignOwners(ctx, ingest.LinkAll); n != 0 {
 		t.Errorf("second AssignOwners changed %d chunks", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"coderag/core/graph"
+	"coderag/core/ingest"
 )
 
 // WriteGraph replaces the service graph: services, aliases, edges with
@@ -37,7 +38,10 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 	insAlias := prep(`INSERT OR IGNORE INTO service_aliases(alias, service_id, kind) VALUES (?, ?, ?)`)
 	insEdge := prep(`INSERT INTO edges(source_id, target_id, type, method, path, url, confidence, handler, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	insEv := prep(`INSERT OR IGNORE INTO edge_evidence(edge_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
-	setRoute := prep(`UPDATE routes SET service_id = ? WHERE chunk_id = ? AND line = ? AND method = ? AND path = ?`)
+	// INDEXED BY: without statistics SQLite prefers the (method, path)
+	// index, which holds every copy of a common route (thousands of rows
+	// in a large monorepo) where the chunk holds one or two.
+	setRoute := prep(`UPDATE routes INDEXED BY routes_chunk SET service_id = ? WHERE chunk_id = ? AND line = ? AND method = ? AND path = ?`)
 	if err != nil {
 		return db.wrap("write the service graph to", err)
 	}
@@ -205,8 +209,9 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 // directory holds it (the longest matching directory of a service of the
 // same source; a service declared at a source's root owns the rest), so
 // that service:NAME finds a service's code. Vectors' filter columns follow.
-// It returns how many chunks changed owner.
-func (db *DB) AssignOwners(ctx context.Context) (int, error) {
+// It returns how many chunks changed owner. With ingest.LinkNew it visits
+// only the chunks of files not linked yet (the services did not change).
+func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, error) {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)
@@ -217,7 +222,7 @@ func (db *DB) AssignOwners(ctx context.Context) (int, error) {
 			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
 			  AND (s.directory = '' OR c.file_path GLOB s.directory || '/*')
 			ORDER BY length(s.directory) DESC, s.name LIMIT 1), '') AS owner, c.service_name
-		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`)
+		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+scopeSQL(scope))
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)
 	}
@@ -267,4 +272,46 @@ func (db *DB) AssignOwners(ctx context.Context) (int, error) {
 		}
 	}
 	return len(changes), db.wrap("assign chunk owners in", tx.Commit())
+}
+
+// scopeSQL narrows a query over chunks c to the chunks of files not linked
+// yet, for ingest.LinkNew.
+func scopeSQL(scope ingest.LinkScope) string {
+	if scope == ingest.LinkNew {
+		return ` AND c.file_id IN (SELECT id FROM files WHERE linked = 0)`
+	}
+	return ""
+}
+
+// GraphDirty reports whether a source changed the facts the service graph
+// is built from since the graph was last written, or there is none.
+func (db *DB) GraphDirty(ctx context.Context) (bool, error) {
+	var dirty int
+	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'graph_dirty')
+		OR NOT EXISTS (SELECT 1 FROM services)`).Scan(&dirty)
+	return dirty == 1, db.wrap("read the graph state of", err)
+}
+
+// Unlinked reports whether some files wait for the link phase.
+func (db *DB) Unlinked(ctx context.Context) (bool, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM files WHERE linked = 0)`).Scan(&n)
+	return n == 1, db.wrap("read the link state of", err)
+}
+
+// MarkLinked records that every file's chunks have their owners and
+// mentions and the graph is up to date; until then a killed crawl leaves
+// the work for the next one.
+func (db *DB) MarkLinked(ctx context.Context) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("mark files linked in", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`UPDATE files SET linked = 1 WHERE linked = 0`, `DELETE FROM meta WHERE key = 'graph_dirty'`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return db.wrap("mark files linked in", err)
+		}
+	}
+	return db.wrap("mark files linked in", tx.Commit())
 }

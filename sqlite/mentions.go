@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"coderag/core"
+	"coderag/core/ingest"
 )
 
 // ServiceNames returns the names of the services the index knows: those
@@ -35,8 +36,9 @@ func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 // corpus types and records the services it returns: all of them in the
 // chunk's meta "services", the first as its service_name unless the chunk
 // names its own service (a runbook's front matter). It returns how many
-// chunks changed. It runs in one transaction.
-func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, find func(text string) []string) (int, error) {
+// chunks changed. It runs in one transaction. With ingest.LinkNew it
+// visits only the chunks of files not linked yet.
+func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(text string) []string) (int, error) {
 	if len(corpora) == 0 {
 		return 0, nil
 	}
@@ -49,8 +51,8 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, fin
 	for i, c := range corpora {
 		args[i] = string(c)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT pk, text, meta, service_name FROM chunks WHERE corpus_type IN (?`+
-		strings.Repeat(",?", len(corpora)-1)+`)`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT pk, text, meta, service_name FROM chunks c WHERE corpus_type IN (?`+
+		strings.Repeat(",?", len(corpora)-1)+`)`+scopeSQL(scope), args...)
 	if err != nil {
 		return 0, db.wrap("record service mentions in", err)
 	}

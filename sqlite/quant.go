@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -125,6 +126,88 @@ func (db *DB) loadPages(ctx context.Context, dim int) (*pages, error) {
 	return p, nil
 }
 
+// UpdateVectorIndex brings the sign-bit pages up to date after the vectors
+// of the chunks added were written: their bits (against the stored mean)
+// go into one new page when they are few next to the pages' vectors;
+// otherwise, or when pages added this way reach a fifth of the index, the
+// pages are rebuilt (RebuildVectorIndex). Vectors of deleted chunks stay in
+// their pages until then and drop out at the join with vec_quant.
+func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error {
+	if len(added) == 0 {
+		return nil
+	}
+	dim := db.Embedder().Dim
+	var paged, appended int
+	var meanText sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vec_paged'), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vec_appended'), 0),
+		(SELECT value FROM meta WHERE key = 'vec_mean')`).Scan(&paged, &appended, &meanText)
+	if err != nil {
+		return db.wrap("update vector index of", err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(meanText.String)
+	if dim == 0 || dim%64 != 0 || len(raw) != 8*dim || len(added) > paged/10 || appended+len(added) > paged/5 {
+		return db.RebuildVectorIndex(ctx)
+	}
+	mean := make([]float64, dim)
+	for i := range mean {
+		mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("update vector index of", err)
+	}
+	defer tx.Rollback()
+	var pks, bitsBuf []byte
+	v := make([]float64, dim)
+	n := 0
+	for start := 0; start < len(added); start += 900 {
+		part := added[start:min(start+900, len(added))]
+		args := make([]any, len(part))
+		for i, pk := range part {
+			args[i] = pk
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT chunk_pk, i8 FROM vec_quant WHERE chunk_pk IN (`+placeholders(len(part))+`) ORDER BY chunk_pk`, args...)
+		if err != nil {
+			return db.wrap("update vector index of", err)
+		}
+		for rows.Next() {
+			var pk int64
+			var b []byte
+			if err := rows.Scan(&pk, &b); err != nil {
+				rows.Close()
+				return db.wrap("update vector index of", err)
+			}
+			if !dequantize(b, v) {
+				continue
+			}
+			pks = binary.LittleEndian.AppendUint64(pks, uint64(pk))
+			for _, w := range signBits(v, mean) {
+				bitsBuf = binary.LittleEndian.AppendUint64(bitsBuf, w)
+			}
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return db.wrap("update vector index of", err)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO vec_pages(page, pks, bits) VALUES ((SELECT coalesce(max(page), -1) + 1 FROM vec_pages), ?, ?)`,
+		pks, bitsBuf); err != nil {
+		return db.wrap("update vector index of", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('vec_paged', ?), ('vec_appended', ?), ('vec_pages_gen', ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+		strconv.Itoa(paged+n), strconv.Itoa(appended+n), strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
+		return db.wrap("update vector index of", err)
+	}
+	return db.wrap("update vector index of", tx.Commit())
+}
+
 // RebuildVectorIndex rebuilds the sign-bit pages of the fast KNN path from
 // vec_quant: the mean vector first, then the bits of each vector minus the
 // mean, in one transaction. The crawl calls it after embedding.
@@ -138,7 +221,7 @@ func (db *DB) RebuildVectorIndex(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_pages`); err != nil {
 		return db.wrap("rebuild vector index of", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('vec_mean', 'vec_paged', 'vec_pages_gen')`); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN ('vec_mean', 'vec_paged', 'vec_pages_gen', 'vec_appended')`); err != nil {
 		return db.wrap("rebuild vector index of", err)
 	}
 	if dim == 0 || dim%64 != 0 {
@@ -282,6 +365,10 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 			tieRoom--
 		}
 	}
+	// A chunk pk can be in two pages (a deleted chunk's pk reused by a
+	// chunk added since the last rebuild): score it once.
+	slices.Sort(cand)
+	cand = slices.Compact(cand)
 	if len(cand) == 0 {
 		return nil, nil
 	}

@@ -114,7 +114,7 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 	where, args := filterSQL(f)
 	q := `SELECT ` + chunkCols + `, ` + table + `.rank FROM ` + table + ` JOIN chunks c ON c.pk = ` + table + `.rowid
 		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY ` + table + `.rank LIMIT ?`
-	rows, err := db.sql.QueryContext(ctx, q, append(append([]any{match}, args...), k)...)
+	rows, err := db.query(ctx, q, append(append([]any{match}, args...), k)...)
 	if err != nil {
 		return nil, db.bm25Error(match, err)
 	}
@@ -176,7 +176,7 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	q := `SELECT ` + chunkCols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
 		JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
 	args = append(args, pathArgs...)
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	rows, err := db.query(ctx, q, args...)
 	if err != nil {
 		return nil, db.wrap("vector search in", err)
 	}

@@ -61,7 +61,7 @@ func (db *DB) ResetVectors(ctx context.Context) error {
 		`DELETE FROM embed_vocab`,
 		`DELETE FROM vec_quant`,
 		`DELETE FROM vec_pages`,
-		`DELETE FROM meta WHERE key IN ('embedder_id', 'embedder_dim', 'embedder_url', 'embed_trained_chunks', 'vec_mean', 'vec_paged')`,
+		`DELETE FROM meta WHERE key IN ('embedder_id', 'embedder_dim', 'embedder_url', 'embed_trained_chunks', 'vec_mean', 'vec_paged', 'vec_appended')`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("reset vectors in", err)
@@ -144,7 +144,7 @@ func (db *DB) SaveModel(ctx context.Context, m *embed.Model, trainedChunks int) 
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DELETE FROM embed_vocab`, `DELETE FROM vec_chunks`, `DELETE FROM vec_quant`, `DELETE FROM vec_pages`,
-		`DELETE FROM meta WHERE key IN ('vec_mean', 'vec_paged')`} {
+		`DELETE FROM meta WHERE key IN ('vec_mean', 'vec_paged', 'vec_appended')`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("save model to", err)
 		}

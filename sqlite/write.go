@@ -12,6 +12,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/embed"
+	"coderag/core/graph"
 	"coderag/core/ingest"
 )
 
@@ -41,6 +42,10 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
 	return db.wrap("finish crawl run in", err)
 }
 
+// trustMTimeAfter is how old a file's modification time must be when the
+// file is read for an incremental crawl to trust it later.
+const trustMTimeAfter = 2 * time.Second
+
 // SourceTx replaces everything stored for one source inside one
 // transaction: readers see the previous state until Commit, and a crawl
 // killed before Commit leaves it untouched. It is not safe for concurrent
@@ -56,6 +61,9 @@ type SourceTx struct {
 	// update: the source's other files stay; each written file replaces
 	// its previous version and is indexed at once (BeginSourceUpdate).
 	update bool
+	// graphDirty: the facts or the file list changed in a way that can
+	// change the service graph (see ingest.FactsDigest, graph.PathMatters).
+	graphDirty bool
 
 	insFile, insChunk, insVec, insQuant, insAudit, insSkip, insCall, insRef, insRoute, insRes, insBind *sql.Stmt
 
@@ -97,7 +105,7 @@ func (db *DB) BeginSourceUpdate(ctx context.Context, runID int64, src core.Sourc
 
 // StoredFiles returns the files the source holds, by path.
 func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFile, error) {
-	rows, err := s.tx.QueryContext(ctx, `SELECT path, content_hash, mounts FROM files WHERE source_id = ?`, s.sourceID)
+	rows, err := s.tx.QueryContext(ctx, `SELECT path, content_hash, mounts, size, mtime FROM files WHERE source_id = ?`, s.sourceID)
 	if err != nil {
 		return nil, s.db.wrap("read files of "+s.src.Name+" from", err)
 	}
@@ -105,11 +113,14 @@ func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFil
 	out := map[string]ingest.StoredFile{}
 	for rows.Next() {
 		var path, hash, mounts string
-		if err := rows.Scan(&path, &hash, &mounts); err != nil {
+		var sf ingest.StoredFile
+		if err := rows.Scan(&path, &hash, &mounts, &sf.Size, &sf.ModTime); err != nil {
 			return nil, s.db.wrap("read files of "+s.src.Name+" from", err)
 		}
-		sf := ingest.StoredFile{Hash: hash}
-		json.Unmarshal([]byte(mounts), &sf.Mounts)
+		sf.Hash = hash
+		if mounts != "[]" {
+			json.Unmarshal([]byte(mounts), &sf.Mounts)
+		}
 		out[path] = sf
 	}
 	return out, s.db.wrap("read files of "+s.src.Name+" from", rows.Err())
@@ -118,21 +129,42 @@ func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFil
 // DeleteFile removes a file and its chunks (with their FTS entries,
 // vectors and facts).
 func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
+	found, facts, err := s.deleteFile(ctx, path)
+	if found && (facts != ingest.NoFacts || graph.PathMatters(path)) {
+		s.graphDirty = true
+	}
+	return err
+}
+
+// deleteFile removes a file and reports whether it was there and the
+// digest of its facts.
+func (s *SourceTx) deleteFile(ctx context.Context, path string) (found bool, facts string, err error) {
 	var id int64
-	err := s.tx.QueryRowContext(ctx, `SELECT id FROM files WHERE source_id = ? AND path = ?`, s.sourceID, path).Scan(&id)
+	err = s.tx.QueryRowContext(ctx, `SELECT id, facts FROM files WHERE source_id = ? AND path = ?`, s.sourceID, path).Scan(&id, &facts)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return false, "", nil
 	}
 	if err != nil {
-		return s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+		return false, "", s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
 	}
 	if err := unindexFTS(ctx, s.tx, "file_id = ?", id); err != nil {
-		return s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+		return true, facts, s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
 	}
 	if _, err := s.tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
-		return s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+		return true, facts, s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
 	}
-	return nil
+	return true, facts, nil
+}
+
+// Touch records the size and modification time of a file whose content did
+// not change (when old enough to trust, as in WriteFile).
+func (s *SourceTx) Touch(ctx context.Context, f core.File) error {
+	mtime := f.ModTime
+	if mtime > time.Now().UnixNano()-int64(trustMTimeAfter) {
+		mtime = 0
+	}
+	_, err := s.tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ? WHERE source_id = ? AND path = ?`, f.Size, mtime, s.sourceID, f.Path)
+	return s.db.wrap(fmt.Sprintf("update %s/%s in", s.src.Name, f.Path), err)
 }
 
 // WriteMounts records the router mounts a written file declares.
@@ -170,6 +202,7 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	// keeps the files and replaces them one by one.
 	clear := []string{`DELETE FROM crawl_skips WHERE source_id = ?`}
 	if !s.update {
+		s.graphDirty = true
 		if err := unindexFTS(ctx, tx, "source_id = ?", s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
@@ -203,8 +236,8 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
-	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count, indexed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count, indexed_at, facts, mtime)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	s.insChunk = prep(`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end,
 		corpus_type, text, context_prefix, language, symbol_name, symbol_kind, signature, file_path, git_hash,
 		section_path, author, timestamp, channel, thread_id, service_name, repo_name, imports, calls_out,
@@ -239,13 +272,26 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	if s.done {
 		return fmt.Errorf("write %s/%s: source transaction already finished", s.src.Name, f.Path)
 	}
+	facts := ingest.FactsDigest(chunks)
 	if s.update {
-		if err := s.DeleteFile(ctx, f.Path); err != nil {
+		found, old, err := s.deleteFile(ctx, f.Path)
+		if err != nil {
 			return err
 		}
+		if found && (old != facts || facts == "") || !found && (facts != ingest.NoFacts || graph.PathMatters(f.Path)) {
+			s.graphDirty = true
+		}
+	}
+	now := time.Now()
+	mtime := f.ModTime
+	if mtime > now.UnixNano()-int64(trustMTimeAfter) {
+		// Written moments ago: another write within the file system's
+		// timestamp resolution would keep this mtime; hash it next time.
+		mtime = 0
 	}
 	var fileID int64
-	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks), time.Now().UTC().Format(time.RFC3339)).Scan(&fileID); err != nil {
+	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks),
+		now.UTC().Format(time.RFC3339), facts, mtime).Scan(&fileID); err != nil {
 		return s.db.wrap(fmt.Sprintf("write file %s/%s to", s.src.Name, f.Path), err)
 	}
 	dim := s.db.Embedder().Dim
@@ -392,6 +438,12 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 	if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('updated_at', ?), ('chunk_count', (SELECT count(*) FROM chunks))
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
+	}
+	if s.graphDirty {
+		if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('graph_dirty', '1')
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`); err != nil {
+			return s.db.wrap("commit source "+s.src.Name+" to", err)
+		}
 	}
 	s.done = true
 	if err := s.tx.Commit(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -123,6 +124,16 @@ func TestKilledCrawlsNeverCorrupt(t *testing.T) {
 	integrity, _, chunks, vectors := dbState(t, db)
 	if integrity != "ok" || chunks != refChunks || vectors != chunks {
 		t.Errorf("after recovery: integrity %q, %d chunks (want %d), %d vectors", integrity, chunks, refChunks, vectors)
+	}
+	// The graph, owners and mentions are those of an uninterrupted crawl:
+	// a crawl killed between a source's commit and the link phase left the
+	// graph marked dirty for this one.
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	if out, err := binaryCmd(sampleCrawlArgs(fresh)...).CombinedOutput(); err != nil {
+		t.Fatalf("fresh crawl: %v\n%s", err, out)
+	}
+	if got, want := linkState(t, db), linkState(t, fresh); !slices.Equal(got, want) {
+		t.Errorf("after recovery the link state differs from a fresh crawl's:\n%s", diffLines(got, want))
 	}
 }
 

@@ -429,6 +429,13 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 	}
 	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s\n", plural(len(sum.Sources), "source", "sources"),
 		plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, sum.Duration.Round(time.Millisecond))
+	switch g := sum.Graph; {
+	case g.Kept:
+		fmt.Fprintln(w, "service graph kept: no call, route, deploy file or manifest changed")
+	case g.Services > 0 || g.Edges > 0:
+		fmt.Fprintf(w, "service graph: %s, %s (%s unresolved) in %s\n", plural(g.Services, "node", "nodes"),
+			plural(g.Edges, "edge", "edges"), thousands(g.Unresolved), g.Duration.Round(time.Millisecond))
+	}
 	if sum.MentionsChanged > 0 {
 		fmt.Fprintf(w, "joined %s to the %s they mention\n", plural(sum.MentionsChanged, "conversation or doc chunk", "conversation and doc chunks"),
 			plural(sum.Services, "known service", "known services"))
@@ -447,6 +454,15 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 			fmt.Fprintf(w, "embedding stopped early: %v\nthe chunks without vectors are embedded by the next crawl\n", e.Err)
 		}
 	}
+	var times []string
+	for _, p := range sum.PhaseTimes() {
+		if roundDuration(p.Duration) > 0 {
+			times = append(times, fmt.Sprintf("%s %s", p.Phase, roundDuration(p.Duration)))
+		}
+	}
+	if len(times) > 0 {
+		fmt.Fprintf(w, "time: %s\n", strings.Join(times, " · "))
+	}
 	if skipped > 0 && !verbose {
 		type kv struct {
 			k string
@@ -464,6 +480,15 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		fmt.Fprintf(w, "skipped %s: %s (list them with -v or 'coderag stats --skipped')\n",
 			plural(skipped, "path", "paths"), strings.Join(parts, ", "))
 	}
+}
+
+// roundDuration rounds d for reading: milliseconds under 10 s, tenths of a
+// second above.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // reasonKind shortens a skip reason to its kind for the summary.
@@ -496,6 +521,16 @@ type jsonSourceSummary struct {
 	Commit     string         `json:"git_commit,omitempty"`
 }
 
+// jsonGraphSummary is what the crawl did to the service graph: rebuilt
+// (with its size) or kept.
+type jsonGraphSummary struct {
+	Kept       bool  `json:"kept"`
+	Nodes      int   `json:"nodes"`
+	Edges      int   `json:"edges"`
+	Unresolved int   `json:"unresolved"`
+	DurationMS int64 `json:"duration_ms"`
+}
+
 type jsonEmbedSummary struct {
 	Embedder   string `json:"embedder"`
 	Dim        int    `json:"dim"`
@@ -518,9 +553,16 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 		Sources    []jsonSourceSummary `json:"sources"`
 		Services   int                 `json:"services"`
 		Mentions   int                 `json:"mention_chunks_changed"`
+		Graph      jsonGraphSummary    `json:"graph"`
+		PhasesMS   map[string]int64    `json:"phases_ms"`
 		Embed      *jsonEmbedSummary   `json:"embed,omitempty"`
 	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{},
-		Services: sum.Services, Mentions: sum.MentionsChanged}
+		Services: sum.Services, Mentions: sum.MentionsChanged, PhasesMS: map[string]int64{},
+		Graph: jsonGraphSummary{Kept: sum.Graph.Kept, Nodes: sum.Graph.Services, Edges: sum.Graph.Edges,
+			Unresolved: sum.Graph.Unresolved, DurationMS: sum.Graph.Duration.Milliseconds()}}
+	for _, p := range sum.PhaseTimes() {
+		out.PhasesMS[p.Phase] = p.Duration.Milliseconds()
+	}
 	if e := sum.Embed; e.Embedder.ID != "" {
 		out.Embed = &jsonEmbedSummary{Embedder: e.Embedder.ID, Dim: e.Embedder.Dim, Embedded: e.Embedded, Empty: e.Empty,
 			Trained: e.Trained, Sample: e.Sample, Vocab: e.Vocab, TrainMS: e.TrainDuration.Milliseconds(), DurationMS: e.Duration.Milliseconds()}

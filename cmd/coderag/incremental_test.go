@@ -43,8 +43,9 @@ func copyTree(t testing.TB, src, dst string) int64 {
 	return n
 }
 
-// chunkIDs returns the chunk ids of the database by file path.
-func chunkIDs(t *testing.T, db string) map[string][]string {
+// openRO opens the database file read-only with the plain driver (the
+// extensions registered), closed when the test ends.
+func openRO(t *testing.T, db string) *sql.DB {
 	t.Helper()
 	if err := sqlite.SetupC(); err != nil {
 		t.Fatal(err)
@@ -53,7 +54,14 @@ func chunkIDs(t *testing.T, db string) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close()
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// chunkIDs returns the chunk ids of the database by file path.
+func chunkIDs(t *testing.T, db string) map[string][]string {
+	t.Helper()
+	h := openRO(t, db)
 	rows, err := h.Query(`SELECT repo_name || '/' || file_path, id FROM chunks ORDER BY 1, byte_start`)
 	if err != nil {
 		t.Fatal(err)

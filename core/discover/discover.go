@@ -150,7 +150,8 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
-	if _, err := fs.Stat(fsys, "."); err != nil {
+	rootInfo, err := fs.Stat(fsys, ".")
+	if err != nil {
 		return Result{}, fmt.Errorf("walk: %w", err)
 	}
 	var res Result
@@ -174,7 +175,14 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		}
 	}
 	classes := newClassifier(rules)
+	patterns := len(base) > 0 // whether any ignore pattern was read yet
+	matchers := map[string]gitignore.Matcher{}
 	matcherFor := func(dir string) gitignore.Matcher {
+		// A directory's patterns are read when it is visited, before
+		// anything in it is matched: its matcher can be kept.
+		if m, ok := matchers[dir]; ok {
+			return m
+		}
 		ps := append([]gitignore.Pattern(nil), base...)
 		// ancestors first: later (deeper) patterns take precedence
 		var chain []string
@@ -187,11 +195,26 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		for i := len(chain) - 1; i >= 0; i-- {
 			ps = append(ps, ignores[chain[i]]...)
 		}
-		return gitignore.NewMatcher(ps)
+		m := gitignore.NewMatcher(ps)
+		matchers[dir] = m
+		return m
+	}
+	// readIgnores reads the ignore files among a directory's entries.
+	readIgnores := func(dir string, entries []fs.DirEntry, domain []string) {
+		var ps []gitignore.Pattern
+		for _, name := range []string{".gitignore", ".coderagignore"} {
+			if hasEntry(entries, name) {
+				ps = append(ps, readPatterns(fsys, path.Join(dir, name), domain)...)
+			}
+		}
+		if len(ps) > 0 {
+			ignores[dir] = ps
+			patterns = true
+		}
 	}
 	buildDepth := map[string]bool{} // dirs inside a build-output dir
 
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err = walkDir(fsys, ".", fs.FileInfoToDirEntry(rootInfo), func(p string, d fs.DirEntry, entries []fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -207,7 +230,7 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		}
 		if p == "." {
 			if !opts.NoIgnoreFiles {
-				ignores["."] = append(readPatterns(fsys, ".gitignore", nil), readPatterns(fsys, ".coderagignore", nil)...)
+				readIgnores(".", entries, nil)
 			}
 			return nil
 		}
@@ -226,21 +249,18 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 				res.Skips = append(res.Skips, Skip{p + "/", why + " (directory not descended)"})
 				return fs.SkipDir
 			}
-			if strings.HasSuffix(d.Name(), ".egg-info") || isVirtualenv(fsys, p) {
+			if strings.HasSuffix(d.Name(), ".egg-info") || hasEntry(entries, "pyvenv.cfg") {
 				res.Skips = append(res.Skips, Skip{p + "/", "python packaging output (directory not descended)"})
 				return fs.SkipDir
 			}
-			if len(base) > 0 || len(ignores) > 0 {
-				if matcherFor(dir).Match(parts, true) {
-					return fs.SkipDir
-				}
+			if patterns && matcherFor(dir).Match(parts, true) {
+				return fs.SkipDir
 			}
 			if buildDirs[d.Name()] || buildDepth[dir] {
 				buildDepth[p] = true
 			}
 			if !opts.NoIgnoreFiles {
-				dom := parts
-				ignores[p] = append(readPatterns(fsys, p+"/.gitignore", dom), readPatterns(fsys, p+"/.coderagignore", dom)...)
+				readIgnores(p, entries, parts)
 			}
 			return nil
 		}
@@ -251,7 +271,7 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		if d.Name() == ".gitignore" || d.Name() == ".coderagignore" || p == ConfigFile {
 			return nil
 		}
-		if matcherFor(dir).Match(parts, false) {
+		if patterns && matcherFor(dir).Match(parts, false) {
 			return nil // ignored files are not part of the repo: not listed
 		}
 		lang, corpus := Classify(p)
@@ -271,7 +291,11 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 			res.Skips = append(res.Skips, Skip{p, fmt.Sprintf("larger than the size limit (%s > %s)", humanBytes(info.Size()), humanBytes(opts.MaxFileSize))})
 			return nil
 		}
-		res.Files = append(res.Files, core.File{Path: p, Size: info.Size(), Language: lang, Corpus: corpus})
+		var mtime int64
+		if t := info.ModTime(); !t.IsZero() {
+			mtime = t.UnixNano()
+		}
+		res.Files = append(res.Files, core.File{Path: p, Size: info.Size(), Language: lang, Corpus: corpus, ModTime: mtime})
 		return nil
 	})
 	if err != nil {
@@ -292,9 +316,41 @@ func allowed(exts []string, p string) bool {
 	return false
 }
 
-func isVirtualenv(fsys fs.FS, dir string) bool {
-	_, err := fs.Stat(fsys, dir+"/pyvenv.cfg")
-	return err == nil
+// walkDir is fs.WalkDir, except that a directory's entries are read
+// before it is visited and given to visit (nil for files), so that visit
+// can look for its ignore files without trying to open them in every
+// directory. A directory that cannot be read is visited once, with the
+// error.
+func walkDir(fsys fs.FS, p string, d fs.DirEntry, visit func(p string, d fs.DirEntry, entries []fs.DirEntry, err error) error) error {
+	if !d.IsDir() {
+		return visit(p, d, nil, nil)
+	}
+	entries, err := fs.ReadDir(fsys, p)
+	if err != nil {
+		if err := visit(p, d, nil, err); err != nil && err != fs.SkipDir {
+			return err
+		}
+		return nil
+	}
+	if err := visit(p, d, entries, nil); err != nil {
+		if err == fs.SkipDir {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		if err := walkDir(fsys, path.Join(p, e.Name()), e, visit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hasEntry reports whether a directory's entries (sorted by name, as
+// fs.ReadDir returns them) hold name.
+func hasEntry(entries []fs.DirEntry, name string) bool {
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= name })
+	return i < len(entries) && entries[i].Name() == name
 }
 
 func readPatterns(fsys fs.FS, name string, domain []string) []gitignore.Pattern {

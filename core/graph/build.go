@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/json"
 	"path"
 	"sort"
 	"strings"
@@ -37,6 +38,29 @@ type envSource struct {
 	conf    float64
 }
 
+// dedupeEnv drops the environments that repeat an earlier one's variables
+// (the same manifest in several overlays or copies). Lookups take the
+// first environment that has a variable, so the answers do not change;
+// they only stop scanning copies.
+func dedupeEnv(list []envSource) []envSource {
+	if len(list) < 2 {
+		return list
+	}
+	seen := make(map[string]bool, len(list))
+	out := list[:0:0]
+	for _, e := range list {
+		k, _ := json.Marshal(struct {
+			V, U map[string]string
+			C    float64
+		}{e.vars, e.unknown, e.conf})
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 type builder struct {
 	in     Input
 	nodes  map[string]*Service
@@ -67,10 +91,23 @@ func Build(in Input) *Graph {
 	b.services()
 	b.ownership()
 	b.environments()
+	for s, list := range b.env {
+		b.env[s] = dedupeEnv(list)
+	}
+	for s, list := range b.config {
+		b.config[s] = dedupeEnv(list)
+	}
 	g := &Graph{}
+	seen := map[[3]string]bool{}
 	for _, r := range in.Routes {
 		if s := b.ownerOf(r.Repo, r.File); s != "" && !isTestFile(r.File) {
-			b.routes[s] = append(b.routes[s], route{r, segments(r.Path)})
+			// Matching takes the first best route: a later copy of the
+			// same method and path (a service's code copied across a
+			// monorepo) never wins, and is left out of the list.
+			if k := [3]string{s, r.Method, r.Path}; !seen[k] {
+				seen[k] = true
+				b.routes[s] = append(b.routes[s], route{r, segments(r.Path)})
+			}
 			g.Routes = append(g.Routes, Route{s, r})
 		}
 	}
@@ -318,6 +355,14 @@ func appendUnique(list []string, xs ...string) []string {
 		}
 	}
 	return list
+}
+
+// PathMatters reports whether adding or removing the file at p (relative
+// to its source) can change the graph by itself, whatever it holds: a
+// manifest marks a service's code directory and code files decide a
+// service's language. Other files count only through their facts.
+func PathMatters(p string) bool {
+	return isManifest(path.Base(p)) || codeLanguage(p) != ""
 }
 
 // manifests mark the root of a program's code.

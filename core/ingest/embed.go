@@ -25,9 +25,9 @@ type VectorStore interface {
 	LoadModel(ctx context.Context, tokens []string) (*embed.Model, error)
 	PendingVectors(ctx context.Context, after int64, limit int) ([]embed.Pending, error)
 	WriteVectors(ctx context.Context, vs []embed.Vector) error
-	// RebuildVectorIndex refreshes the store's fast KNN structures after
-	// vectors were written.
-	RebuildVectorIndex(ctx context.Context) error
+	// UpdateVectorIndex refreshes the store's fast KNN structures after
+	// the vectors of the chunks added were written.
+	UpdateVectorIndex(ctx context.Context, added []int64) error
 }
 
 // EmbedOptions say how a crawl embeds chunks. With neither Builtin nor
@@ -178,13 +178,12 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 	}
 	progress()
 	var after int64
+	var added []int64 // pks of the vectors written
 	for {
 		if err := ctx.Err(); err != nil {
 			es.Err = err
-			if es.Embedded > 0 {
-				if rerr := vs.RebuildVectorIndex(wctx); rerr != nil {
-					return rerr
-				}
+			if rerr := vs.UpdateVectorIndex(wctx, added); rerr != nil {
+				return rerr
 			}
 			return err
 		}
@@ -193,10 +192,7 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 			return err
 		}
 		if len(pend) == 0 {
-			if es.Embedded == 0 {
-				return nil
-			}
-			return vs.RebuildVectorIndex(wctx)
+			return vs.UpdateVectorIndex(wctx, added)
 		}
 		texts := make([]string, len(pend))
 		for i, p := range pend {
@@ -207,7 +203,7 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 			es.Err = err
 			// The chunks stay BM25-only until the next crawl; those
 			// embedded so far join the fast KNN path now.
-			return vs.RebuildVectorIndex(wctx)
+			return vs.UpdateVectorIndex(wctx, added)
 		}
 		var out []embed.Vector
 		for i, v := range vecs {
@@ -221,6 +217,9 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 			return err
 		}
 		es.Embedded += len(out)
+		for _, v := range out {
+			added = append(added, v.PK)
+		}
 		after = pend[len(pend)-1].PK
 		progress()
 	}

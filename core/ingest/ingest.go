@@ -39,9 +39,9 @@ type Store interface {
 	// ServiceNames returns the services the index knows (from deploy
 	// files and the graph).
 	ServiceNames(ctx context.Context) ([]string, error)
-	// UpdateMentions records, for every chunk of the corpus types, the
-	// services find returns for its text.
-	UpdateMentions(ctx context.Context, corpora []core.CorpusType, find func(text string) []string) (int, error)
+	// UpdateMentions records, for every chunk of the corpus types in
+	// scope, the services find returns for its text.
+	UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope LinkScope, find func(text string) []string) (int, error)
 	// The facts the service graph is built from, and the graph.
 	Resources(ctx context.Context) ([]core.ResourceAt, error)
 	Calls(ctx context.Context) ([]core.CallAt, error)
@@ -49,10 +49,28 @@ type Store interface {
 	FilePaths(ctx context.Context) ([][2]string, error)
 	Bindings(ctx context.Context) ([]core.BindingAt, error)
 	WriteGraph(ctx context.Context, g *graph.Graph) error
-	// AssignOwners gives code and config chunks the service whose
-	// directory holds them.
-	AssignOwners(ctx context.Context) (int, error)
+	// AssignOwners gives code and config chunks in scope the service
+	// whose directory holds them.
+	AssignOwners(ctx context.Context, scope LinkScope) (int, error)
+	// GraphDirty reports whether a committed source changed what the
+	// graph is built from since it was written (or there is no graph);
+	// Unlinked whether some files' chunks have no owners and mentions yet.
+	GraphDirty(ctx context.Context) (bool, error)
+	Unlinked(ctx context.Context) (bool, error)
+	// MarkLinked records that the graph, owners and mentions are up to
+	// date with every file.
+	MarkLinked(ctx context.Context) error
 }
+
+// LinkScope says which chunks the link passes (owners, mentions) visit.
+type LinkScope int
+
+const (
+	// LinkAll visits every chunk: the graph or the service names changed.
+	LinkAll LinkScope = iota
+	// LinkNew visits the chunks of files written since the last link.
+	LinkNew
+)
 
 // mentionCorpora are the corpus types whose chunks are joined to the
 // services they mention.
@@ -82,12 +100,18 @@ type SourceUpdater interface {
 	// StoredFiles returns what the store holds of each file, by path.
 	StoredFiles(ctx context.Context) (map[string]StoredFile, error)
 	DeleteFile(ctx context.Context, path string) error
+	// Touch records the size and modification time of an unchanged file.
+	Touch(ctx context.Context, f core.File) error
 }
 
-// StoredFile is what the store holds of one file.
+// StoredFile is what the store holds of one file: its content hash, its
+// router mounts, and the size and modification time it had when read
+// (ModTime 0: not to be trusted, read the file).
 type StoredFile struct {
-	Hash   string
-	Mounts []core.Mount
+	Hash    string
+	Mounts  []core.Mount
+	Size    int64
+	ModTime int64
 }
 
 // Options configure a Crawler. The zero value uses the defaults.
@@ -181,8 +205,11 @@ type Summary struct {
 	// Services is how many services the index knows; MentionsChanged how
 	// many conversation and doc chunks were (re)joined to the services
 	// they mention, in LinkDuration.
+	// MentionsKept says no chunk needed linking. LinkDuration is the
+	// time of the link phase (owners and mentions) without the graph's.
 	Services        int
 	MentionsChanged int
+	MentionsKept    bool
 	LinkDuration    time.Duration
 	// Graph is the service graph rebuilt after the crawl.
 	Graph GraphSummary
@@ -190,10 +217,35 @@ type Summary struct {
 	Embed EmbedSummary
 }
 
-// GraphSummary counts the rebuilt service graph.
+// GraphSummary counts the rebuilt service graph. Kept says the graph was
+// not rebuilt: nothing it is built from changed.
 type GraphSummary struct {
 	Services, Edges, Unresolved int
 	Duration                    time.Duration
+	Kept                        bool
+}
+
+// PhaseTime is the time one phase of a crawl took, over all sources.
+type PhaseTime struct {
+	Phase    string
+	Duration time.Duration
+}
+
+// PhaseTimes are the crawl's phases in order with their times: discover
+// (walking the sources), chunk (reading, chunking, scrubbing and writing
+// files, which overlap), write (removals, routes and the commit), graph,
+// link (owners and mentions) and embed.
+func (s Summary) PhaseTimes() []PhaseTime {
+	var out []PhaseTime
+	for _, p := range []core.Phase{core.PhaseDiscover, core.PhaseChunk, core.PhaseWrite} {
+		var d time.Duration
+		for _, src := range s.Sources {
+			d += src.Phases[p]
+		}
+		out = append(out, PhaseTime{string(p), d})
+	}
+	return append(out, PhaseTime{"graph", s.Graph.Duration}, PhaseTime{string(core.PhaseLink), s.LinkDuration},
+		PhaseTime{string(core.PhaseEmbed), s.Embed.Duration})
 }
 
 // Failed reports whether any source could not be crawled at all.
@@ -252,10 +304,7 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		}
 	}
 	if runErr == nil {
-		runErr = c.buildGraph(ctx, &sum)
-	}
-	if runErr == nil {
-		runErr = c.linkMentions(ctx, &sum)
+		runErr = c.link(ctx, &sum)
 	}
 	if runErr == nil {
 		runErr = c.embedChunks(ctx, &sum)
@@ -290,6 +339,44 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 	return sum, runErr
 }
 
+// link brings the service graph, the chunks' owning services and the
+// services conversations and docs mention up to date. When no source
+// changed what the graph is built from, the graph is kept and only the
+// chunks of files written since the last link are visited; otherwise the
+// graph is rebuilt and every chunk visited. MarkLinked at the end makes a
+// crawl killed before it redo the work next time.
+func (c *Crawler) link(ctx context.Context, sum *Summary) error {
+	start := time.Now()
+	defer func() { sum.LinkDuration = time.Since(start) - sum.Graph.Duration }()
+	wctx := context.WithoutCancel(ctx)
+	dirty, err := c.store.GraphDirty(wctx)
+	if err != nil {
+		return err
+	}
+	scope := LinkAll
+	if !dirty {
+		unlinked, err := c.store.Unlinked(wctx)
+		if err != nil {
+			return err
+		}
+		if !unlinked {
+			sum.Graph.Kept, sum.MentionsKept = true, true
+			return nil
+		}
+		scope = LinkNew
+		sum.Graph.Kept = true
+		if _, err := c.store.AssignOwners(wctx, LinkNew); err != nil {
+			return err
+		}
+	} else if err := c.buildGraph(ctx, sum); err != nil {
+		return err
+	}
+	if err := c.linkMentions(ctx, sum, scope); err != nil {
+		return err
+	}
+	return c.store.MarkLinked(wctx)
+}
+
 // buildGraph rebuilds the service graph from every fact the index holds
 // (not only this crawl's sources).
 func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
@@ -316,7 +403,7 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	if err := c.store.WriteGraph(wctx, g); err != nil {
 		return err
 	}
-	if _, err := c.store.AssignOwners(wctx); err != nil {
+	if _, err := c.store.AssignOwners(wctx, LinkAll); err != nil {
 		return err
 	}
 	sum.Graph = GraphSummary{Services: len(g.Services), Edges: len(g.Edges), Duration: time.Since(start)}
@@ -332,18 +419,17 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 // linkMentions joins conversations and docs of the whole index (not only
 // this crawl's sources) to the services they mention, so that the order
 // of sources and crawls does not matter.
-func (c *Crawler) linkMentions(ctx context.Context, sum *Summary) error {
-	start := time.Now()
+func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScope) error {
 	names, err := c.store.ServiceNames(ctx)
 	if err != nil {
 		return err
 	}
 	m := mention.New(names)
-	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, m.Find)
+	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, scope, m.Find)
 	if err != nil {
 		return err
 	}
-	sum.Services, sum.MentionsChanged, sum.LinkDuration = len(names), n, time.Since(start)
+	sum.Services, sum.MentionsChanged = len(names), n
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseLink, Chunks: n})
 	return nil
 }
@@ -357,8 +443,9 @@ type fileResult struct {
 	skip    string
 	warning string
 	bytes   int64
-	// unchanged: an incremental crawl found the stored content hash.
-	unchanged bool
+	// unchanged: an incremental crawl found the stored content hash;
+	// touch: read to find that out, as its modification time changed.
+	unchanged, touch bool
 	// problems are parts of the unit that could not be read (a day file
 	// of a Slack channel); the rest of the unit is indexed.
 	problems []discover.Skip
@@ -471,6 +558,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 	var routes []core.RouteAt
 	var mounts []chunk.FileMount
 	mountsChanged := false
+	touched := 0
 	for r := range results {
 		if werr == nil && gctx.Err() != nil {
 			werr = gctx.Err()
@@ -490,6 +578,10 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		case werr != nil:
 		case r.unchanged:
 			ss.Unchanged++
+			if r.touch {
+				touched++
+				werr = up.Touch(wctx, r.file)
+			}
 			for _, m := range u.stored[r.file.Path].Mounts {
 				mounts = append(mounts, chunk.FileMount{File: r.file.Path, Mount: m})
 			}
@@ -568,7 +660,13 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 			return full, err
 		case ss.Files == 0 && ss.Deleted == 0:
 			ss.UpToDate = true
+			if touched > 0 {
+				err = w.Commit(wctx)
+			}
 			w.Rollback()
+			if err != nil {
+				return ss, err
+			}
 			ss.Phases[core.PhaseWrite] = time.Since(writeStart)
 			c.event(core.Event{Kind: core.EventSourceDone, Phase: core.PhaseDone, Source: src.Name, FilesDone: done, FilesTotal: total})
 			return ss, nil

@@ -106,6 +106,9 @@ func (r *sourceReader) process(f core.File) fileResult {
 	}
 	c := r.c
 	res := fileResult{file: f}
+	if sf, ok := r.stored[f.Path]; ok && sf.ModTime != 0 && sf.ModTime == f.ModTime && sf.Size == f.Size {
+		return fileResult{file: f, hash: sf.Hash, unchanged: true}
+	}
 	data, err := fs.ReadFile(r.fsys, f.Path)
 	if err != nil {
 		res.skip = "unreadable: " + unwrapPathError(err)
@@ -114,7 +117,9 @@ func (r *sourceReader) process(f core.File) fileResult {
 	if sf, ok := r.stored[f.Path]; ok {
 		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) == sf.Hash {
-			return fileResult{file: f, hash: sf.Hash, unchanged: true}
+			// Same content: the stored modification time is refreshed
+			// so that the next crawl need not read the file.
+			return fileResult{file: f, hash: sf.Hash, unchanged: true, touch: f.ModTime != 0 && f.ModTime != sf.ModTime}
 		}
 	}
 	if int64(len(data)) > c.maxSize() {

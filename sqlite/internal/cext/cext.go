@@ -28,16 +28,34 @@ static void cr_treesitter_libc_allocator(void) { ts_set_allocator(0, 0, 0, 0); }
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
-	_ "github.com/mattn/go-sqlite3"           // links the SQLite amalgamation the C code calls
+	sqlite3 "github.com/mattn/go-sqlite3"     // links the SQLite amalgamation the C code calls
 	_ "github.com/tree-sitter/go-tree-sitter" // links tree-sitter, whose allocator Register resets
 
 	"coderag/core/codetok"
 )
+
+// Transient reports whether err is SQLite saying that another connection
+// changed the schema (a crawl that re-embeds drops and creates the vector
+// table, and a virtual table's constructor then fails with SQLITE_SCHEMA
+// instead of being prepared again) or held a lock at that moment: the same
+// read tried again a moment later succeeds.
+func Transient(err error) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code {
+	case sqlite3.ErrSchema, sqlite3.ErrBusy, sqlite3.ErrLocked:
+		return true
+	}
+	return false
+}
 
 var (
 	once   sync.Once
