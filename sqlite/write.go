@@ -167,6 +167,60 @@ func (s *SourceTx) Touch(ctx context.Context, f core.File) error {
 	return s.db.wrap(fmt.Sprintf("update %s/%s in", s.src.Name, f.Path), err)
 }
 
+// SourceNames returns the names of the sources the database holds, sorted.
+func (db *DB) SourceNames(ctx context.Context) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT repo_name FROM sources ORDER BY repo_name`)
+	if err != nil {
+		return nil, db.wrap("read sources of", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, db.wrap("read sources of", err)
+		}
+		out = append(out, n)
+	}
+	return out, db.wrap("read sources of", rows.Err())
+}
+
+// DeleteSource removes the source named name with its files, chunks (and
+// their FTS entries, vectors and facts) and skips, in one transaction, and
+// marks the service graph for rebuilding.
+func (db *DB) DeleteSource(ctx context.Context, name string) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("remove source "+name+" from", err)
+	}
+	defer tx.Rollback()
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM sources WHERE repo_name = ?`, name).Scan(&id); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return db.wrap("remove source "+name+" from", err)
+	}
+	if err := unindexFTS(ctx, tx, "source_id = ?", id); err != nil {
+		return db.wrap("remove source "+name+" from", err)
+	}
+	for _, q := range []string{
+		`DELETE FROM chunks WHERE source_id = ?`,
+		`DELETE FROM files WHERE source_id = ?`,
+		`DELETE FROM crawl_skips WHERE source_id = ?`,
+		`DELETE FROM sources WHERE id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return db.wrap("remove source "+name+" from", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('graph_dirty', '1'), ('chunk_count', (SELECT count(*) FROM chunks))
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`); err != nil {
+		return db.wrap("remove source "+name+" from", err)
+	}
+	return db.wrap("remove source "+name+" from", tx.Commit())
+}
+
 // WriteMounts records the router mounts a written file declares.
 func (s *SourceTx) WriteMounts(ctx context.Context, path string, mounts []core.Mount) error {
 	if len(mounts) == 0 {

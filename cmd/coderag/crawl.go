@@ -44,6 +44,8 @@ type crawlOptions struct {
 	wait        bool
 	tui         bool
 	progress    string
+	config      string
+	prune       bool
 }
 
 const crawlLong = `Crawl indexes repositories, Slack exports, transcripts, runbooks and Google
@@ -62,10 +64,13 @@ Sources:
 Every flag repeats. A source is named after its directory or file; give
 another name with NAME=PATH (or --repo-name for repositories). Names are
 unique per database: crawling a name again replaces that source. Without
-source flags, crawl re-crawls every source the database already holds, from
-the paths it was crawled from (add --incremental to re-index only what
-changed); --exclude and --classify given then apply again, earlier ones are
-not remembered (put lasting rules in the source's .coderag.yaml).
+source flags, crawl crawls the sources of the workspace file (below), or
+else re-crawls every source the database already holds, from the paths it
+was crawled from (add --incremental to re-index only what changed);
+--exclude and --classify given then apply again, earlier ones are not
+remembered (put lasting rules in the source's .coderag.yaml or the
+workspace file). Sources the database holds that this crawl does not name
+are left alone, unless --prune-sources removes them.
 
 Repositories are walked honouring .gitignore and .coderagignore files.
 Files are classified by path and content (runbooks by a runbook, playbook or
@@ -107,6 +112,8 @@ spread over the index, and learned again when the index has grown or shrunk
 by half since. An index keeps one embedder: switching needs --reembed, which
 drops every vector and embeds the whole index again.
 
+` + workspaceHelp + `
+
 ` + embedHelp + `
 
 The exit status is 1 when a source could not be read at all or embedding
@@ -143,6 +150,8 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
 	f.BoolVar(&o.incremental, "incremental", false, "re-index only files and channels whose content changed since the last crawl; remove deleted ones; leave unchanged sources alone")
 	f.BoolVar(&o.wait, "wait", false, "wait for another crawl of the same database to finish instead of failing")
+	f.StringVar(&o.config, "config", "", "workspace file listing the sources (default: ./"+workspaceFile+" when it exists)")
+	f.BoolVar(&o.prune, "prune-sources", false, "remove from the database the sources this crawl does not name (and their chunks)")
 	f.BoolVar(&o.tui, "tui", false, "show the crawl in the terminal UI (progress bars per source, rates, ETA, problems); search while it runs")
 	o.embed.register(f, false)
 	f.BoolVar(&o.reembed, "reembed", false, "drop every vector (and the built-in model) and embed the whole index again; needed to change embedders")
@@ -173,14 +182,42 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if err != nil {
 		return usagef("--max-file-size: %v", err)
 	}
+	ws, err := loadWorkspace(o.config)
+	if err != nil {
+		return err
+	}
+	if ws != nil {
+		if ws.DB != "" && !cmd.Flag("db").Changed {
+			*o.db = ws.DB
+		}
+		o.exclude = append(append([]string(nil), ws.Exclude...), o.exclude...)
+		if ws.Embedder != "" && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" {
+			o.embed.provider = ws.Embedder
+		}
+	}
 	var sources []core.Source
+	// again: the sources come from the database (or the workspace file)
+	// and keep the index's embedder unless one is asked for.
 	again := len(o.repoPaths)+len(o.slack)+len(o.transcripts)+len(o.runbooks)+len(o.gdocs) == 0
-	if again {
+	switch {
+	case again && ws != nil && len(ws.Sources) > 0:
+		if sources, err = ws.sources(); err != nil {
+			return err
+		}
+		if ws.Embedder != "" {
+			again = false
+		}
+	case again:
+		if o.prune {
+			return usagef("--prune-sources needs the sources to keep: source flags or a workspace file")
+		}
 		if sources, err = previousSources(ctx, *o.db); err != nil {
 			return err
 		}
-	} else if sources, err = o.sources(); err != nil {
-		return err
+	default:
+		if sources, err = o.sources(); err != nil {
+			return err
+		}
 	}
 	var rules []discover.Rule
 	for _, c := range o.classify {
@@ -222,6 +259,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		Args:        strings.Join(os.Args[1:], " "),
 		Embed:       embedOpts,
 		Incremental: o.incremental,
+		Prune:       o.prune,
 	}
 	if o.tui {
 		return crawlTUI(ctx, io, o, db, opts, sources, unlock)
@@ -313,42 +351,7 @@ func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db *sqlite.DB
 
 // sources turns the source flags into core.Sources with unique names.
 func (o *crawlOptions) sources() ([]core.Source, error) {
-	var sources []core.Source
-	names := map[string]string{}
-	add := func(kind core.SourceKind, flag, arg, name string) error {
-		p := arg
-		if name == "" {
-			if n, rest, ok := strings.Cut(arg, "="); ok && kind != core.SourceRepo && n != "" && !strings.ContainsAny(n, `/\`) {
-				name, p = n, rest
-			}
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return fmt.Errorf("--%s %s: %w", flag, p, err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return fmt.Errorf("--%s %s: %w", flag, p, err)
-		}
-		if !fi.IsDir() && kind != core.SourceSlackExport {
-			return usagef("--%s %s is not a directory", flag, p)
-		}
-		if name == "" {
-			name = filepath.Base(abs)
-			if kind == core.SourceSlackExport && !fi.IsDir() {
-				name = strings.TrimSuffix(name, filepath.Ext(name))
-			}
-		}
-		if name == "" || strings.ContainsAny(name, "/\\") {
-			return usagef("source name %q: must be non-empty and hold no slashes", name)
-		}
-		if other, ok := names[name]; ok {
-			return usagef("%s and %s would both be named %q: name one with NAME=PATH (or --repo-name)", other, p, name)
-		}
-		names[name] = p
-		sources = append(sources, core.Source{Kind: kind, Path: abs, Name: name})
-		return nil
-	}
+	var l sourceList
 	if len(o.repoNames) > 0 && len(o.repoNames) != len(o.repoPaths) {
 		return nil, usagef("%d --repo-name for %d --repo-path: pass one name per path or none", len(o.repoNames), len(o.repoPaths))
 	}
@@ -360,7 +363,7 @@ func (o *crawlOptions) sources() ([]core.Source, error) {
 				return nil, usagef("repo name %q: must be non-empty and hold no slashes", name)
 			}
 		}
-		if err := add(core.SourceRepo, "repo-path", p, name); err != nil {
+		if err := l.add(core.SourceRepo, "--repo-path "+p, p, name); err != nil {
 			return nil, err
 		}
 	}
@@ -375,12 +378,56 @@ func (o *crawlOptions) sources() ([]core.Source, error) {
 		{core.SourceGDocsDir, "gdocs-dir", o.gdocs},
 	} {
 		for _, a := range set.args {
-			if err := add(set.kind, set.flag, a, ""); err != nil {
+			name, p := "", a
+			if n, rest, ok := strings.Cut(a, "="); ok && n != "" && !strings.ContainsAny(n, `/\`) {
+				name, p = n, rest
+			}
+			if err := l.add(set.kind, "--"+set.flag+" "+p, p, name); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return sources, nil
+	return l.sources, nil
+}
+
+// sourceList collects crawl sources with unique names.
+type sourceList struct {
+	sources []core.Source
+	names   map[string]string // name -> where it was given
+}
+
+// add adds the source at p, named name or after its directory or file;
+// where says where it was given, for messages.
+func (l *sourceList) add(kind core.SourceKind, where, p, name string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if !fi.IsDir() && kind != core.SourceSlackExport {
+		return usagef("%s is not a directory", where)
+	}
+	if name == "" {
+		name = filepath.Base(abs)
+		if kind == core.SourceSlackExport && !fi.IsDir() {
+			name = strings.TrimSuffix(name, filepath.Ext(name))
+		}
+	}
+	if name == "" || strings.ContainsAny(name, "/\\") {
+		return usagef("%s: source name %q must be non-empty and hold no slashes", where, name)
+	}
+	if l.names == nil {
+		l.names = map[string]string{}
+	}
+	if other, ok := l.names[name]; ok {
+		return usagef("%s and %s would both be named %q: give one another name (NAME=PATH, --repo-name, or name: in coderag.yaml)", other, where, name)
+	}
+	l.names[name] = where
+	l.sources = append(l.sources, core.Source{Kind: kind, Path: abs, Name: name})
+	return nil
 }
 
 func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose bool) {
@@ -426,6 +473,9 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		for _, sk := range s.Skips {
 			reasons[reasonKind(sk.Reason)]++
 		}
+	}
+	for _, n := range sum.Pruned {
+		fmt.Fprintf(w, "%-14s removed (not crawled any more: --prune-sources)\n", n)
 	}
 	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s\n", plural(len(sum.Sources), "source", "sources"),
 		plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, sum.Duration.Round(time.Millisecond))
@@ -553,11 +603,12 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 		Sources    []jsonSourceSummary `json:"sources"`
 		Services   int                 `json:"services"`
 		Mentions   int                 `json:"mention_chunks_changed"`
+		Pruned     []string            `json:"pruned_sources"`
 		Graph      jsonGraphSummary    `json:"graph"`
 		PhasesMS   map[string]int64    `json:"phases_ms"`
 		Embed      *jsonEmbedSummary   `json:"embed,omitempty"`
 	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{},
-		Services: sum.Services, Mentions: sum.MentionsChanged, PhasesMS: map[string]int64{},
+		Services: sum.Services, Mentions: sum.MentionsChanged, PhasesMS: map[string]int64{}, Pruned: append([]string{}, sum.Pruned...),
 		Graph: jsonGraphSummary{Kept: sum.Graph.Kept, Nodes: sum.Graph.Services, Edges: sum.Graph.Edges,
 			Unresolved: sum.Graph.Unresolved, DurationMS: sum.Graph.Duration.Milliseconds()}}
 	for _, p := range sum.PhaseTimes() {

@@ -60,6 +60,10 @@ type Store interface {
 	// MarkLinked records that the graph, owners and mentions are up to
 	// date with every file.
 	MarkLinked(ctx context.Context) error
+	// SourceNames are the names of the sources the store holds;
+	// DeleteSource removes one with everything it holds.
+	SourceNames(ctx context.Context) ([]string, error)
+	DeleteSource(ctx context.Context, name string) error
 }
 
 // LinkScope says which chunks the link passes (owners, mentions) visit.
@@ -136,6 +140,8 @@ type Options struct {
 	Args string
 	// Embed says how chunks get vectors (none by default).
 	Embed EmbedOptions
+	// Prune removes the sources the store holds that are not crawled.
+	Prune bool
 	// Incremental re-chunks only the files (and Slack channels) whose
 	// content hash changed since the last crawl, adds new ones and removes
 	// deleted ones; a source with no change is left as it is.
@@ -199,8 +205,10 @@ func (s SourceSummary) ChunkCount() int {
 
 // Summary is the outcome of a crawl.
 type Summary struct {
-	RunID    int64
-	Sources  []SourceSummary
+	RunID   int64
+	Sources []SourceSummary
+	// Pruned are the sources removed (Options.Prune).
+	Pruned   []string
 	Duration time.Duration
 	// Services is how many services the index knows; MentionsChanged how
 	// many conversation and doc chunks were (re)joined to the services
@@ -303,6 +311,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 			break
 		}
 	}
+	if runErr == nil && c.opts.Prune {
+		runErr = c.prune(ctx, sources, &sum)
+	}
 	if runErr == nil {
 		runErr = c.link(ctx, &sum)
 	}
@@ -337,6 +348,32 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// prune removes the stored sources that are not among sources.
+func (c *Crawler) prune(ctx context.Context, sources []core.Source, sum *Summary) error {
+	keep := map[string]bool{}
+	for _, s := range sources {
+		keep[s.Name] = true
+	}
+	wctx := context.WithoutCancel(ctx)
+	names, err := c.store.SourceNames(wctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if keep[n] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := c.store.DeleteSource(wctx, n); err != nil {
+			return err
+		}
+		sum.Pruned = append(sum.Pruned, n)
+	}
+	return nil
 }
 
 // link brings the service graph, the chunks' owning services and the
