@@ -130,10 +130,27 @@ func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFil
 // vectors and facts).
 func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
 	found, facts, err := s.deleteFile(ctx, path)
-	if found && (facts != ingest.NoFacts || graph.PathMatters(path)) {
+	if changesGraph(path, found, facts, false, "") {
 		s.graphDirty = true
 	}
 	return err
+}
+
+// changesGraph reports whether a file going from its stored version (had,
+// with the facts digest before; "" for files stored before digests) to its
+// new one (has, after) can change the service graph: its facts changed, or
+// it came or went with facts or with a path the graph reads (manifests,
+// code files).
+func changesGraph(path string, had bool, before string, has bool, after string) bool {
+	switch {
+	case had && has:
+		return before != after || after == ""
+	case had:
+		return before != ingest.NoFacts || graph.PathMatters(path)
+	case has:
+		return after != ingest.NoFacts || graph.PathMatters(path)
+	}
+	return false
 }
 
 // deleteFile removes a file and reports whether it was there and the
@@ -332,7 +349,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		if err != nil {
 			return err
 		}
-		if found && (old != facts || facts == "") || !found && (facts != ingest.NoFacts || graph.PathMatters(f.Path)) {
+		if changesGraph(f.Path, found, old, true, facts) {
 			s.graphDirty = true
 		}
 	}

@@ -212,14 +212,12 @@ type Summary struct {
 	Duration time.Duration
 	// Services is how many services the index knows; MentionsChanged how
 	// many conversation and doc chunks were (re)joined to the services
-	// they mention, in LinkDuration.
-	// MentionsKept says no chunk needed linking. LinkDuration is the
-	// time of the link phase (owners and mentions) without the graph's.
+	// they mention; LinkDuration the time of the link phase (owners and
+	// mentions) without the graph's.
 	Services        int
 	MentionsChanged int
-	MentionsKept    bool
 	LinkDuration    time.Duration
-	// Graph is the service graph rebuilt after the crawl.
+	// Graph is what the crawl did to the service graph.
 	Graph GraphSummary
 	// Embed is what the embed phase did.
 	Embed EmbedSummary
@@ -397,7 +395,7 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 			return err
 		}
 		if !unlinked {
-			sum.Graph.Kept, sum.MentionsKept = true, true
+			sum.Graph.Kept = true
 			return nil
 		}
 		scope = LinkNew
