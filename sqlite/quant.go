@@ -90,14 +90,11 @@ func (db *DB) loadPages(ctx context.Context, dim int) (*pages, error) {
 	if db.pcache != nil && db.pcache.gen == gen && len(db.pcache.mean) == dim {
 		return db.pcache, nil
 	}
-	raw, err := base64.StdEncoding.DecodeString(meanText)
-	if err != nil || len(raw) != 8*dim {
+	mean, ok := decodeMean(meanText, dim)
+	if !ok {
 		return nil, fmt.Errorf("read vector mean from %s: bad value in meta", db.path)
 	}
-	p := &pages{gen: gen, mean: make([]float64, dim), words: dim / 64}
-	for i := range p.mean {
-		p.mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-	}
+	p := &pages{gen: gen, mean: mean, words: dim / 64}
 	rows, err := db.sql.QueryContext(ctx, `SELECT pks, bits FROM vec_pages ORDER BY page`)
 	if err != nil {
 		return nil, db.wrap("vector search in", err)
@@ -126,6 +123,20 @@ func (db *DB) loadPages(ctx context.Context, dim int) (*pages, error) {
 	return p, nil
 }
 
+// decodeMean reads the stored mean vector (base64 of little-endian
+// float64s); false when it is missing or not of dimension dim.
+func decodeMean(text string, dim int) ([]float64, bool) {
+	raw, err := base64.StdEncoding.DecodeString(text)
+	if err != nil || dim == 0 || len(raw) != 8*dim {
+		return nil, false
+	}
+	mean := make([]float64, dim)
+	for i := range mean {
+		mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	return mean, true
+}
+
 // UpdateVectorIndex brings the sign-bit pages up to date after the vectors
 // of the chunks added were written: their bits (against the stored mean)
 // go into one new page when they are few next to the pages' vectors;
@@ -146,13 +157,9 @@ func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error {
 	if err != nil {
 		return db.wrap("update vector index of", err)
 	}
-	raw, _ := base64.StdEncoding.DecodeString(meanText.String)
-	if dim == 0 || dim%64 != 0 || len(raw) != 8*dim || len(added) > paged/10 || appended+len(added) > paged/5 {
+	mean, ok := decodeMean(meanText.String, dim)
+	if !ok || dim%64 != 0 || len(added) > paged/10 || appended+len(added) > paged/5 {
 		return db.RebuildVectorIndex(ctx)
-	}
-	mean := make([]float64, dim)
-	for i := range mean {
-		mean[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 	}
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {

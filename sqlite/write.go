@@ -173,14 +173,41 @@ func (s *SourceTx) deleteFile(ctx context.Context, path string) (found bool, fac
 	return true, facts, nil
 }
 
-// Touch records the size and modification time of a file whose content did
-// not change (when old enough to trust, as in WriteFile).
-func (s *SourceTx) Touch(ctx context.Context, f core.File) error {
-	mtime := f.ModTime
-	if mtime > time.Now().UnixNano()-int64(trustMTimeAfter) {
-		mtime = 0
+// clearSource removes everything a source holds but its row: chunks with
+// their FTS entries first (external-content FTS5 needs the old values to
+// delete them; the vec0 trigger and foreign keys clean vectors and facts),
+// files and skips.
+func clearSource(ctx context.Context, tx *sql.Tx, sourceID int64) error {
+	if err := unindexFTS(ctx, tx, "source_id = ?", sourceID); err != nil {
+		return err
 	}
-	_, err := s.tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ? WHERE source_id = ? AND path = ?`, f.Size, mtime, s.sourceID, f.Path)
+	for _, q := range []string{
+		`DELETE FROM chunks WHERE source_id = ?`,
+		`DELETE FROM files WHERE source_id = ?`,
+		`DELETE FROM crawl_skips WHERE source_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, sourceID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trustedMTime is the modification time to store for a file read now: 0
+// when it is too recent to trust (another write within the file system's
+// timestamp resolution would keep it), so that the next crawl hashes it.
+func trustedMTime(mtime int64, now time.Time) int64 {
+	if mtime > now.UnixNano()-int64(trustMTimeAfter) {
+		return 0
+	}
+	return mtime
+}
+
+// Touch records the size and modification time of a file whose content did
+// not change.
+func (s *SourceTx) Touch(ctx context.Context, f core.File) error {
+	_, err := s.tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ? WHERE source_id = ? AND path = ?`,
+		f.Size, trustedMTime(f.ModTime, time.Now()), s.sourceID, f.Path)
 	return s.db.wrap(fmt.Sprintf("update %s/%s in", s.src.Name, f.Path), err)
 }
 
@@ -218,18 +245,11 @@ func (db *DB) DeleteSource(ctx context.Context, name string) error {
 		}
 		return db.wrap("remove source "+name+" from", err)
 	}
-	if err := unindexFTS(ctx, tx, "source_id = ?", id); err != nil {
+	if err := clearSource(ctx, tx, id); err != nil {
 		return db.wrap("remove source "+name+" from", err)
 	}
-	for _, q := range []string{
-		`DELETE FROM chunks WHERE source_id = ?`,
-		`DELETE FROM files WHERE source_id = ?`,
-		`DELETE FROM crawl_skips WHERE source_id = ?`,
-		`DELETE FROM sources WHERE id = ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, id); err != nil {
-			return db.wrap("remove source "+name+" from", err)
-		}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sources WHERE id = ?`, id); err != nil {
+		return db.wrap("remove source "+name+" from", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('graph_dirty', '1'), ('chunk_count', (SELECT count(*) FROM chunks))
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`); err != nil {
@@ -271,20 +291,13 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	// Replace: drop what the source had, its FTS entries first (they need
 	// the old column values). The vec0 trigger cleans vectors. An update
 	// keeps the files and replaces them one by one.
-	clear := []string{`DELETE FROM crawl_skips WHERE source_id = ?`}
-	if !s.update {
-		s.graphDirty = true
-		if err := unindexFTS(ctx, tx, "source_id = ?", s.sourceID); err != nil {
+	if s.update {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM crawl_skips WHERE source_id = ?`, s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
-		clear = []string{
-			`DELETE FROM chunks WHERE source_id = ?`,
-			`DELETE FROM files WHERE source_id = ?`,
-			`DELETE FROM crawl_skips WHERE source_id = ?`,
-		}
-	}
-	for _, q := range clear {
-		if _, err := tx.ExecContext(ctx, q, s.sourceID); err != nil {
+	} else {
+		s.graphDirty = true
+		if err := clearSource(ctx, tx, s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
 	}
@@ -354,12 +367,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		}
 	}
 	now := time.Now()
-	mtime := f.ModTime
-	if mtime > now.UnixNano()-int64(trustMTimeAfter) {
-		// Written moments ago: another write within the file system's
-		// timestamp resolution would keep this mtime; hash it next time.
-		mtime = 0
-	}
+	mtime := trustedMTime(f.ModTime, now)
 	var fileID int64
 	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks),
 		now.UTC().Format(time.RFC3339), facts, mtime).Scan(&fileID); err != nil {
