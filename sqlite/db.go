@@ -139,7 +139,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	q.Set("_txlock", "immediate")
 	q.Set("_cache_size", "-32000")
 	dsn := "file:" + path + "?" + q.Encode()
-	sdb, err := sql.Open("sqlite3", dsn)
+	sdb, err := sql.Open(cext.Driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -374,7 +374,7 @@ func Versions() LibVersions {
 	if err := cext.Register(); err != nil {
 		return v
 	}
-	db, err := sql.Open("sqlite3", ":memory:")
+	db, err := sql.Open(cext.Driver, ":memory:")
 	if err != nil {
 		return v
 	}

@@ -381,7 +381,11 @@ func TestVectors(t *testing.T) {
 	if err != nil || len(pend) != 1 || pend[0].Text != "x" || pend[0].ContextPrefix != "x.go" {
 		t.Fatalf("PendingVectors = %+v, %v", pend, err)
 	}
-	if err := db.WriteVectors(ctx, []embed.Vector{{PK: pend[0].PK, Vec: []float32{0, 0, 0, 1}}}); err != nil {
+	if after, err := db.PendingAfter(ctx); err != nil || after >= pend[0].PK {
+		t.Errorf("PendingAfter = %d, %v; want below the new chunk %d", after, err, pend[0].PK)
+	}
+	xPK := pend[0].PK
+	if err := db.WriteVectors(ctx, []embed.Vector{{PK: xPK, Vec: []float32{0, 0, 0, 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	if pend, _ := db.PendingVectors(ctx, 0, 10); len(pend) != 0 {
@@ -393,6 +397,21 @@ func TestVectors(t *testing.T) {
 	hits, err = db.KNN(ctx, []float32{0, 0, 0, 1}, 1, core.Filter{})
 	if err != nil || len(hits) != 1 || hits[0].Chunk.ID != "x" {
 		t.Fatalf("KNN after WriteVectors = %+v, %v", hits, err)
+	}
+	// PendingAfter: every chunk up to the last vector has one; a chunk
+	// below it without one makes it 0 (scan everything).
+	if after, err := db.PendingAfter(ctx); err != nil || after != xPK {
+		t.Errorf("PendingAfter with every chunk embedded = %d, %v; want %d", after, err, xPK)
+	}
+	var lowest int64
+	db.sql.QueryRowContext(ctx, "SELECT min(pk) FROM chunks").Scan(&lowest)
+	db.sql.ExecContext(ctx, "DELETE FROM vec_quant WHERE chunk_pk = ?", lowest)
+	if after, err := db.PendingAfter(ctx); err != nil || after != 0 {
+		t.Errorf("PendingAfter with chunk %d unembedded = %d, %v; want 0", lowest, after, err)
+	}
+	db.sql.ExecContext(ctx, "DELETE FROM vec_chunks WHERE chunk_pk = ?", lowest)
+	if pend, _ := db.PendingVectors(ctx, 0, 10); len(pend) != 1 || pend[0].PK != lowest {
+		t.Errorf("pending after deleting the vector of %d: %+v", lowest, pend)
 	}
 }
 

@@ -241,6 +241,37 @@ func (db *DB) PendingVectors(ctx context.Context, after int64, limit int) ([]emb
 	return out, db.wrap("list chunks to embed in", rows.Err())
 }
 
+// PendingAfter returns the largest chunk key with a vector when every
+// chunk below it has one too, else 0: chunks written since the last
+// embedding come after it (new keys exceed the largest existing one), so
+// a crawl that changed a few files does not scan every chunk for missing
+// vectors. Vectors only exist for existing chunks (a trigger deletes
+// them with their chunk), so equal counts up to that key mean none is
+// missing.
+func (db *DB) PendingAfter(ctx context.Context) (int64, error) {
+	// Each count on its own so that SQLite answers it from a b-tree's
+	// structure or a small index: the chunk rows are never read.
+	var top int64
+	var vecs, chunks, above int
+	err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(chunk_pk), 0) FROM vec_quant`).Scan(&top)
+	if err == nil {
+		err = db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_quant`).Scan(&vecs)
+	}
+	if err == nil {
+		err = db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&chunks)
+	}
+	if err == nil {
+		err = db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE pk > ?`, top).Scan(&above)
+	}
+	if err != nil {
+		return 0, db.wrap("find chunks to embed in", err)
+	}
+	if chunks-above != vecs {
+		return 0, nil
+	}
+	return top, nil
+}
+
 // WriteVectors stores vectors of existing chunks in one transaction, with
 // the chunks' filter columns. Chunks deleted meanwhile are skipped.
 func (db *DB) WriteVectors(ctx context.Context, vs []embed.Vector) error {

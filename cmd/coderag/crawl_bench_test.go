@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,9 +29,9 @@ func peakRSS() float64 {
 
 // BenchmarkCrawl50MB crawls the sample's two repositories replicated into
 // one repository of about 50 MB of source (full crawl with the built-in
-// embedder), then times an incremental crawl after one file changed
-// without touching what the graph is built from, and one after a service
-// address changed (the graph is rebuilt).
+// embedder), then times an incremental crawl (a new process) after one
+// file changed without touching what the graph is built from, and one
+// after a service address changed (the graph is rebuilt).
 func BenchmarkCrawl50MB(b *testing.B) {
 	dir := b.TempDir()
 	repo := filepath.Join(dir, "mono")
@@ -52,23 +53,37 @@ func BenchmarkCrawl50MB(b *testing.B) {
 		b.Fatal(err)
 	}
 	rss := peakRSS()
+	// Incremental crawls run as their own process, as from cron: nothing
+	// (compiled queries, page cache of the database connection) is left
+	// from the full crawl in this one. Each is timed 5 times; the median
+	// is reported.
+	incremental := func(edit func()) time.Duration {
+		var times []time.Duration
+		for range 5 {
+			edit()
+			start := time.Now()
+			if out, err := binaryCmd("crawl", "--db", db, "--repo-path", repo, "--incremental", "--progress", "none").CombinedOutput(); err != nil {
+				b.Fatalf("incremental crawl: %v\n%s", err, out)
+			}
+			times = append(times, time.Since(start))
+		}
+		slices.Sort(times)
+		return times[len(times)/2]
+	}
 	// One changed file.
 	edit := filepath.Join(repo, "team000", "storefront", "src", "clients", "cart.ts")
-	data, _ := os.ReadFile(edit)
-	os.WriteFile(edit, append(data, []byte("\nexport const changed = true;\n")...), 0o644)
-	start = time.Now()
-	if code, _, errs := coderag(b, "crawl", "--db", db, "--repo-path", repo, "--incremental"); code != 0 {
-		b.Fatalf("incremental crawl: %s", errs)
-	}
-	inc := time.Since(start)
+	n := 0
+	inc := incremental(func() {
+		n++
+		data, _ := os.ReadFile(edit)
+		os.WriteFile(edit, append(data, fmt.Sprintf("\nexport const changed%d = true;\n", n)...), 0o644)
+	})
 	// One changed address: the graph is built again.
-	data, _ = os.ReadFile(edit)
-	os.WriteFile(edit, []byte(strings.Replace(string(data), "http://cart:8080", "http://cart:8081", 1)), 0o644)
-	start = time.Now()
-	if code, _, errs := coderag(b, "crawl", "--db", db, "--repo-path", repo, "--incremental"); code != 0 {
-		b.Fatalf("incremental crawl: %s", errs)
-	}
-	incGraph := time.Since(start)
+	incGraph := incremental(func() {
+		n++
+		data, _ := os.ReadFile(edit)
+		os.WriteFile(edit, []byte(strings.Replace(string(data), fmt.Sprintf("http://cart:%d", 8079+n-5), fmt.Sprintf("http://cart:%d", 8080+n-5), 1)), 0o644)
+	})
 	b.ReportMetric(float64(bytes)/1e6, "MB")
 	b.ReportMetric(full.Seconds(), "full-s")
 	b.ReportMetric(float64(bytes)/1e6/full.Seconds(), "MB/s")

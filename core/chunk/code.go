@@ -158,6 +158,14 @@ type lazyLang struct {
 	err  error
 }
 
+// Prepare compiles the queries of a language (a core/discover language
+// name) now, so that the first file of it does not wait for them; other
+// languages are ignored. It is safe to call from several goroutines and
+// compiles each language once per process.
+func Prepare(name string) {
+	language(name)
+}
+
 // language returns the prepared language, compiling its queries on first
 // use; parse timeouts are per parser, so they are set at each use.
 func language(name string) (*lang, error) {

@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
@@ -38,6 +40,13 @@ type Options struct {
 	// Rules classify paths before the built-in rules; those of the
 	// source's .coderag.yaml follow them.
 	Rules []Rule
+	// Workers is how many directories are read at once (default twice
+	// the CPUs: reading is mostly system calls).
+	Workers int
+	// Found, when set, is called with each file to index as the walk
+	// finds it, from the walk's goroutines (concurrently, in no order),
+	// before Walk returns the sorted list.
+	Found func(core.File)
 }
 
 // Skip is a file that was not indexed, and why.
@@ -145,20 +154,25 @@ func pathSkip(p string, inBuild bool, corpus core.CorpusType) string {
 
 // Walk walks fsys from its root and returns the files to index and the
 // files skipped, both sorted by path. It fails only when the root cannot be
-// read; unreadable entries below it become skips.
+// read; unreadable entries below it become skips. Directories are read
+// concurrently (see Options.Workers).
 func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
-	rootInfo, err := fs.Stat(fsys, ".")
+	if opts.Workers <= 0 {
+		opts.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	if _, err := fs.Stat(fsys, "."); err != nil {
+		return Result{}, fmt.Errorf("walk: %w", err)
+	}
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return Result{}, fmt.Errorf("walk: %w", err)
 	}
-	var res Result
-	ignores := map[string][]gitignore.Pattern{} // dir -> patterns read in it
 	var base []gitignore.Pattern
 	for _, p := range opts.Exclude {
-		base = append(base, gitignore.ParsePattern(p, nil))
+		base = append(base, parsePattern(p, nil))
 	}
 	if !opts.NoIgnoreFiles {
 		base = append(base, readPatterns(fsys, ".git/info/exclude", nil)...)
@@ -171,139 +185,199 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		}
 		rules = append(append([]Rule(nil), rules...), more...)
 		for _, p := range exclude {
-			base = append(base, gitignore.ParsePattern(p, nil))
+			base = append(base, parsePattern(p, nil))
 		}
 	}
-	classes := newClassifier(rules)
-	patterns := len(base) > 0 // whether any ignore pattern was read yet
-	matchers := map[string]gitignore.Matcher{}
-	matcherFor := func(dir string) gitignore.Matcher {
-		// A directory's patterns are read when it is visited, before
-		// anything in it is matched: its matcher can be kept.
-		if m, ok := matchers[dir]; ok {
-			return m
-		}
-		ps := append([]gitignore.Pattern(nil), base...)
-		// ancestors first: later (deeper) patterns take precedence
-		var chain []string
-		for d := dir; ; d = path.Dir(d) {
-			chain = append(chain, d)
-			if d == "." || d == "/" {
-				break
-			}
-		}
-		for i := len(chain) - 1; i >= 0; i-- {
-			ps = append(ps, ignores[chain[i]]...)
-		}
-		m := gitignore.NewMatcher(ps)
-		matchers[dir] = m
-		return m
+	w := &walker{ctx: ctx, fsys: fsys, opts: opts, classes: newClassifier(rules), slots: make(chan struct{}, opts.Workers-1)}
+	root := dirState{path: ".", patterns: base}
+	if len(base) > 0 {
+		root.matcher = gitignore.NewMatcher(base)
 	}
-	// readIgnores reads the ignore files among a directory's entries.
-	readIgnores := func(dir string, entries []fs.DirEntry, domain []string) {
-		var ps []gitignore.Pattern
-		for _, name := range []string{".gitignore", ".coderagignore"} {
-			if hasEntry(entries, name) {
-				ps = append(ps, readPatterns(fsys, path.Join(dir, name), domain)...)
-			}
-		}
-		if len(ps) > 0 {
-			ignores[dir] = ps
-			patterns = true
-		}
+	w.dir(root, entries)
+	w.wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return w.res, fmt.Errorf("walk: %w", err)
 	}
-	buildDepth := map[string]bool{} // dirs inside a build-output dir
-
-	err = walkDir(fsys, ".", fs.FileInfoToDirEntry(rootInfo), func(p string, d fs.DirEntry, entries []fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			res.Skips = append(res.Skips, Skip{p, "unreadable: " + errText(err)})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p == "." {
-			if !opts.NoIgnoreFiles {
-				readIgnores(".", entries, nil)
-			}
-			return nil
-		}
-		dir := path.Dir(p)
-		parts := strings.Split(p, "/")
-		if d.Type()&fs.ModeSymlink != 0 {
-			res.Skips = append(res.Skips, Skip{p, "symlink (not followed)"})
-			return nil
-		}
-		if d.IsDir() {
-			// Dependency and cache directories are one skip each, not one per file.
-			if why, ok := skipDirs[d.Name()]; ok {
-				if why == "VCS metadata" {
-					return fs.SkipDir
-				}
-				res.Skips = append(res.Skips, Skip{p + "/", why + " (directory not descended)"})
-				return fs.SkipDir
-			}
-			if strings.HasSuffix(d.Name(), ".egg-info") || hasEntry(entries, "pyvenv.cfg") {
-				res.Skips = append(res.Skips, Skip{p + "/", "python packaging output (directory not descended)"})
-				return fs.SkipDir
-			}
-			if patterns && matcherFor(dir).Match(parts, true) {
-				return fs.SkipDir
-			}
-			if buildDirs[d.Name()] || buildDepth[dir] {
-				buildDepth[p] = true
-			}
-			if !opts.NoIgnoreFiles {
-				readIgnores(p, entries, parts)
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			res.Skips = append(res.Skips, Skip{p, "not a regular file (" + d.Type().String() + ")"})
-			return nil
-		}
-		if d.Name() == ".gitignore" || d.Name() == ".coderagignore" || p == ConfigFile {
-			return nil
-		}
-		if patterns && matcherFor(dir).Match(parts, false) {
-			return nil // ignored files are not part of the repo: not listed
-		}
-		lang, corpus := Classify(p)
-		if c, ok := classes.corpus(p); ok {
-			corpus = c
-		}
-		if why := pathSkip(p, buildDepth[dir], corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(opts.Allow, p)) {
-			res.Skips = append(res.Skips, Skip{p, why})
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			res.Skips = append(res.Skips, Skip{p, "unreadable: " + errText(err)})
-			return nil
-		}
-		if info.Size() > opts.MaxFileSize {
-			res.Skips = append(res.Skips, Skip{p, fmt.Sprintf("larger than the size limit (%s > %s)", humanBytes(info.Size()), humanBytes(opts.MaxFileSize))})
-			return nil
-		}
-		var mtime int64
-		if t := info.ModTime(); !t.IsZero() {
-			mtime = t.UnixNano()
-		}
-		res.Files = append(res.Files, core.File{Path: p, Size: info.Size(), Language: lang, Corpus: corpus, ModTime: mtime})
-		return nil
-	})
-	if err != nil {
-		return res, fmt.Errorf("walk: %w", err)
-	}
+	res := w.res
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
 	sort.Slice(res.Skips, func(i, j int) bool { return res.Skips[i].Path < res.Skips[j].Path })
 	return res, nil
+}
+
+// walker holds what one Walk shares between the goroutines reading
+// directories.
+type walker struct {
+	ctx     context.Context
+	fsys    fs.FS
+	opts    Options
+	classes *classifier
+	slots   chan struct{} // one per goroutine that may run besides the caller's
+	wg      sync.WaitGroup
+
+	mu  sync.Mutex
+	res Result
+}
+
+// dirState is what a directory passes to its entries: its path and path
+// elements, the ignore patterns in force (defaults, excludes, and those
+// of it and its ancestors, deeper ones last so that they take
+// precedence) with their matcher (nil without patterns), and whether it is
+// inside a build-output directory.
+type dirState struct {
+	path     string
+	parts    []string
+	patterns []gitignore.Pattern
+	matcher  gitignore.Matcher
+	inBuild  bool
+}
+
+// child returns the path and path elements of an entry of d.
+func (d dirState) child(name string) (string, []string) {
+	parts := append(d.parts[:len(d.parts):len(d.parts)], name)
+	if d.path == "." {
+		return name, parts
+	}
+	return d.path + "/" + name, parts
+}
+
+// dir visits the entries of a directory that was not skipped: it reads
+// the directory's ignore files, then lists its files and descends into
+// its subdirectories, in another goroutine when one is free.
+func (w *walker) dir(d dirState, entries []fs.DirEntry) {
+	if w.ctx.Err() != nil {
+		return
+	}
+	if !w.opts.NoIgnoreFiles {
+		var own []gitignore.Pattern
+		for _, name := range []string{".gitignore", ".coderagignore"} {
+			if hasEntry(entries, name) {
+				p, _ := d.child(name)
+				own = append(own, readPatterns(w.fsys, p, d.parts)...)
+			}
+		}
+		if len(own) > 0 {
+			d.patterns = append(d.patterns[:len(d.patterns):len(d.patterns)], own...)
+			d.matcher = gitignore.NewMatcher(d.patterns)
+		}
+	}
+	var files []core.File
+	var skips []Skip
+	for _, e := range entries {
+		p, parts := d.child(e.Name())
+		if e.Type()&fs.ModeSymlink != 0 {
+			skips = append(skips, Skip{p, "symlink (not followed)"})
+			continue
+		}
+		if e.IsDir() {
+			sub, skip, ok := w.subdir(d, e, p, parts)
+			if skip.Path != "" {
+				skips = append(skips, skip)
+			}
+			if !ok {
+				continue
+			}
+			select {
+			case w.slots <- struct{}{}:
+				w.wg.Add(1)
+				go func() {
+					defer func() { <-w.slots; w.wg.Done() }()
+					w.readDir(sub)
+				}()
+			default:
+				w.readDir(sub)
+			}
+			continue
+		}
+		f, skip, ok := w.file(d, e, p, parts)
+		if skip.Path != "" {
+			skips = append(skips, skip)
+		}
+		if ok {
+			files = append(files, f)
+			if w.opts.Found != nil {
+				w.opts.Found(f)
+			}
+		}
+	}
+	if len(files) > 0 || len(skips) > 0 {
+		w.mu.Lock()
+		w.res.Files = append(w.res.Files, files...)
+		w.res.Skips = append(w.res.Skips, skips...)
+		w.mu.Unlock()
+	}
+}
+
+// readDir reads a directory and visits it; one that cannot be read is a
+// skip.
+func (w *walker) readDir(d dirState) {
+	entries, err := fs.ReadDir(w.fsys, d.path)
+	if err != nil {
+		w.mu.Lock()
+		w.res.Skips = append(w.res.Skips, Skip{d.path, "unreadable: " + errText(err)})
+		w.mu.Unlock()
+		return
+	}
+	if hasEntry(entries, "pyvenv.cfg") {
+		w.mu.Lock()
+		w.res.Skips = append(w.res.Skips, Skip{d.path + "/", "python packaging output (directory not descended)"})
+		w.mu.Unlock()
+		return
+	}
+	w.dir(d, entries)
+}
+
+// subdir decides whether to descend into the directory e of d: ok with
+// the state for its entries, or a skip (Path "" when the directory is left
+// out silently: VCS metadata and ignored directories).
+func (w *walker) subdir(d dirState, e fs.DirEntry, p string, parts []string) (sub dirState, skip Skip, ok bool) {
+	name := e.Name()
+	if why, ok := skipDirs[name]; ok {
+		if why == "VCS metadata" {
+			return sub, skip, false
+		}
+		return sub, Skip{p + "/", why + " (directory not descended)"}, false
+	}
+	if strings.HasSuffix(name, ".egg-info") {
+		return sub, Skip{p + "/", "python packaging output (directory not descended)"}, false
+	}
+	if d.matcher != nil && d.matcher.Match(parts, true) {
+		return sub, skip, false
+	}
+	return dirState{path: p, parts: parts, patterns: d.patterns, matcher: d.matcher, inBuild: d.inBuild || buildDirs[name]}, skip, true
+}
+
+// file decides whether the file e of d is indexed: ok with its record, or
+// a skip (Path "" when it is left out silently: ignore files, the source's
+// config file and ignored files, which are not part of the repository).
+func (w *walker) file(d dirState, e fs.DirEntry, p string, parts []string) (f core.File, skip Skip, ok bool) {
+	if !e.Type().IsRegular() {
+		return f, Skip{p, "not a regular file (" + e.Type().String() + ")"}, false
+	}
+	if name := e.Name(); name == ".gitignore" || name == ".coderagignore" || p == ConfigFile {
+		return f, skip, false
+	}
+	if d.matcher != nil && d.matcher.Match(parts, false) {
+		return f, skip, false
+	}
+	lang, corpus := Classify(p)
+	if c, ok := w.classes.corpus(parts); ok {
+		corpus = c
+	}
+	if why := pathSkip(p, d.inBuild, corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(w.opts.Allow, p)) {
+		return f, Skip{p, why}, false
+	}
+	info, err := e.Info()
+	if err != nil {
+		return f, Skip{p, "unreadable: " + errText(err)}, false
+	}
+	if info.Size() > w.opts.MaxFileSize {
+		return f, Skip{p, fmt.Sprintf("larger than the size limit (%s > %s)", humanBytes(info.Size()), humanBytes(w.opts.MaxFileSize))}, false
+	}
+	var mtime int64
+	if t := info.ModTime(); !t.IsZero() {
+		mtime = t.UnixNano()
+	}
+	return core.File{Path: p, Size: info.Size(), Language: lang, Corpus: corpus, ModTime: mtime}, skip, true
 }
 
 func allowed(exts []string, p string) bool {
@@ -314,36 +388,6 @@ func allowed(exts []string, p string) bool {
 		}
 	}
 	return false
-}
-
-// walkDir is fs.WalkDir, except that a directory's entries are read
-// before it is visited and given to visit (nil for files), so that visit
-// can look for its ignore files without trying to open them in every
-// directory. A directory that cannot be read is visited once, with the
-// error.
-func walkDir(fsys fs.FS, p string, d fs.DirEntry, visit func(p string, d fs.DirEntry, entries []fs.DirEntry, err error) error) error {
-	if !d.IsDir() {
-		return visit(p, d, nil, nil)
-	}
-	entries, err := fs.ReadDir(fsys, p)
-	if err != nil {
-		if err := visit(p, d, nil, err); err != nil && err != fs.SkipDir {
-			return err
-		}
-		return nil
-	}
-	if err := visit(p, d, entries, nil); err != nil {
-		if err == fs.SkipDir {
-			return nil
-		}
-		return err
-	}
-	for _, e := range entries {
-		if err := walkDir(fsys, path.Join(p, e.Name()), e, visit); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // hasEntry reports whether a directory's entries (sorted by name, as
@@ -364,7 +408,7 @@ func readPatterns(fsys fs.FS, name string, domain []string) []gitignore.Pattern 
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
+		ps = append(ps, parsePattern(line, domain))
 	}
 	return ps
 }

@@ -113,9 +113,9 @@ func newClassifier(rules []Rule) *classifier {
 	return c
 }
 
-// corpus returns the corpus type the first matching rule gives p.
-func (c *classifier) corpus(p string) (core.CorpusType, bool) {
-	parts := strings.Split(p, "/")
+// corpus returns the corpus type the first matching rule gives the
+// path with elements parts.
+func (c *classifier) corpus(parts []string) (core.CorpusType, bool) {
 	for i, pat := range c.patterns {
 		if pat.Match(parts, false) == gitignore.Exclude {
 			return c.rules[i].Corpus, true

@@ -24,6 +24,10 @@ type VectorStore interface {
 	SaveModel(ctx context.Context, m *embed.Model, trainedChunks int) error
 	LoadModel(ctx context.Context, tokens []string) (*embed.Model, error)
 	PendingVectors(ctx context.Context, after int64, limit int) ([]embed.Pending, error)
+	// PendingAfter returns a primary key at or below which every chunk
+	// has a vector (0 when it cannot tell cheaply), where PendingVectors
+	// can start.
+	PendingAfter(ctx context.Context) (int64, error)
 	WriteVectors(ctx context.Context, vs []embed.Vector) error
 	// UpdateVectorIndex refreshes the store's fast KNN structures after
 	// the vectors of the chunks added were written.
@@ -177,8 +181,14 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 			FilesDone: es.Embedded + es.Empty, FilesTotal: todo, Chunks: es.Embedded})
 	}
 	progress()
-	var after int64
 	var added []int64 // pks of the vectors written
+	if todo == 0 {
+		return vs.UpdateVectorIndex(wctx, added)
+	}
+	after, err := vs.PendingAfter(wctx)
+	if err != nil {
+		return err
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			es.Err = err

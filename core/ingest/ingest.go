@@ -501,21 +501,6 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 	defer func() { ss.Duration = time.Since(start) }()
 	c.event(core.Event{Kind: core.EventSourceStart, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path})
 
-	u, err := c.open(ctx, src)
-	ss.Phases[core.PhaseDiscover] = time.Since(start)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ss, ctx.Err()
-		}
-		ss.Err = fmt.Errorf("source %s (%s): %w", src.Name, src.Path, err)
-		c.event(core.Event{Kind: core.EventError, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path, Err: ss.Err})
-		return ss, nil
-	}
-	defer u.close()
-	found := u.found
-	total := len(found.Files)
-	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseDiscover, Source: src.Name, FilesTotal: total})
-
 	// Store calls get a context that is never cancelled: a cancelled crawl
 	// stops between files and rolls back itself, instead of having the
 	// driver interrupt a write half-way (which database/sql answers with an
@@ -525,23 +510,54 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		src.Commit = discover.GitHead(src.Path)
 		ss.Source = src
 	}
+	// The source is walked while its transaction begins and, in an
+	// update, the stored file list is read.
+	type walked struct {
+		u   *sourceReader
+		err error
+	}
+	walk := make(chan walked, 1)
+	warm := newWarmer(update)
+	go func() {
+		u, err := c.open(ctx, src, warm)
+		walk <- walked{u, err}
+	}()
 	var w SourceWriter
 	var up SourceUpdater
+	var stored map[string]StoredFile
 	if update {
 		up, err = c.store.BeginSourceUpdate(wctx, runID, src)
 		w = up
+		if err == nil {
+			stored, err = up.StoredFiles(wctx)
+		}
+		warm.setStored(stored)
 	} else {
 		w, err = c.store.BeginSource(wctx, runID, src)
+	}
+	wk := <-walk
+	ss.Phases[core.PhaseDiscover] = time.Since(start)
+	if wk.u != nil {
+		defer wk.u.close()
 	}
 	if err != nil {
 		return ss, err
 	}
 	defer w.Rollback()
-	if up != nil {
-		if u.stored, err = up.StoredFiles(wctx); err != nil {
-			return ss, err
+	if wk.err != nil {
+		w.Rollback()
+		if ctx.Err() != nil {
+			return ss, ctx.Err()
 		}
+		ss.Err = fmt.Errorf("source %s (%s): %w", src.Name, src.Path, wk.err)
+		c.event(core.Event{Kind: core.EventError, Phase: core.PhaseDiscover, Source: src.Name, Path: src.Path, Err: ss.Err})
+		return ss, nil
 	}
+	u := wk.u
+	u.stored = stored
+	found := u.found
+	total := len(found.Files)
+	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseDiscover, Source: src.Name, FilesTotal: total})
 	for _, s := range found.Skips {
 		if err := w.Skip(wctx, s.Path, s.Reason); err != nil {
 			return ss, err
@@ -550,13 +566,36 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseDiscover, Source: src.Name, Path: s.Path, Reason: s.Reason})
 	}
 
+	// Files with their stored size and modification time are unchanged
+	// without reading them; the others go to the workers.
+	var routes []core.RouteAt
+	var mounts []chunk.FileMount
+	done := 0
+	todo := found.Files
+	if u.slack == nil && len(u.stored) > 0 {
+		todo = nil
+		for _, f := range found.Files {
+			sf, ok := u.statUnchanged(f)
+			if !ok {
+				todo = append(todo, f)
+				continue
+			}
+			ss.Unchanged++
+			done++
+			for _, m := range sf.Mounts {
+				mounts = append(mounts, chunk.FileMount{File: f.Path, Mount: m})
+			}
+		}
+		c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseChunk, Source: src.Name, FilesDone: done, FilesTotal: total})
+	}
+
 	chunkStart := time.Now()
 	jobs := make(chan core.File)
 	results := make(chan fileResult, c.opts.Jobs)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(jobs)
-		for _, f := range found.Files {
+		for _, f := range todo {
 			select {
 			case jobs <- f:
 			case <-gctx.Done():
@@ -589,9 +628,6 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 	// The one writer. Routes wait for the end of the source: mounts in
 	// one file put the routes of another under a prefix.
 	var werr error
-	done := 0
-	var routes []core.RouteAt
-	var mounts []chunk.FileMount
 	mountsChanged := false
 	touched := 0
 	for r := range results {

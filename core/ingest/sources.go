@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"coderag/core"
 	"coderag/core/chunk"
@@ -35,7 +36,7 @@ type sourceReader struct {
 
 // open discovers what src holds. It fails only when the source cannot be
 // read at all.
-func (c *Crawler) open(ctx context.Context, src core.Source) (*sourceReader, error) {
+func (c *Crawler) open(ctx context.Context, src core.Source, warm *warmer) (*sourceReader, error) {
 	r := &sourceReader{c: c, src: src}
 	if src.Kind == core.SourceSlackExport {
 		exp, err := convo.OpenSlack(src.Path, c.opts.Convo)
@@ -58,6 +59,7 @@ func (c *Crawler) open(ctx context.Context, src core.Source) (*sourceReader, err
 	}
 	r.fsys = c.opts.FS(src.Path)
 	opts := c.opts.Discover
+	opts.Found = warm.found
 	if src.Kind == core.SourceGDocsDir {
 		opts.Allow = append(append([]string(nil), opts.Allow...), ".docx")
 	}
@@ -94,6 +96,74 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 	return f.Corpus
 }
 
+// statUnchanged returns the stored record of f when f has its stored
+// size and a trusted stored modification time: unchanged without reading.
+func (r *sourceReader) statUnchanged(f core.File) (StoredFile, bool) {
+	return statUnchanged(r.stored, f)
+}
+
+func statUnchanged(stored map[string]StoredFile, f core.File) (StoredFile, bool) {
+	sf, ok := stored[f.Path]
+	return sf, ok && sf.ModTime != 0 && sf.ModTime == f.ModTime && sf.Size == f.Size
+}
+
+// warmer compiles the chunking queries of each language with a file to
+// chunk as soon as the walk finds the first such file, so that compiling
+// (a third of a second for some grammars) overlaps the walk instead of
+// following it. In an update, files unchanged by size and modification
+// time do not count; those found before the stored list is read wait for
+// it.
+type warmer struct {
+	prepare func(language string) // chunk.Prepare, run in its own goroutine
+
+	mu     sync.Mutex
+	ready  bool
+	stored map[string]StoredFile
+	early  []core.File
+	warm   map[string]bool // languages being compiled
+}
+
+// newWarmer returns a warmer; an update's must be given the stored files
+// (setStored) before it starts compiling.
+func newWarmer(update bool) *warmer {
+	return &warmer{prepare: chunk.Prepare, ready: !update, warm: map[string]bool{}}
+}
+
+// found is discover.Options.Found.
+func (w *warmer) found(f core.File) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.ready {
+		w.early = append(w.early, f)
+		return
+	}
+	w.check(f)
+}
+
+// setStored gives an update's warmer the stored files.
+func (w *warmer) setStored(stored map[string]StoredFile) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stored, w.ready = stored, true
+	for _, f := range w.early {
+		w.check(f)
+	}
+	w.early = nil
+}
+
+// check starts compiling f's language unless it is compiling already or f
+// is unchanged; w.mu is held.
+func (w *warmer) check(f core.File) {
+	if f.Language == "" || w.warm[f.Language] {
+		return
+	}
+	if _, same := statUnchanged(w.stored, f); same {
+		return
+	}
+	w.warm[f.Language] = true
+	go w.prepare(f.Language)
+}
+
 // process reads, chunks and scrubs one unit. Problems with it become a
 // skip reason; process never fails the crawl.
 func (r *sourceReader) process(f core.File) fileResult {
@@ -106,7 +176,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 	}
 	c := r.c
 	res := fileResult{file: f}
-	if sf, ok := r.stored[f.Path]; ok && sf.ModTime != 0 && sf.ModTime == f.ModTime && sf.Size == f.Size {
+	if sf, ok := r.statUnchanged(f); ok {
 		return fileResult{file: f, hash: sf.Hash, unchanged: true}
 	}
 	data, err := fs.ReadFile(r.fsys, f.Path)
