@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -60,6 +59,8 @@ type SourceTx struct {
 	runID    int64
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
+	// prevCommit is the git commit stored before an update.
+	prevCommit string
 	// update: the source's other files stay; each written file replaces
 	// its previous version and is indexed at once (BeginSourceUpdate).
 	update bool
@@ -105,32 +106,42 @@ func (db *DB) BeginSourceUpdate(ctx context.Context, runID int64, src core.Sourc
 	return s, nil
 }
 
+// CommitMoved reports whether the source's git commit differs from the
+// one stored (ingest.SourceUpdater).
+func (s *SourceTx) CommitMoved() bool { return s.src.Commit != s.prevCommit }
+
 // StoredFiles returns the files the source holds, by path.
 func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFile, error) {
 	what := "read files of " + s.src.Name + " from"
 	// One text column per file instead of four: the per-column cost of
 	// the driver, not SQLite, dominates for tens of thousands of rows.
 	// The path comes last, so it may hold any character.
-	rows, err := s.tx.QueryContext(ctx, `SELECT printf('%d %d %s %s', size, mtime, content_hash, path) FROM files NOT INDEXED WHERE source_id = ?`, s.sourceID)
+	var n int
+	if err := s.tx.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE source_id = ?`, s.sourceID).Scan(&n); err != nil {
+		return nil, s.db.wrap(what, err)
+	}
+	rows, err := s.tx.QueryContext(ctx, `SELECT size || ' ' || mtime || ' ' || content_hash || ' ' || path FROM files NOT INDEXED WHERE source_id = ?`, s.sourceID)
 	if err != nil {
 		return nil, s.db.wrap(what, err)
 	}
 	defer rows.Close()
-	out := map[string]ingest.StoredFile{}
+	out := make(map[string]ingest.StoredFile, n)
 	for rows.Next() {
 		var line sql.RawBytes
 		if err := rows.Scan(&line); err != nil {
 			return nil, s.db.wrap(what, err)
 		}
-		f := bytes.SplitN(line, []byte(" "), 4)
-		if len(f) != 4 {
+		var sf ingest.StoredFile
+		var hash, path []byte
+		var ok1, ok2, ok3 bool
+		sf.Size, line, ok1 = cutInt(line)
+		sf.ModTime, line, ok2 = cutInt(line)
+		hash, path, ok3 = bytes.Cut(line, []byte(" "))
+		if !ok1 || !ok2 || !ok3 {
 			return nil, fmt.Errorf("%s %s: bad file row %q", what, s.db.path, line)
 		}
-		var sf ingest.StoredFile
-		sf.Size, _ = strconv.ParseInt(string(f[0]), 10, 64)
-		sf.ModTime, _ = strconv.ParseInt(string(f[1]), 10, 64)
-		sf.Hash = string(f[2])
-		out[string(f[3])] = sf
+		sf.Hash = string(hash)
+		out[string(path)] = sf
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.db.wrap(what, err)
@@ -154,6 +165,31 @@ func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFil
 		out[path] = sf
 	}
 	return out, s.db.wrap(what, rows.Err())
+}
+
+// cutInt parses the decimal integer that b starts with, up to a space,
+// and returns it with what follows the space.
+func cutInt(b []byte) (int64, []byte, bool) {
+	i := bytes.IndexByte(b, ' ')
+	if i <= 0 {
+		return 0, b, false
+	}
+	neg := b[0] == '-'
+	digits := b[:i]
+	if neg {
+		digits = digits[1:]
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, b, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, b[i+1:], true
 }
 
 // DeleteFile removes a file and its chunks (with their FTS entries,
@@ -322,6 +358,9 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	// the old column values). The vec0 trigger cleans vectors. An update
 	// keeps the files and replaces them one by one.
 	if s.update {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(git_commit, '') FROM sources WHERE id = ?`, s.sourceID).Scan(&s.prevCommit); err != nil {
+			return s.db.wrap("begin source "+s.src.Name+" in", err)
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM crawl_skips WHERE source_id = ?`, s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}

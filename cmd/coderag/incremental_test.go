@@ -225,6 +225,32 @@ func TestIncrementalCrawl(t *testing.T) {
 	if st.Chunks == 0 || st.Vectors != st.Chunks {
 		t.Errorf("stats: %d chunks, %d vectors", st.Chunks, st.Vectors)
 	}
+	if !hasGit {
+		return
+	}
+	// Committing the indexed uncommitted changes moves HEAD without
+	// changing a file: the source is up to date, its commit recorded.
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-qm", "commit the dirty tree")
+	head, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--incremental", "--json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	if !strings.Contains(out, `"up_to_date":true`) {
+		t.Errorf("crawl after a commit of indexed changes: %s", lastLine(out))
+	}
+	if code, _, errs := coderag(t, "manifest", "--db", db, "--write", mf); code != 0 {
+		t.Fatal(errs)
+	}
+	raw, _ = os.ReadFile(mf)
+	json.Unmarshal(raw, &m)
+	if got, want := m.Repos["storefront"].LastGitHash, strings.TrimSpace(string(head)); got != want {
+		t.Errorf("manifest commit after a commit = %q, want HEAD %q", got, want)
+	}
 }
 
 func lastLine(s string) string {

@@ -63,9 +63,17 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 	base := path.Base(p)
 	lbase := strings.ToLower(base)
 	ext := strings.ToLower(path.Ext(base))
-	dirs := strings.Split(strings.ToLower(path.Dir(p)), "/")
+	// The lower-cased directory names, split only for the types that
+	// look at them (a walk classifies every file).
+	var dirs []string
+	dirNames := func() []string {
+		if dirs == nil {
+			dirs = strings.Split(strings.ToLower(path.Dir(p)), "/")
+		}
+		return dirs
+	}
 	inDir := func(set map[string]bool) bool {
-		for _, d := range dirs {
+		for _, d := range dirNames() {
 			if set[d] {
 				return true
 			}
@@ -77,7 +85,7 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 	switch {
 	case lbase == "dockerfile" || strings.HasPrefix(lbase, "dockerfile.") || ext == ".dockerfile" || lbase == "containerfile":
 		return "dockerfile", core.CodeDeploy
-	case composeF.MatchString(lbase):
+	case strings.Contains(lbase, "compose") && composeF.MatchString(lbase):
 		return "yaml", core.CodeDeploy
 	case language == "hcl":
 		return "hcl", core.CodeDeploy
@@ -113,7 +121,7 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 	case "toml", "ini", "conf", "properties", "xml", "sln", "dotenv":
 		return language, core.CodeConfig
 	case "markdown", "rst", "asciidoc", "text":
-		return language, docCorpus(dirs, lbase)
+		return language, docCorpus(dirNames(), lbase)
 	case "webvtt", "srt":
 		return language, core.ConvoTranscript
 	case "":
@@ -131,8 +139,11 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 
 func docCorpus(dirs []string, lbase string) core.CorpusType {
 	has := func(words ...string) bool {
-		for _, d := range append(dirs, lbase) {
-			for _, w := range words {
+		for _, w := range words {
+			if strings.Contains(lbase, w) {
+				return true
+			}
+			for _, d := range dirs {
 				if strings.Contains(d, w) {
 					return true
 				}
@@ -155,12 +166,17 @@ func docCorpus(dirs []string, lbase string) core.CorpusType {
 	return core.DocReadme
 }
 
+// envTemplateSuffixes end the names of environment file templates
+// (".env.example", "env.sample").
+var envTemplateSuffixes = []string{".example", ".sample", ".template", ".dist", ".defaults", ".tmpl"}
+
 func isEnvTemplate(lbase string) bool {
-	for _, s := range []string{".example", ".sample", ".template", ".dist", ".defaults", ".tmpl"} {
-		if strings.HasPrefix(lbase, ".env") && strings.HasSuffix(lbase, s) {
-			return true
-		}
-		if lbase == "env"+s {
+	dotEnv := strings.HasPrefix(lbase, ".env")
+	if !dotEnv && !strings.HasPrefix(lbase, "env.") {
+		return false
+	}
+	for _, s := range envTemplateSuffixes {
+		if dotEnv && strings.HasSuffix(lbase, s) || lbase[3:] == s {
 			return true
 		}
 	}

@@ -199,6 +199,14 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		return w.res, fmt.Errorf("walk: %w", err)
 	}
 	res := w.res
+	n := 0
+	for _, batch := range w.files {
+		n += len(batch)
+	}
+	res.Files = make([]core.File, 0, n)
+	for _, batch := range w.files {
+		res.Files = append(res.Files, batch...)
+	}
 	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
 	sort.Slice(res.Skips, func(i, j int) bool { return res.Skips[i].Path < res.Skips[j].Path })
 	return res, nil
@@ -214,8 +222,9 @@ type walker struct {
 	slots   chan struct{} // one per goroutine that may run besides the caller's
 	wg      sync.WaitGroup
 
-	mu  sync.Mutex
-	res Result
+	mu    sync.Mutex
+	res   Result        // skips; files are in files until the walk ends
+	files [][]core.File // the files of each directory
 }
 
 // dirState is what a directory passes to its entries: its path and path
@@ -233,11 +242,15 @@ type dirState struct {
 
 // child returns the path and path elements of an entry of d.
 func (d dirState) child(name string) (string, []string) {
-	parts := append(d.parts[:len(d.parts):len(d.parts)], name)
+	return d.join(name), append(d.parts[:len(d.parts):len(d.parts)], name)
+}
+
+// join returns the path of an entry of d.
+func (d dirState) join(name string) string {
 	if d.path == "." {
-		return name, parts
+		return name
 	}
-	return d.path + "/" + name, parts
+	return d.path + "/" + name
 }
 
 // dir visits the entries of a directory that was not skipped: it reads
@@ -260,15 +273,18 @@ func (w *walker) dir(d dirState, entries []fs.DirEntry) {
 			d.matcher = gitignore.NewMatcher(d.patterns)
 		}
 	}
-	var files []core.File
+	files := make([]core.File, 0, len(entries))
 	var skips []Skip
+	// The path elements of a file are only looked at while it is
+	// classified: one slice serves every file of the directory.
+	fileParts := append(d.parts[:len(d.parts):len(d.parts)], "")
 	for _, e := range entries {
-		p, parts := d.child(e.Name())
 		if e.Type()&fs.ModeSymlink != 0 {
-			skips = append(skips, Skip{p, "symlink (not followed)"})
+			skips = append(skips, Skip{d.join(e.Name()), "symlink (not followed)"})
 			continue
 		}
 		if e.IsDir() {
+			p, parts := d.child(e.Name())
 			sub, skip, ok := w.subdir(d, e, p, parts)
 			if skip.Path != "" {
 				skips = append(skips, skip)
@@ -288,7 +304,8 @@ func (w *walker) dir(d dirState, entries []fs.DirEntry) {
 			}
 			continue
 		}
-		f, skip, ok := w.file(d, e, p, parts)
+		fileParts[len(fileParts)-1] = e.Name()
+		f, skip, ok := w.file(d, e, d.join(e.Name()), fileParts)
 		if skip.Path != "" {
 			skips = append(skips, skip)
 		}
@@ -301,7 +318,9 @@ func (w *walker) dir(d dirState, entries []fs.DirEntry) {
 	}
 	if len(files) > 0 || len(skips) > 0 {
 		w.mu.Lock()
-		w.res.Files = append(w.res.Files, files...)
+		if len(files) > 0 {
+			w.files = append(w.files, files)
+		}
 		w.res.Skips = append(w.res.Skips, skips...)
 		w.mu.Unlock()
 	}

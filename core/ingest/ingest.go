@@ -106,6 +106,10 @@ type SourceUpdater interface {
 	DeleteFile(ctx context.Context, path string) error
 	// Touch records the size and modification time of an unchanged file.
 	Touch(ctx context.Context, f core.File) error
+	// CommitMoved reports whether the source's git commit differs from
+	// the stored one: an update without changed files still commits then,
+	// to record it.
+	CommitMoved() bool
 }
 
 // StoredFile is what the store holds of one file: its content hash, its
@@ -705,11 +709,24 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 
 	writeStart := time.Now()
 	if up != nil {
-		seen := make(map[string]bool, len(found.Files))
+		// Stored files the walk did not find are deleted; when it found
+		// them all, there is nothing to look for.
+		kept := 0
 		for _, f := range found.Files {
-			seen[f.Path] = true
+			if _, ok := u.stored[f.Path]; ok {
+				kept++
+			}
+		}
+		seen := map[string]bool{}
+		if kept < len(u.stored) {
+			for _, f := range found.Files {
+				seen[f.Path] = true
+			}
 		}
 		for p, sf := range u.stored {
+			if kept == len(u.stored) {
+				break
+			}
 			if seen[p] {
 				continue
 			}
@@ -731,7 +748,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 			return full, err
 		case ss.Files == 0 && ss.Deleted == 0:
 			ss.UpToDate = true
-			if touched > 0 {
+			if touched > 0 || up.CommitMoved() {
 				err = w.Commit(wctx)
 			}
 			w.Rollback()
