@@ -716,3 +716,26 @@ func TestAssignOwners(t *testing.T) {
 		t.Errorf("second AssignOwners changed %d chunks", n)
 	}
 }
+
+func TestCutInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		v    int64
+		rest string
+		ok   bool
+	}{
+		{"12 34 x", 12, "34 x", true},
+		{"-5 a b", -5, "a b", true},
+		{"0 ", 0, "", true},
+		{"1763800000123456789 h p", 1763800000123456789, "h p", true},
+		{"12x 3", 0, "12x 3", false},
+		{" 1", 0, " 1", false},
+		{"12", 0, "12", false},
+	}
+	for _, tt := range tests {
+		v, rest, ok := cutInt([]byte(tt.in))
+		if v != tt.v || string(rest) != tt.rest || ok != tt.ok {
+			t.Errorf("cutInt(%q) = %d, %q, %v; want %d, %q, %v", tt.in, v, rest, ok, tt.v, tt.rest, tt.ok)
+		}
+	}
+}

@@ -163,9 +163,6 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	if _, err := fs.Stat(fsys, "."); err != nil {
-		return Result{}, fmt.Errorf("walk: %w", err)
-	}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return Result{}, fmt.Errorf("walk: %w", err)
@@ -264,8 +261,7 @@ func (w *walker) dir(d dirState, entries []fs.DirEntry) {
 		var own []gitignore.Pattern
 		for _, name := range []string{".gitignore", ".coderagignore"} {
 			if hasEntry(entries, name) {
-				p, _ := d.child(name)
-				own = append(own, readPatterns(w.fsys, p, d.parts)...)
+				own = append(own, readPatterns(w.fsys, d.join(name), d.parts)...)
 			}
 		}
 		if len(own) > 0 {

@@ -65,17 +65,18 @@ var (
 
 // Driver is the database/sql driver name Register adds: go-sqlite3 with
 // every connection reading the database through a memory map (up to
-// MMapSize bytes) instead of a read system call per page, which halves
-// the time of scans over large tables (an incremental crawl's counts and
-// file lists). Writes still go through the journal as usual.
+// MMapSize bytes) instead of a read system call per page, which matters
+// for scans of large tables (an incremental crawl's counts and file list;
+// it took the crawl's pread calls from 16,700 to none at 50 MB). Writes
+// still go through the write-ahead log as usual.
 const Driver = "coderag-sqlite3"
 
 // MMapSize is the largest part of a database file a connection maps.
 const MMapSize = 1 << 30
 
 // Register makes every SQLite connection opened afterwards in this process
-// load sqlite-vec and the `code` FTS5 tokenizer, registers Driver, and makes tree-sitter
-// allocate with the C library. Call it before any parsing starts (the
+// load sqlite-vec and the `code` FTS5 tokenizer, registers Driver, and
+// makes tree-sitter allocate with the C library. Call it before any parsing starts (the
 // allocator switch is not synchronized with running parses; memory from
 // either allocator comes from the same malloc, so trees made before stay
 // valid). It is safe to call more than once and from several goroutines;
