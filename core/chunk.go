@@ -19,6 +19,12 @@ type Source struct {
 	// Commit is the git HEAD of a repository when it was crawled (empty
 	// for other sources and directories outside git).
 	Commit string
+	// ContentHash identifies an export's content: the hex SHA-256 of its
+	// conversations' paths and hashes (empty for directories).
+	ContentHash string
+	// NewestMTime is the newest modification time among a directory
+	// source's files, Unix nanoseconds (0 for exports).
+	NewestMTime int64
 }
 
 // File is one file a source yields, as discovery saw it.

@@ -57,6 +57,9 @@ var (
 	ErrEmbedderMismatch = errors.New("embedder mismatch")
 	// ErrNotFound means a looked-up item does not exist.
 	ErrNotFound = errors.New("not found")
+	// ErrVectorsReplaced says that a crawl dropped the vectors a reader
+	// opened the index with (a new embedder or --reembed) while it read.
+	ErrVectorsReplaced = errors.New("the index's vectors are being replaced by a crawl")
 	// ErrBadQuery means a query could not be parsed.
 	ErrBadQuery = errors.New("bad query")
 )

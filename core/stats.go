@@ -90,6 +90,10 @@ type SourceStats struct {
 	LastIngest time.Time
 	// Commit is the git HEAD the source was last crawled at (repositories).
 	Commit string
+	// ContentHash and NewestMTime identify the content last crawled: an
+	// export's hash, a directory's newest file time (see core.Source).
+	ContentHash string
+	NewestMTime time.Time
 	// ByCorpus counts the source's chunks per corpus type.
 	ByCorpus map[CorpusType]int
 }

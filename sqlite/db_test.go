@@ -739,3 +739,31 @@ func TestCutInt(t *testing.T) {
 		}
 	}
 }
+
+// TestKNNWhileVectorsReplaced checks that a reader whose vectors a crawl
+// dropped (re-embedding) gets ErrVectorsReplaced, which search turns into
+// a warning, rather than "no such table".
+func TestKNNWhileVectorsReplaced(t *testing.T) {
+	ctx := context.Background()
+	writer := openTemp(t)
+	if err := writer.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:onehot", Dim: 4}); err != nil {
+		t.Fatal(err)
+	}
+	onehot := func(string) []float32 { return []float32{1, 0, 0, 0} }
+	writeSource(t, writer, "web", map[string][]string{"a.go": {"alpha"}}, onehot)
+	reader, err := Open(ctx, writer.path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if hits, err := reader.KNN(ctx, []float32{1, 0, 0, 0}, 1, core.Filter{}); err != nil || len(hits) != 1 {
+		t.Fatalf("KNN before = %v, %v", hits, err)
+	}
+	if err := writer.ResetVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = reader.KNN(ctx, []float32{1, 0, 0, 0}, 1, core.Filter{})
+	if !errors.Is(err, core.ErrVectorsReplaced) {
+		t.Errorf("KNN after the vectors were dropped: %v, want ErrVectorsReplaced", err)
+	}
+}

@@ -284,11 +284,13 @@ func scopeSQL(scope ingest.LinkScope) string {
 }
 
 // GraphDirty reports whether a source changed the facts the service graph
-// is built from since the graph was last written, or there is none.
+// is built from since the graph was last written.
 func (db *DB) GraphDirty(ctx context.Context) (bool, error) {
 	var dirty int
-	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'graph_dirty')
-		OR NOT EXISTS (SELECT 1 FROM services)`).Scan(&dirty)
+	// Migration 0008 marks every database dirty once; after that the key
+	// is set with each change that can alter the graph. An index without
+	// services (conversations only) is not rebuilt on every crawl.
+	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'graph_dirty')`).Scan(&dirty)
 	return dirty == 1, db.wrap("read the graph state of", err)
 }
 

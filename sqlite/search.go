@@ -149,6 +149,24 @@ func (db *DB) bm25Error(match string, err error) error {
 // Options.PrefilterFrom vectors or more goes through the sign-bit pages
 // instead (knnPaged): exact vec0 KNN reads every float vector.
 func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
+	hits, err := db.knn(ctx, v, k, f)
+	if err != nil && ctx.Err() == nil && db.vectorsReplaced(ctx) {
+		return nil, fmt.Errorf("vector search in %s: %w", db.path, core.ErrVectorsReplaced)
+	}
+	return hits, err
+}
+
+// vectorsReplaced reports whether the vector table or the embedder this
+// handle opened the index with is gone: a crawl re-embeds.
+func (db *DB) vectorsReplaced(ctx context.Context) bool {
+	var table int
+	var id string
+	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'),
+		coalesce((SELECT value FROM meta WHERE key = 'embedder_id'), '')`).Scan(&table, &id)
+	return err == nil && (table == 0 || id != db.Embedder().ID)
+}
+
+func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	e := db.Embedder()
 	if e.ID == "" {
 		return nil, fmt.Errorf("vector search in %s: the index has no vectors (crawl with an embedder)", db.path)

@@ -104,7 +104,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
 		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),
 		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id AND k.kind = 'skip'), coalesce(s.last_ingest, ''),
-		coalesce(s.git_commit, ''), s.chunk_counts
+		coalesce(s.git_commit, ''), s.chunk_counts, coalesce(s.content_hash, ''), coalesce(s.newest_mtime, 0)
 		FROM sources s ORDER BY s.repo_name`)
 	if err != nil {
 		return st, db.wrap("list sources in", err)
@@ -113,11 +113,15 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	for rows.Next() {
 		var s core.SourceStats
 		var kind, last, counts string
-		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts); err != nil {
+		var newest int64
+		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts, &s.ContentHash, &newest); err != nil {
 			return st, db.wrap("list sources in", err)
 		}
 		s.Kind = core.SourceKind(kind)
 		s.LastIngest, _ = time.Parse(time.RFC3339, last)
+		if newest != 0 {
+			s.NewestMTime = time.Unix(0, newest)
+		}
 		json.Unmarshal([]byte(counts), &s.ByCorpus)
 		st.Sources = append(st.Sources, s)
 	}

@@ -59,8 +59,8 @@ type SourceTx struct {
 	runID    int64
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
-	// prevCommit is the git commit stored before an update.
-	prevCommit string
+	// prev is what the source row held before an update.
+	prev core.Source
 	// update: the source's other files stay; each written file replaces
 	// its previous version and is indexed at once (BeginSourceUpdate).
 	update bool
@@ -106,9 +106,17 @@ func (db *DB) BeginSourceUpdate(ctx context.Context, runID int64, src core.Sourc
 	return s, nil
 }
 
-// CommitMoved reports whether the source's git commit differs from the
-// one stored (ingest.SourceUpdater).
-func (s *SourceTx) CommitMoved() bool { return s.src.Commit != s.prevCommit }
+// SetFingerprint records the source's content hash (exports) or newest
+// file time (directories); Commit stores them.
+func (s *SourceTx) SetFingerprint(contentHash string, newestMTime int64) {
+	s.src.ContentHash, s.src.NewestMTime = contentHash, newestMTime
+}
+
+// Outdated reports whether the stored git commit, content hash or newest
+// file time differ from this crawl's (ingest.SourceUpdater).
+func (s *SourceTx) Outdated() bool {
+	return s.src.Commit != s.prev.Commit || s.src.ContentHash != s.prev.ContentHash || s.src.NewestMTime != s.prev.NewestMTime
+}
 
 // StoredFiles returns the files the source holds, by path.
 func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFile, error) {
@@ -358,7 +366,8 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	// the old column values). The vec0 trigger cleans vectors. An update
 	// keeps the files and replaces them one by one.
 	if s.update {
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(git_commit, '') FROM sources WHERE id = ?`, s.sourceID).Scan(&s.prevCommit); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(git_commit, ''), coalesce(content_hash, ''), coalesce(newest_mtime, 0) FROM sources WHERE id = ?`,
+			s.sourceID).Scan(&s.prev.Commit, &s.prev.ContentHash, &s.prev.NewestMTime); err != nil {
 			return s.db.wrap("begin source "+s.src.Name+" in", err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM crawl_skips WHERE source_id = ?`, s.sourceID); err != nil {
@@ -579,8 +588,9 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 		rows.Close()
 	}
 	counts, _ := json.Marshal(chunks)
-	if _, err := s.tx.ExecContext(ctx, `UPDATE sources SET last_ingest = ?, file_count = ?, chunk_counts = ?, git_commit = ? WHERE id = ?`,
-		time.Now().UTC().Format(time.RFC3339), files, string(counts), s.src.Commit, s.sourceID); err != nil {
+	if _, err := s.tx.ExecContext(ctx, `UPDATE sources SET last_ingest = ?, file_count = ?, chunk_counts = ?, git_commit = ?,
+		content_hash = ?, newest_mtime = ? WHERE id = ?`,
+		time.Now().UTC().Format(time.RFC3339), files, string(counts), s.src.Commit, s.src.ContentHash, s.src.NewestMTime, s.sourceID); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
 	}
 	if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('updated_at', ?), ('chunk_count', (SELECT count(*) FROM chunks))

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -191,6 +192,8 @@ func TestIncrementalCrawl(t *testing.T) {
 		ChunkCount int `json:"chunk_count"`
 		Repos      map[string]struct {
 			LastGitHash string `json:"last_git_hash"`
+			ContentHash string `json:"content_hash"`
+			NewestMTime string `json:"newest_mtime"`
 			ChunkCount  int    `json:"chunk_count"`
 		}
 	}
@@ -205,6 +208,12 @@ func TestIncrementalCrawl(t *testing.T) {
 	}
 	if m.ChunkCount != total || m.Repos["storefront"].ChunkCount+m.Repos["acme-slack"].ChunkCount != total {
 		t.Errorf("manifest counts %+v, want %d chunks", m, total)
+	}
+	if newest, err := time.Parse(time.RFC3339, m.Repos["storefront"].NewestMTime); err != nil || time.Since(newest) > time.Hour {
+		t.Errorf("manifest newest file time of the repository %q (%v), want the edit's", m.Repos["storefront"].NewestMTime, err)
+	}
+	if len(m.Repos["acme-slack"].ContentHash) != 64 || m.Repos["storefront"].ContentHash != "" {
+		t.Errorf("manifest content hashes: export %q, repository %q", m.Repos["acme-slack"].ContentHash, m.Repos["storefront"].ContentHash)
 	}
 	if hasGit && m.Repos["storefront"].LastGitHash != sum.Sources[0].Commit {
 		t.Errorf("manifest commit %q, crawl said %q", m.Repos["storefront"].LastGitHash, sum.Sources[0].Commit)
@@ -256,4 +265,63 @@ func TestIncrementalCrawl(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestIncrementalSlack checks an export's incremental crawl: unchanged,
+// it is up to date with the same content hash in the manifest; a renamed
+// user (whose name every channel's chunks carry) re-indexes every
+// channel and changes the hash.
+func TestIncrementalSlack(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join(dir, "slack")
+	copyTree(t, filepath.Join(sampleDir, "slack"), export)
+	db := filepath.Join(dir, "s.db")
+	crawl := func() (files int, upToDate bool) {
+		t.Helper()
+		code, out, errs := coderag(t, "crawl", "--db", db, "--slack-export", "acme="+export, "--incremental", "--json", "--embedder", "none")
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		var sum struct {
+			Sources []struct {
+				Files    int
+				UpToDate bool `json:"up_to_date"`
+			}
+		}
+		json.Unmarshal([]byte(lastLine(out)), &sum)
+		if len(sum.Sources) != 1 {
+			t.Fatalf("summary: %s", lastLine(out))
+		}
+		return sum.Sources[0].Files, sum.Sources[0].UpToDate
+	}
+	contentHash := func() string {
+		t.Helper()
+		_, out, _ := coderag(t, "manifest", "--db", db, "--json")
+		var m struct {
+			Repos map[string]struct {
+				ContentHash string `json:"content_hash"`
+				NewestMTime string `json:"newest_mtime"`
+			}
+		}
+		json.Unmarshal([]byte(out), &m)
+		if m.Repos["acme"].NewestMTime != "" {
+			t.Errorf("an export has a newest file time: %s", out)
+		}
+		return m.Repos["acme"].ContentHash
+	}
+	channels, _ := crawl()
+	first := contentHash()
+	if channels != 3 || len(first) != 64 {
+		t.Fatalf("first crawl: %d channels, content hash %q", channels, first)
+	}
+	if files, upToDate := crawl(); files != 0 || !upToDate || contentHash() != first {
+		t.Errorf("unchanged export: %d files re-indexed, up to date %v, hash %s (was %s)", files, upToDate, contentHash(), first)
+	}
+	replaceInFile(t, filepath.Join(export, "users.json"), `"display_name": "alice"`, `"display_name": "alice.m"`)
+	if files, upToDate := crawl(); files != channels || upToDate {
+		t.Errorf("after a user was renamed: %d of %d channels re-indexed, up to date %v", files, channels, upToDate)
+	}
+	if contentHash() == first {
+		t.Error("content hash unchanged after a user was renamed")
+	}
 }

@@ -35,6 +35,8 @@ type manifestSource struct {
 	Kind         string         `json:"kind"`
 	Path         string         `json:"path"`
 	LastGitHash  string         `json:"last_git_hash,omitempty"`
+	ContentHash  string         `json:"content_hash,omitempty"` // exports
+	NewestMTime  string         `json:"newest_mtime,omitempty"` // directories, RFC 3339
 	LastIngest   string         `json:"last_ingest"`
 	Files        int            `json:"file_count"`
 	ChunkCount   int            `json:"chunk_count"`
@@ -47,8 +49,9 @@ func newManifestCmd(io *ioStreams, db *string) *cobra.Command {
 		Use:   "manifest [--json] [--write FILE]",
 		Short: "Show what each source was last indexed at",
 		Long: `Manifest lists every crawled source: its kind and path, the git commit a
-repository was last crawled at, when, and its files and chunks per corpus
-type; then the totals and the service graph's size. --json prints it in the
+repository was last crawled at, what its content was (an export's content
+hash, a directory's newest file modification time), when, and its files
+and chunks per corpus type; then the totals and the service graph's size. --json prints it in the
 shape of data/manifest.json (indexed_at, chunk_count, repos, corpus_counts,
 service_count, edge_count); --write FILE writes that file for tools that
 want it.`,
@@ -69,8 +72,11 @@ want it.`,
 				ServiceCount: st.Services, EdgeCount: st.Edges, Embedder: st.Embedder.ID, Vectors: st.Vectors}
 			var newest time.Time
 			for _, s := range st.Sources {
-				ms := manifestSource{Kind: string(s.Kind), Path: s.Path, LastGitHash: s.Commit, Files: s.Files,
-					ChunkCount: s.Chunks, CorpusCounts: map[string]int{}}
+				ms := manifestSource{Kind: string(s.Kind), Path: s.Path, LastGitHash: s.Commit, ContentHash: s.ContentHash,
+					Files: s.Files, ChunkCount: s.Chunks, CorpusCounts: map[string]int{}}
+				if !s.NewestMTime.IsZero() {
+					ms.NewestMTime = s.NewestMTime.UTC().Format(time.RFC3339)
+				}
 				if !s.LastIngest.IsZero() {
 					ms.LastIngest = s.LastIngest.UTC().Format(time.RFC3339)
 					if s.LastIngest.After(newest) {
@@ -106,7 +112,7 @@ want it.`,
 				fmt.Fprintf(io.out, "wrote %s\n", o.write)
 				return nil
 			}
-			fmt.Fprintf(io.out, "%-14s %-14s %-10s %-20s %6s %7s  %s\n", "SOURCE", "KIND", "COMMIT", "INDEXED", "FILES", "CHUNKS", "PATH")
+			fmt.Fprintf(io.out, "%-14s %-14s %-10s %-19s %-19s %6s %7s  %s\n", "SOURCE", "KIND", "COMMIT", "CONTENT", "INDEXED", "FILES", "CHUNKS", "PATH")
 			for _, s := range st.Sources {
 				commit := s.Commit
 				if len(commit) > 10 {
@@ -115,7 +121,16 @@ want it.`,
 				if commit == "" {
 					commit = "-"
 				}
-				fmt.Fprintf(io.out, "%-14s %-14s %-10s %-20s %6d %7d  %s\n", s.Name, s.Kind, commit,
+				// What the content was: an export's hash, a directory's
+				// newest file time.
+				content := "-"
+				switch {
+				case s.ContentHash != "":
+					content = "sha256:" + s.ContentHash[:min(len(s.ContentHash), 12)]
+				case !s.NewestMTime.IsZero():
+					content = s.NewestMTime.UTC().Format("2006-01-02 15:04:05")
+				}
+				fmt.Fprintf(io.out, "%-14s %-14s %-10s %-19s %-19s %6d %7d  %s\n", s.Name, s.Kind, commit, content,
 					s.LastIngest.UTC().Format("2006-01-02 15:04:05"), s.Files, s.Chunks, s.Path)
 			}
 			fmt.Fprintf(io.out, "%s, %s; %d services, %d edges; %s\n", plural(st.Chunks, "chunk", "chunks"),

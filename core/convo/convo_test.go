@@ -2,9 +2,11 @@ package convo
 
 import (
 	"archive/zip"
+	"bytes"
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -415,4 +417,59 @@ func FuzzSlackDay(f *testing.F) {
 			ids[c.ID] = true
 		}
 	})
+}
+
+// TestSlackChannelHash checks that ChannelHash is Channel's hash without
+// parsing, and that it changes with a day file and with the user list
+// (names in the chunks come from it), and only for the channel changed.
+func TestSlackChannelHash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "slack")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "slack"))); err != nil {
+		t.Fatal(err)
+	}
+	hashes := func() map[string]string {
+		t.Helper()
+		e, err := OpenSlack(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		out := map[string]string{}
+		for _, ch := range e.Channels {
+			h, size := e.ChannelHash(ch)
+			res := e.Channel(ch, core.Chunk{SourceURI: "acme", Corpus: core.ConvoSlack})
+			if h != res.Hash || size != res.Bytes {
+				t.Errorf("%s: ChannelHash = %s, %d; Channel says %s, %d", ch.Name, h, size, res.Hash, res.Bytes)
+			}
+			out[ch.Name] = h
+		}
+		return out
+	}
+	before := hashes()
+	if len(before) < 2 {
+		t.Fatalf("fixture has %d channels", len(before))
+	}
+	if again := hashes(); !maps.Equal(before, again) {
+		t.Errorf("hashes differ between two opens: %v, %v", before, again)
+	}
+	day := filepath.Join(dir, "general", "2024-05-02.json")
+	b, err := os.ReadFile(day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(day, bytes.Replace(b, []byte("]"), []byte(`,{"type":"message","user":"U1","text":"one more","ts":"1714650000.000100"}]`), 1), 0o644)
+	edited := hashes()
+	for name, h := range edited {
+		if changed := h != before[name]; changed != (name == "general") {
+			t.Errorf("after editing general's day file, %s changed = %v", name, changed)
+		}
+	}
+	users := filepath.Join(dir, "users.json")
+	b, _ = os.ReadFile(users)
+	os.WriteFile(users, bytes.Replace(b, []byte("Maria Lopez"), []byte("Maria López"), 1), 0o644)
+	for name, h := range hashes() {
+		if h == edited[name] {
+			t.Errorf("%s: hash unchanged after a user was renamed", name)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"html"
 	"io"
 	"io/fs"
@@ -112,6 +113,9 @@ type SlackExport struct {
 	closer io.Closer
 	opts   Options
 	names  map[string]string // channel id -> name
+	// meta hashes the user and channel lists, which the chunks' author
+	// and channel names come from: every channel's hash includes it.
+	meta []byte
 }
 
 // The export's metadata files; every other .json at the root is a channel
@@ -297,7 +301,10 @@ func (e *SlackExport) load() error {
 		return err
 	}
 	known := false
+	meta := sha256.New()
+	defer func() { e.meta = meta.Sum(nil) }()
 	if data, err := e.readFile("users.json"); err == nil {
+		hashFile(meta, "users.json", data)
 		known = true
 		var users []slackUserJSON
 		if err := json.Unmarshal(data, &users); err != nil {
@@ -311,12 +318,13 @@ func (e *SlackExport) load() error {
 			e.Users[u.ID] = SlackUser{ID: u.ID, Name: u.Name, RealName: real, DisplayName: u.Profile.DisplayName, Bot: u.IsBot}
 		}
 	}
-	meta := map[string]SlackChannel{} // by folder name and by id
+	lists := map[string]SlackChannel{} // by folder name and by id
 	for _, name := range []string{"channels.json", "groups.json", "dms.json", "mpims.json"} {
 		data, err := e.readFile(name)
 		if err != nil {
 			continue
 		}
+		hashFile(meta, name, data)
 		known = true
 		var chans []slackChannelJSON
 		if err := json.Unmarshal(data, &chans); err != nil {
@@ -328,9 +336,9 @@ func (e *SlackExport) load() error {
 			if ch.Name == "" {
 				ch.Name = e.dmName(c)
 			}
-			meta[c.ID] = ch
+			lists[c.ID] = ch
 			if c.Name != "" {
-				meta[c.Name] = ch
+				lists[c.Name] = ch
 			}
 			e.names[c.ID] = ch.Name
 		}
@@ -344,7 +352,7 @@ func (e *SlackExport) load() error {
 				e.Problems = append(e.Problems, Problem{name, "unreadable: " + err.Error()})
 				continue
 			}
-			ch, ok := meta[name]
+			ch, ok := lists[name]
 			if !ok {
 				ch = SlackChannel{ID: name, Name: name, Kind: "channel"}
 			}
@@ -556,10 +564,47 @@ var noise = map[string]bool{
 type ChannelResult struct {
 	Chunks   []core.Chunk
 	Problems []Problem
-	// Hash is the hex SHA-256 of the channel's files; Bytes their size.
+	// Hash is the hex SHA-256 of the channel's files (and of the export's
+	// user and channel lists); Bytes the files' size.
 	Hash     string
 	Bytes    int64
 	Messages int
+}
+
+// hashFile adds a file's name and content to h.
+func hashFile(h hash.Hash, name string, data []byte) {
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(data)
+}
+
+// readChannel reads ch's files, hashing them after the export's user and
+// channel lists, and gives each readable one to each (when not nil).
+func (e *SlackExport) readChannel(ch SlackChannel, each func(name string, data []byte)) (hash string, size int64, problems []Problem) {
+	h := sha256.New()
+	h.Write(e.meta)
+	for _, f := range ch.Files {
+		data, err := e.readFile(f)
+		if err != nil {
+			problems = append(problems, Problem{f, "unreadable: " + err.Error()})
+			continue
+		}
+		hashFile(h, f, data)
+		size += int64(len(data))
+		if each != nil {
+			each(f, data)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), size, problems
+}
+
+// ChannelHash returns what Channel would return as ch's Hash and Bytes
+// by reading its files without parsing them: an incremental crawl skips a
+// channel whose hash it has stored. The hash covers the export's user and
+// channel lists too, since names in the chunks come from them.
+func (e *SlackExport) ChannelHash(ch SlackChannel) (hash string, size int64) {
+	hash, size, _ = e.readChannel(ch, nil)
+	return hash, size
 }
 
 // Channel reads ch's messages and cuts them into chunks: each thread
@@ -570,18 +615,9 @@ type ChannelResult struct {
 // Corpus.
 func (e *SlackExport) Channel(ch SlackChannel, base core.Chunk) ChannelResult {
 	var res ChannelResult
-	h := sha256.New()
 	var msgs []*message
-	for _, f := range ch.Files {
-		data, err := e.readFile(f)
-		if err != nil {
-			res.Problems = append(res.Problems, Problem{f, "unreadable: " + err.Error()})
-			continue
-		}
-		h.Write([]byte(f))
-		h.Write([]byte{0})
-		h.Write(data)
-		res.Bytes += int64(len(data))
+	var parseProblems []Problem
+	res.Hash, res.Bytes, res.Problems = e.readChannel(ch, func(f string, data []byte) {
 		got, err := e.parseDay(f, data, ch)
 		msgs = append(msgs, got...)
 		if err != nil {
@@ -589,10 +625,10 @@ func (e *SlackExport) Channel(ch SlackChannel, base core.Chunk) ChannelResult {
 			if len(got) > 0 {
 				reason += fmt.Sprintf(" (the %d messages before it are indexed)", len(got))
 			}
-			res.Problems = append(res.Problems, Problem{f, reason})
+			parseProblems = append(parseProblems, Problem{f, reason})
 		}
-	}
-	res.Hash = hex.EncodeToString(h.Sum(nil))
+	})
+	res.Problems = append(res.Problems, parseProblems...)
 	msgs = applyEdits(msgs)
 	res.Messages = len(msgs)
 	for _, m := range msgs {

@@ -92,6 +92,10 @@ type SourceWriter interface {
 	// Warn records that a file was indexed in a weaker way than its type
 	// asks for (as text), and why.
 	Warn(ctx context.Context, path, reason string) error
+	// SetFingerprint records what identifies the source's content, for
+	// the manifest: an export's content hash, a directory's newest file
+	// modification time. Commit stores it.
+	SetFingerprint(contentHash string, newestMTime int64)
 	Commit(ctx context.Context) error
 	// Rollback abandons the changes; it is a no-op after Commit.
 	Rollback() error
@@ -106,10 +110,10 @@ type SourceUpdater interface {
 	DeleteFile(ctx context.Context, path string) error
 	// Touch records the size and modification time of an unchanged file.
 	Touch(ctx context.Context, f core.File) error
-	// CommitMoved reports whether the source's git commit differs from
-	// the stored one: an update without changed files still commits then,
-	// to record it.
-	CommitMoved() bool
+	// Outdated reports whether the source's git commit or fingerprint
+	// differ from the stored ones: an update without changed files still
+	// commits then, to record them.
+	Outdated() bool
 }
 
 // StoredFile is what the store holds of one file: its content hash, its
@@ -632,6 +636,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 	// The one writer. Routes wait for the end of the source: mounts in
 	// one file put the routes of another under a prefix.
 	var werr error
+	var units []unitHash // of the units indexed (exports: the content hash)
 	mountsChanged := false
 	touched := 0
 	for r := range results {
@@ -653,6 +658,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		case werr != nil:
 		case r.unchanged:
 			ss.Unchanged++
+			units = append(units, unitHash{r.file.Path, r.hash})
 			if r.touch {
 				touched++
 				werr = up.Touch(wctx, r.file)
@@ -665,6 +671,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 			werr = w.Skip(wctx, r.file.Path, r.skip)
 			c.event(core.Event{Kind: core.EventSkip, Phase: core.PhaseChunk, Source: src.Name, Path: r.file.Path, Reason: r.skip})
 		default:
+			units = append(units, unitHash{r.file.Path, r.hash})
 			werr = w.WriteFile(wctx, r.file, r.hash, r.chunks)
 			if werr == nil {
 				werr = w.WriteMounts(wctx, r.file.Path, r.mounts)
@@ -707,6 +714,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		return ss, werr
 	}
 
+	w.SetFingerprint(u.fingerprint(units))
 	writeStart := time.Now()
 	if up != nil {
 		// Stored files the walk did not find are deleted; when it found
@@ -748,7 +756,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 			return full, err
 		case ss.Files == 0 && ss.Deleted == 0:
 			ss.UpToDate = true
-			if touched > 0 || up.CommitMoved() {
+			if touched > 0 || up.Outdated() {
 				err = w.Commit(wctx)
 			}
 			w.Rollback()

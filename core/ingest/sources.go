@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,6 +97,31 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 	return f.Corpus
 }
 
+// unitHash is the content hash of one indexed unit (file or channel).
+type unitHash struct{ path, hash string }
+
+// fingerprint returns what identifies the source's content for the
+// manifest: an export's hash over its channels' paths and hashes (which
+// files a crawl found unchanged by size and time do not need), a
+// directory's newest file modification time.
+func (r *sourceReader) fingerprint(units []unitHash) (contentHash string, newestMTime int64) {
+	if r.slack == nil {
+		for _, f := range r.found.Files {
+			newestMTime = max(newestMTime, f.ModTime)
+		}
+		return "", newestMTime
+	}
+	slices.SortFunc(units, func(a, b unitHash) int { return strings.Compare(a.path, b.path) })
+	h := sha256.New()
+	for _, u := range units {
+		h.Write([]byte(u.path))
+		h.Write([]byte{0})
+		h.Write([]byte(u.hash))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)), 0
+}
+
 // statUnchanged returns the stored record of f when f has its stored
 // size and a trusted stored modification time: unchanged without reading.
 func (r *sourceReader) statUnchanged(f core.File) (StoredFile, bool) {
@@ -168,11 +194,13 @@ func (w *warmer) check(f core.File) {
 // skip reason; process never fails the crawl.
 func (r *sourceReader) process(f core.File) fileResult {
 	if r.slack != nil {
-		res := r.channel(f)
-		if sf, ok := r.stored[f.Path]; ok && res.skip == "" && sf.Hash == res.hash {
-			return fileResult{file: f, hash: res.hash, unchanged: true}
+		// A channel whose files hash as stored is not parsed.
+		if sf, ok := r.stored[f.Path]; ok {
+			if h, _ := r.slack.ChannelHash(r.channels[f.Path]); h == sf.Hash {
+				return fileResult{file: f, hash: h, unchanged: true}
+			}
 		}
-		return res
+		return r.channel(f)
 	}
 	c := r.c
 	res := fileResult{file: f}

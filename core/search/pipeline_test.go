@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -116,6 +117,7 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 // listIndex answers BM25 and KNN from fixed lists.
 type listIndex struct {
 	code, prose, dense []core.Hit
+	knnErr             error
 	knnCalls           int
 	lastFilter         core.Filter
 }
@@ -134,7 +136,7 @@ func (l *listIndex) TermDocs(context.Context, []string) (int, map[string]int, er
 
 func (l *listIndex) KNN(_ context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	l.knnCalls++
-	return l.dense, nil
+	return l.dense, l.knnErr
 }
 
 func ranked(list string, chunks ...core.Chunk) []core.Hit {
@@ -188,6 +190,13 @@ func TestSearchPipeline(t *testing.T) {
 		e := New(idx, Options{Embedder: fixedEmbedder{id: "openai:m", err: errors.New("embedder openai at http://x is not reachable")}})
 		res, err := e.Search(context.Background(), Query{Text: "cart"})
 		if err != nil || len(res.Hits) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "not reachable") {
+			t.Fatalf("res %+v, err %v", res, err)
+		}
+	})
+	t.Run("vectors replaced by a crawl: bm25 answers with a warning", func(t *testing.T) {
+		idx := &listIndex{code: ranked("bm25-code", a), knnErr: fmt.Errorf("vector search in x.db: %w", core.ErrVectorsReplaced)}
+		res, err := New(idx, Options{Embedder: fixedEmbedder{id: embed.BuiltinID}}).Search(context.Background(), Query{Text: "cart"})
+		if err != nil || len(res.Hits) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "being replaced") {
 			t.Fatalf("res %+v, err %v", res, err)
 		}
 	})

@@ -5,6 +5,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -283,6 +284,9 @@ func (e *Engine) dense(ctx context.Context, text string, depth int, f core.Filte
 		return nil, "dense search skipped: the embedder knows none of the query's words", nil
 	}
 	hits, err := e.idx.KNN(ctx, vecs[0], depth, f)
+	if errors.Is(err, core.ErrVectorsReplaced) {
+		return nil, "dense search skipped: " + core.ErrVectorsReplaced.Error(), nil
+	}
 	return hits, "", err
 }
 
