@@ -101,9 +101,9 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 type unitHash struct{ path, hash string }
 
 // fingerprint returns what identifies the source's content for the
-// manifest: an export's hash over its channels' paths and hashes (which
-// files a crawl found unchanged by size and time do not need), a
-// directory's newest file modification time.
+// manifest: an export's hash over the paths and hashes of the channels
+// indexed (units), a directory's newest file modification time among the
+// files the walk found.
 func (r *sourceReader) fingerprint(units []unitHash) (contentHash string, newestMTime int64) {
 	if r.slack == nil {
 		for _, f := range r.found.Files {
