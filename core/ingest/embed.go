@@ -159,7 +159,9 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 		if err != nil {
 			return err
 		}
-		emb = embed.Builtin{M: m}
+		if m != nil {
+			emb = embed.Builtin{M: m}
+		}
 	}
 	batch := o.Batch
 	if batch <= 0 {
@@ -184,6 +186,9 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 	var added []int64 // pks of the vectors written
 	if todo == 0 {
 		return vs.UpdateVectorIndex(wctx, added)
+	}
+	if emb == nil {
+		return fmt.Errorf("embed %d chunks: no model loaded", todo)
 	}
 	after, err := vs.PendingAfter(wctx)
 	if err != nil {
@@ -238,7 +243,8 @@ func (c *Crawler) embedChunks(ctx context.Context, sum *Summary) error {
 // builtinModel loads the stored built-in model, or learns a new one when
 // there is none, the index changed size by more than Retrain, or Reembed.
 // A new model replaces the old one and drops every vector in one
-// transaction.
+// transaction. It returns nil when the stored model stays and every chunk
+// has its vector: there is nothing to embed, so nothing to load.
 func (c *Crawler) builtinModel(ctx context.Context, vs VectorStore, es *EmbedSummary) (*embed.Model, error) {
 	o := c.opts.Embed
 	if o.MaxTrainChunks <= 0 {
@@ -258,6 +264,9 @@ func (c *Crawler) builtinModel(ctx context.Context, vs VectorStore, es *EmbedSum
 	}
 	drift := float64(total-trained) / float64(max(trained, 1))
 	if tokens > 0 && !o.Reembed && drift <= o.Retrain && drift >= -o.Retrain {
+		if n, err := vs.VectorCount(wctx); err != nil || n == total {
+			return nil, err
+		}
 		return vs.LoadModel(wctx, nil)
 	}
 	if total == 0 {
