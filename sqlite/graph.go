@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -19,8 +21,28 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 		return db.wrap("write the service graph to", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`UPDATE routes SET service_id = NULL`, `DELETE FROM edge_evidence`, `DELETE FROM edges`,
-		`DELETE FROM service_aliases`, `DELETE FROM service_declarations`, `DELETE FROM services`} {
+	// Services keep their ids across rebuilds (matched by name), so that
+	// only the routes whose service changed are written again: a large
+	// index has tens of thousands of routes and few changes.
+	old := map[string]int64{}
+	rows, err := tx.QueryContext(ctx, `SELECT name, id FROM services`)
+	if err != nil {
+		return db.wrap("write the service graph to", err)
+	}
+	for rows.Next() {
+		var name string
+		var id int64
+		if err := rows.Scan(&name, &id); err != nil {
+			rows.Close()
+			return db.wrap("write the service graph to", err)
+		}
+		old[name] = id
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return db.wrap("write the service graph to", err)
+	}
+	for _, q := range []string{`DELETE FROM edge_evidence`, `DELETE FROM edges`, `DELETE FROM service_aliases`, `DELETE FROM service_declarations`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("write the service graph to", err)
 		}
@@ -34,22 +56,25 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 		return st
 	}
 	insSvc := prep(`INSERT INTO services(name, kind, repo_name, directory, language, namespace, ports) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	updSvc := prep(`UPDATE services SET kind = ?, repo_name = ?, directory = ?, language = ?, namespace = ?, ports = ? WHERE id = ?`)
+	delSvc := prep(`DELETE FROM services WHERE id = ?`)
 	insDecl := prep(`INSERT OR IGNORE INTO service_declarations(service_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
 	insAlias := prep(`INSERT OR IGNORE INTO service_aliases(alias, service_id, kind) VALUES (?, ?, ?)`)
 	insEdge := prep(`INSERT INTO edges(source_id, target_id, type, method, path, url, confidence, handler, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	insEv := prep(`INSERT OR IGNORE INTO edge_evidence(edge_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
-	// INDEXED BY: without statistics SQLite prefers the (method, path)
-	// index, which holds every copy of a common route (thousands of rows
-	// in a large monorepo) where the chunk holds one or two.
-	setRoute := prep(`UPDATE routes INDEXED BY routes_chunk SET service_id = ? WHERE chunk_id = ? AND line = ? AND method = ? AND path = ?`)
+	setRoute := prep(`UPDATE routes SET service_id = ? WHERE id = ?`)
 	if err != nil {
 		return db.wrap("write the service graph to", err)
 	}
 	ids := map[string]int64{}
 	for _, s := range g.Services {
 		ports, _ := json.Marshal(nonNil(s.Ports))
-		var id int64
-		if err := insSvc.QueryRowContext(ctx, s.Name, s.Kind, s.Repo, s.Directory, s.Language, s.Namespace, string(ports)).Scan(&id); err != nil {
+		id, ok := old[s.Name]
+		if ok {
+			if _, err := updSvc.ExecContext(ctx, s.Kind, s.Repo, s.Directory, s.Language, s.Namespace, string(ports), id); err != nil {
+				return db.wrap("write service "+s.Name+" to", err)
+			}
+		} else if err := insSvc.QueryRowContext(ctx, s.Name, s.Kind, s.Repo, s.Directory, s.Language, s.Namespace, string(ports)).Scan(&id); err != nil {
 			return db.wrap("write service "+s.Name+" to", err)
 		}
 		ids[s.Name] = id
@@ -62,6 +87,15 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 			if _, err := insDecl.ExecContext(ctx, id, d.ChunkID, d.Repo+"/"+d.File, d.Line); err != nil {
 				return db.wrap("write the declarations of "+s.Name+" to", err)
 			}
+		}
+	}
+	for name, id := range old {
+		if _, keep := ids[name]; keep {
+			continue
+		}
+		// Routes of a removed service lose it (ON DELETE SET NULL).
+		if _, err := delSvc.ExecContext(ctx, id); err != nil {
+			return db.wrap("remove service "+name+" from", err)
 		}
 	}
 	for _, e := range g.Edges {
@@ -80,12 +114,64 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 			}
 		}
 	}
-	for _, r := range g.Routes {
-		if _, err := setRoute.ExecContext(ctx, ids[r.Service], r.ChunkID, r.Line, r.Method, r.Path); err != nil {
-			return db.wrap("write route services to", err)
-		}
+	if err := writeRouteServices(ctx, tx, setRoute, g.Routes, ids); err != nil {
+		return db.wrap("write route services to", err)
 	}
 	return db.wrap("write the service graph to", tx.Commit())
+}
+
+// writeRouteServices gives each route the service the graph says serves
+// it, and none to the others, writing only the routes that change.
+func writeRouteServices(ctx context.Context, tx *sql.Tx, set *sql.Stmt, routes []graph.Route, ids map[string]int64) error {
+	type key struct {
+		chunk        string
+		line         int
+		method, path string
+	}
+	type row struct {
+		id, service int64
+		seen        bool
+	}
+	cur := map[key][]*row{} // one route may be stored twice
+	rows, err := tx.QueryContext(ctx, `SELECT id, chunk_id, line, method, path, coalesce(service_id, 0) FROM routes`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var k key
+		r := &row{}
+		if err := rows.Scan(&r.id, &k.chunk, &k.line, &k.method, &k.path, &r.service); err != nil {
+			rows.Close()
+			return err
+		}
+		cur[k] = append(cur[k], r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, rs := range routes {
+		want := ids[rs.Service]
+		for _, r := range cur[key{rs.ChunkID, rs.Line, rs.Method, rs.Path}] {
+			r.seen = true
+			if r.service != want {
+				if _, err := set.ExecContext(ctx, want, r.id); err != nil {
+					return err
+				}
+				r.service = want
+			}
+		}
+	}
+	for _, rs := range cur {
+		for _, r := range rs {
+			if !r.seen && r.service != 0 {
+				if _, err := set.ExecContext(ctx, nil, r.id); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func nonNil(s []string) []string {
@@ -302,9 +388,10 @@ func (db *DB) Unlinked(ctx context.Context) (bool, error) {
 }
 
 // MarkLinked records that every file's chunks have their owners and
-// mentions and the graph is up to date; until then a killed crawl leaves
-// the work for the next one.
-func (db *DB) MarkLinked(ctx context.Context) error {
+// mentions and the graph is up to date, with the LinkKey they were
+// computed under; until then a killed crawl leaves the work for the next
+// one.
+func (db *DB) MarkLinked(ctx context.Context, key string) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return db.wrap("mark files linked in", err)
@@ -315,5 +402,43 @@ func (db *DB) MarkLinked(ctx context.Context) error {
 			return db.wrap("mark files linked in", err)
 		}
 	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('link_key', ?)`, key); err != nil {
+		return db.wrap("mark files linked in", err)
+	}
 	return db.wrap("mark files linked in", tx.Commit())
+}
+
+// LinkKey returns a digest of what chunk owners and mentions depend on
+// besides each chunk's own content — every service with its kind,
+// repository and directory, and the names ServiceNames lists — and the
+// key the last MarkLinked recorded ("" if none). While the two are equal,
+// only chunks of files not linked yet need their owners and mentions.
+func (db *DB) LinkKey(ctx context.Context) (current, last string, err error) {
+	h := sha256.New()
+	rows, err := db.query(ctx, `SELECT name, kind, repo_name, directory FROM services ORDER BY name`)
+	if err != nil {
+		return "", "", db.wrap("read the link state of", err)
+	}
+	for rows.Next() {
+		var name, kind, repo, dir string
+		if err := rows.Scan(&name, &kind, &repo, &dir); err != nil {
+			rows.Close()
+			return "", "", db.wrap("read the link state of", err)
+		}
+		fmt.Fprintf(h, "%s\t%s\t%s\t%s\n", name, kind, repo, dir)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", "", db.wrap("read the link state of", err)
+	}
+	names, err := db.ServiceNames(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	h.Write([]byte{0})
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\n", n)
+	}
+	err = db.sql.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'link_key'), '')`).Scan(&last)
+	return hex.EncodeToString(h.Sum(nil)), last, db.wrap("read the link state of", err)
 }

@@ -139,6 +139,51 @@ func TestIncrementalLinkState(t *testing.T) {
 				[]byte("# Cart latency\n\nWhen cart answers slowly, check the checkout dashboards and the cart Redis.\n"), 0o644)
 		}, true},
 		{"code file removed", func() { os.Remove(filepath.Join(storefront, "src", "clients", "catalog.ts")) }, false},
+		// Positions move: the graph is rebuilt, its services stay, so
+		// only the new chunks get owners and mentions.
+		{"line inserted at the top of a client", func() {
+			b, _ := os.ReadFile(cart)
+			os.WriteFile(cart, append([]byte("// cart client\n"), b...), 0o644)
+		}, false},
+		// A runbook names a service before it exists; when it is
+		// deployed, every chunk's mentions are computed again.
+		{"runbook naming a service not deployed yet", func() {
+			os.WriteFile(filepath.Join(platform, "docs", "runbooks", "audit-export.md"),
+				[]byte("# Audit export\n\nThe audit service writes the nightly export; restart audit when it stalls.\n"), 0o644)
+		}, true},
+		{"that service deployed", func() {
+			os.WriteFile(filepath.Join(platform, "deploy", "k8s", "audit.yaml"), []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: audit
+  namespace: shop
+spec:
+  selector:
+    matchLabels:
+      app: audit
+  template:
+    metadata:
+      labels:
+        app: audit
+    spec:
+      containers:
+        - name: audit
+          image: ghcr.io/acme-outfitters/audit:1.0.0
+          ports:
+            - containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: audit
+  namespace: shop
+spec:
+  selector:
+    app: audit
+  ports:
+    - port: 8080
+`), 0o644)
+		}, false},
 	}
 	for i, st := range steps {
 		st.change()

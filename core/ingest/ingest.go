@@ -57,9 +57,12 @@ type Store interface {
 	// Unlinked whether some files' chunks have no owners and mentions yet.
 	GraphDirty(ctx context.Context) (bool, error)
 	Unlinked(ctx context.Context) (bool, error)
-	// MarkLinked records that the graph, owners and mentions are up to
-	// date with every file.
-	MarkLinked(ctx context.Context) error
+	// LinkKey returns a digest of what owners and mentions depend on
+	// besides a chunk's own content (the services and service names), now
+	// and at the last MarkLinked; MarkLinked records that the graph,
+	// owners and mentions are up to date with every file, under key.
+	LinkKey(ctx context.Context) (current, last string, err error)
+	MarkLinked(ctx context.Context, key string) error
 	// SourceNames are the names of the sources the store holds;
 	// DeleteSource removes one with everything it holds.
 	SourceNames(ctx context.Context) ([]string, error)
@@ -384,10 +387,11 @@ func (c *Crawler) prune(ctx context.Context, sources []core.Source, sum *Summary
 
 // link brings the service graph, the chunks' owning services and the
 // services conversations and docs mention up to date. When no source
-// changed what the graph is built from, the graph is kept and only the
-// chunks of files written since the last link are visited; otherwise the
-// graph is rebuilt and every chunk visited. MarkLinked at the end makes a
-// crawl killed before it redo the work next time.
+// changed what the graph is built from, the graph is kept; otherwise it is
+// rebuilt. Owners and mentions are computed for the chunks of files
+// written since the last link, or for every chunk when the services or
+// their names changed (LinkKey). MarkLinked at the end makes a crawl
+// killed before it redo the work next time.
 func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	start := time.Now()
 	defer func() { sum.LinkDuration = time.Since(start) - sum.Graph.Duration }()
@@ -396,28 +400,32 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	if err != nil {
 		return err
 	}
-	scope := LinkAll
-	if !dirty {
+	sum.Graph.Kept = !dirty
+	if dirty {
+		if err := c.buildGraph(ctx, sum); err != nil {
+			return err
+		}
+	} else {
 		unlinked, err := c.store.Unlinked(wctx)
-		if err != nil {
+		if err != nil || !unlinked {
 			return err
 		}
-		if !unlinked {
-			sum.Graph.Kept = true
-			return nil
-		}
-		scope = LinkNew
-		sum.Graph.Kept = true
-		if _, err := c.store.AssignOwners(wctx, LinkNew); err != nil {
-			return err
-		}
-	} else if err := c.buildGraph(ctx, sum); err != nil {
+	}
+	key, last, err := c.store.LinkKey(wctx)
+	if err != nil {
+		return err
+	}
+	scope := LinkNew
+	if key != last {
+		scope = LinkAll
+	}
+	if _, err := c.store.AssignOwners(wctx, scope); err != nil {
 		return err
 	}
 	if err := c.linkMentions(ctx, sum, scope); err != nil {
 		return err
 	}
-	return c.store.MarkLinked(wctx)
+	return c.store.MarkLinked(wctx, key)
 }
 
 // buildGraph rebuilds the service graph from every fact the index holds
@@ -425,28 +433,20 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	start := time.Now()
 	wctx := context.WithoutCancel(ctx)
+	// The facts are read concurrently (each read decodes tens of
+	// thousands of rows in a large index).
 	var in graph.Input
-	var err error
-	if in.Resources, err = c.store.Resources(wctx); err != nil {
-		return err
-	}
-	if in.Calls, err = c.store.Calls(wctx); err != nil {
-		return err
-	}
-	if in.Routes, err = c.store.Routes(wctx); err != nil {
-		return err
-	}
-	if in.Files, err = c.store.FilePaths(wctx); err != nil {
-		return err
-	}
-	if in.Bindings, err = c.store.Bindings(wctx); err != nil {
+	var g0 errgroup.Group
+	g0.Go(func() (err error) { in.Resources, err = c.store.Resources(wctx); return })
+	g0.Go(func() (err error) { in.Calls, err = c.store.Calls(wctx); return })
+	g0.Go(func() (err error) { in.Routes, err = c.store.Routes(wctx); return })
+	g0.Go(func() (err error) { in.Files, err = c.store.FilePaths(wctx); return })
+	g0.Go(func() (err error) { in.Bindings, err = c.store.Bindings(wctx); return })
+	if err := g0.Wait(); err != nil {
 		return err
 	}
 	g := graph.Build(in)
 	if err := c.store.WriteGraph(wctx, g); err != nil {
-		return err
-	}
-	if _, err := c.store.AssignOwners(wctx, LinkAll); err != nil {
 		return err
 	}
 	sum.Graph = GraphSummary{Services: len(g.Services), Edges: len(g.Edges), Duration: time.Since(start)}
