@@ -54,8 +54,10 @@ func peakAnon(stop <-chan struct{}) <-chan float64 {
 // BenchmarkCrawl50MB crawls the sample's two repositories replicated into
 // one repository of about 50 MB of source (full crawl with the built-in
 // embedder), then times an incremental crawl (a new process) after one
-// file changed without touching what the graph is built from, and one
-// after a service address changed (the graph is rebuilt).
+// file changed without touching what the graph is built from (a line
+// appended), after a line inserted at its top (positions move: the graph
+// is rebuilt), and after a service address changed (the graph is rebuilt
+// with a new edge).
 func BenchmarkCrawl50MB(b *testing.B) {
 	dir := b.TempDir()
 	repo := filepath.Join(dir, "mono")
@@ -106,11 +108,18 @@ func BenchmarkCrawl50MB(b *testing.B) {
 		data, _ := os.ReadFile(edit)
 		os.WriteFile(edit, append(data, fmt.Sprintf("\nexport const changed%d = true;\n", n)...), 0o644)
 	})
+	// A line inserted at the top of the same file: every position in it
+	// moves, so the graph is built again (its services stay).
+	incTop := incremental(func() {
+		n++
+		data, _ := os.ReadFile(edit)
+		os.WriteFile(edit, append([]byte(fmt.Sprintf("// edit %d\n", n)), data...), 0o644)
+	})
 	// One changed address: the graph is built again.
 	incGraph := incremental(func() {
 		n++
 		data, _ := os.ReadFile(edit)
-		os.WriteFile(edit, []byte(strings.Replace(string(data), fmt.Sprintf("http://cart:%d", 8079+n-5), fmt.Sprintf("http://cart:%d", 8080+n-5), 1)), 0o644)
+		os.WriteFile(edit, []byte(strings.Replace(string(data), fmt.Sprintf("http://cart:%d", 8079+n-10), fmt.Sprintf("http://cart:%d", 8080+n-10), 1)), 0o644)
 	})
 	b.ReportMetric(float64(bytes)/1e6, "MB")
 	b.ReportMetric(full.Seconds(), "full-s")
@@ -123,6 +132,7 @@ func BenchmarkCrawl50MB(b *testing.B) {
 	b.ReportMetric(peakAnonMB, "peak-anon-MB")
 	b.ReportMetric(inc.Seconds(), "incremental-1-file-s")
 	b.ReportMetric(inc.Seconds()/full.Seconds(), "incremental/full")
+	b.ReportMetric(incTop.Seconds(), "incremental-top-edit-s")
 	b.ReportMetric(incGraph.Seconds(), "incremental-graph-s")
 	b.ReportMetric(0, "ns/op")
 }
