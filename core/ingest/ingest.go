@@ -53,7 +53,7 @@ type Store interface {
 	// whose directory holds them.
 	AssignOwners(ctx context.Context, scope LinkScope) (int, error)
 	// GraphDirty reports whether a committed source changed what the
-	// graph is built from since it was written (or there is no graph);
+	// graph is built from since it was written (a new index starts dirty);
 	// Unlinked whether some files' chunks have no owners and mentions yet.
 	GraphDirty(ctx context.Context) (bool, error)
 	Unlinked(ctx context.Context) (bool, error)
@@ -436,13 +436,13 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	// The facts are read concurrently (each read decodes tens of
 	// thousands of rows in a large index).
 	var in graph.Input
-	var g0 errgroup.Group
-	g0.Go(func() (err error) { in.Resources, err = c.store.Resources(wctx); return })
-	g0.Go(func() (err error) { in.Calls, err = c.store.Calls(wctx); return })
-	g0.Go(func() (err error) { in.Routes, err = c.store.Routes(wctx); return })
-	g0.Go(func() (err error) { in.Files, err = c.store.FilePaths(wctx); return })
-	g0.Go(func() (err error) { in.Bindings, err = c.store.Bindings(wctx); return })
-	if err := g0.Wait(); err != nil {
+	var reads errgroup.Group
+	reads.Go(func() (err error) { in.Resources, err = c.store.Resources(wctx); return })
+	reads.Go(func() (err error) { in.Calls, err = c.store.Calls(wctx); return })
+	reads.Go(func() (err error) { in.Routes, err = c.store.Routes(wctx); return })
+	reads.Go(func() (err error) { in.Files, err = c.store.FilePaths(wctx); return })
+	reads.Go(func() (err error) { in.Bindings, err = c.store.Bindings(wctx); return })
+	if err := reads.Wait(); err != nil {
 		return err
 	}
 	g := graph.Build(in)
