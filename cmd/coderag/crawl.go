@@ -105,6 +105,15 @@ Google Docs. Each source is replaced inside one
 transaction: a crawl that is killed leaves the previous index of that source
 complete, and queries keep working while a crawl runs.
 
+--incremental does not read a file whose size and modification time are the
+stored ones (a time is trusted once it is two seconds old); it compares the
+others, and each Slack channel's day files, with the stored content hash
+and re-indexes only what differs, removing deleted files. Committed,
+uncommitted and untracked edits are all seen. The service graph is rebuilt
+only when calls, routes, resources or deploy files changed. Each source's
+git HEAD, content hash (exports) or newest file time (directories) is
+recorded: see 'coderag manifest'.
+
 After the sources are written, every chunk without a vector is embedded
 (in committed batches: an interrupted crawl leaves the rest for the next
 one). The built-in embedder is learned first, from up to 20,000 chunks
