@@ -61,6 +61,9 @@ type SourceTx struct {
 	vectors  bool
 	// prev is what the source row held before an update.
 	prev core.Source
+	// routeServices are the services to give the routes of files whose
+	// facts only moved (moveFacts), when WriteRoutes writes them.
+	routeServices map[routeKey]int64
 	// update: the source's other files stay; each written file replaces
 	// its previous version and is indexed at once (BeginSourceUpdate).
 	update bool
@@ -203,8 +206,8 @@ func cutInt(b []byte) (int64, []byte, bool) {
 // DeleteFile removes a file and its chunks (with their FTS entries,
 // vectors and facts).
 func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
-	found, facts, err := s.deleteFile(ctx, path)
-	if changesGraph(path, found, facts, false, "") {
+	old, err := s.deleteFile(ctx, path, false)
+	if changesGraph(path, old.found, old.facts, false, "") {
 		s.graphDirty = true
 	}
 	return err
@@ -227,24 +230,142 @@ func changesGraph(path string, had bool, before string, has bool, after string) 
 	return false
 }
 
-// deleteFile removes a file and reports whether it was there and the
-// digest of its facts.
-func (s *SourceTx) deleteFile(ctx context.Context, path string) (found bool, facts string, err error) {
+// storedFile is what deleteFile found of a file: whether it was there,
+// the digest and shape of its facts with their positions, and (when
+// asked) its routes with the services the graph gave them.
+type storedFile struct {
+	found                   bool
+	facts, shape, positions string
+	routes                  []storedRoute
+}
+
+type storedRoute struct {
+	pos          ingest.FactPos
+	method, path string
+	service      int64
+}
+
+// deleteFile removes a file and reports what it held.
+func (s *SourceTx) deleteFile(ctx context.Context, path string, withRoutes bool) (storedFile, error) {
+	var old storedFile
 	var id int64
-	err = s.tx.QueryRowContext(ctx, `SELECT id, facts FROM files WHERE source_id = ? AND path = ?`, s.sourceID, path).Scan(&id, &facts)
+	what := fmt.Sprintf("delete %s/%s from", s.src.Name, path)
+	err := s.tx.QueryRowContext(ctx, `SELECT id, facts, shape, positions FROM files WHERE source_id = ? AND path = ?`, s.sourceID, path).
+		Scan(&id, &old.facts, &old.shape, &old.positions)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, "", nil
+		return old, nil
 	}
 	if err != nil {
-		return false, "", s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+		return old, s.db.wrap(what, err)
+	}
+	old.found = true
+	if withRoutes && old.facts != ingest.NoFacts {
+		rows, err := s.tx.QueryContext(ctx, `SELECT r.chunk_id, r.line, r.method, r.path, r.service_id FROM routes r
+			JOIN chunks c ON c.id = r.chunk_id WHERE c.file_id = ? AND r.service_id IS NOT NULL`, id)
+		if err != nil {
+			return old, s.db.wrap(what, err)
+		}
+		for rows.Next() {
+			var r storedRoute
+			if err := rows.Scan(&r.pos.Chunk, &r.pos.Line, &r.method, &r.path, &r.service); err != nil {
+				rows.Close()
+				return old, s.db.wrap(what, err)
+			}
+			old.routes = append(old.routes, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return old, s.db.wrap(what, err)
+		}
 	}
 	if err := unindexFTS(ctx, s.tx, "file_id = ?", id); err != nil {
-		return true, facts, s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+		return old, s.db.wrap(what, err)
 	}
 	if _, err := s.tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
-		return true, facts, s.db.wrap(fmt.Sprintf("delete %s/%s from", s.src.Name, path), err)
+		return old, s.db.wrap(what, err)
 	}
-	return true, facts, nil
+	return old, nil
+}
+
+// moveFacts keeps the service graph when a file's facts only moved: its
+// shape is the stored one and the positions pair up one to one. The
+// graph's evidence and declarations at the old positions move to the new
+// ones now; the services of the file's routes are given back when the
+// routes are written. It reports false, changing nothing, when the facts
+// did not only move (or the pairing is not one to one): the graph must
+// be built again.
+func (s *SourceTx) moveFacts(ctx context.Context, old storedFile, shape string, positions []ingest.FactPos) (bool, error) {
+	if old.shape == "" || old.shape != shape || shape == ingest.NoFacts {
+		return false, nil
+	}
+	var before []ingest.FactPos
+	if err := json.Unmarshal([]byte(old.positions), &before); err != nil || len(before) != len(positions) {
+		return false, nil
+	}
+	to := map[ingest.FactPos]ingest.FactPos{}
+	from := map[ingest.FactPos]ingest.FactPos{}
+	for i, o := range before {
+		n := positions[i]
+		if m, ok := to[o]; ok && m != n {
+			return false, nil
+		}
+		if m, ok := from[n]; ok && m != o {
+			return false, nil
+		}
+		to[o], from[n] = n, o
+	}
+	for o, n := range to {
+		if o == n {
+			continue
+		}
+		if back, ok := to[n]; ok && back != n {
+			return false, nil // a new position is also an old one that moves
+		}
+	}
+	what := fmt.Sprintf("move the graph evidence of %s in", s.src.Name)
+	moved := map[string]bool{} // old chunks whose evidence moved
+	for o, n := range to {
+		if o == n {
+			continue
+		}
+		moved[o.Chunk] = true
+		for _, t := range []string{"edge_evidence", "service_declarations"} {
+			if _, err := s.tx.ExecContext(ctx, `UPDATE OR IGNORE `+t+` SET chunk_id = ?, line = ? WHERE chunk_id = ? AND line = ?`,
+				n.Chunk, n.Line, o.Chunk, o.Line); err != nil {
+				return false, s.db.wrap(what, err)
+			}
+		}
+	}
+	// Evidence left at an old chunk (a row the move would have
+	// duplicated, a line no fact of the file had) means the graph does not
+	// match: build it again.
+	for c := range moved {
+		var left int
+		if err := s.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM edge_evidence WHERE chunk_id = ?)
+			OR EXISTS (SELECT 1 FROM service_declarations WHERE chunk_id = ?)`, c, c).Scan(&left); err != nil {
+			return false, s.db.wrap(what, err)
+		}
+		if left == 1 {
+			return false, nil
+		}
+	}
+	for _, r := range old.routes {
+		n, ok := to[r.pos]
+		if !ok {
+			return false, nil
+		}
+		if s.routeServices == nil {
+			s.routeServices = map[routeKey]int64{}
+		}
+		s.routeServices[routeKey{n, r.method, r.path}] = r.service
+	}
+	return true, nil
+}
+
+// routeKey identifies a route row by position, method and path.
+type routeKey struct {
+	pos          ingest.FactPos
+	method, path string
 }
 
 // clearSource removes everything a source holds but its row: chunks with
@@ -398,8 +519,8 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
-	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count, indexed_at, facts, mtime)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
+	s.insFile = prep(`INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count, indexed_at, facts, mtime, shape, positions)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	s.insChunk = prep(`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end,
 		corpus_type, text, context_prefix, language, symbol_name, symbol_kind, signature, file_path, git_hash,
 		section_path, author, timestamp, channel, thread_id, service_name, repo_name, imports, calls_out,
@@ -414,8 +535,8 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	s.insBind = prep(`INSERT INTO bindings(chunk_id, repo_name, file_path, line, body) VALUES (?, ?, ?, ?, ?)`)
 	s.insRes = prep(`INSERT INTO resources(chunk_id, repo_name, file_path, line, kind, name, namespace, service, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	s.insRoute = prep(`INSERT INTO routes(chunk_id, repo_name, file_path, line, method, path, framework, handler, router)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	s.insRoute = prep(`INSERT INTO routes(chunk_id, repo_name, file_path, line, method, path, framework, handler, router, service_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if s.vectors {
 		s.insVec = prep(`INSERT INTO vec_chunks(chunk_pk, embedding, corpus_type, repo_name, language, service_name)
 			VALUES (?, ?, ?, ?, ?, ?)`)
@@ -435,20 +556,33 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		return fmt.Errorf("write %s/%s: source transaction already finished", s.src.Name, f.Path)
 	}
 	facts := ingest.FactsDigest(chunks)
+	shape, positions := ingest.FactsShape(chunks)
+	posJSON, err := json.Marshal(positions)
+	if err != nil {
+		return fmt.Errorf("write %s/%s: %w", s.src.Name, f.Path, err)
+	}
 	if s.update {
-		found, old, err := s.deleteFile(ctx, f.Path)
+		old, err := s.deleteFile(ctx, f.Path, !s.graphDirty)
 		if err != nil {
 			return err
 		}
-		if changesGraph(f.Path, found, old, true, facts) {
-			s.graphDirty = true
+		if changesGraph(f.Path, old.found, old.facts, true, facts) {
+			moved := false
+			if !s.graphDirty && old.found {
+				if moved, err = s.moveFacts(ctx, old, shape, positions); err != nil {
+					return err
+				}
+			}
+			if !moved {
+				s.graphDirty = true
+			}
 		}
 	}
 	now := time.Now()
 	mtime := trustedMTime(f.ModTime, now)
 	var fileID int64
 	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks),
-		now.UTC().Format(time.RFC3339), facts, mtime).Scan(&fileID); err != nil {
+		now.UTC().Format(time.RFC3339), facts, mtime, shape, string(posJSON)).Scan(&fileID); err != nil {
 		return s.db.wrap(fmt.Sprintf("write file %s/%s to", s.src.Name, f.Path), err)
 	}
 	dim := s.db.Embedder().Dim
@@ -538,8 +672,12 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 // written.
 func (s *SourceTx) WriteRoutes(ctx context.Context, routes []core.RouteAt) error {
 	for _, r := range routes {
+		var service any
+		if id, ok := s.routeServices[routeKey{ingest.FactPos{Chunk: r.ChunkID, Line: r.Line}, r.Method, r.Path}]; ok {
+			service = id
+		}
 		if _, err := s.insRoute.ExecContext(ctx, r.ChunkID, s.src.Name, r.File, r.Line, r.Method, r.Path, r.Framework,
-			r.Handler, r.Router); err != nil {
+			r.Handler, r.Router, service); err != nil {
 			return s.db.wrap(fmt.Sprintf("write route %s %s of %s/%s to", r.Method, r.Path, s.src.Name, r.File), err)
 		}
 	}

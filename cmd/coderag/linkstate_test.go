@@ -139,12 +139,23 @@ func TestIncrementalLinkState(t *testing.T) {
 				[]byte("# Cart latency\n\nWhen cart answers slowly, check the checkout dashboards and the cart Redis.\n"), 0o644)
 		}, true},
 		{"code file removed", func() { os.Remove(filepath.Join(storefront, "src", "clients", "catalog.ts")) }, false},
-		// Positions move: the graph is rebuilt, its services stay, so
-		// only the new chunks get owners and mentions.
+		// Positions move, nothing else: the graph is kept and its
+		// evidence moves with the facts.
 		{"line inserted at the top of a client", func() {
 			b, _ := os.ReadFile(cart)
 			os.WriteFile(cart, append([]byte("// cart client\n"), b...), 0o644)
-		}, false},
+		}, true},
+		{"lines inserted above a service's routes", func() {
+			for _, p := range []string{filepath.Join(platform, "services", "checkout", "main.go"),
+				filepath.Join(platform, "services", "cart", "Controllers", "CartController.cs")} {
+				b, _ := os.ReadFile(p)
+				os.WriteFile(p, append([]byte("// routes below\n\n"), b...), 0o644)
+			}
+		}, true},
+		{"line inserted in the middle of a Go client", func() {
+			p := filepath.Join(platform, "services", "checkout", "clients.go")
+			replaceInFile(t, p, "\nfunc ", "\n// moved down a line\nfunc ")
+		}, true},
 		// A runbook names a service before it exists; when it is
 		// deployed, every chunk's mentions are computed again.
 		{"runbook naming a service not deployed yet", func() {
