@@ -59,8 +59,10 @@ type FactPos struct {
 }
 
 // FactsShape is FactsDigest without positions: a digest of the same facts
-// with every chunk id and line left out, and the positions left out, in a
-// fixed order. Two versions of a file with the same shape and different
+// with the chunk ids left out and every line (also nested ones, like an
+// Ingress backend's) set to 0, and the positions taken out — the chunk id
+// and line of each, in the order of the chunks, the facts and their sorted
+// JSON keys. Two versions of a file with the same shape and different
 // digests differ only in where their facts are (a line inserted above
 // them): the service graph keeps its services and edges, and its evidence
 // moves from the old positions to the new ones, pairwise.
