@@ -245,6 +245,12 @@ func BenchmarkFTSQuery(b *testing.B) {
 			queries[i] = strings.Join(strings.Fields(s.text(20))[:3], " ")
 		}
 	}
+	reportLatencies(b, searchLatencies(b, eng, queries))
+}
+
+// searchLatencies runs every query b.N times (top 10) and returns each
+// search's time.
+func searchLatencies(b *testing.B, eng *search.Engine, queries []string) []time.Duration {
 	ctx := context.Background()
 	var lat []time.Duration
 	for i := 0; i < b.N; i++ {
@@ -256,7 +262,7 @@ func BenchmarkFTSQuery(b *testing.B) {
 			lat = append(lat, time.Since(start))
 		}
 	}
-	reportLatencies(b, lat)
+	return lat
 }
 
 // BenchmarkKNN measures exact cosine KNN over 100k 256-dimensional vectors

@@ -229,17 +229,7 @@ func BenchmarkHybrid(b *testing.B) {
 				for _, q := range queries[:10] { // warm
 					eng.Search(ctx, search.Query{Text: q, K: 10})
 				}
-				var lat []time.Duration
-				for i := 0; i < b.N; i++ {
-					for _, q := range queries {
-						start := time.Now()
-						if _, err := eng.Search(ctx, search.Query{Text: q, K: 10}); err != nil {
-							b.Fatal(err)
-						}
-						lat = append(lat, time.Since(start))
-					}
-				}
-				reportLatencies(b, lat)
+				reportLatencies(b, searchLatencies(b, eng, queries))
 			})
 		}
 		// How much of the exact top 10 the fast path (sign-bit pages and

@@ -251,15 +251,17 @@ func (db *DB) PendingVectors(ctx context.Context, after int64, limit int) ([]emb
 func (db *DB) PendingAfter(ctx context.Context) (int64, error) {
 	// Each count on its own so that SQLite answers it from a b-tree's
 	// structure or a small index: the chunk rows are never read.
+	vecs, err := db.VectorCount(ctx)
+	if err != nil {
+		return 0, err
+	}
+	chunks, err := db.ChunkTotal(ctx)
+	if err != nil {
+		return 0, err
+	}
 	var top int64
-	var vecs, chunks, above int
-	err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(chunk_pk), 0) FROM vec_quant`).Scan(&top)
-	if err == nil {
-		err = db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_quant`).Scan(&vecs)
-	}
-	if err == nil {
-		err = db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&chunks)
-	}
+	var above int
+	err = db.sql.QueryRowContext(ctx, `SELECT coalesce(max(chunk_pk), 0) FROM vec_quant`).Scan(&top)
 	if err == nil {
 		err = db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE pk > ?`, top).Scan(&above)
 	}

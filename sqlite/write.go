@@ -206,7 +206,7 @@ func cutInt(b []byte) (int64, []byte, bool) {
 // DeleteFile removes a file and its chunks (with their FTS entries,
 // vectors and facts).
 func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
-	old, err := s.deleteFile(ctx, path, false)
+	old, err := s.deleteFile(ctx, path, "")
 	if changesGraph(path, old.found, old.facts, false, "") {
 		s.graphDirty = true
 	}
@@ -231,8 +231,9 @@ func changesGraph(path string, had bool, before string, has bool, after string) 
 }
 
 // storedFile is what deleteFile found of a file: whether it was there,
-// the digest and shape of its facts with their positions, and (when
-// asked) its routes with the services the graph gave them.
+// the digest and shape of its facts with their positions, and (when its
+// new version's facts differ) its routes with the services the graph gave
+// them.
 type storedFile struct {
 	found                   bool
 	facts, shape, positions string
@@ -245,8 +246,11 @@ type storedRoute struct {
 	service      int64
 }
 
-// deleteFile removes a file and reports what it held.
-func (s *SourceTx) deleteFile(ctx context.Context, path string, withRoutes bool) (storedFile, error) {
+// deleteFile removes a file and reports what it held. newFacts is the
+// facts digest of the version replacing it ("" when it is deleted): when
+// it differs and the graph may still be kept, the routes are read for
+// moveFacts.
+func (s *SourceTx) deleteFile(ctx context.Context, path, newFacts string) (storedFile, error) {
 	var old storedFile
 	var id int64
 	what := fmt.Sprintf("delete %s/%s from", s.src.Name, path)
@@ -259,7 +263,7 @@ func (s *SourceTx) deleteFile(ctx context.Context, path string, withRoutes bool)
 		return old, s.db.wrap(what, err)
 	}
 	old.found = true
-	if withRoutes && old.facts != ingest.NoFacts {
+	if newFacts != "" && newFacts != old.facts && old.facts != ingest.NoFacts && !s.graphDirty {
 		rows, err := s.tx.QueryContext(ctx, `SELECT r.chunk_id, r.line, r.method, r.path, r.service_id FROM routes r
 			JOIN chunks c ON c.id = r.chunk_id WHERE c.file_id = ? AND r.service_id IS NOT NULL`, id)
 		if err != nil {
@@ -291,9 +295,10 @@ func (s *SourceTx) deleteFile(ctx context.Context, path string, withRoutes bool)
 // shape is the stored one and the positions pair up one to one. The
 // graph's evidence and declarations at the old positions move to the new
 // ones now; the services of the file's routes are given back when the
-// routes are written. It reports false, changing nothing, when the facts
-// did not only move (or the pairing is not one to one): the graph must
-// be built again.
+// routes are written. It reports false when the facts did not only move
+// (or the pairing is not one to one, or evidence is left at an old
+// position): the graph must be built again, which rewrites any evidence
+// moved before that was found.
 func (s *SourceTx) moveFacts(ctx context.Context, old storedFile, shape string, positions []ingest.FactPos) (bool, error) {
 	if old.shape == "" || old.shape != shape || shape == ingest.NoFacts {
 		return false, nil
@@ -323,15 +328,23 @@ func (s *SourceTx) moveFacts(ctx context.Context, old storedFile, shape string, 
 		}
 	}
 	what := fmt.Sprintf("move the graph evidence of %s in", s.src.Name)
+	var moves []*sql.Stmt
+	for _, t := range []string{"edge_evidence", "service_declarations"} {
+		st, err := s.tx.PrepareContext(ctx, `UPDATE OR IGNORE `+t+` SET chunk_id = ?, line = ? WHERE chunk_id = ? AND line = ?`)
+		if err != nil {
+			return false, s.db.wrap(what, err)
+		}
+		defer st.Close()
+		moves = append(moves, st)
+	}
 	moved := map[string]bool{} // old chunks whose evidence moved
 	for o, n := range to {
 		if o == n {
 			continue
 		}
 		moved[o.Chunk] = true
-		for _, t := range []string{"edge_evidence", "service_declarations"} {
-			if _, err := s.tx.ExecContext(ctx, `UPDATE OR IGNORE `+t+` SET chunk_id = ?, line = ? WHERE chunk_id = ? AND line = ?`,
-				n.Chunk, n.Line, o.Chunk, o.Line); err != nil {
+		for _, st := range moves {
+			if _, err := st.ExecContext(ctx, n.Chunk, n.Line, o.Chunk, o.Line); err != nil {
 				return false, s.db.wrap(what, err)
 			}
 		}
@@ -562,7 +575,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		return fmt.Errorf("write %s/%s: %w", s.src.Name, f.Path, err)
 	}
 	if s.update {
-		old, err := s.deleteFile(ctx, f.Path, !s.graphDirty)
+		old, err := s.deleteFile(ctx, f.Path, facts)
 		if err != nil {
 			return err
 		}
