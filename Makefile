@@ -21,7 +21,7 @@ export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval fuzz clean deps
+.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real fuzz clean deps
 
 all: build
 
@@ -104,3 +104,9 @@ fuzz: deps
 
 clean:
 	rm -rf bin data
+
+# eval-real crawls the real repositories of ../shared/eval and scores the
+# service graph and retrieval there (with the plain full-text baseline);
+# it says so and stops when ../shared/eval is absent. Not part of 'make test'.
+eval-real: build
+	.ci/eval-real $(BIN)

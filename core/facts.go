@@ -148,19 +148,38 @@ type Resource struct {
 	Data map[string]string `json:"data,omitempty"`
 	// Backends are an Ingress's paths and the services behind them.
 	Backends []Backend `json:"backends,omitempty"`
-	// Build is a compose service's build context, relative to the file.
-	Build     string   `json:"build,omitempty"`
+	// Build is a compose service's build context, relative to the file;
+	// Dockerfile the Dockerfile it builds with, relative to the context.
+	Build      string `json:"build,omitempty"`
+	Dockerfile string `json:"dockerfile,omitempty"`
+	// Volumes are the host paths a compose service mounts.
+	Volumes   []string `json:"volumes,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`
 	// References are the resources an Aspire resource is wired to
 	// (WithReference).
 	References []string `json:"references,omitempty"`
-	Line       int      `json:"line"`
+	// Keys are the lines of a ConfigMap's data keys and of the ConfigMaps
+	// and Secrets an env list or envFrom names.
+	Keys []KeyLine `json:"keys,omitempty"`
+	Line int       `json:"line"`
 }
 
-// The resource kinds that are not Kubernetes kinds.
+// KeyLine is the line a key of a resource is written on.
+type KeyLine struct {
+	Key  string `json:"key"`
+	Line int    `json:"line"`
+}
+
+// The resource kinds that are not Kubernetes kinds. A proxy routes
+// requests to backends (nginx proxy_pass, Envoy clusters): its Backends
+// hold each path prefix and the address it passes to, as written. A
+// dockerfile resource is a Dockerfile's final stage: its base image and
+// the ENV its container starts with.
 const (
+	ResourceProxy        = "proxy"
+	ResourceDockerfile   = "dockerfile"
 	ResourceCompose      = "compose"
 	ResourceChart        = "chart"
 	ResourceHelmValues   = "helm-values"
@@ -177,6 +196,8 @@ type EnvVar struct {
 	ConfigMap string `json:"configmap,omitempty"`
 	Secret    string `json:"secret,omitempty"`
 	Key       string `json:"key,omitempty"`
+	// Line is the line that sets it, when known.
+	Line int `json:"line,omitempty"`
 }
 
 // Backend is an Ingress path and the service that answers it.
@@ -232,6 +253,21 @@ type Binding struct {
 	Default string `json:"default,omitempty"`
 	Line    int    `json:"line"`
 }
+
+// BindEnv is the Kind of a Binding that records an environment variable a
+// file reads: Env names it, Default is the literal used when it is unset,
+// Field the variable it is assigned to. The service graph uses them twice:
+// a code default is an address of last resort, and a variable a service's
+// files read is one its deploy files give it on purpose (a shared
+// ConfigMap is not a list of dependencies).
+const BindEnv = "env"
+
+// BindAddress is the Kind of a Binding that records an address the code
+// builds: a DSN or URL in Value, its host a literal or a {placeholder}
+// (jdbc:mysql://{DB_HOST}/shop, http://{USERS}:8080/users); Field is the
+// variable it is assigned to. The service graph fills the placeholders
+// from the service's environment.
+const BindAddress = "address"
 
 // BindingAt is a binding with where it was found.
 type BindingAt struct {

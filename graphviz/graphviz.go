@@ -50,7 +50,7 @@ func EdgeLabel(e graph.Edge) string {
 	case e.Method != "":
 		parts = append(parts, e.Method)
 	}
-	if e.Path != "" && e.Type != graph.EdgeQueue {
+	if e.Path != "" && e.Path != e.Target && e.Path != e.Source {
 		parts = append(parts, e.Path)
 	}
 	return strings.Join(parts, " ")

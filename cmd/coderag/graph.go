@@ -277,8 +277,13 @@ func evidenceText(e graph.Edge) string {
 }
 
 func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
-	var unresolved []graph.Edge
-	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", len(g.Services))))
+	nodes := 0
+	for _, s := range g.Services {
+		if s.Kind != graph.KindUnresolved {
+			nodes++
+		}
+	}
+	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", nodes)))
 	for _, s := range g.Services {
 		if s.Kind == graph.KindUnresolved {
 			continue
@@ -290,21 +295,22 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 		}
 		fmt.Fprintf(w, "  %-22s %-9s %-32s %-11s in %-2d out %d\n", s.Name, s.Kind, place, s.Language, in, out)
 	}
-	resolved := 0
-	for _, e := range g.Edges {
-		if t := g.Service(e.Target); t != nil && t.Kind == graph.KindUnresolved {
-			unresolved = append(unresolved, e)
-		} else {
-			resolved++
+	deps, unresolved, entry, topics := g.Partition()
+	section := func(title string, edges []graph.Edge) {
+		if len(edges) == 0 {
+			return
+		}
+		fmt.Fprintln(w, st.bold(fmt.Sprintf("\n%s (%d)", title, len(edges))))
+		for _, e := range edges {
+			fmt.Fprintf(w, "  %-16s -> %-18s %-38s %.2f  %s\n", e.Source, e.Target, graphviz.EdgeLabel(e), e.Confidence, st.dim(evidenceText(e)))
 		}
 	}
-	fmt.Fprintln(w, st.bold(fmt.Sprintf("\nedges (%d)", resolved)))
-	for _, e := range g.Edges {
-		if t := g.Service(e.Target); t != nil && t.Kind == graph.KindUnresolved {
-			continue
-		}
+	fmt.Fprintln(w, st.bold(fmt.Sprintf("\nedges (%d)", len(deps))))
+	for _, e := range deps {
 		fmt.Fprintf(w, "  %-16s -> %-18s %-38s %.2f  %s\n", e.Source, e.Target, graphviz.EdgeLabel(e), e.Confidence, st.dim(evidenceText(e)))
 	}
+	section("entry points", entry)
+	section("message flow through topics", topics)
 	if len(unresolved) > 0 {
 		fmt.Fprintln(w, st.bold(fmt.Sprintf("\nunresolved (%d)", len(unresolved))))
 		for _, e := range unresolved {
@@ -500,8 +506,20 @@ func writeGraphJSON(w io.Writer, v view) error {
 		Title    string        `json:"title,omitempty"`
 		Services []jsonService `json:"services"`
 		Edges    []jsonEdge    `json:"edges"`
-	}{Focus: v.opts.Focus, Title: v.title, Services: []jsonService{}, Edges: []jsonEdge{}}
+		// Unresolved are calls whose target nobody could resolve, with
+		// the reason in "via"; EntryPoints are Ingress routes from
+		// outside. Neither is a dependency between services.
+		// Topics are the messages' path: a publisher to its topic, a
+		// topic to its consumers (both also depend on the broker).
+		Unresolved  []jsonEdge `json:"unresolved"`
+		EntryPoints []jsonEdge `json:"entrypoints"`
+		Topics      []jsonEdge `json:"topics"`
+	}{Focus: v.opts.Focus, Title: v.title, Services: []jsonService{}, Edges: []jsonEdge{}, Unresolved: []jsonEdge{}, EntryPoints: []jsonEdge{},
+		Topics: []jsonEdge{}}
 	for _, s := range v.g.Services {
+		if s.Kind == graph.KindUnresolved {
+			continue
+		}
 		js := jsonService{Name: s.Name, Kind: s.Kind, Aliases: []string{}, Repo: s.Repo, Language: s.Language, Directory: s.Directory,
 			Namespace: s.Namespace, Declared: []jsonEvidence{}}
 		for _, d := range s.Declared {
@@ -515,13 +533,28 @@ func writeGraphJSON(w io.Writer, v view) error {
 		}
 		out.Services = append(out.Services, js)
 	}
-	for _, e := range v.g.Edges {
+	toJSON := func(e graph.Edge) jsonEdge {
 		je := jsonEdge{Source: e.Source, Target: e.Target, Type: e.Type, Method: e.Method, Path: e.Path, Handler: e.Handler,
 			URL: e.URL, Confidence: e.Confidence, Via: e.Via, Evidence: []jsonEvidence{}}
 		for _, ev := range e.Evidence {
 			je.Evidence = append(je.Evidence, jsonEvidence{ev.Repo + "/" + ev.File, ev.Line, ev.ChunkID})
 		}
-		out.Edges = append(out.Edges, je)
+		return je
+	}
+	deps, unresolved, entry, topics := v.g.Partition()
+	for _, e := range deps {
+		out.Edges = append(out.Edges, toJSON(e))
+	}
+	for _, e := range unresolved {
+		je := toJSON(e)
+		je.Target = strings.TrimPrefix(je.Target, "?")
+		out.Unresolved = append(out.Unresolved, je)
+	}
+	for _, e := range entry {
+		out.EntryPoints = append(out.EntryPoints, toJSON(e))
+	}
+	for _, e := range topics {
+		out.Topics = append(out.Topics, toJSON(e))
 	}
 	sort.SliceStable(out.Services, func(i, j int) bool { return out.Services[i].Name < out.Services[j].Name })
 	enc := json.NewEncoder(w)

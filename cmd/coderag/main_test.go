@@ -230,7 +230,7 @@ func TestEdgesGolden(t *testing.T) {
 		switch typ {
 		case "http":
 			marker = strings.Split(strings.Trim(fields[5], "/"), "/")[0]
-			if marker == "" || strings.HasPrefix(fields[0], "ingress:") {
+			if marker == "" || marker == "-" || strings.HasPrefix(fields[0], "ingress:") {
 				marker = target // an Ingress names its backend
 			}
 		case "queue":
@@ -245,6 +245,8 @@ func TestEdgesGolden(t *testing.T) {
 			}
 		case "cache":
 			marker = "connect"
+		case "smtp":
+			marker = "smtp"
 		default:
 			t.Errorf("edge %q: unknown type %s", line, typ)
 		}
@@ -740,15 +742,15 @@ func TestGraphCommand(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"graph"}, []string{"services (15)", "checkout         -> api.stripe.com     http POST /v1/charges", "platform/services/checkout/clients.go:141"}},
+		{[]string{"graph"}, []string{"services (16)", "entry points (2)", "message flow through topics (3)", "checkout         -> api.stripe.com     http POST /v1/charges", "platform/services/checkout/clients.go:141"}},
 		{[]string{"graph", "--service", "cart.shop.svc.cluster.local"}, []string{"cart  service  platform/services/cart  csharp",
 			"called by (4)", "depends on (2)", "GET     /api/cart/{userId}             GetCart", "<- checkout, storefront",
 			"also CART_SERVICE_ADDR, cart.shop", "mentioned in (", "[slack] #incidents @alice 2024-03-14 14:02"}},
 		{[]string{"graph", "-s", "redis", "--blast-radius"}, []string{"blast radius of redis (depth 3): 4 services", "depth 1\n  cart",
 			"platform/services/cart/Program.cs:8", "depth 2", "via cart", "storefront/src/clients/cart.ts:12", "depth 3\n  ingress:shop"}},
 		{[]string{"graph", "-s", "redis", "--blast-radius", "--depth", "1"}, []string{"blast radius of redis (depth 1): 1 service"}},
-		{[]string{"graph", "-s", "storefront", "--path-to", "shopdb"}, []string{"accounts", "shopdb", "via accounts"}},
-		{[]string{"graph", "-s", "shopdb", "--path-to", "storefront"}, []string{"shopdb does not depend on storefront"}},
+		{[]string{"graph", "-s", "storefront", "--path-to", "shopdb"}, []string{"accounts", "postgres", "via accounts"}},
+		{[]string{"graph", "-s", "shopdb", "--path-to", "storefront"}, []string{"postgres does not depend on storefront"}},
 		{[]string{"graph", "--cycles"}, []string{"no services depend on each other in a circle"}},
 		{[]string{"graph", "-s", "checkout", "--downstream", "--format", "mermaid"}, []string{"flowchart TB", `-->|"http POST /v1/charges"|`}},
 	}

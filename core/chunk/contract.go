@@ -380,6 +380,14 @@ func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 
 func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 	lang, name := base.Language, strings.ToLower(path.Base(base.FilePath))
+	if (lang == "conf" || lang == "text" || lang == "" || strings.Contains(name, "nginx")) && IsNginx(src) {
+		r := c.fallback(src, base, "")
+		r.Fallback = ""
+		if res, ok := NginxResource(src, base.FilePath); ok {
+			attach(&r, res)
+		}
+		return r, true, nil
+	}
 	switch {
 	case c.Supports(lang):
 		r, err := c.Code(src, base)
@@ -400,7 +408,11 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 	case core.CodeDeploy:
 		switch {
 		case lang == "dockerfile":
-			return c.Dockerfile(src, base), true, nil
+			r := c.Dockerfile(src, base)
+			if res, ok := DockerfileResource(src, base.FilePath); ok {
+				attach(&r, res)
+			}
+			return r, true, nil
 		case lang == "hcl":
 			return c.Terraform(src, base), true, nil
 		case lang == "gotemplate" || (lang == "yaml" && (strings.Contains("/"+base.FilePath, "/templates/") || bytes.Contains(src, []byte("{{")))):

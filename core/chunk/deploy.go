@@ -54,6 +54,7 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 		}
 		ri := resource(obj)
 		backendLines(src, s, e, ri.res.Backends)
+		keyLines(src, s, e, &ri.res)
 		m := meta{symbol: ri.name, kind: ri.kind}
 		if ri.kind == "" {
 			m = meta{}
@@ -189,6 +190,43 @@ func backendLines(src []byte, start, end int, backends []core.Backend) {
 		if m := nameRE.FindIndex(src[cur:end]); m != nil {
 			be.Line = lineOf(src, cur+m[0]+len(src[cur+m[0]:cur+m[1]])-len(bytes.TrimLeft(src[cur+m[0]:cur+m[1]], " \t\n")))
 			cur += m[1]
+		}
+	}
+}
+
+// keyLines finds, in src[start:end], the line of each env variable a
+// workload sets, of each ConfigMap or Secret its envFrom names
+// ("envFrom:NAME"), and of each key of a ConfigMap's data: the evidence
+// of the edges they make.
+func keyLines(src []byte, start, end int, r *core.Resource) {
+	seg := src[start:end]
+	find := func(re *regexp.Regexp, from int) (int, int) {
+		if m := re.FindIndex(seg[from:]); m != nil {
+			at := from + m[0] + len(seg[from+m[0]:from+m[1]]) - len(bytes.TrimLeft(seg[from+m[0]:from+m[1]], " \t\n"))
+			return lineOf(src, start+at), from + m[1]
+		}
+		return 0, from
+	}
+	cur := 0
+	for i := range r.Env {
+		re := regexp.MustCompile(`(?m)^\s*-\s*name:\s*["']?` + regexp.QuoteMeta(r.Env[i].Name) + `["']?\s*$`)
+		line, next := find(re, cur)
+		if line == 0 {
+			line, next = find(re, 0)
+		}
+		r.Env[i].Line, cur = line, max(cur, next)
+	}
+	for _, ef := range r.EnvFrom {
+		name := strings.TrimPrefix(ef, "secret:")
+		re := regexp.MustCompile(`(?m)^\s*(?:-\s*)?(?:name:\s*)?["']?` + regexp.QuoteMeta(name) + `["']?\s*$`)
+		if line, _ := find(re, 0); line > 0 {
+			r.Keys = append(r.Keys, core.KeyLine{Key: "envFrom:" + ef, Line: line})
+		}
+	}
+	for _, k := range sortedKeys(r.Data) {
+		re := regexp.MustCompile(`(?m)^\s+["']?` + regexp.QuoteMeta(k) + `["']?\s*:`)
+		if line, _ := find(re, 0); line > 0 {
+			r.Keys = append(r.Keys, core.KeyLine{Key: k, Line: line})
 		}
 	}
 }
@@ -390,7 +428,9 @@ func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 			var s map[string]any
 			sv.Decode(&s)
 			svcInfo[sk.Value] = composeMeta(s)
-			composeRes[sk.Value] = composeResource(sk.Value, s, sk.Line)
+			cr := composeResource(sk.Value, s, sk.Line)
+			composeEnvLines(sv, &cr)
+			composeRes[sk.Value] = cr
 			m := meta{symbol: sk.Value, kind: "compose service"}
 			if b.tokens(start, ls(sto)) > c.opts.Budget {
 				b.windows(start, ls(sto), m)
@@ -421,8 +461,12 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		r.Images = []string{img}
 	}
 	if bld := s["build"]; bld != nil {
-		if ctx := str(obj(bld, "context")); ctx != "" {
-			r.Build = ctx
+		if m, ok := bld.(map[string]any); ok {
+			r.Build = str(m["context"])
+			if r.Build == "" {
+				r.Build = "."
+			}
+			r.Dockerfile = str(m["dockerfile"])
 		} else {
 			r.Build = str(bld)
 		}
@@ -440,6 +484,17 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 			r.DependsOn = append(r.DependsOn, k)
 		}
 		sort.Strings(r.DependsOn)
+	}
+	for _, v := range list(s["volumes"]) {
+		src := str(v)
+		if m, ok := v.(map[string]any); ok {
+			src = str(m["source"])
+		} else if i := strings.IndexByte(src, ':'); i > 0 {
+			src = src[:i]
+		}
+		if strings.HasPrefix(src, ".") {
+			r.Volumes = append(r.Volumes, src)
+		}
 	}
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
@@ -464,6 +519,35 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		r.Labels = map[string]string{"container_name": cn}
 	}
 	return r
+}
+
+// composeEnvLines gives each environment variable of a compose service
+// the line that sets it.
+func composeEnvLines(svc *yaml.Node, r *core.Resource) {
+	if svc.Kind != yaml.MappingNode {
+		return
+	}
+	lines := map[string]int{}
+	for i := 0; i+1 < len(svc.Content); i += 2 {
+		if svc.Content[i].Value != "environment" {
+			continue
+		}
+		env := svc.Content[i+1]
+		switch env.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(env.Content); j += 2 {
+				lines[env.Content[j].Value] = env.Content[j].Line
+			}
+		case yaml.SequenceNode:
+			for _, item := range env.Content {
+				k, _, _ := strings.Cut(item.Value, "=")
+				lines[k] = item.Line
+			}
+		}
+	}
+	for i := range r.Env {
+		r.Env[i].Line = lines[r.Env[i].Name]
+	}
 }
 
 func composeMeta(s map[string]any) map[string]string {

@@ -125,6 +125,8 @@ func (e *evaluator) eval(n *ts.Node, depth int) value {
 		return value{text: "{" + name + "}", origin: core.FromExpression, lead: name}
 	case "binary_expression", "binary_operator", "boolean_operator":
 		return e.binary(n, depth)
+	case "ternary_expression", "conditional_expression":
+		return e.conditional(n, depth)
 	case "call_expression", "call", "invocation_expression", "method_invocation", "object_creation_expression", "new_expression":
 		return e.call(n, depth)
 	case "subscript", "element_access_expression", "subscript_expression", "index_expression":
@@ -134,6 +136,20 @@ func (e *evaluator) eval(n *ts.Node, depth int) value {
 		if strings.HasPrefix(t, "process.env.") {
 			name := strings.TrimPrefix(t, "process.env.")
 			return value{text: "{" + name + "}", origin: core.FromEnv, env: name, lead: t}
+		}
+		// self.ROUTING_KEY, this.host, cls.HOST: a class attribute or
+		// field given a value in the same file.
+		for _, recv := range []string{"self.", "this.", "cls.", "this->", "$this->", "self::", "static::"} {
+			if name, ok := strings.CutPrefix(t, recv); ok && identRE.FindString(name) == name {
+				if v, ok := e.lookup(name, n.StartByte()); ok {
+					if r := e.eval(&v, depth+1); r.known() && r.origin != core.FromExpression {
+						if r.origin == core.FromLiteral {
+							r.origin = core.FromConstant
+						}
+						return r
+					}
+				}
+			}
 		}
 		return value{text: placeholder(t), origin: core.FromExpression, lead: t}
 	}
@@ -243,6 +259,51 @@ func (e *evaluator) binary(n *ts.Node, depth int) value {
 	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
 }
 
+// envHelper reports whether a function's name says it reads the
+// environment (getEnvVar, mustGetenv, requireEnv, env_str,
+// GetEnvOrDefault); a call to one with an UPPER_CASE literal is a read.
+func envHelper(short string) bool {
+	return strings.Contains(strings.ToLower(short), "env")
+}
+
+// conditional evaluates c ? a : b, a if c else b and PHP's a ?: b: an
+// environment read on one side and a literal on the other is the read
+// with that default (System.getenv("X") == null ? "d" : System.getenv("X")).
+func (e *evaluator) conditional(n *ts.Node, depth int) value {
+	var branches []*ts.Node
+	for _, f := range []string{"consequence", "body", "alternative"} {
+		if c := n.ChildByFieldName(f); c != nil {
+			branches = append(branches, c)
+		}
+	}
+	cond := n.ChildByFieldName("condition")
+	if len(branches) == 0 && n.NamedChildCount() == 3 { // Python: body if condition else alternative
+		branches = []*ts.Node{n.NamedChild(0), n.NamedChild(2)}
+		cond = n.NamedChild(1)
+	}
+	if n.ChildByFieldName("body") == nil && cond != nil && n.ChildByFieldName("alternative") != nil && n.ChildByFieldName("consequence") == nil {
+		branches = append([]*ts.Node{cond}, branches...) // a ?: b
+	}
+	var env, lit *value
+	for _, b := range branches {
+		v := e.eval(b, depth+1)
+		switch {
+		case v.origin == core.FromEnv && env == nil:
+			env = &v
+		case (v.origin == core.FromLiteral || v.origin == core.FromConstant) && lit == nil:
+			lit = &v
+		}
+	}
+	if env != nil {
+		r := *env
+		if lit != nil && r.def == "" {
+			r.def = strings.TrimSpace(lit.text)
+		}
+		return r
+	}
+	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+}
+
 // args returns the argument expressions of a call node.
 func args(n *ts.Node) []*ts.Node {
 	a := n.ChildByFieldName("arguments")
@@ -308,7 +369,7 @@ func (e *evaluator) call(n *ts.Node, depth int) value {
 		short = short[i+1:]
 	}
 	switch {
-	case envCallRE.MatchString(name) && len(as) > 0 && lit(0) != "":
+	case (envCallRE.MatchString(name) || envHelper(short) && envNameRE.MatchString(lit(0))) && len(as) > 0 && lit(0) != "":
 		env := lit(0)
 		return value{text: "{" + env + "}", origin: core.FromEnv, env: env, def: lit(1), lead: e.text(n)}
 	case cfgCallRE.MatchString(name) && len(as) > 0 && lit(0) != "":
@@ -352,16 +413,37 @@ func (e *evaluator) format(f *ts.Node, as []*ts.Node, depth int) value {
 	v := value{origin: core.FromTemplate}
 	i := 0
 	first := true
+	// Python's "{user}".format(user=USER): keyword arguments by name.
+	named := map[string]*ts.Node{}
+	var positional []*ts.Node
+	for _, a := range as {
+		if a.Kind() == "keyword_argument" {
+			if k, val := a.ChildByFieldName("name"), a.ChildByFieldName("value"); k != nil && val != nil {
+				named[e.text(k)] = val
+				continue
+			}
+		}
+		positional = append(positional, a)
+	}
 	v.text = fmtVerbRE.ReplaceAllStringFunc(fv.text, func(m string) string {
-		idx := i
-		if strings.HasPrefix(m, "{") && len(m) > 2 && m[1] >= '0' && m[1] <= '9' {
-			idx = int(m[1] - '0')
+		var arg *ts.Node
+		if strings.HasPrefix(m, "{") && len(m) > 2 && (m[1] == '_' || m[1] >= 'A' && m[1] <= 'z' && (m[1] <= 'Z' || m[1] >= 'a')) {
+			arg = named[m[1:len(m)-1]]
+			if arg == nil {
+				return m
+			}
+		} else {
+			idx := i
+			if strings.HasPrefix(m, "{") && len(m) > 2 && m[1] >= '0' && m[1] <= '9' {
+				idx = int(m[1] - '0')
+			}
+			i++
+			if idx >= len(positional) {
+				return m
+			}
+			arg = positional[idx]
 		}
-		i++
-		if idx >= len(as) {
-			return m
-		}
-		av := e.eval(as[idx], depth+1)
+		av := e.eval(arg, depth+1)
 		if first && strings.Index(fv.text, m) == 0 {
 			v.lead, v.env, v.config, v.def = av.lead, av.env, av.config, av.def
 		}

@@ -213,6 +213,7 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "go" {
 		fs.facts = append(fs.facts, goBindings(root, x.ev)...)
 	}
+	fs.facts = append(fs.facts, envReads(root, x.ev)...)
 	sort.SliceStable(fs.facts, func(i, j int) bool { return fs.facts[i].at < fs.facts[j].at })
 	return fs
 }

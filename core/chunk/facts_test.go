@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
 )
 
 // renderFacts prints the calls, routes and mounts of a file.
@@ -25,6 +27,14 @@ func renderFacts(res Result) string {
 		}
 		for _, r := range c.Routes {
 			fmt.Fprintf(&b, "route %3d %-7s %-32s %-14s handler=%s router=%s\n", r.Line, r.Method, r.Path, r.Framework, r.Handler, r.Router)
+		}
+		for _, bd := range c.Bindings {
+			switch bd.Kind {
+			case BindEnv:
+				fmt.Fprintf(&b, "env   %3d %-20s default=%q field=%s\n", bd.Line, bd.Env, bd.Default, bd.Field)
+			case core.BindAddress:
+				fmt.Fprintf(&b, "addr  %3d %q field=%s\n", bd.Line, bd.Value, bd.Field)
+			}
 		}
 	}
 	for _, m := range res.Mounts {

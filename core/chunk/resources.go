@@ -29,6 +29,8 @@ func settingsFormat(name string) (kind, sep string, ok bool) {
 		return core.ResourceSettings, "", true
 	case name == ".env.example" || name == ".env.sample" || name == ".env.template" || name == ".env.dist" || name == ".env.defaults" || name == "env.example":
 		return core.ResourceSettings, "", true
+	case strings.HasSuffix(name, ".env") || strings.HasPrefix(name, ".env."):
+		return core.ResourceSettings, "", true
 	}
 	return "", "", false
 }
@@ -66,15 +68,22 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 	}
 	r := core.Resource{Kind: kind, Name: base.FilePath, Data: map[string]string{}, Line: 1}
 	if sep == "" {
+		// Env and properties files hold credentials beside addresses:
+		// only addresses are kept, without their passwords.
 		sc := bufio.NewScanner(bytes.NewReader(src))
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		line := 0
 		for sc.Scan() {
+			line++
 			l := sc.Text()
 			if t := strings.TrimSpace(l); t == "" || t[0] == '#' || t[0] == '!' {
 				continue
 			}
 			if m := lineKV.FindStringSubmatch(l); m != nil {
-				r.Data[m[1]] = strings.Trim(m[2], `"'`)
+				if v := strings.Trim(m[2], `"'`); looksLikeAddress(m[1], v) {
+					r.Data[m[1]] = redactCredentials(v)
+					r.Keys = append(r.Keys, core.KeyLine{Key: m[1], Line: line})
+				}
 			}
 		}
 	} else {
@@ -99,6 +108,37 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 }
 
 var (
+	hostPortRE  = regexp.MustCompile(`^[A-Za-z0-9.-]+:[0-9]{2,5}$`)
+	bareHostRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
+	addrKeyRE   = regexp.MustCompile(`(?i)(host|hostname|addr|address|endpoint|server|servers|url|uri|dsn|broker|brokers|service|svc|upstream|backend|target|connection|connectionstring|gateway)$`)
+	userPassRE  = regexp.MustCompile(`://([^:/@\s]*):([^@\s]+)@`)
+	adoSecretRE = regexp.MustCompile(`(?i)((?:password|pwd|accountkey|sharedaccesskey)\s*=)[^;]*`)
+)
+
+// looksLikeAddress reports whether a setting holds an address: a URL, a
+// DSN or connection string, host:port, or a host under a key named like
+// an address (CART_HOST=cart).
+func looksLikeAddress(key, v string) bool {
+	lv := strings.ToLower(v)
+	switch {
+	case v == "":
+		return false
+	case strings.Contains(v, "://"), hostPortRE.MatchString(v):
+		return true
+	case strings.Contains(v, ";") && strings.Contains(v, "="):
+		return strings.Contains(lv, "host=") || strings.Contains(lv, "server=") || strings.Contains(lv, "endpoint=") || strings.Contains(lv, "data source=")
+	}
+	return bareHostRE.MatchString(v) && addrKeyRE.MatchString(key)
+}
+
+// redactCredentials drops the password of a URL's user part and of a
+// connection string.
+func redactCredentials(v string) string {
+	v = userPassRE.ReplaceAllString(v, "://$1:…@")
+	return adoSecretRE.ReplaceAllString(v, "${1}…")
+}
+
+var (
 	helmEnvRE  = regexp.MustCompile(`(?m)^\s*-\s*name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*\n\s*value:\s*(.+?)\s*$`)
 	helmNameRE = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*["']?([^"'\s{}]+)`)
 )
@@ -114,9 +154,10 @@ func helmResource(base core.Chunk, src []byte, service string) (core.Resource, b
 	if m := helmNameRE.FindSubmatch(src); m != nil {
 		r.Name = string(m[1])
 	}
-	for _, m := range helmEnvRE.FindAllSubmatch(src, -1) {
-		v := strings.Trim(string(m[2]), `"'`)
-		r.Env = append(r.Env, core.EnvVar{Name: string(m[1]), Value: v})
+	for _, m := range helmEnvRE.FindAllSubmatchIndex(src, -1) {
+		v := strings.Trim(string(src[m[4]:m[5]]), `"'`)
+		name := string(src[m[2]:m[3]])
+		r.Env = append(r.Env, core.EnvVar{Name: name, Value: v, Line: lineOf(src, m[2])})
 	}
 	if len(r.Env) == 0 {
 		return core.Resource{}, false

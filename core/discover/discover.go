@@ -8,6 +8,7 @@
 package discover
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"coderag/core"
 )
@@ -186,9 +188,13 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		}
 	}
 	w := &walker{ctx: ctx, fsys: fsys, opts: opts, classes: newClassifier(rules), slots: make(chan struct{}, opts.Workers-1)}
-	root := dirState{path: ".", patterns: base}
+	if !opts.NoIgnoreFiles {
+		w.tracked = trackedPaths(fsys)
+	}
+	root := dirState{path: ".", patterns: base, userPatterns: base}
 	if len(base) > 0 {
 		root.matcher = gitignore.NewMatcher(base)
+		root.user = root.matcher
 	}
 	w.dir(root, entries)
 	w.wg.Wait()
@@ -222,6 +228,49 @@ type walker struct {
 	mu    sync.Mutex
 	res   Result        // skips; files are in files until the walk ends
 	files [][]core.File // the files of each directory
+	// tracked are the files git tracks, and their directories: a
+	// .gitignore pattern does not hide a tracked file (as in git, ignore
+	// rules apply to untracked files only). nil outside a git work tree.
+	tracked map[string]bool
+}
+
+// trackedPaths reads the git index at the root of fsys: the tracked
+// files and every directory above one. nil when there is none.
+func trackedPaths(fsys fs.FS) map[string]bool {
+	f, err := fsys.Open(".git/index")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var idx index.Index
+	if err := index.NewDecoder(bufio.NewReader(f)).Decode(&idx); err != nil {
+		return nil
+	}
+	out := make(map[string]bool, 2*len(idx.Entries))
+	for _, e := range idx.Entries {
+		out[e.Name] = true
+		for d := path.Dir(e.Name); d != "." && !out[d+"/"]; d = path.Dir(d) {
+			out[d+"/"] = true
+		}
+	}
+	return out
+}
+
+// ignored reports whether the ignore rules in force in d hide the entry
+// at p: a user's excludes and .coderagignore always do, .gitignore only
+// what git does not track.
+func (w *walker) ignored(d dirState, p string, parts []string, isDir bool) bool {
+	if d.matcher == nil || !d.matcher.Match(parts, isDir) {
+		return false
+	}
+	key := p
+	if isDir {
+		key += "/"
+	}
+	if w.tracked == nil || !w.tracked[key] {
+		return true
+	}
+	return d.user != nil && d.user.Match(parts, isDir)
 }
 
 // dirState is what a directory passes to its entries: its path and path
@@ -234,7 +283,11 @@ type dirState struct {
 	parts    []string
 	patterns []gitignore.Pattern
 	matcher  gitignore.Matcher
-	inBuild  bool
+	// userPatterns and user are the excludes and .coderagignore patterns
+	// alone, which hide even files git tracks.
+	userPatterns []gitignore.Pattern
+	user         gitignore.Matcher
+	inBuild      bool
 }
 
 // child returns the path and path elements of an entry of d.
@@ -261,7 +314,12 @@ func (w *walker) dir(d dirState, entries []fs.DirEntry) {
 		var own []gitignore.Pattern
 		for _, name := range []string{".gitignore", ".coderagignore"} {
 			if hasEntry(entries, name) {
-				own = append(own, readPatterns(w.fsys, d.join(name), d.parts)...)
+				ps := readPatterns(w.fsys, d.join(name), d.parts)
+				own = append(own, ps...)
+				if name == ".coderagignore" && len(ps) > 0 {
+					d.userPatterns = append(d.userPatterns[:len(d.userPatterns):len(d.userPatterns)], ps...)
+					d.user = gitignore.NewMatcher(d.userPatterns)
+				}
 			}
 		}
 		if len(own) > 0 {
@@ -355,10 +413,11 @@ func (w *walker) subdir(d dirState, e fs.DirEntry, p string, parts []string) (su
 	if strings.HasSuffix(name, ".egg-info") {
 		return sub, Skip{p + "/", "python packaging output (directory not descended)"}, false
 	}
-	if d.matcher != nil && d.matcher.Match(parts, true) {
+	if w.ignored(d, p, parts, true) {
 		return sub, skip, false
 	}
-	return dirState{path: p, parts: parts, patterns: d.patterns, matcher: d.matcher, inBuild: d.inBuild || buildDirs[name]}, skip, true
+	return dirState{path: p, parts: parts, patterns: d.patterns, matcher: d.matcher, userPatterns: d.userPatterns, user: d.user,
+		inBuild: d.inBuild || buildDirs[name]}, skip, true
 }
 
 // file decides whether the file e of d is indexed: ok with its record, or
@@ -371,7 +430,7 @@ func (w *walker) file(d dirState, e fs.DirEntry, p string, parts []string) (f co
 	if name := e.Name(); name == ".gitignore" || name == ".coderagignore" || p == ConfigFile {
 		return f, skip, false
 	}
-	if d.matcher != nil && d.matcher.Match(parts, false) {
+	if w.ignored(d, p, parts, false) {
 		return f, skip, false
 	}
 	lang, corpus := Classify(p)

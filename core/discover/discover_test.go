@@ -3,6 +3,7 @@ package discover
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,5 +216,61 @@ func TestInspect(t *testing.T) {
 				t.Errorf("Inspect = %s %q skip %q; want %s %q", got.Corpus, got.Language, skip, tt.corpus, tt.lang)
 			}
 		})
+	}
+}
+
+// TestWalkTrackedFilesIgnoreGitignore: as in git, a .gitignore pattern
+// hides untracked files only; a file git tracks is indexed even when a
+// later pattern matches it (a repository that ignores the "kustomize"
+// binary its Makefile downloads, and tracks a kustomize/ folder). A
+// .coderagignore or --exclude pattern hides it all the same.
+func TestWalkTrackedFilesIgnoreGitignore(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	write := func(p, s string) {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("kustomize/base/deploy.yaml", "kind: Deployment\n")
+	write("tools/gen.sh", "echo gen\n")
+	write("notes/todo.md", "# todo\n")
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	write(".gitignore", "kustomize\n*.log\nnotes/\n")
+	write(".coderagignore", "tools/\n")
+	write("kustomize/scratch.log", "untracked and ignored\n")
+	write("app.log", "untracked and ignored\n")
+	res, err := Walk(context.Background(), os.DirFS(dir), Options{Exclude: []string{"notes/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Files {
+		got = append(got, f.Path)
+	}
+	if d := cmp.Diff([]string{"kustomize/base/deploy.yaml"}, got); d != "" {
+		t.Errorf("files (-want +got):\n%s", d)
+	}
+	// Without git, the ignore files decide alone.
+	os.RemoveAll(filepath.Join(dir, ".git"))
+	res, err = Walk(context.Background(), os.DirFS(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Files {
+		if strings.HasPrefix(f.Path, "kustomize/") {
+			t.Errorf("without git, %s should be ignored", f.Path)
+		}
 	}
 }

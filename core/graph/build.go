@@ -2,7 +2,9 @@ package graph
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -80,6 +82,21 @@ type builder struct {
 	configMaps map[string]map[string]string
 	// helmValues by "repo/chart-directory".
 	helmValues map[string]map[string]string
+	// cms are the ConfigMaps by name: every variant (overlays, alternative
+	// deployments) with where it is written.
+	cms map[string][]core.ResourceAt
+	// vals are the values each service's environment may give each
+	// variable (collectValues); reads the variables its files read.
+	vals  map[string][]envVal
+	reads map[string]map[string]bool
+	// fields map, per service, the variables code assigns an environment
+	// read to (CART = os.getenv("CART_HOST")) to the variable it reads.
+	fields map[string]map[string]string
+	// databases are the servers by the names of the databases they hold.
+	databases map[string]string
+	// declaring are the repositories whose deploy files declare services:
+	// their code outside every service's folder belongs to none.
+	declaring map[string]bool
 }
 
 // Build builds the graph. The result depends only on the input, in a
@@ -90,6 +107,13 @@ func Build(in Input) *Graph {
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 	b.services()
 	b.ownership()
+	b.collectValues()
+	if b.declareHosts() {
+		// New nodes can own folders named after them: decide again.
+		b.owners, b.ownerAt = nil, nil
+		b.ownership()
+		b.collectValues()
+	}
 	b.environments()
 	for s, list := range b.env {
 		b.env[s] = dedupeEnv(list)
@@ -127,9 +151,12 @@ func Build(in Input) *Graph {
 		}
 	}
 	b.deployEdges()
+	b.configured()
 	for _, c := range in.Calls {
 		b.call(c)
 	}
+	b.proxies()
+	b.mergeConfigured()
 	b.networkPolicies()
 	for _, n := range b.nodes {
 		g.Services = append(g.Services, *n)
@@ -313,6 +340,10 @@ func (b *builder) services() {
 			n.Namespace = first(n.Namespace, r.Namespace)
 			n.Declared = append(n.Declared, evidenceOf(r))
 		case r.Kind == "ConfigMap":
+			if b.cms == nil {
+				b.cms = map[string][]core.ResourceAt{}
+			}
+			b.cms[r.Name] = append(b.cms[r.Name], r)
 			b.configMaps[r.Namespace+"/"+r.Name] = r.Data
 			if _, ok := b.configMaps[r.Name]; !ok {
 				b.configMaps[r.Name] = r.Data
@@ -402,10 +433,34 @@ func (b *builder) ownership() {
 			}
 		}
 	}
+	// Compose builds: the folder of the Dockerfile a service builds with
+	// (context ./ with dockerfile src/cart/Dockerfile is src/cart), or its
+	// context. A folder several services build from belongs to none.
+	builds := map[[2]string][]string{}
 	for _, r := range b.in.Resources {
-		if r.Kind == core.ResourceCompose && r.Build != "" {
-			name := b.alias[strings.ToLower(r.Name)]
-			add(r.Repo, path.Join(path.Dir(r.File), r.Build), first(name, r.Name), "compose build")
+		if r.Kind == core.ResourceCompose && r.Build != "" && !strings.Contains(r.Build, "://") {
+			dir := path.Join(path.Dir(r.File), r.Build)
+			if r.Dockerfile != "" && !strings.HasPrefix(r.Dockerfile, "-") {
+				dir = path.Dir(path.Join(dir, r.Dockerfile))
+			}
+			k := [2]string{r.Repo, strings.TrimPrefix(path.Clean(dir), "./")}
+			builds[k] = appendUnique(builds[k], first(b.alias[strings.ToLower(r.Name)], r.Name))
+		}
+	}
+	for _, k := range sortedPairs(builds) {
+		if names := builds[k]; len(names) == 1 {
+			add(k[0], k[1], names[0], "compose build")
+		}
+	}
+	// Files a compose service mounts (an nginx.conf) are its own.
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceCompose {
+			continue
+		}
+		for _, v := range r.Volumes {
+			if strings.HasPrefix(v, ".") {
+				add(r.Repo, path.Join(path.Dir(r.File), v), first(b.alias[strings.ToLower(r.Name)], r.Name), "compose volume")
+			}
 		}
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj.
@@ -459,6 +514,10 @@ func (b *builder) ownership() {
 	for _, f := range b.in.Files {
 		repos[f[0]] = true
 	}
+	b.declaring = map[string]bool{}
+	for repo, names := range declared {
+		b.declaring[repo] = len(names) > 0
+	}
 	for repo := range repos {
 		if s, ok := b.alias[strings.ToLower(repo)]; ok && b.nodes[s].Kind == KindService {
 			add(repo, "", s, "repository")
@@ -498,6 +557,15 @@ func (b *builder) ownership() {
 			n.Language = best
 		}
 	}
+}
+
+func sortedPairs(m map[[2]string][]string) [][2]string {
+	keys := make([][2]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
+	return keys
 }
 
 // codeLanguage is the programming language of a source file by extension.
@@ -558,63 +626,57 @@ func (b *builder) ownerOf(repo, file string) string {
 // environments collects, per service, the environment variables its
 // deploy files set and the settings files in its code.
 func (b *builder) environments() {
-	for _, r := range b.in.Resources {
-		switch {
-		case workloadKinds[r.Kind]:
-			name := b.alias[strings.ToLower(r.Service)]
-			if name == "" {
-				continue
+	// The values collectValues found, one source per place they are
+	// written: a workload's own env list, each ConfigMap variant it loads
+	// (not one that replaces it), Helm, compose, the Dockerfile.
+	for _, name := range b.sortedNodes() {
+		bySrc := map[string]*envSource{}
+		var order []string
+		for _, v := range b.vals[name] {
+			if v.tier == tierCode {
+				continue // a call's own default is in the call
 			}
-			src := envSource{vars: map[string]string{}, unknown: map[string]string{}, via: r.Kind + " " + r.Name, conf: 0.95}
-			for _, cm := range r.EnvFrom {
-				if strings.HasPrefix(cm, "secret:") {
-					continue
-				}
-				for k, v := range b.configMap(r.Namespace, cm) {
-					src.vars[k] = v
-				}
-			}
-			for _, e := range r.Env {
+			src := bySrc[v.via]
+			if src == nil {
+				conf := 0.95
 				switch {
-				case e.ConfigMap != "":
-					if v, ok := b.configMap(r.Namespace, e.ConfigMap)[e.Key]; ok {
-						src.vars[e.Name] = v
-					}
-				case e.Secret != "":
-					src.unknown[e.Name] = "Secret " + e.Secret
-				case e.Value != "":
-					src.vars[e.Name] = e.Value
+				case strings.HasPrefix(v.via, "compose"):
+					conf = 0.9
+				case v.tier == tierImage:
+					conf = 0.85
+				case !strings.HasPrefix(v.via, "ConfigMap") && !strings.HasPrefix(v.via, "Helm") && !workloadKinds[strings.SplitN(v.via, " ", 2)[0]]:
+					continue // settings files: b.config
 				}
+				src = &envSource{vars: map[string]string{}, via: v.via, conf: conf}
+				bySrc[v.via] = src
+				order = append(order, v.via)
 			}
-			b.env[name] = append(b.env[name], src)
-		case r.Kind == core.ResourceHelmTemplate:
-			name := b.alias[strings.ToLower(r.Service)]
-			if name == "" {
-				continue
+			if _, ok := src.vars[v.name]; !ok {
+				src.vars[v.name] = v.value
 			}
-			values := b.helmValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]
-			src := envSource{vars: map[string]string{}, via: "Helm chart " + r.Service, conf: 0.95}
-			for _, e := range r.Env {
-				if v, ok := helmValue(e.Value, values); ok {
-					src.vars[e.Name] = v
-				}
-			}
-			b.env[name] = append(b.env[name], src)
+		}
+		for _, via := range order {
+			b.env[name] = append(b.env[name], *bySrc[via])
 		}
 	}
+	// Variables set from a Secret: set, but not readable here.
 	for _, r := range b.in.Resources {
-		if r.Kind != core.ResourceCompose {
+		if !workloadKinds[r.Kind] {
 			continue
 		}
-		name := b.alias[strings.ToLower(r.Name)]
+		name := b.alias[strings.ToLower(r.Service)]
 		if name == "" {
 			continue
 		}
-		src := envSource{vars: map[string]string{}, via: "compose service " + r.Name, conf: 0.9}
+		src := envSource{vars: map[string]string{}, unknown: map[string]string{}, via: r.Kind + " " + r.Name, conf: 0.95}
 		for _, e := range r.Env {
-			src.vars[e.Name] = e.Value
+			if e.Secret != "" {
+				src.unknown[e.Name] = "Secret " + e.Secret
+			}
 		}
-		b.env[name] = append(b.env[name], src)
+		if len(src.unknown) > 0 {
+			b.env[name] = append(b.env[name], src)
+		}
 	}
 	for _, r := range b.in.Resources {
 		if r.Kind != core.ResourceSettings {
@@ -628,21 +690,23 @@ func (b *builder) environments() {
 		b.config[name] = append(b.config[name], src)
 	}
 	// An environment variable whose value names a service is another name
-	// of that service (CART_SERVICE_ADDR for cart).
+	// of that service (CART_SERVICE_ADDR for cart), unless its values name
+	// several.
+	targets := map[string][]string{}
 	for _, name := range b.sortedNodes() {
 		for _, src := range b.env[name] {
-			keys := make([]string, 0, len(src.vars))
-			for k := range src.vars {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				if a, ok := parseAddress(src.vars[k]); ok {
+			for k, v := range src.vars {
+				if a, ok := addressOf(k, v); ok {
 					if t, ok := b.alias[a.host]; ok && b.nodes[t].Kind != KindExternal {
-						b.addAlias(b.nodes[t], k, "env")
+						targets[k] = appendUnique(targets[k], t)
 					}
 				}
 			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(targets)) {
+		if len(targets[k]) == 1 {
+			b.addAlias(b.nodes[targets[k][0]], k, "env")
 		}
 	}
 	// Kubernetes before Helm before compose: sort the sources of each

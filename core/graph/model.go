@@ -19,7 +19,8 @@ import (
 // The kinds of node.
 const (
 	KindService    = "service"
-	KindQueue      = "queue"    // a topic or queue
+	KindQueue      = "queue"    // a message broker (RabbitMQ, Kafka, a cloud bus)
+	KindTopic      = "topic"    // a topic, queue or exchange on a broker
 	KindDatabase   = "database" // a database (by name, not by server)
 	KindCache      = "cache"
 	KindExternal   = "external"   // a host outside the system (api.stripe.com)
@@ -34,6 +35,7 @@ const (
 	EdgeQueue = "queue"
 	EdgeDB    = "db"
 	EdgeCache = "cache"
+	EdgeSMTP  = "smtp" // a mail server
 )
 
 // Service is a node of the graph.
@@ -84,6 +86,9 @@ type Edge struct {
 	// ConfigMap shop-config", "route match", ...
 	Via      string
 	Evidence []Evidence
+	// configured marks, while the graph is built, an edge found in the
+	// configuration alone (no traced call).
+	configured bool
 }
 
 // Key identifies an edge: two calls of the same endpoint are one edge
@@ -105,6 +110,31 @@ type Graph struct {
 type Route struct {
 	Service string
 	core.RouteAt
+}
+
+// Partition splits the edges into the dependencies between nodes, the
+// calls whose target nobody could resolve (edges to KindUnresolved nodes),
+// the entry points from outside (edges from an Ingress) and the flow of
+// messages through topics (a publisher to its topic, a topic to its
+// consumers: what a consumer loses when a publisher is down).
+func (g *Graph) Partition() (deps, unresolved, entry, topics []Edge) {
+	kind := make(map[string]string, len(g.Services))
+	for _, s := range g.Services {
+		kind[s.Name] = s.Kind
+	}
+	for _, e := range g.Edges {
+		switch {
+		case kind[e.Target] == KindUnresolved:
+			unresolved = append(unresolved, e)
+		case kind[e.Source] == KindIngress:
+			entry = append(entry, e)
+		case kind[e.Source] == KindTopic || kind[e.Target] == KindTopic:
+			topics = append(topics, e)
+		default:
+			deps = append(deps, e)
+		}
+	}
+	return deps, unresolved, entry, topics
 }
 
 // Service returns the named service, or nil.

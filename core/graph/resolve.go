@@ -15,6 +15,20 @@ import (
 func (b *builder) addEdge(e Edge, ev Evidence) {
 	k := e.Key()
 	if old, ok := b.edges[k]; ok {
+		if old.configured && !e.configured {
+			// A traced call of an edge the configuration named: the call
+			// is the evidence that comes first.
+			old.configured = false
+			old.Confidence, old.Via, old.URL = e.Confidence, e.Via, first(e.URL, old.URL)
+			var rest []Evidence
+			for _, x := range old.Evidence {
+				if x != ev {
+					rest = append(rest, x)
+				}
+			}
+			old.Evidence = append([]Evidence{ev}, rest...)
+			return
+		}
 		for _, x := range old.Evidence {
 			if x == ev {
 				return
@@ -127,7 +141,10 @@ func (b *builder) call(c core.CallAt) {
 	}
 	src := b.ownerOf(c.Repo, c.File)
 	if src == "" {
-		// Code no deploy file claims: the repository stands for it.
+		if b.declaring[c.Repo] {
+			return // scripts, tools and shared code outside every service's folder
+		}
+		// A repository that declares no service: it stands for its code.
 		n := b.node(c.Repo, KindService)
 		n.Repo = first(n.Repo, c.Repo)
 		src = n.Name
@@ -261,6 +278,13 @@ func bindingOrigin(bd core.Binding) (origin, bool) {
 // address finds the URL, DSN or address a call talks to.
 func (b *builder) address(src string, c core.CallAt) (resolved, string) {
 	if isAbsolute(c.Target) {
+		if host := strings.SplitN(strings.SplitN(c.Target, "://", 2)[1], "/", 2)[0]; strings.Contains(host, "{") {
+			// http://{USERS_HOST}:8080/x: the host from the environment.
+			if vals := b.expandHost(src, c.Target); len(vals) > 0 {
+				return resolved{vals[0], "host " + host + " from the service's environment", 0.9}, ""
+			}
+			return resolved{}, "host " + host + " is computed"
+		}
 		return resolved{c.Target, "literal in code", 0.95}, ""
 	}
 	o := b.originOf(src, c)
@@ -521,6 +545,16 @@ var genericAffix = regexp.MustCompile(`^(?:svc-)|(?:-service|-svc|-api|-server|-
 // otherwise. It returns the node, how sure the match is (a factor), and
 // how it matched.
 func (b *builder) hostNode(host string) (string, float64, string) {
+	n, f, how := b.lookupHost(host)
+	if n == "" && how == "" {
+		return b.node(host, KindExternal).Name, 1, ""
+	}
+	return n, f, how
+}
+
+// lookupHost is hostNode without making a node: for an external host it
+// returns "" and no reason.
+func (b *builder) lookupHost(host string) (string, float64, string) {
 	if n, ok := b.alias[host]; ok {
 		return n, 1, ""
 	}
@@ -537,11 +571,11 @@ func (b *builder) hostNode(host string) (string, float64, string) {
 			}
 		}
 	}
-	if host == "localhost" || host == "127.0.0.1" || host == "0.0.0.0" {
+	if isLocal(host) {
 		return "", 0, "localhost"
 	}
 	if strings.Contains(host, ".") && !internal {
-		return b.node(host, KindExternal).Name, 1, ""
+		return "", 0, ""
 	}
 	return "", 0, "host " + host + " is no known service"
 }
@@ -556,8 +590,10 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 	method := strings.ToUpper(c.Method)
 	clientPath := c.Target
 	if isAbsolute(c.Target) {
-		if u, err := url.Parse(c.Target); err == nil {
-			clientPath = u.Path
+		if _, rest, _ := strings.Cut(c.Target, "://"); strings.Contains(rest, "/") {
+			clientPath = "/" + strings.SplitN(strings.SplitN(rest, "/", 2)[1], "?", 2)[0]
+		} else {
+			clientPath = ""
 		}
 	}
 	if why == "" {
@@ -849,12 +885,31 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 			Via: "the topic is computed"}, ev)
 		return
 	}
-	t := b.node(topic, KindQueue).Name
+	t := b.node(topic, KindTopic).Name
 	if c.Kind == core.CallPublish {
 		b.addEdge(Edge{Source: src, Target: t, Type: EdgeQueue, Method: "publish", Path: topic, Confidence: conf, Via: join(c.System, via)}, ev)
 	} else {
 		b.addEdge(Edge{Source: t, Target: src, Type: EdgeQueue, Method: "subscribe", Path: topic, Confidence: conf, Via: join(c.System, via)}, ev)
 	}
+	// The broker the service's configuration names carries the topic: the
+	// service depends on it, publisher and consumer alike.
+	for _, broker := range b.brokersOf(src) {
+		b.addEdge(Edge{Source: src, Target: broker, Type: EdgeQueue, Method: string(c.Kind), Path: topic, Confidence: conf,
+			Via: join(c.System, via+"; broker from the service's configuration")}, ev)
+	}
+}
+
+// brokersOf lists the brokers a service's configuration connects it to
+// (its configured queue edges).
+func (b *builder) brokersOf(src string) []string {
+	var out []string
+	for _, e := range b.edges {
+		if e.Source == src && e.Type == EdgeQueue && e.configured && b.nodes[e.Target].Kind != KindTopic {
+			out = appendUnique(out, e.Target)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 var (
@@ -879,25 +934,26 @@ func (b *builder) storeCall(src string, c core.CallAt, ev Evidence) {
 		}
 	}
 	if why == "" {
-		if a, ok := parseAddress(r.value); ok {
-			name := a.db
-			via := r.via
-			if name == "" {
-				target, factor, how := b.hostNode(a.host)
-				if target == "" {
-					target = a.host
-					factor = 0.8
+		if a, ok := addressOf("url", r.value); ok {
+			// The server is the node (what goes down); the database it
+			// holds is its alias and the edge's path.
+			target, factor, how := b.target(a, typ)
+			if target != "" && target != src {
+				t := b.nodes[target]
+				if t.Kind == KindService && (kind == KindCache || kind == KindDatabase) && len(t.Declared) == 0 {
+					t.Kind = kind
 				}
-				name, r.conf, via = target, r.conf*factor, join(via, how)
+				if a.db != "" {
+					b.addDatabase(t, a.db)
+				}
+				b.addEdge(Edge{Source: src, Target: t.Name, Type: typ, Path: a.db, URL: redactURL(r.value), Confidence: round(r.conf * factor),
+					Via: join(c.System, join(r.via, how))}, ev)
+				return
 			}
-			t := b.node(name, kind)
-			if t.Kind == KindService && kind == KindCache {
-				t.Kind = KindCache
-			}
-			b.addEdge(Edge{Source: src, Target: t.Name, Type: typ, URL: r.value, Confidence: round(r.conf), Via: join(c.System, via)}, ev)
-			return
+			why = join(r.via, how)
+		} else {
+			why = "address " + r.value + " does not parse"
 		}
-		why = "address " + r.value + " does not parse"
 	}
 	b.addEdge(Edge{Source: src, Target: b.unresolved(typ + ":" + rawTarget(c)), Type: typ, Via: why}, ev)
 }

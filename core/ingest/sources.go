@@ -314,6 +314,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		} else {
 			raw = chunk.Window(string(data), base, c.opts.Window)
 		}
+		chunk.AddEnvRefs(raw, f.Language)
 	}
 	return r.clean(res, raw, people...)
 }

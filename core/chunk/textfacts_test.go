@@ -1,0 +1,129 @@
+package chunk
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+)
+
+func TestNginxResource(t *testing.T) {
+	tests := []struct {
+		name string
+		conf string
+		want []core.Backend
+	}{
+		{"locations", `
+server {
+    listen 80;
+    location / { root /usr/share/nginx/html; }
+    location /api/orders {
+        rewrite ^/api/orders(/.*)$ $1 break;
+        proxy_pass http://orders:3000;
+    }
+    location /grpc/ { grpc_pass grpc://pricing:50051; }
+}`, []core.Backend{{Host: "http", Path: "/api/orders", Service: "orders", Port: "3000", Line: 7},
+			{Host: "grpc", Path: "/grpc/", Service: "pricing", Port: "50051", Line: 9}}},
+		{"envsubst template and upstream", `
+upstream accounts_pool {
+    server ${ACCOUNTS_HOST}:9000;
+    server accounts-2:9000;
+}
+server {
+    location /api/books/ { proxy_pass http://${BOOKS_HOST}:8080/; }
+    location /api/accounts/ { proxy_pass http://accounts_pool; }
+}`, []core.Backend{{Host: "http", Path: "/api/books/", Service: "${BOOKS_HOST}", Port: "8080", Line: 7},
+			{Host: "http", Path: "/api/accounts/", Service: "${ACCOUNTS_HOST}", Port: "9000", Line: 3},
+			{Host: "http", Path: "/api/accounts/", Service: "accounts-2", Port: "9000", Line: 4}}},
+		{"nginx variables and sockets are not hosts", `
+server {
+    location /a { proxy_pass http://$backend; }
+    location /b { proxy_pass http://unix:/tmp/app.sock; }
+    location /c { proxy_pass http://loans:7000$request_uri; }
+    # location /d { proxy_pass http://commented:1; }
+}`, []core.Backend{{Host: "http", Path: "/c", Service: "loans", Port: "7000", Line: 5}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !IsNginx([]byte(tt.conf)) {
+				t.Fatal("not recognised as nginx")
+			}
+			r, ok := NginxResource([]byte(tt.conf), "gw/nginx.conf")
+			if !ok {
+				t.Fatal("no backends")
+			}
+			if d := cmp.Diff(tt.want, r.Backends); d != "" {
+				t.Errorf("backends (-want +got):\n%s", d)
+			}
+		})
+	}
+	if IsNginx([]byte("server:\n  port: 80\n")) {
+		t.Error("YAML taken for nginx")
+	}
+}
+
+func TestDockerfileResource(t *testing.T) {
+	src := `FROM golang:1.22 AS build
+ENV CGO_ENABLED=0
+RUN go build -o /app .
+
+FROM alpine:3.19
+ENV BOOKS_HOST=books \
+    MEMBERS_HOST="members" \
+    EMPTY=
+ENV LEGACY_HOST legacy
+CMD ["/app"]
+`
+	r, ok := DockerfileResource([]byte(src), "gateway/Dockerfile")
+	if !ok {
+		t.Fatal("no resource")
+	}
+	want := core.Resource{Kind: core.ResourceDockerfile, Name: "gateway", Images: []string{"alpine:3.19"}, Line: 5,
+		Env: []core.EnvVar{{Name: "BOOKS_HOST", Value: "books", Line: 6}, {Name: "MEMBERS_HOST", Value: "members", Line: 7},
+			{Name: "EMPTY", Line: 8}, {Name: "LEGACY_HOST", Value: "legacy", Line: 9}}}
+	if d := cmp.Diff(want, r); d != "" {
+		t.Errorf("resource (-want +got):\n%s", d)
+	}
+}
+
+func TestIsAddressTemplate(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"jdbc:mysql://{DB_HOST}/orders", true},
+		{"mongodb://mongo:27017/books", true},
+		{"amqp://guest:guest@{BROKER_HOST}:5672/", true},
+		{"http://{USERS_HOST}:8080/users", true},
+		{"mysql:host=db;dbname=shop", true},
+		{"https://github.com/acme/shop", false}, // a literal http URL is left to the calls
+		{"http://%s/stock/", false},
+		{"postgres://{}:5432", false},
+		{"see mongodb://mongo:27017 in the docs", false},
+	}
+	for _, tt := range tests {
+		if got := isAddressTemplate(tt.in); got != tt.want {
+			t.Errorf("isAddressTemplate(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAddEnvRefs(t *testing.T) {
+	text := "#!/bin/sh\nexec locust --host=\"$TARGET_URL\" -u ${USERS:-10} --tags $lower\n"
+	chunks := []core.Chunk{{Text: text, LineStart: 1, Corpus: core.CodeLogic}}
+	AddEnvRefs(chunks, "shell")
+	var got []string
+	for _, b := range chunks[0].Bindings {
+		got = append(got, b.Env+"="+b.Default)
+	}
+	if d := cmp.Diff([]string{"USERS=10", "TARGET_URL="}, got); d != "" {
+		t.Errorf("env refs (-want +got):\n%s", d)
+	}
+	py := []core.Chunk{{Text: "x = '${NOT_READ}'", LineStart: 1, Corpus: core.CodeLogic}}
+	AddEnvRefs(py, "python")
+	if len(py[0].Bindings) != 0 || !strings.Contains(py[0].Text, "NOT_READ") {
+		t.Errorf("a parsed language got text refs: %+v", py[0].Bindings)
+	}
+}

@@ -1,0 +1,814 @@
+package graph
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"coderag/core"
+	"coderag/core/codetok"
+)
+
+// The tiers of a service's environment, from the value that wins to the
+// value of last resort: deploy files (Kubernetes, Helm, compose, settings
+// and env files), the image (a Dockerfile's ENV), the code's own default.
+const (
+	tierDeploy = iota
+	tierImage
+	tierCode
+)
+
+// envVal is one value a service's environment may give a variable, with
+// where it is written.
+type envVal struct {
+	name, value string
+	via         string
+	ev          Evidence
+	tier        int
+	// shared says the value comes from a ConfigMap that several workloads
+	// load and that names several services: an address book, not a list
+	// of dependencies. It counts only for a service whose files read the
+	// variable.
+	shared bool
+}
+
+// collectValues gathers, per service, every value its environment may
+// give a variable, and the variables each service's own files read.
+func (b *builder) collectValues() {
+	b.vals = map[string][]envVal{}
+	b.reads = map[string]map[string]bool{}
+	// Who loads each ConfigMap, and how many services its values name.
+	loaders := map[string]map[string]bool{}
+	for _, r := range b.in.Resources {
+		if !workloadKinds[r.Kind] {
+			continue
+		}
+		s := b.alias[strings.ToLower(r.Service)]
+		for _, cm := range r.EnvFrom {
+			if loaders[cm] == nil {
+				loaders[cm] = map[string]bool{}
+			}
+			loaders[cm][s] = true
+		}
+		for _, e := range r.Env {
+			if e.ConfigMap != "" {
+				if loaders[e.ConfigMap] == nil {
+					loaders[e.ConfigMap] = map[string]bool{}
+				}
+				loaders[e.ConfigMap][s] = true
+			}
+		}
+	}
+	shared := map[string]bool{}
+	for name, ls := range loaders {
+		if len(ls) < 2 {
+			continue
+		}
+		hosts := map[string]bool{}
+		for _, v := range b.cms[name] {
+			for k, val := range v.Data {
+				if a, ok := addressOf(k, val); ok && !isLocal(a.host) {
+					hosts[a.host] = true
+				}
+			}
+		}
+		shared[name] = len(hosts) >= 2
+	}
+	add := func(s string, v envVal) {
+		if s != "" && v.value != "" {
+			b.vals[s] = append(b.vals[s], v)
+		}
+	}
+	cmValues := func(s, cm, only, as string, at Evidence, isShared bool) {
+		for _, v := range b.cms[cm] {
+			if b.replaces(v, cm, s) {
+				continue
+			}
+			lines := map[string]int{}
+			for _, k := range v.Keys {
+				lines[k.Key] = k.Line
+			}
+			for _, k := range sortedKeys(v.Data) {
+				if only != "" && k != only {
+					continue
+				}
+				name := k
+				if as != "" {
+					name = as
+				}
+				ev := Evidence{v.ChunkID, v.Repo, v.File, lines[k]}
+				if ev.Line == 0 {
+					ev = at
+				}
+				add(s, envVal{name: name, value: v.Data[k], via: "ConfigMap " + cm + " (" + v.File + ")", ev: ev, tier: tierDeploy, shared: isShared})
+			}
+		}
+	}
+	for _, r := range b.in.Resources {
+		switch {
+		case workloadKinds[r.Kind]:
+			s := b.alias[strings.ToLower(r.Service)]
+			if s == "" {
+				continue
+			}
+			keyLine := map[string]int{}
+			for _, k := range r.Keys {
+				keyLine[k.Key] = k.Line
+			}
+			for _, cm := range r.EnvFrom {
+				if strings.HasPrefix(cm, "secret:") {
+					continue
+				}
+				at := evidenceOf(r)
+				if l := keyLine["envFrom:"+cm]; l > 0 {
+					at.Line = l
+				}
+				cmValues(s, cm, "", "", at, shared[cm])
+			}
+			for _, e := range r.Env {
+				at := evidenceOf(r)
+				if e.Line > 0 {
+					at.Line = e.Line
+				}
+				switch {
+				case e.ConfigMap != "":
+					cmValues(s, e.ConfigMap, e.Key, e.Name, at, false)
+				case e.Value != "":
+					add(s, envVal{name: e.Name, value: e.Value, via: r.Kind + " " + r.Name, ev: at, tier: tierDeploy})
+				}
+			}
+		case r.Kind == core.ResourceHelmTemplate:
+			s := b.alias[strings.ToLower(r.Service)]
+			values := b.helmValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]
+			for _, e := range r.Env {
+				if v, ok := helmValue(e.Value, values); ok {
+					at := evidenceOf(r)
+					if e.Line > 0 {
+						at.Line = e.Line
+					}
+					add(s, envVal{name: e.Name, value: v, via: "Helm chart " + r.Service, ev: at, tier: tierDeploy})
+				}
+			}
+		case r.Kind == core.ResourceCompose:
+			s := b.alias[strings.ToLower(r.Name)]
+			for _, e := range r.Env {
+				at := evidenceOf(r)
+				if e.Line > 0 {
+					at.Line = e.Line
+				}
+				add(s, envVal{name: e.Name, value: e.Value, via: "compose service " + r.Name + " (" + r.File + ")", ev: at, tier: tierDeploy})
+			}
+		case r.Kind == core.ResourceSettings:
+			s := b.ownerOf(r.Repo, r.File)
+			lines := map[string]int{}
+			for _, k := range r.Keys {
+				lines[k.Key] = k.Line
+			}
+			for _, k := range sortedKeys(r.Data) {
+				at := evidenceOf(r)
+				if l := lines[k]; l > 0 {
+					at.Line = l
+				}
+				add(s, envVal{name: k, value: r.Data[k], via: path.Base(r.File), ev: at, tier: tierDeploy})
+			}
+		case r.Kind == core.ResourceDockerfile:
+			s := b.ownerOf(r.Repo, r.File)
+			for _, e := range r.Env {
+				at := evidenceOf(r)
+				if e.Line > 0 {
+					at.Line = e.Line
+				}
+				add(s, envVal{name: e.Name, value: e.Value, via: "Dockerfile " + r.File, ev: at, tier: tierImage})
+			}
+		}
+	}
+	b.fields = map[string]map[string]string{}
+	for _, bd := range b.in.Bindings {
+		if bd.Kind != core.BindEnv && bd.Kind != core.BindAddress || isTestFile(bd.File) {
+			continue
+		}
+		s := b.ownerOf(bd.Repo, bd.File)
+		if s == "" {
+			continue
+		}
+		if bd.Kind == core.BindAddress {
+			name := first(bd.Field, "address")
+			add(s, envVal{name: name, value: bd.Value, via: "address in code", ev: Evidence{bd.ChunkID, bd.Repo, bd.File, bd.Line}, tier: tierCode})
+			continue
+		}
+		if bd.Field != "" {
+			if b.fields[s] == nil {
+				b.fields[s] = map[string]string{}
+			}
+			b.fields[s][bd.Field] = bd.Env
+		}
+		if b.reads[s] == nil {
+			b.reads[s] = map[string]bool{}
+		}
+		b.reads[s][bd.Env] = true
+		if bd.Default != "" {
+			add(s, envVal{name: bd.Env, value: bd.Default, via: "default in code", ev: Evidence{bd.ChunkID, bd.Repo, bd.File, bd.Line}, tier: tierCode})
+		}
+	}
+}
+
+// replaces reports whether variant v of ConfigMap cm describes a
+// deployment without service s: another variant of it gives one of its
+// keys s's own address, and v points that key elsewhere (an alternative
+// that replaces s with another service). Such a variant gives s nothing.
+func (b *builder) replaces(v core.ResourceAt, cm, s string) bool {
+	if len(b.cms[cm]) < 2 {
+		return false
+	}
+	for k, val := range v.Data {
+		a, ok := addressOf(k, val)
+		if !ok {
+			continue
+		}
+		if n, _, _ := b.lookupHost(a.host); n == s {
+			continue
+		}
+		for _, o := range b.cms[cm] {
+			if o.File == v.File && o.Line == v.Line {
+				continue
+			}
+			if oa, ok := addressOf(k, o.Data[k]); ok {
+				if n, _, _ := b.lookupHost(oa.host); n == s {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// telemetryWords mark the variables and nodes of tracing, metrics and log
+// shipping: an exporter is not a dependency (nothing breaks when the
+// collector is down), so they make no edge.
+var telemetryWords = map[string]bool{"otel": true, "otlp": true, "jaeger": true, "zipkin": true, "trace": true, "tracing": true,
+	"tracer": true, "traces": true, "instana": true, "datadog": true, "dd": true, "newrelic": true, "sentry": true, "honeycomb": true,
+	"collector": true, "telemetry": true, "metrics": true, "statsd": true, "prometheus": true, "apm": true, "eum": true,
+	"fluentd": true, "fluentbit": true, "logstash": true, "loki": true, "splunk": true, "log": true, "logs": true, "logging": true,
+	"syslog": true, "profiler": true, "pyroscope": true, "grafana": true}
+
+// addressWords end the names of variables that hold an address.
+var addressWords = map[string]bool{"host": true, "hostname": true, "addr": true, "address": true, "endpoint": true,
+	"server": true, "servers": true, "url": true, "uri": true, "dsn": true, "broker": true, "brokers": true, "service": true,
+	"svc": true, "upstream": true, "backend": true, "target": true, "bootstrap": true, "connection": true, "connectionstring": true,
+	"gateway": true, "api": true, "origin": true}
+
+// words splits a variable or key name into lower-case words, as the code
+// tokenizer does: ORDER_QUEUE_URI, spring.datasource.url,
+// ConnectionStrings:Catalog.
+func words(name string) []string { return codetok.Words(name) }
+
+func isTelemetry(name string) bool {
+	for _, w := range words(name) {
+		if telemetryWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// hostLabelRE is what a host name (or its first label) looks like.
+var hostLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
+
+// placeholderHosts are host names examples and templates use.
+var placeholderHosts = map[string]bool{"example": true, "your": true, "changeme": true, "host": true, "hostname": true,
+	"server": true, "myhost": true, "xxx": true, "localhost": true, "none": true, "null": true, "true": true, "false": true,
+	"todo": true, "placeholder": true, "default": true}
+
+// pdoRE reads a PDO-style DSN: mysql:host=db;dbname=shop.
+var pdoRE = regexp.MustCompile(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
+
+// addressOf reads the address a variable's value holds, if it holds one:
+// a URL or DSN whatever the name, host:port, or a bare host when the
+// name says it is an address (CART_HOST=cart).
+func addressOf(name, value string) (addr, bool) {
+	v := strings.Trim(strings.TrimSpace(value), `"'`)
+	if v == "" || strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.ContainsAny(v, " \t\n") && !strings.Contains(v, ";") {
+		return addr{}, false
+	}
+	if m := pdoRE.FindStringSubmatch(v); m != nil && !strings.Contains(v, "://") {
+		a, ok := parseAddress(m[2])
+		if ok {
+			a.scheme = strings.ToLower(m[1])
+		}
+		return a, ok
+	}
+	if strings.HasPrefix(strings.ToLower(v), "jdbc:") {
+		v = v[5:]
+	}
+	if strings.Contains(v, "://") || strings.Contains(v, "=") && strings.Contains(v, ";") {
+		a, ok := parseAddress(v)
+		if ok && a.host != "" {
+			return a, true
+		}
+		return addr{}, false
+	}
+	if strings.ContainsAny(v, "/@") {
+		return addr{}, false
+	}
+	a, ok := parseAddress(v)
+	if !ok || a.host == "" {
+		return addr{}, false
+	}
+	if a.port != "" {
+		for _, c := range a.port {
+			if c < '0' || c > '9' {
+				return addr{}, false
+			}
+		}
+		return a, true
+	}
+	ws := words(name)
+	if len(ws) == 0 || !addressWords[ws[len(ws)-1]] {
+		return addr{}, false
+	}
+	label := strings.SplitN(a.host, ".", 2)[0]
+	if !hostLabelRE.MatchString(label) || placeholderHosts[label] {
+		return addr{}, false
+	}
+	return a, true
+}
+
+// isLocal reports whether a host is this machine.
+func isLocal(host string) bool {
+	switch host {
+	case "localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal", "::":
+		return true
+	}
+	return strings.HasSuffix(host, ".localhost")
+}
+
+// wellKnownPorts say what protocol an address with no scheme speaks.
+var wellKnownPorts = map[string]string{"5672": EdgeQueue, "5671": EdgeQueue, "9092": EdgeQueue, "4222": EdgeQueue,
+	"1883": EdgeQueue, "61616": EdgeQueue, "6379": EdgeCache, "6380": EdgeCache, "11211": EdgeCache, "27017": EdgeDB,
+	"5432": EdgeDB, "3306": EdgeDB, "1433": EdgeDB, "9042": EdgeDB, "26257": EdgeDB, "1521": EdgeDB, "8086": EdgeDB,
+	"9200": EdgeDB, "7687": EdgeDB, "25": EdgeSMTP, "465": EdgeSMTP, "587": EdgeSMTP, "1025": EdgeSMTP, "2525": EdgeSMTP}
+
+// edgeType says what kind of dependency an address is: by what the
+// target is, the address's scheme, its port, and the variable's name.
+func edgeType(target *Service, a addr, name string) string {
+	if target != nil {
+		switch target.Kind {
+		case KindDatabase:
+			return EdgeDB
+		case KindCache:
+			return EdgeCache
+		case KindQueue:
+			return EdgeQueue
+		}
+	}
+	switch s := a.scheme; {
+	case s == "amqp" || s == "amqps" || s == "kafka" || s == "nats" || s == "mqtt" || s == "sb" || s == "stomp" || s == "pulsar":
+		return EdgeQueue
+	case s == "redis" || s == "rediss" || s == "memcached":
+		return EdgeCache
+	case strings.HasPrefix(s, "mongodb") || strings.HasPrefix(s, "postgres") || strings.HasPrefix(s, "mysql") || s == "mariadb" ||
+		s == "sqlserver" || s == "mssql" || s == "cockroachdb" || s == "cassandra" || s == "bolt" || s == "neo4j" || s == "pgsql" ||
+		s == "oracle" || s == "sqlite":
+		return EdgeDB
+	case s == "grpc" || s == "grpcs" || s == "dns":
+		return EdgeGRPC
+	case s == "smtp" || s == "smtps":
+		return EdgeSMTP
+	case s == "http" || s == "https" || s == "ws" || s == "wss":
+		return EdgeHTTP
+	}
+	if t, ok := wellKnownPorts[a.port]; ok {
+		return t
+	}
+	for _, w := range words(name) {
+		switch w {
+		case "redis", "cache", "memcache", "memcached", "valkey":
+			return EdgeCache
+		case "db", "database", "mongo", "mongodb", "sql", "postgres", "postgresql", "pg", "mysql", "datasource", "mariadb":
+			return EdgeDB
+		case "amqp", "rabbit", "rabbitmq", "kafka", "queue", "broker", "brokers", "nats", "bus", "servicebus", "mq":
+			return EdgeQueue
+		case "grpc":
+			return EdgeGRPC
+		case "smtp", "mail", "mailer", "email":
+			return EdgeSMTP
+		}
+	}
+	return EdgeHTTP
+}
+
+// kindOfType is the node kind a new node reached by an edge of type t has.
+func kindOfType(t string) string {
+	switch t {
+	case EdgeDB:
+		return KindDatabase
+	case EdgeCache:
+		return KindCache
+	case EdgeQueue:
+		return KindQueue
+	}
+	return KindService
+}
+
+// target finds or makes the node an address's host is: a known name or
+// alias; a database by its name when the server is this machine; an
+// external host; or a new node for a cluster-internal name no deploy
+// file declares (an address is evidence enough that it exists). "" when
+// the host is this machine or a placeholder.
+func (b *builder) target(a addr, typ string) (string, float64, string) {
+	if isLocal(a.host) {
+		if a.db != "" {
+			if n, ok := b.databases[strings.ToLower(a.db)]; ok {
+				return n, 0.8, "database " + a.db + " on this machine"
+			}
+		}
+		return "", 0, "localhost"
+	}
+	if isPlaceholderDomain(a.host) {
+		return "", 0, "host " + a.host + " is an example"
+	}
+	if n, f, how := b.hostNode(a.host); n != "" {
+		return n, f, how
+	}
+	label := strings.SplitN(a.host, ".", 2)[0]
+	if !hostLabelRE.MatchString(label) || placeholderHosts[label] || isTelemetry(label) {
+		return "", 0, "host " + a.host + " is a placeholder"
+	}
+	n := b.node(label, kindOfType(typ))
+	if stripped := genericAffix.ReplaceAllString(label, ""); stripped != label && stripped != "" {
+		b.addAlias(n, stripped, "dns")
+	}
+	if a.host != label {
+		b.addAlias(n, a.host, "dns")
+	}
+	return n.Name, 0.9, "host " + a.host + " is declared by no deploy file"
+}
+
+// isPlaceholderDomain reports whether a host is one documentation uses
+// (RFC 2606 names, "your-…").
+func isPlaceholderDomain(host string) bool {
+	for _, suf := range []string{"example.com", "example.org", "example.net", ".example", ".test", ".invalid"} {
+		if host == strings.TrimPrefix(suf, ".") || strings.HasSuffix(host, suf) {
+			return true
+		}
+	}
+	return strings.HasPrefix(host, "your") || strings.Contains(host, "<") || strings.Contains(host, "xxx")
+}
+
+// configured adds the dependencies a service's configuration names: every
+// address its environment gives it (a URL, a DSN, host:port, CART_HOST=cart)
+// is an edge, even where no traced call uses it (SDK clients read their
+// address themselves). Values of one variable come from the highest tier
+// that sets it; an address from a shared ConfigMap counts only for the
+// services whose files read the variable.
+func (b *builder) configured() {
+	for _, s := range b.sortedNodes() {
+		vals := b.vals[s]
+		if len(vals) == 0 || b.nodes[s].Kind != KindService {
+			continue
+		}
+		// A variable's values come from the highest tier that gives it
+		// an address we can read.
+		best := map[string]int{}
+		for _, v := range vals {
+			if _, isAddr := addressOf(v.name, v.value); isAddr {
+				if t, ok := best[v.name]; !ok || v.tier < t {
+					best[v.name] = v.tier
+				}
+			}
+		}
+		for _, v := range vals {
+			if v.via == "address in code" {
+				b.codeAddress(s, v)
+				continue
+			}
+			if t, ok := best[v.name]; !ok || v.tier != t || isTelemetry(v.name) {
+				continue
+			}
+			if v.shared && !b.reads[s][v.name] {
+				continue
+			}
+			b.configuredEdge(s, v, v.value)
+		}
+	}
+}
+
+// codeAddress adds the edge of an address the code builds, its host
+// filled from the service's environment.
+func (b *builder) codeAddress(s string, v envVal) {
+	if isTelemetry(v.name) {
+		return
+	}
+	for _, val := range b.expandHost(s, v.value) {
+		b.configuredEdge(s, v, val)
+	}
+}
+
+// configuredEdge adds the edge from s that the value val of v names.
+func (b *builder) configuredEdge(s string, v envVal, val string) {
+	a, ok := addressOf(v.name, val)
+	if !ok {
+		return
+	}
+	typ := edgeType(nil, a, v.name)
+	t, factor, how := b.target(a, typ)
+	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || isTelemetry(t) {
+		return
+	}
+	typ = edgeType(b.nodes[t], a, v.name)
+	conf := map[int]float64{tierDeploy: 0.75, tierImage: 0.7, tierCode: 0.65}[v.tier]
+	via := fmt.Sprintf("configured: %s = %s (%s)", v.name, val, v.via)
+	if strings.Contains(val, "@") || strings.Contains(strings.ToLower(val), "password") {
+		via = fmt.Sprintf("configured: %s (%s)", v.name, v.via) // never repeat credentials
+	}
+	e := Edge{Source: s, Target: t, Type: typ, URL: redactURL(val), Confidence: round(conf * factor), Via: join(via, how), configured: true}
+	if typ == EdgeDB && a.db != "" {
+		e.Path = a.db
+		b.addDatabase(b.nodes[t], a.db)
+	}
+	b.addEdge(e, v.ev)
+}
+
+// hostPlaceholderRE finds the {NAME} placeholders of an address's host
+// and port part.
+var hostPlaceholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.]*)\}`)
+
+// expandHost fills the {NAME} placeholders in the host and port of an
+// address the code builds (http://{USERS_HOST}:8080/x, or {MEMBERS}
+// where MEMBERS holds os.getenv("MEMBERS_HOST", "members")) from service
+// s's environment: one address per combination; none when a placeholder
+// has no value.
+func (b *builder) expandHost(s, addr string) []string {
+	scheme, rest, ok := strings.Cut(addr, "://")
+	if !ok {
+		return []string{addr}
+	}
+	host, tail := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host, tail = rest[:i], rest[i:]
+	}
+	out := []string{host}
+	for range 3 {
+		var next []string
+		for _, h := range out {
+			m := hostPlaceholderRE.FindStringSubmatchIndex(h)
+			if m == nil {
+				next = append(next, h)
+				continue
+			}
+			name := h[m[2]:m[3]]
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				name = name[i+1:] // self.HOST, cfg.Host
+			}
+			vals := b.valuesOf(s, name)
+			if len(vals) == 0 {
+				if env, ok := b.fields[s][name]; ok {
+					vals = b.valuesOf(s, env)
+				}
+			}
+			for _, v := range vals {
+				next = append(next, h[:m[0]]+v+h[m[1]:])
+			}
+		}
+		out = next
+	}
+	var res []string
+	for _, h := range out {
+		if !strings.Contains(h, "{") {
+			res = append(res, scheme+"://"+h+tail)
+		}
+	}
+	return res
+}
+
+// declareHosts makes a node for every cluster-internal host a service's
+// configuration names that no deploy file declares (a VM reached by its
+// internal DNS name, a model server deployed by an operator), so that the
+// folder holding its code can be found. It reports whether it made any.
+func (b *builder) declareHosts() bool {
+	made := false
+	for _, s := range b.sortedNodes() {
+		for _, v := range b.vals[s] {
+			if v.shared && !b.reads[s][v.name] || isTelemetry(v.name) {
+				continue
+			}
+			a, ok := addressOf(v.name, v.value)
+			if !ok || isLocal(a.host) || isPlaceholderDomain(a.host) {
+				continue
+			}
+			n, _, how := b.lookupHost(a.host)
+			if n == "" && how != "" {
+				before := len(b.nodes)
+				n, _, _ = b.target(a, edgeType(nil, a, v.name))
+				made = made || len(b.nodes) > before
+			}
+			if n != "" && a.db != "" && edgeType(b.nodes[n], a, v.name) == EdgeDB {
+				b.addDatabase(b.nodes[n], a.db) // before any DSN on localhost names it
+			}
+		}
+	}
+	return made
+}
+
+// addDatabase records that the server n holds the database named db: an
+// alias, and the server a DSN on the same machine naming db reaches.
+func (b *builder) addDatabase(n *Service, db string) {
+	b.addAlias(n, db, "database")
+	if b.databases == nil {
+		b.databases = map[string]string{}
+	}
+	if _, ok := b.databases[strings.ToLower(db)]; !ok {
+		b.databases[strings.ToLower(db)] = n.Name
+	}
+}
+
+// redactURL drops the password of a URL's user part.
+func redactURL(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil {
+		return v
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		return strings.Replace(u.String(), "xxxxx", "…", 1)
+	}
+	return v
+}
+
+// mergeConfigured folds a configured edge into a traced edge between the
+// same two nodes: the call is the better evidence, the configuration
+// corroborates it.
+func (b *builder) mergeConfigured() {
+	traced := map[[2]string]*Edge{}
+	keys := make([]string, 0, len(b.edges))
+	for k := range b.edges {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := b.edges[k]
+		if !e.configured {
+			if _, ok := traced[[2]string{e.Source, e.Target}]; !ok {
+				traced[[2]string{e.Source, e.Target}] = e
+			}
+		}
+	}
+	// Among configured edges of one pair, those that say more (a database
+	// name, a path) take the evidence of those that say less.
+	detailed := map[[2]string]*Edge{}
+	for _, k := range keys {
+		if e := b.edges[k]; e.configured && e.Path != "" {
+			if _, ok := detailed[[2]string{e.Source, e.Target}]; !ok {
+				detailed[[2]string{e.Source, e.Target}] = e
+			}
+		}
+	}
+	for _, k := range keys {
+		e := b.edges[k]
+		if !e.configured {
+			continue
+		}
+		t, ok := traced[[2]string{e.Source, e.Target}]
+		if !ok && e.Path == "" {
+			t, ok = detailed[[2]string{e.Source, e.Target}]
+		}
+		if ok {
+			for _, ev := range e.Evidence {
+				if !containsEvidence(t.Evidence, ev) {
+					t.Evidence = append(t.Evidence, ev)
+				}
+			}
+			delete(b.edges, k)
+		}
+	}
+}
+
+func containsEvidence(list []Evidence, ev Evidence) bool {
+	for _, x := range list {
+		if x == ev {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
+
+// substitute fills the ${NAME} and $NAME of a template (an nginx
+// proxy_pass filled by envsubst) from service s's environment: one result
+// per combination of the values each variable may have; none when a
+// variable has no value.
+func (b *builder) substitute(s, tmpl string) []string {
+	out := []string{tmpl}
+	for range 4 {
+		var next []string
+		changed := false
+		for _, t := range out {
+			m := envRefRE.FindStringSubmatchIndex(t)
+			if m == nil {
+				next = append(next, t)
+				continue
+			}
+			changed = true
+			var name string
+			if m[2] >= 0 {
+				name = t[m[2]:m[3]]
+			} else {
+				name = t[m[4]:m[5]]
+			}
+			vals := b.valuesOf(s, name)
+			if len(vals) == 0 && m[6] >= 0 {
+				vals = []string{t[m[6]:m[7]]} // ${NAME:-default}
+			}
+			for _, v := range vals {
+				next = append(next, t[:m[0]]+v+t[m[1]:])
+			}
+		}
+		out = next
+		if !changed || len(out) > 16 {
+			break
+		}
+	}
+	var done []string
+	for _, t := range out {
+		if !strings.Contains(t, "$") {
+			done = append(done, t)
+		}
+	}
+	return done
+}
+
+// envRefRE finds $NAME, ${NAME} and ${NAME:-default}.
+var envRefRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\})`)
+
+// valuesOf lists the values service s's environment gives a variable,
+// from the highest tier that sets it.
+func (b *builder) valuesOf(s, name string) []string {
+	best := -1
+	for _, v := range b.vals[s] {
+		if v.name == name && (best < 0 || v.tier < best) {
+			best = v.tier
+		}
+	}
+	var out []string
+	for _, v := range b.vals[s] {
+		if v.name == name && v.tier == best && !contains(out, v.value) {
+			out = append(out, v.value)
+		}
+	}
+	return out
+}
+
+// proxies adds the routes a proxy passes on: nginx's proxy_pass under a
+// location is an edge from the service that owns the configuration to
+// the backend, with the location as its path; ${HOST} templates are
+// filled from that service's environment (Dockerfile ENV, compose,
+// Kubernetes).
+func (b *builder) proxies() {
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceProxy || isTestFile(r.File) {
+			continue
+		}
+		s := b.ownerOf(r.Repo, r.File)
+		if s == "" {
+			continue
+		}
+		kind := r.Labels["proxy"]
+		for _, be := range r.Backends {
+			hostport := be.Service
+			if be.Port != "" {
+				hostport += ":" + be.Port
+			}
+			scheme := be.Host
+			if scheme == "" {
+				scheme = "http"
+			}
+			for _, hp := range b.substitute(s, hostport) {
+				a, ok := parseAddress(scheme + "://" + hp)
+				if !ok {
+					continue
+				}
+				typ := EdgeHTTP
+				if strings.HasPrefix(scheme, "grpc") {
+					typ = EdgeGRPC
+				}
+				t, factor, how := b.target(a, typ)
+				if t == "" || t == s || isTelemetry(t) {
+					continue
+				}
+				ev := Evidence{r.ChunkID, r.Repo, r.File, be.Line}
+				via := fmt.Sprintf("%s passes %s to %s", kind, be.Path, hp)
+				if hp != hostport {
+					via = fmt.Sprintf("%s passes %s to %s (%s)", kind, be.Path, hostport, hp)
+				}
+				b.addEdge(Edge{Source: s, Target: t, Type: typ, Method: "ANY", Path: be.Path, URL: scheme + "://" + hp,
+					Confidence: round(0.9 * factor), Via: join(via, how)}, ev)
+			}
+		}
+	}
+}
