@@ -14,6 +14,11 @@ const (
 	CallDB        CallKind = "db"
 	CallCache     CallKind = "cache"
 	CallClient    CallKind = "client"
+	// CallSDK is a client of a hosted service made with its SDK (Azure
+	// Service Bus, Cosmos DB, OpenAI): System names the service, Method
+	// the kind of dependency (http, queue, db), Target the address the
+	// code gives it, if any.
+	CallSDK CallKind = "sdk"
 )
 
 // Origin says how a call's target was obtained from the code.
@@ -107,6 +112,8 @@ func (c Call) Summary() string {
 		return ""
 	case CallHTTP:
 		return "http " + c.Method + " " + c.Target
+	case CallSDK:
+		return "sdk " + c.System
 	case CallGRPC:
 		if c.Method != "" {
 			return "grpc " + c.Method
@@ -152,8 +159,10 @@ type Resource struct {
 	// Dockerfile the Dockerfile it builds with, relative to the context.
 	Build      string `json:"build,omitempty"`
 	Dockerfile string `json:"dockerfile,omitempty"`
-	// Volumes are the host paths a compose service mounts.
+	// Volumes are the host paths a compose service mounts; EnvFiles the
+	// env files it loads (env_file), relative to the compose file.
 	Volumes   []string `json:"volumes,omitempty"`
+	EnvFiles  []string `json:"env_files,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`

@@ -14,6 +14,7 @@ import (
 	tsgo "github.com/tree-sitter/tree-sitter-go/bindings/go"
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tsphp "github.com/tree-sitter/tree-sitter-php/bindings/go"
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 
@@ -44,6 +45,7 @@ var factsFiles = map[string][]string{
 	"tsx":        {"typescript.facts.scm", "javascript.facts.scm"},
 	"javascript": {"javascript.facts.scm"},
 	"java":       {"java.facts.scm"},
+	"php":        {"php.facts.scm"},
 }
 
 // grammars maps coderag language names (core/discover) to grammars.
@@ -55,6 +57,7 @@ var grammars = map[string]grammar{
 	"tsx":        {tsts.LanguageTSX, "typescript.scm", 6},
 	"javascript": {tsjs.Language, "javascript.scm", 6},
 	"java":       {tsjava.Language, "java.scm", 8},
+	"php":        {tsphp.LanguagePHP, "php.scm", 8},
 }
 
 // Languages lists the languages Chunker parses.

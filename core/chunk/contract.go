@@ -370,7 +370,7 @@ func (c *Chunker) OpenAPI(src []byte, base core.Chunk) (Result, error) {
 // files. It reports false when none fits (the caller uses windows).
 func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 	r, ok, err := c.file(src, base)
-	if ok && err == nil {
+	if ok && err == nil && !IsSecretEnvFile(base.FilePath) {
 		if res, found := settingsResource(base, src); found {
 			attach(&r, res)
 		}
@@ -436,6 +436,9 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			return r, true, nil
 		}
 	case core.CodeConfig:
+		if lang == "dotenv" && IsSecretEnvFile(base.FilePath) {
+			return c.DotEnv(src, base), true, nil
+		}
 		r, warn := c.Config(src, base)
 		if r.Fallback == "no config chunker" {
 			return Result{}, false, nil

@@ -485,6 +485,18 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		}
 		sort.Strings(r.DependsOn)
 	}
+	switch ef := s["env_file"].(type) {
+	case string:
+		r.EnvFiles = []string{ef}
+	case []any:
+		for _, f := range ef {
+			if m, ok := f.(map[string]any); ok {
+				r.EnvFiles = append(r.EnvFiles, str(m["path"]))
+			} else {
+				r.EnvFiles = append(r.EnvFiles, str(f))
+			}
+		}
+	}
 	for _, v := range list(s["volumes"]) {
 		src := str(v)
 		if m, ok := v.(map[string]any); ok {

@@ -206,11 +206,11 @@ func assignedName(n *ts.Node, src []byte) string {
 		switch p.Kind() {
 		case "variable_declarator", "keyword_argument", "named_argument", "property_declaration", "const_spec", "var_spec":
 			if nm := p.ChildByFieldName("name"); nm != nil {
-				return lastPart(nm.Utf8Text(src))
+				return strings.TrimPrefix(lastPart(nm.Utf8Text(src)), "$")
 			}
 		case "assignment", "assignment_expression", "augmented_assignment":
 			if l := p.ChildByFieldName("left"); l != nil {
-				return lastPart(l.Utf8Text(src))
+				return strings.TrimPrefix(lastPart(l.Utf8Text(src)), "$")
 			}
 		case "short_var_declaration", "assignment_statement":
 			if l := p.ChildByFieldName("left"); l != nil && l.NamedChildCount() > 0 {

@@ -101,14 +101,14 @@ func (e *evaluator) eval(n *ts.Node, depth int) value {
 	kind := n.Kind()
 	switch kind {
 	case "interpreted_string_literal", "raw_string_literal", "string", "string_literal",
-		"verbatim_string_literal", "template_string", "interpolated_string_expression", "concatenated_string":
+		"verbatim_string_literal", "template_string", "interpolated_string_expression", "concatenated_string", "encapsed_string":
 		return e.str(n, depth)
-	case "parenthesized_expression", "argument", "literal_element", "await_expression", "expression_statement",
+	case "parenthesized_expression", "argument", "literal_element", "array_element_initializer", "await_expression", "expression_statement",
 		"equals_value_clause", "non_null_expression", "as_expression", "satisfies_expression", "cast_expression":
 		if c := lastNamed(n); c != nil {
 			return e.eval(c, depth)
 		}
-	case "identifier", "property_identifier", "shorthand_property_identifier":
+	case "identifier", "property_identifier", "shorthand_property_identifier", "variable_name":
 		name := e.text(n)
 		if v, ok := e.lookup(name, n.StartByte()); ok && v.StartByte() != n.StartByte() {
 			r := e.eval(&v, depth+1)
@@ -122,12 +122,13 @@ func (e *evaluator) eval(n *ts.Node, depth int) value {
 				return r
 			}
 		}
-		return value{text: "{" + name + "}", origin: core.FromExpression, lead: name}
+		return value{text: "{" + strings.TrimPrefix(name, "$") + "}", origin: core.FromExpression, lead: name}
 	case "binary_expression", "binary_operator", "boolean_operator":
 		return e.binary(n, depth)
 	case "ternary_expression", "conditional_expression":
 		return e.conditional(n, depth)
-	case "call_expression", "call", "invocation_expression", "method_invocation", "object_creation_expression", "new_expression":
+	case "call_expression", "call", "invocation_expression", "method_invocation", "object_creation_expression", "new_expression",
+		"function_call_expression", "member_call_expression", "scoped_call_expression":
 		return e.call(n, depth)
 	case "subscript", "element_access_expression", "subscript_expression", "index_expression":
 		return e.index(n, depth)
@@ -197,6 +198,14 @@ func (e *evaluator) str(n *ts.Node, depth int) value {
 				v.origin = core.FromTemplate
 			case "string":
 				walk(c) // concatenated_string
+			case "variable_name", "dynamic_variable_name", "member_access_expression", "subscript_expression":
+				// PHP's "$sku not found", "{$this->base}/x"
+				iv := e.eval(c, depth+1)
+				if b.Len() == 0 {
+					v.lead, v.env, v.config, v.def = iv.lead, iv.env, iv.config, iv.def
+				}
+				b.WriteString(iv.text)
+				v.origin = core.FromTemplate
 			}
 		}
 	}
@@ -241,7 +250,7 @@ func (e *evaluator) binary(n *ts.Node, depth int) value {
 	}
 	lv, rv := e.eval(l, depth+1), e.eval(r, depth+1)
 	switch op {
-	case "+":
+	case "+", ".": // "." concatenates in PHP
 		v := lv
 		v.text = lv.text + rv.text
 		v.origin = core.FromTemplate
@@ -334,6 +343,14 @@ func callee(n *ts.Node) *ts.Node {
 // calleeText is the called name as written (pkg.Fn, obj.method, new Uri).
 func (e *evaluator) calleeText(n *ts.Node) string {
 	switch n.Kind() {
+	case "member_call_expression", "scoped_call_expression": // PHP
+		t := e.text(n.ChildByFieldName("name"))
+		for _, f := range []string{"object", "scope"} {
+			if o := n.ChildByFieldName(f); o != nil {
+				t = e.text(o) + "." + t
+			}
+		}
+		return t
 	case "method_invocation":
 		t := e.text(n.ChildByFieldName("name"))
 		if o := n.ChildByFieldName("object"); o != nil {
@@ -378,7 +395,7 @@ func (e *evaluator) call(n *ts.Node, depth int) value {
 			key = "ConnectionStrings:" + key
 		}
 		return value{text: "{" + key + "}", origin: core.FromConfig, config: key, lead: e.text(n)}
-	case strings.HasSuffix(name, "Sprintf") || strings.HasSuffix(strings.ToLower(name), "string.format") || name == "String.format":
+	case strings.HasSuffix(strings.ToLower(name), "sprintf") || strings.HasSuffix(strings.ToLower(name), "string.format") || name == "String.format":
 		if len(as) > 0 {
 			return e.format(as[0], as[1:], depth)
 		}

@@ -3,6 +3,7 @@ package chunk
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -433,6 +434,8 @@ func (x *extractor) extract(m *match) []fact {
 			c.System = sys
 		}
 		return []fact{{at: n.StartByte(), call: &c}}
+	case m.has("sdk"):
+		return x.sdk(m)
 	case m.has("route"):
 		return x.route(m)
 	case m.has("mount") && m.has("mount.prefix") && m.has("mount.router"):
@@ -451,6 +454,72 @@ func (x *extractor) extract(m *match) []fact {
 		return []fact{{at: n.StartByte(), ref: &core.Ref{Name: n.Utf8Text(x.src), Kind: "type"}}}
 	}
 	return nil
+}
+
+// sdk reads a cloud SDK client: the service it is for (the pattern's
+// system), and the address the code gives it, by keyword (kw: Python
+// keyword arguments, JavaScript option objects) or as the first
+// argument; with none, the SDK's default address (default), if any.
+func (x *extractor) sdk(m *match) []fact {
+	n := m.first("sdk")
+	c := core.Call{Kind: core.CallSDK, System: m.props["system"], Method: m.props["kind"], Line: x.line(n), Text: x.firstLine(n)}
+	if s := m.first("sdk.service"); s != nil {
+		svc := strings.Trim(x.ev.eval(s, 0).text, " ")
+		c.System = "aws-" + svc
+		switch svc {
+		case "sqs", "sns", "kinesis", "firehose":
+			c.Method = "queue"
+		case "dynamodb", "rds", "rds-data":
+			c.Method = "db"
+		}
+	}
+	var addr *ts.Node
+	if a := m.first("sdk.args"); a != nil {
+		kws := strings.Split(m.props["kw"], ",")
+		var positional []*ts.Node
+		for i := uint(0); i < a.NamedChildCount(); i++ {
+			arg := a.NamedChild(i)
+			if arg.Kind() == "argument" && arg.NamedChildCount() > 0 && arg.ChildByFieldName("name") == nil {
+				arg = arg.NamedChild(arg.NamedChildCount() - 1)
+			}
+			switch arg.Kind() {
+			case "comment":
+				continue
+			case "keyword_argument", "argument":
+				if k := arg.ChildByFieldName("name"); k != nil && addr == nil && slices.Contains(kws, strings.TrimSuffix(x.ev.text(k), ":")) {
+					addr = arg.ChildByFieldName("value")
+					if addr == nil {
+						addr = lastNamed(arg)
+					}
+				}
+				if arg.ChildByFieldName("name") != nil {
+					continue
+				}
+			case "object":
+				for j := uint(0); j < arg.NamedChildCount(); j++ {
+					p := arg.NamedChild(j)
+					if k := p.ChildByFieldName("key"); p.Kind() == "pair" && k != nil && addr == nil && slices.Contains(kws, x.ev.text(k)) {
+						addr = p.ChildByFieldName("value")
+					}
+					if p.Kind() == "shorthand_property_identifier" && addr == nil && slices.Contains(kws, x.ev.text(p)) {
+						addr = p
+					}
+				}
+				continue
+			}
+			positional = append(positional, arg)
+		}
+		if addr == nil && len(positional) > 0 && m.props["pos"] != "none" && m.props["default"] == "" {
+			addr = positional[0]
+		}
+	}
+	switch {
+	case addr != nil:
+		target(&c, x.ev.eval(addr, 0))
+	case m.props["default"] != "":
+		c.Target, c.Origin = m.props["default"], core.FromLiteral
+	}
+	return []fact{{at: n.StartByte(), call: &c}}
 }
 
 func (x *extractor) http(m *match) []fact {
@@ -607,7 +676,7 @@ func (x *extractor) route(m *match) []fact {
 		path = strings.TrimSpace(path[i+1:])
 	}
 	if v := m.first("route.verb"); v != nil && len(methods) == 0 {
-		if w := verbOf(v.Utf8Text(x.src)); w != "" && v.Kind() != "list" && v.Kind() != "argument_list" {
+		if w := verbOf(v.Utf8Text(x.src)); w != "" && v.Kind() != "list" && v.Kind() != "argument_list" && v.Kind() != "array_creation_expression" {
 			methods = append(methods, w)
 		} else {
 			for _, lv := range x.ev.list(v, 0) {

@@ -127,3 +127,48 @@ func TestAddEnvRefs(t *testing.T) {
 		t.Errorf("a parsed language got text refs: %+v", py[0].Bindings)
 	}
 }
+
+// TestDotEnvMasksValues: an environment file with real values is indexed
+// with every value that could be a secret masked, in the chunk text and in
+// the settings resource; addresses, ports and flags stay (compose
+// interpolation and the service graph need them).
+func TestDotEnvMasksValues(t *testing.T) {
+	c := newChunker(t)
+	src := `# local stack
+IMAGE_VERSION=1.4.2
+CART_ADDR=cart:7070
+DATABASE_URL=postgres://shop:hunter2@db:5432/shop
+export STRIPE_API_KEY=sk_live_51HqZ2aKf9
+SESSION_SECRET="correct horse battery staple"
+OPAQUE=Zk9yZ2V0TWVOb3RJc0FTZWNyZXRWYWx1ZQ
+FEATURE_FLAGS=on
+`
+	if !IsSecretEnvFile("deploy/.env") || !IsSecretEnvFile("init/ledger.env") || IsSecretEnvFile(".env.example") {
+		t.Fatal("IsSecretEnvFile")
+	}
+	r := c.DotEnv([]byte(src), core.Chunk{FilePath: ".env", Corpus: core.CodeConfig, Language: "dotenv"})
+	var text strings.Builder
+	for _, ch := range r.Chunks {
+		text.WriteString(ch.Text)
+		if ch.Verbatim() {
+			t.Errorf("chunk %d claims to be the file's bytes", ch.LineStart)
+		}
+	}
+	for _, secret := range []string{"hunter2", "sk_live", "horse", "Zk9yZ2V0"} {
+		if strings.Contains(text.String(), secret) {
+			t.Errorf("chunk text keeps %q:\n%s", secret, text.String())
+		}
+	}
+	for _, kept := range []string{"DATABASE_URL=postgres://db:5432/shop", "IMAGE_VERSION=1.4.2", "CART_ADDR=cart:7070", "FEATURE_FLAGS=on", "STRIPE_API_KEY=…"} {
+		if !strings.Contains(text.String(), kept) {
+			t.Errorf("chunk text lacks %q:\n%s", kept, text.String())
+		}
+	}
+	if len(r.Chunks) == 0 || len(r.Chunks[0].Resources) != 1 {
+		t.Fatalf("want one settings resource, got %+v", r.Chunks)
+	}
+	want := map[string]string{"IMAGE_VERSION": "1.4.2", "CART_ADDR": "cart:7070", "FEATURE_FLAGS": "on", "DATABASE_URL": "postgres://db:5432/shop"}
+	if d := cmp.Diff(want, r.Chunks[0].Resources[0].Data); d != "" {
+		t.Errorf("settings (-want +got):\n%s", d)
+	}
+}

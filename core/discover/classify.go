@@ -101,7 +101,7 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 		return "groovy", core.CodeDeploy
 	case lbase == "go.mod" || lbase == "go.work":
 		return "gomod", core.CodeConfig
-	case isEnvTemplate(lbase):
+	case isEnvTemplate(lbase) || lbase == ".env" || strings.HasPrefix(lbase, ".env."):
 		return "dotenv", core.CodeConfig
 	case lbase == "requirements.txt" || (strings.HasPrefix(lbase, "requirements") && ext == ".txt") || lbase == "constraints.txt":
 		return "pip-requirements", core.CodeConfig

@@ -105,8 +105,6 @@ var generatedSuffixes = []string{".pb.go", "_pb2.py", "_pb2_grpc.py", "_pb2.pyi"
 // credentialReason says why a file name holds credentials, or "".
 func credentialReason(lbase string) string {
 	switch {
-	case lbase == ".env" || (strings.HasPrefix(lbase, ".env.") && !isEnvTemplate(lbase)):
-		return "environment file with secrets (never indexed; .env.example is)"
 	case strings.HasSuffix(lbase, ".pem") || strings.HasSuffix(lbase, ".key") || strings.HasSuffix(lbase, ".p12") ||
 		strings.HasSuffix(lbase, ".pfx") || strings.HasSuffix(lbase, ".jks") || strings.HasSuffix(lbase, ".keystore") ||
 		strings.HasSuffix(lbase, ".kdbx") || strings.HasSuffix(lbase, ".crt") || strings.HasSuffix(lbase, ".der"):

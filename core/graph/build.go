@@ -102,6 +102,8 @@ type builder struct {
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
 func Build(in Input) *Graph {
+	in.Resources = append([]core.ResourceAt(nil), in.Resources...) // interpolated copies
+	interpolateCompose(&in)
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
@@ -276,6 +278,24 @@ func (b *builder) services() {
 			}
 		}
 	}
+	// An image several services run (one image with a tag per service,
+	// an unfilled ${IMAGE_NAME}) names none of them.
+	imageUsers := map[string]map[string]bool{}
+	for _, r := range b.in.Resources {
+		if workloadKinds[r.Kind] || r.Kind == core.ResourceCompose {
+			name := canonical(first(r.Service, r.Name))
+			for _, img := range r.Images {
+				ib := imageBase(img)
+				if strings.ContainsAny(ib, "${}") {
+					continue
+				}
+				if imageUsers[ib] == nil {
+					imageUsers[ib] = map[string]bool{}
+				}
+				imageUsers[ib][name] = true
+			}
+		}
+	}
 	for _, r := range b.in.Resources {
 		switch {
 		case workloadKinds[r.Kind] || r.Kind == "Service":
@@ -298,7 +318,7 @@ func (b *builder) services() {
 				b.dnsAliases(n, r.Name, r.Namespace)
 			}
 			for _, img := range r.Images {
-				if ib := imageBase(img); ib != name {
+				if ib := imageBase(img); ib != name && len(imageUsers[ib]) == 1 {
 					b.addAlias(n, ib, "image")
 				}
 			}
@@ -318,7 +338,7 @@ func (b *builder) services() {
 				b.addAlias(n, cn, "container")
 			}
 			for _, img := range r.Images {
-				if ib := imageBase(img); ib != name {
+				if ib := imageBase(img); ib != name && len(imageUsers[ib]) == 1 {
 					b.addAlias(n, ib, "image")
 				}
 			}

@@ -159,6 +159,8 @@ func (b *builder) call(c core.CallAt) {
 		b.queueCall(src, c, ev)
 	case core.CallDB, core.CallCache:
 		b.storeCall(src, c, ev)
+	case core.CallSDK:
+		b.sdkCall(src, c, ev)
 	}
 }
 
@@ -480,7 +482,7 @@ type addr struct {
 	scheme, host, port, path, db string
 }
 
-var adoKey = regexp.MustCompile(`(?i)(?:^|;)\s*(host|server|data source|address|database|initial catalog)\s*=\s*([^;]*)`)
+var adoKey = regexp.MustCompile(`(?i)(?:^|;)\s*(host|server|data source|address|database|initial catalog|dbname)\s*=\s*([^;]*)`)
 
 // parseAddress reads a URL, a DSN, "host:port[,options]" or an ADO.NET
 // connection string.
@@ -522,7 +524,7 @@ func parseAddress(v string) (addr, bool) {
 				h := strings.TrimPrefix(strings.TrimSpace(kv[2]), "tcp:")
 				h = strings.SplitN(strings.SplitN(h, ",", 2)[0], ":", 2)[0]
 				a.host = strings.ToLower(h)
-			case "database", "initial catalog":
+			case "database", "initial catalog", "dbname":
 				a.db = strings.TrimSpace(kv[2])
 			}
 		}
@@ -557,6 +559,12 @@ func (b *builder) hostNode(host string) (string, float64, string) {
 func (b *builder) lookupHost(host string) (string, float64, string) {
 	if n, ok := b.alias[host]; ok {
 		return n, 1, ""
+	}
+	// astronomy_db and astronomy-db: compose resolves either spelling.
+	for _, alt := range []string{strings.ReplaceAll(host, "_", "-"), strings.ReplaceAll(host, "-", "_")} {
+		if n, ok := b.alias[alt]; ok && alt != host {
+			return n, 0.95, "host matched with - and _ exchanged"
+		}
 	}
 	label := strings.SplitN(host, ".", 2)[0]
 	internal := !strings.Contains(host, ".") || strings.HasSuffix(host, ".svc.cluster.local") || strings.HasSuffix(host, ".svc") ||
@@ -649,6 +657,19 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 			Confidence: 0.6, Via: "route match (" + why + ")"}, ev)
 		return
 	}
+	// A path with no base at all from a service whose configuration names
+	// one HTTP service (a load generator given its target host).
+	if c.Base == "" && c.Env == "" && c.Config == "" && strings.HasPrefix(c.Target, "/") {
+		if t := b.oneConfigured(src, EdgeHTTP); t != "" {
+			e := Edge{Source: src, Target: t, Type: EdgeHTTP, Method: method, Path: clientPath, Confidence: 0.6,
+				Via: "relative path; the one HTTP service the service's configuration names"}
+			if rt, ok := matchRoute(method, clientPath, b.routes[t]); ok {
+				e.Path, e.Handler = rt.Path, rt.Handler
+			}
+			b.addEdge(e, ev)
+			return
+		}
+	}
 	b.addEdge(Edge{Source: src, Target: b.unresolved(rawTarget(c)), Type: EdgeHTTP, Method: method, Path: clientPath,
 		Confidence: 0, Via: why}, ev)
 }
@@ -680,6 +701,13 @@ func round(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
 // routeOwner finds the one service other than src that serves method and
 // path.
 func (b *builder) routeOwner(src, method, p string) (string, core.RouteAt, bool) {
+	literal := false
+	for _, seg := range segments(p) {
+		literal = literal || !isParam(seg)
+	}
+	if !literal {
+		return "", core.RouteAt{}, false // a path of placeholders matches anything
+	}
 	var found string
 	var route core.RouteAt
 	for _, name := range b.sortedNodes() {
@@ -899,6 +927,59 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	}
 }
 
+// sdkCall links a cloud SDK client to the service it is for: the host
+// its address resolves to; with an address nobody can resolve, the
+// hosted service itself (an Azure Service Bus namespace, a Cosmos DB
+// account: the address is surely one of theirs), named after it with the
+// variable that would hold the address as alias; with no address at all,
+// the SDK's default. A client given an address that is not the default
+// (OpenAI(base_url=...)) and that nobody can resolve is unresolved.
+func (b *builder) sdkCall(src string, c core.CallAt, ev Evidence) {
+	typ := c.Method
+	if typ == "" {
+		typ = EdgeHTTP
+	}
+	if !strings.Contains(c.System, ".") {
+		// A hosted service's own SDK talks to that service only, wherever
+		// its address comes from.
+		n := b.node(c.System, KindExternal)
+		if c.Env != "" && !strings.Contains(c.Target, "://") {
+			b.addAlias(n, c.Env, "env")
+		}
+		b.addEdge(Edge{Source: src, Target: n.Name, Type: typ, Confidence: 0.8, Via: c.System + " client"}, ev)
+		return
+	}
+	// An SDK whose default is a host (api.openai.com): given another
+	// address, that address.
+	r, why := b.address(src, c)
+	if why == "" {
+		if a, ok := addressOf("url", r.value); ok {
+			if t, factor, how := b.target(a, typ); t != "" && t != src {
+				b.addEdge(Edge{Source: src, Target: t, Type: typ, URL: redactURL(r.value), Confidence: round(r.conf * factor),
+					Via: join(c.System+" client", join(r.via, how))}, ev)
+				return
+			}
+			why = "address " + r.value + " is this machine or an example"
+		}
+	}
+	b.addEdge(Edge{Source: src, Target: b.unresolved(c.System + ":" + rawTarget(c)), Type: typ, Via: c.System + " client; " + why}, ev)
+}
+
+// oneConfigured returns the one node src's configuration connects it to
+// with an edge of type typ, or "" when there are none or several.
+func (b *builder) oneConfigured(src, typ string) string {
+	found := ""
+	for _, e := range b.edges {
+		if e.Source == src && e.Type == typ && e.configured && e.Target != found {
+			if found != "" {
+				return ""
+			}
+			found = e.Target
+		}
+	}
+	return found
+}
+
 // brokersOf lists the brokers a service's configuration connects it to
 // (its configured queue edges).
 func (b *builder) brokersOf(src string) []string {
@@ -954,6 +1035,10 @@ func (b *builder) storeCall(src string, c core.CallAt, ev Evidence) {
 		} else {
 			why = "address " + r.value + " does not parse"
 		}
+	}
+	if t := b.oneConfigured(src, typ); t != "" {
+		b.addEdge(Edge{Source: src, Target: t, Type: typ, Confidence: 0.7, Via: join(c.System, why+"; the one "+typ+" the service's configuration names")}, ev)
+		return
 	}
 	b.addEdge(Edge{Source: src, Target: b.unresolved(typ + ":" + rawTarget(c)), Type: typ, Via: why}, ev)
 }

@@ -106,3 +106,17 @@
 (invocation_expression function: [(identifier) @ref.call (member_access_expression name: (identifier) @ref.call)])
 (object_creation_expression type: (identifier) @ref.type)
 (base_list (identifier) @ref.type)
+
+; ---- cloud SDK clients --------------------------------------------------
+((object_creation_expression type: [(identifier) (qualified_name)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)ServiceBusClient$") (#set! system "azure-service-bus") (#set! kind "queue"))
+((object_creation_expression type: [(identifier) (qualified_name)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)CosmosClient$") (#set! system "azure-cosmos-db") (#set! kind "db"))
+((object_creation_expression type: [(identifier) (qualified_name)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)AzureOpenAIClient$") (#set! system "azure-openai") (#set! kind "http"))
+((object_creation_expression type: [(identifier) (qualified_name)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)(BlobServiceClient|QueueServiceClient)$") (#set! system "azure-storage") (#set! kind "http"))

@@ -172,3 +172,17 @@
 ; ---- references ---------------------------------------------------------
 (call_expression function: [(identifier) @ref.call (selector_expression field: (field_identifier) @ref.call)])
 (type_identifier) @ref.type
+
+; ---- cloud SDK clients --------------------------------------------------
+((call_expression function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn) arguments: (argument_list) @sdk.args)
+ @sdk
+ (#eq? @_pkg "azservicebus") (#match? @_fn "^NewClient") (#set! system "azure-service-bus") (#set! kind "queue"))
+((call_expression function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn) arguments: (argument_list) @sdk.args)
+ @sdk
+ (#eq? @_pkg "azcosmos") (#match? @_fn "^NewClient") (#set! system "azure-cosmos-db") (#set! kind "db"))
+((call_expression function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn) arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_pkg "^(azblob|azqueue)$") (#match? @_fn "^NewClient") (#set! system "azure-storage") (#set! kind "http"))
+((call_expression function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn) arguments: (argument_list) @sdk.args)
+ @sdk
+ (#eq? @_pkg "openai") (#eq? @_fn "NewClient") (#set! system "api.openai.com") (#set! kind "http") (#set! pos "none") (#set! default "https://api.openai.com/v1"))

@@ -85,3 +85,11 @@
 ; ---- references ---------------------------------------------------------
 (method_invocation name: (identifier) @ref.call)
 (type_identifier) @ref.type
+
+; ---- cloud SDK clients --------------------------------------------------
+((object_creation_expression type: (type_identifier) @_cls) @sdk
+ (#eq? @_cls "ServiceBusClientBuilder") (#set! system "azure-service-bus") (#set! kind "queue"))
+((object_creation_expression type: (type_identifier) @_cls) @sdk
+ (#eq? @_cls "CosmosClientBuilder") (#set! system "azure-cosmos-db") (#set! kind "db"))
+((object_creation_expression type: (type_identifier) @_cls) @sdk
+ (#match? @_cls "^(OpenAIClientBuilder)$") (#set! system "azure-openai") (#set! kind "http"))

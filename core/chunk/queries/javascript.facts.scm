@@ -43,7 +43,7 @@
 ; ---- gRPC ---------------------------------------------------------------
 ((new_expression constructor: [(identifier) (member_expression)] @grpc.service arguments: (arguments . (_) @grpc.target))
  @grpc
- (#match? @grpc.service "(Client|ServiceClient)$") (#not-match? @grpc.service "(?i)(http|kafka|redis|mongo|sqs|sns|s3|pg|ioredis|prisma)") (#set! system "grpc"))
+ (#match? @grpc.service "(Client|ServiceClient)$") (#not-match? @grpc.service "(?i)(http|kafka|redis|mongo|sqs|sns|s3|pg|ioredis|prisma|servicebus|cosmos|openai|azure|blob|eventhub|secret|keyclient|tableclient|searchclient|dynamodb|elastic)") (#set! system "grpc"))
 
 ; ---- queues -------------------------------------------------------------
 ; kafkajs: producer.send({ topic: "t", messages }), consumer.subscribe({ topic: "t" } | { topics: [...] })
@@ -137,3 +137,17 @@
 ; ---- references ---------------------------------------------------------
 (call_expression function: [(identifier) @ref.call (member_expression property: (property_identifier) @ref.call)])
 (new_expression constructor: (identifier) @ref.type)
+
+; ---- cloud SDK clients --------------------------------------------------
+((new_expression constructor: [(identifier) (member_expression)] @_cls arguments: (arguments) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)ServiceBusClient$") (#set! system "azure-service-bus") (#set! kind "queue"))
+((new_expression constructor: [(identifier) (member_expression)] @_cls arguments: (arguments) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)CosmosClient$") (#set! system "azure-cosmos-db") (#set! kind "db") (#set! kw "endpoint"))
+((new_expression constructor: [(identifier) (member_expression)] @_cls arguments: (arguments) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)AzureOpenAI$") (#set! system "azure-openai") (#set! kind "http") (#set! kw "endpoint,baseURL"))
+((new_expression constructor: [(identifier) (member_expression)] @_cls arguments: (arguments) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)OpenAI$") (#set! system "api.openai.com") (#set! kind "http") (#set! kw "baseURL") (#set! default "https://api.openai.com/v1"))

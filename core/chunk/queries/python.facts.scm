@@ -146,3 +146,26 @@
 (call function: [(identifier) @ref.call (attribute attribute: (identifier) @ref.call)])
 (class_definition superclasses: (argument_list (identifier) @ref.type))
 (type (identifier) @ref.type)
+
+; ---- cloud SDK clients --------------------------------------------------
+; A client of a hosted service: the node is the service (system), reached at
+; the address argument when one is given (@sdk.args: kw names the keyword
+; argument, else the first positional one), else at the SDK's default.
+((call function: [(identifier) (attribute)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)(AzureOpenAI|AsyncAzureOpenAI|AzureChatOpenAI|AzureOpenAIEmbeddings)$") (#set! system "azure-openai") (#set! kind "http") (#set! kw "azure_endpoint,base_url,endpoint"))
+((call function: [(identifier) (attribute)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)(OpenAI|AsyncOpenAI|ChatOpenAI|OpenAIEmbeddings)$") (#set! system "api.openai.com") (#set! kind "http") (#set! kw "base_url,openai_api_base") (#set! default "https://api.openai.com/v1"))
+((call function: [(identifier) (attribute)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)ServiceBusClient(\\.from_connection_string)?$") (#set! system "azure-service-bus") (#set! kind "queue") (#set! kw "fully_qualified_namespace,conn_str"))
+((call function: [(identifier) (attribute)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)CosmosClient(\\.from_connection_string)?$") (#set! system "azure-cosmos-db") (#set! kind "db") (#set! kw "url,conn_str"))
+((call function: [(identifier) (attribute)] @_cls arguments: (argument_list) @sdk.args)
+ @sdk
+ (#match? @_cls "(^|\\.)(BlobServiceClient|QueueServiceClient)(\\.from_connection_string)?$") (#set! system "azure-storage") (#set! kind "http") (#set! kw "account_url,conn_str"))
+((call function: (attribute object: (identifier) @_b attribute: (identifier) @_fn) arguments: (argument_list . (string) @sdk.service))
+ @sdk
+ (#eq? @_b "boto3") (#match? @_fn "^(client|resource)$") (#set! system "aws") (#set! kind "http"))

@@ -1,0 +1,83 @@
+package graph
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"coderag/core"
+)
+
+// composeVarRE finds compose's interpolations: $NAME, ${NAME},
+// ${NAME:-default}, ${NAME-default}, ${NAME:?error}.
+var composeVarRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\})`)
+
+// interpolateCompose fills the ${VAR} of compose services the way docker
+// compose does: from the .env file beside the compose file (its values as
+// indexed: secrets are masked there), else the default the expression
+// gives. A service's env_file entries become its environment. The input
+// is changed in place; other resources are left alone.
+func interpolateCompose(in *Input) {
+	dotenv := map[[2]string]map[string]string{} // repo, file -> values
+	for _, r := range in.Resources {
+		if r.Kind == core.ResourceSettings {
+			dotenv[[2]string{r.Repo, r.File}] = r.Data
+		}
+	}
+	for i := range in.Resources {
+		r := &in.Resources[i]
+		if r.Kind != core.ResourceCompose {
+			continue
+		}
+		dir := path.Dir(r.File)
+		vars := dotenv[[2]string{r.Repo, path.Join(dir, ".env")}]
+		sub := func(s string) string {
+			if !strings.Contains(s, "$") {
+				return s
+			}
+			return composeVarRE.ReplaceAllStringFunc(s, func(m string) string {
+				g := composeVarRE.FindStringSubmatch(m)
+				name := g[1] + g[2]
+				if v, ok := vars[name]; ok && v != "…" && (v != "" || g[3] != ":-") {
+					return v
+				}
+				if strings.HasSuffix(g[3], "-") {
+					return g[4]
+				}
+				return m
+			})
+		}
+		env := append([]core.EnvVar(nil), r.Env...)
+		for j := range env {
+			env[j].Value = sub(env[j].Value)
+		}
+		for _, f := range r.EnvFiles {
+			for k, v := range dotenv[[2]string{r.Repo, path.Join(dir, f)}] {
+				if v != "…" && !hasEnv(env, k) {
+					env = append(env, core.EnvVar{Name: k, Value: v})
+				}
+			}
+		}
+		r.Env = env
+		imgs := make([]string, len(r.Images))
+		for j, img := range r.Images {
+			imgs[j] = sub(img)
+		}
+		r.Images = imgs
+		r.Build, r.Dockerfile = sub(r.Build), sub(r.Dockerfile)
+		ports := make([]string, len(r.Ports))
+		for j, p := range r.Ports {
+			ports[j] = sub(p)
+		}
+		r.Ports = ports
+	}
+}
+
+func hasEnv(env []core.EnvVar, name string) bool {
+	for _, e := range env {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
