@@ -187,8 +187,12 @@ type KeyLine struct {
 // dockerfile resource is a Dockerfile's final stage: its base image and
 // the ENV its container starts with.
 const (
-	ResourceProxy        = "proxy"
-	ResourceDockerfile   = "dockerfile"
+	ResourceProxy      = "proxy"
+	ResourceDockerfile = "dockerfile"
+	// ResourceBuild maps the images a build tool makes (Skaffold
+	// artifacts, Tilt docker_build) to the folders they are built from,
+	// in Data (image -> folder, relative to the file).
+	ResourceBuild        = "build"
 	ResourceCompose      = "compose"
 	ResourceChart        = "chart"
 	ResourceHelmValues   = "helm-values"

@@ -61,9 +61,12 @@ type Stats struct {
 	Routes int
 	Calls  map[CallKind]int
 	Refs   int
-	// The service graph: services (nodes of every kind), edges, and edges
-	// to targets nobody could resolve.
-	Services, Edges, Unresolved int
+	// The service graph, counted as coderag graph shows it: Services are
+	// its nodes (not the unresolved targets), Edges the dependencies
+	// between them, EntryPoints the routes in from outside (Ingress,
+	// Gateway API), TopicLinks the publish and subscribe links of topics,
+	// and Unresolved the calls whose target nobody could resolve.
+	Services, Edges, EntryPoints, TopicLinks, Unresolved int
 	// Scrub is what the scrub gate replaced, from the scrub audit.
 	Scrub   ScrubStats
 	LastRun *CrawlRun

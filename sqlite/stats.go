@@ -61,10 +61,15 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	if err := group("repo_name", func(k string, n int) { st.ByRepo[k] = n }); err != nil {
 		return st, err
 	}
+	// The parts of the graph as graph.Partition makes them.
 	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM routes), (SELECT count(*) FROM symbol_refs),
-		(SELECT count(*) FROM services WHERE kind <> 'unresolved'), (SELECT count(*) FROM edges),
-		(SELECT count(*) FROM edges e JOIN services s ON s.id = e.target_id WHERE s.kind = 'unresolved')`).Scan(
-		&st.Routes, &st.Refs, &st.Services, &st.Edges, &st.Unresolved); err != nil {
+		(SELECT count(*) FROM services WHERE kind <> 'unresolved'),
+		coalesce(sum(t.kind <> 'unresolved' AND s.kind <> 'ingress' AND s.kind <> 'topic' AND t.kind <> 'topic'), 0),
+		coalesce(sum(t.kind <> 'unresolved' AND s.kind = 'ingress'), 0),
+		coalesce(sum(t.kind <> 'unresolved' AND s.kind <> 'ingress' AND (s.kind = 'topic' OR t.kind = 'topic')), 0),
+		coalesce(sum(t.kind = 'unresolved'), 0)
+		FROM edges e JOIN services s ON s.id = e.source_id JOIN services t ON t.id = e.target_id`).Scan(
+		&st.Routes, &st.Refs, &st.Services, &st.Edges, &st.EntryPoints, &st.TopicLinks, &st.Unresolved); err != nil {
 		return st, db.wrap("count routes in", err)
 	}
 	crows, err := db.sql.QueryContext(ctx, `SELECT kind, count(*) FROM calls GROUP BY kind`)

@@ -127,7 +127,7 @@ func (v *graphView) title() string {
 	case v.g == nil:
 		return "loading…"
 	}
-	return fmt.Sprintf("%d nodes, %d edges · n↑ depend on it, n↓ it depends on", len(v.g.Services), len(v.g.Edges))
+	return v.g.Counts().String() + " · n↑ depend on it, n↓ it depends on"
 }
 
 func (v *graphView) setMentions(msg mentionsMsg) { v.mentions[msg.service] = msg }

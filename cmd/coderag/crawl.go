@@ -491,9 +491,8 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 	switch g := sum.Graph; {
 	case g.Kept:
 		fmt.Fprintln(w, "service graph kept: no call, route, deploy file or manifest changed")
-	case g.Services > 0 || g.Edges > 0:
-		fmt.Fprintf(w, "service graph: %s, %s (%s unresolved) in %s\n", plural(g.Services, "node", "nodes"),
-			plural(g.Edges, "edge", "edges"), thousands(g.Unresolved), g.Duration.Round(time.Millisecond))
+	case g.Nodes > 0:
+		fmt.Fprintf(w, "service graph: %s in %s\n", g.Counts, g.Duration.Round(time.Millisecond))
 	}
 	if sum.MentionsChanged > 0 {
 		fmt.Fprintf(w, "joined %s to the %s they mention\n", plural(sum.MentionsChanged, "conversation or doc chunk", "conversation and doc chunks"),
@@ -583,11 +582,13 @@ type jsonSourceSummary struct {
 // jsonGraphSummary is what the crawl did to the service graph: rebuilt
 // (with its size) or kept.
 type jsonGraphSummary struct {
-	Kept       bool  `json:"kept"`
-	Nodes      int   `json:"nodes"`
-	Edges      int   `json:"edges"`
-	Unresolved int   `json:"unresolved"`
-	DurationMS int64 `json:"duration_ms"`
+	Kept        bool  `json:"kept"`
+	Nodes       int   `json:"nodes"`
+	Edges       int   `json:"edges"`
+	EntryPoints int   `json:"entry_points"`
+	TopicLinks  int   `json:"topic_links"`
+	Unresolved  int   `json:"unresolved"`
+	DurationMS  int64 `json:"duration_ms"`
 }
 
 type jsonEmbedSummary struct {
@@ -618,8 +619,8 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 		Embed      *jsonEmbedSummary   `json:"embed,omitempty"`
 	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{},
 		Services: sum.Services, Mentions: sum.MentionsChanged, PhasesMS: map[string]int64{}, Pruned: append([]string{}, sum.Pruned...),
-		Graph: jsonGraphSummary{Kept: sum.Graph.Kept, Nodes: sum.Graph.Services, Edges: sum.Graph.Edges,
-			Unresolved: sum.Graph.Unresolved, DurationMS: sum.Graph.Duration.Milliseconds()}}
+		Graph: jsonGraphSummary{Kept: sum.Graph.Kept, Nodes: sum.Graph.Nodes, Edges: sum.Graph.Dependencies, EntryPoints: sum.Graph.EntryPoints,
+			TopicLinks: sum.Graph.TopicLinks, Unresolved: sum.Graph.Unresolved, DurationMS: sum.Graph.Duration.Milliseconds()}}
 	for _, p := range sum.PhaseTimes() {
 		out.PhasesMS[p.Phase] = p.Duration.Milliseconds()
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"coderag/core"
+	"coderag/core/graph"
 	"coderag/sqlite"
 )
 
@@ -80,8 +81,8 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 			calls[string(k)] = n
 		}
 		fmt.Fprintf(w, "%s\n  routes %s   references %s\n", s.bold("\ncode analysis"), thousands(st.Routes), thousands(st.Refs))
-		fmt.Fprintf(w, "%s\n  %s, %s (%s unresolved); see coderag graph\n", s.bold("\nservice graph"), plural(st.Services, "service", "services"),
-			plural(st.Edges, "edge", "edges"), thousands(st.Unresolved))
+		fmt.Fprintf(w, "%s\n  %s; see coderag graph\n", s.bold("\nservice graph"), graph.Counts{Nodes: st.Services, Dependencies: st.Edges,
+			EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved})
 		if len(calls) > 0 {
 			printCounts(w, s, "outbound calls by kind", calls)
 		}
@@ -171,6 +172,8 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		Refs          int            `json:"refs"`
 		Services      int            `json:"services"`
 		Edges         int            `json:"edges"`
+		EntryPoints   int            `json:"entry_points"`
+		TopicLinks    int            `json:"topic_links"`
 		Unresolved    int            `json:"unresolved_edges"`
 		Scrub         scrubJSON      `json:"scrub"`
 		Sources       []source       `json:"sources"`
@@ -179,7 +182,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, ByCorpus: map[string]int{},
 		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{},
-		Services: st.Services, Edges: st.Edges, Unresolved: st.Unresolved,
+		Services: st.Services, Edges: st.Edges, EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved,
 		Scrub: scrubJSON{st.Scrub.Chunks, st.Scrub.Secrets, st.Scrub.PersonalData, st.Scrub.Types}}
 	for k, n := range st.Calls {
 		out.Calls[string(k)] = n

@@ -380,6 +380,14 @@ func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 
 func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 	lang, name := base.Language, strings.ToLower(path.Base(base.FilePath))
+	if name == "tiltfile" {
+		r := c.fallback(src, base, "")
+		r.Fallback = ""
+		if res, ok := TiltResource(src); ok {
+			attach(&r, res)
+		}
+		return r, true, nil
+	}
 	if (lang == "conf" || lang == "text" || lang == "" || strings.Contains(name, "nginx")) && IsNginx(src) {
 		r := c.fallback(src, base, "")
 		r.Fallback = ""
@@ -421,6 +429,13 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			return c.Compose(src, base), true, nil
 		case lang == "yaml" && kindRE.Match(src):
 			return c.Kubernetes(src, base), true, nil
+		case lang == "yaml" && IsEnvoy(src):
+			r, warn := c.Config(src, base)
+			r.Warning = warn
+			if res, ok := EnvoyResource(src, base.FilePath); ok {
+				attach(&r, res)
+			}
+			return r, true, nil
 		case lang == "yaml" || lang == "json":
 			r, warn := c.Config(src, base)
 			r.Warning = warn
@@ -440,6 +455,11 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			return c.DotEnv(src, base), true, nil
 		}
 		r, warn := c.Config(src, base)
+		if lang == "yaml" && IsEnvoy(src) {
+			if res, ok := EnvoyResource(src, base.FilePath); ok {
+				attach(&r, res)
+			}
+		}
 		if r.Fallback == "no config chunker" {
 			return Result{}, false, nil
 		}

@@ -186,7 +186,7 @@ func backendLines(src []byte, start, end int, backends []core.Backend) {
 		if m := pathRE.FindIndex(src[cur:end]); m != nil {
 			cur += m[1]
 		}
-		nameRE := regexp.MustCompile(`(?m)^\s*(?:name|serviceName):\s*["']?` + regexp.QuoteMeta(be.Service) + `["']?\s*$`)
+		nameRE := regexp.MustCompile(`(?m)^\s*(?:-\s*)?(?:name|serviceName):\s*["']?` + regexp.QuoteMeta(be.Service) + `["']?\s*$`)
 		if m := nameRE.FindIndex(src[cur:end]); m != nil {
 			be.Line = lineOf(src, cur+m[0]+len(src[cur+m[0]:cur+m[1]])-len(bytes.TrimLeft(src[cur+m[0]:cur+m[1]], " \t\n")))
 			cur += m[1]
@@ -233,7 +233,7 @@ func keyLines(src []byte, start, end int, r *core.Resource) {
 
 // appLabel is the service a label set names.
 func appLabel(l map[string]string) string {
-	for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "component"} {
+	for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "service", "component"} {
 		if l[k] != "" {
 			return l[k]
 		}
@@ -267,7 +267,7 @@ func resource(o map[string]any) resourceInfo {
 	switch ri.kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout":
 		for _, l := range []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))} {
-			for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "component"} {
+			for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "service", "component"} {
 				if ri.service == "" && l[k] != "" {
 					ri.service = l[k]
 				}
@@ -350,6 +350,30 @@ func resource(o map[string]any) resourceInfo {
 			}
 		}
 	}
+	// Gateway API routes: rules' backendRefs behind their path matches.
+	if ri.kind == "HTTPRoute" || ri.kind == "GRPCRoute" {
+		for _, rule := range list(obj(o, "spec", "rules")) {
+			paths := []string{}
+			for _, m := range list(obj(rule, "matches")) {
+				if p := str(obj(m, "path", "value")); p != "" {
+					paths = append(paths, p)
+				}
+			}
+			if len(paths) == 0 {
+				paths = []string{"/"}
+			}
+			for _, ref := range list(obj(rule, "backendRefs")) {
+				svc := str(obj(ref, "name"))
+				if svc == "" || str(obj(ref, "kind")) != "" && str(obj(ref, "kind")) != "Service" {
+					continue
+				}
+				for _, p := range paths {
+					backends = append(backends, p+" -> "+svc)
+					res.Backends = append(res.Backends, core.Backend{Path: p, Service: svc, Port: str(obj(ref, "port"))})
+				}
+			}
+		}
+	}
 	if svc := str(obj(o, "spec", "defaultBackend", "service", "name")); svc != "" {
 		backends = append(backends, "* -> "+svc)
 		res.Backends = append(res.Backends, core.Backend{Path: "/", Service: svc})
@@ -374,6 +398,25 @@ func resource(o map[string]any) resourceInfo {
 		}
 		if len(res.From) > 0 {
 			ri.meta["from"] = strings.Join(res.From, ", ")
+		}
+	}
+	// Skaffold: each artifact's image and the folder it is built from.
+	if ri.kind == "Config" && strings.HasPrefix(str(o["apiVersion"]), "skaffold/") {
+		res.Kind, res.Data = core.ResourceBuild, map[string]string{}
+		for _, a := range list(obj(o, "build", "artifacts")) {
+			img, ctx := str(obj(a, "image")), str(obj(a, "context"))
+			if ctx == "" {
+				ctx = "."
+			}
+			dir := ctx
+			if p := str(obj(a, "jib", "project")); p != "" {
+				dir = path.Join(ctx, p)
+			} else if df := str(obj(a, "docker", "dockerfile")); df != "" {
+				dir = path.Join(ctx, path.Dir(df))
+			}
+			if img != "" {
+				res.Data[img] = dir
+			}
 		}
 	}
 	res.Images, res.Ports = images, ports
@@ -529,6 +572,26 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 	}
 	if cn := str(s["container_name"]); cn != "" {
 		r.Labels = map[string]string{"container_name": cn}
+	}
+	// Traefik routes traffic by the labels of the services it fronts.
+	addLabel := func(k, v string) {
+		if strings.HasPrefix(k, "traefik.") {
+			if r.Labels == nil {
+				r.Labels = map[string]string{}
+			}
+			r.Labels[k] = v
+		}
+	}
+	switch l := s["labels"].(type) {
+	case map[string]any:
+		for k, v := range l {
+			addLabel(k, str(v))
+		}
+	case []any:
+		for _, x := range l {
+			k, v, _ := strings.Cut(str(x), "=")
+			addLabel(k, v)
+		}
 	}
 	return r
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"coderag/core"
 )
 
@@ -300,4 +302,132 @@ func envLine(lines []string, from, to int, name string) int {
 		}
 	}
 	return from + 1
+}
+
+// IsEnvoy reports whether a YAML file is an Envoy bootstrap configuration
+// (static clusters and routes).
+func IsEnvoy(src []byte) bool {
+	return bytes.Contains(src, []byte("static_resources")) && bytes.Contains(src, []byte("clusters"))
+}
+
+// EnvoyResource reads an Envoy configuration: each route's path prefix
+// and the endpoints of the cluster it sends to (socket_address address
+// and port_value, ${VAR} templates kept as written).
+func EnvoyResource(src []byte, file string) (core.Resource, bool) {
+	docs, err := parseYAMLDocs(src)
+	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
+		return core.Resource{}, false
+	}
+	type endpoint struct {
+		host, port string
+		line       int
+	}
+	clusters := map[string][]endpoint{}
+	type route struct {
+		prefix, cluster string
+		line            int
+	}
+	var routes []route
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			m := map[string]*yaml.Node{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				m[n.Content[i].Value] = n.Content[i+1]
+			}
+			if name, la := m["name"], m["load_assignment"]; name != nil && la != nil {
+				var find func(x *yaml.Node)
+				find = func(x *yaml.Node) {
+					if x.Kind == yaml.MappingNode {
+						for i := 0; i+1 < len(x.Content); i += 2 {
+							if x.Content[i].Value == "socket_address" {
+								sa := x.Content[i+1]
+								var ep endpoint
+								for j := 0; j+1 < len(sa.Content); j += 2 {
+									switch sa.Content[j].Value {
+									case "address":
+										ep.host, ep.line = sa.Content[j+1].Value, sa.Content[j+1].Line
+									case "port_value":
+										ep.port = sa.Content[j+1].Value
+									}
+								}
+								if ep.host != "" {
+									clusters[name.Value] = append(clusters[name.Value], ep)
+								}
+								continue
+							}
+							find(x.Content[i+1])
+						}
+					}
+					if x.Kind == yaml.SequenceNode {
+						for _, c := range x.Content {
+							find(c)
+						}
+					}
+				}
+				find(la)
+			}
+			if match, rt := m["match"], m["route"]; match != nil && rt != nil && rt.Kind == yaml.MappingNode {
+				prefix := "/"
+				for i := 0; i+1 < len(match.Content); i += 2 {
+					switch match.Content[i].Value {
+					case "prefix", "path", "path_separated_prefix":
+						prefix = match.Content[i+1].Value
+					}
+				}
+				for i := 0; i+1 < len(rt.Content); i += 2 {
+					switch rt.Content[i].Value {
+					case "cluster":
+						routes = append(routes, route{prefix, rt.Content[i+1].Value, rt.Content[i+1].Line})
+					case "weighted_clusters":
+						var find func(x *yaml.Node)
+						find = func(x *yaml.Node) {
+							for j := 0; j+1 < len(x.Content); j += 2 {
+								if x.Kind == yaml.MappingNode && x.Content[j].Value == "name" {
+									routes = append(routes, route{prefix, x.Content[j+1].Value, x.Content[j+1].Line})
+								}
+							}
+							for _, c := range x.Content {
+								if c.Kind != yaml.ScalarNode {
+									find(c)
+								}
+							}
+						}
+						find(rt.Content[i+1])
+					}
+				}
+			}
+			for i := 1; i < len(n.Content); i += 2 {
+				walk(n.Content[i])
+			}
+		case yaml.SequenceNode, yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+	}
+	walk(docs[0])
+	r := core.Resource{Kind: ResourceProxy, Name: file, Line: 1, Labels: map[string]string{"proxy": "envoy"}}
+	for _, rt := range routes {
+		for _, ep := range clusters[rt.cluster] {
+			r.Backends = append(r.Backends, core.Backend{Path: rt.prefix, Service: ep.host, Port: ep.port, Line: ep.line})
+		}
+	}
+	if len(r.Backends) == 0 {
+		return core.Resource{}, false
+	}
+	return r, true
+}
+
+// tiltBuildRE reads Tilt's docker_build('image', 'context', ...).
+var tiltBuildRE = regexp.MustCompile(`(?m)docker_build\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]`)
+
+// TiltResource reads the images a Tiltfile builds and their contexts.
+func TiltResource(src []byte) (core.Resource, bool) {
+	r := core.Resource{Kind: core.ResourceBuild, Name: "Tiltfile", Data: map[string]string{}, Line: 1}
+	for _, m := range tiltBuildRE.FindAllSubmatch(src, -1) {
+		r.Data[string(m[1])] = string(m[2])
+	}
+	return r, len(r.Data) > 0
 }

@@ -95,6 +95,8 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 			language = "text"
 		}
 		return language, core.CodeDeploy
+	case lbase == "tiltfile":
+		return "text", core.CodeDeploy
 	case lbase == "makefile" || lbase == "gnumakefile" || ext == ".mk":
 		return "makefile", core.CodeConfig
 	case lbase == "jenkinsfile":

@@ -354,7 +354,7 @@ func (b *builder) services() {
 			n := b.node(r.Name, kind)
 			n.Repo = first(n.Repo, r.Repo)
 			n.Declared = append(n.Declared, evidenceOf(r))
-		case r.Kind == "Ingress":
+		case r.Kind == "Ingress" || r.Kind == "HTTPRoute" || r.Kind == "GRPCRoute":
 			n := b.node("ingress:"+r.Name, KindIngress)
 			n.Repo = first(n.Repo, r.Repo)
 			n.Namespace = first(n.Namespace, r.Namespace)
@@ -470,6 +470,20 @@ func (b *builder) ownership() {
 	for _, k := range sortedPairs(builds) {
 		if names := builds[k]; len(names) == 1 {
 			add(k[0], k[1], names[0], "compose build")
+		}
+	}
+	// Build tools: a Skaffold artifact or Tilt docker_build names the image
+	// of a service and the folder it is built from.
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceBuild {
+			continue
+		}
+		for _, img := range slices.Sorted(maps.Keys(r.Data)) {
+			dir := path.Clean(path.Join(path.Dir(r.File), r.Data[img]))
+			s := b.alias[strings.ToLower(imageBase(img))]
+			if s != "" && dir != "." && !strings.HasPrefix(dir, "..") && b.nodes[s].Kind == KindService {
+				add(r.Repo, dir, s, "build artifact")
+			}
 		}
 	}
 	// Files a compose service mounts (an nginx.conf) are its own.

@@ -476,7 +476,7 @@ func (b *builder) configured() {
 		// an address we can read.
 		best := map[string]int{}
 		for _, v := range vals {
-			if _, isAddr := addressOf(v.name, v.value); isAddr {
+			if _, isAddr := addressOf(v.name, v.value); isAddr || strings.Contains(v.value, "${") && v.tier == tierDeploy {
 				if t, ok := best[v.name]; !ok || v.tier < t {
 					best[v.name] = v.tier
 				}
@@ -498,6 +498,18 @@ func (b *builder) configured() {
 	}
 }
 
+// speaksGRPC reports whether a service serves gRPC and no HTTP routes.
+func (b *builder) speaksGRPC(s string) bool {
+	grpc := false
+	for _, rt := range b.routes[s] {
+		if rt.Method != "GRPC" {
+			return false
+		}
+		grpc = true
+	}
+	return grpc
+}
+
 // codeAddress adds the edge of an address the code builds, its host
 // filled from the service's environment.
 func (b *builder) codeAddress(s string, v envVal) {
@@ -511,6 +523,16 @@ func (b *builder) codeAddress(s string, v envVal) {
 
 // configuredEdge adds the edge from s that the value val of v names.
 func (b *builder) configuredEdge(s string, v envVal, val string) {
+	if strings.Contains(val, "${") && v.tier == tierDeploy {
+		// A settings value that reads the environment (Spring's
+		// jdbc:mysql://${DB_HOST:mysql}/shop, compose's ${HOST:-db}).
+		for _, x := range b.substitute(s, val) {
+			if !strings.Contains(x, "${") {
+				b.configuredEdge(s, v, x)
+			}
+		}
+		return
+	}
 	a, ok := addressOf(v.name, val)
 	if !ok {
 		return
@@ -521,12 +543,19 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		return
 	}
 	typ = edgeType(b.nodes[t], a, v.name)
+	method := ""
+	if typ == EdgeHTTP && a.scheme == "" && b.speaksGRPC(t) {
+		typ = EdgeGRPC // host:port of a service that serves gRPC only
+		if len(b.routes[t]) == 1 {
+			method = b.routes[t][0].Path // the one gRPC service it serves
+		}
+	}
 	conf := map[int]float64{tierDeploy: 0.75, tierImage: 0.7, tierCode: 0.65}[v.tier]
 	via := fmt.Sprintf("configured: %s = %s (%s)", v.name, val, v.via)
 	if strings.Contains(val, "@") || strings.Contains(strings.ToLower(val), "password") {
 		via = fmt.Sprintf("configured: %s (%s)", v.name, v.via) // never repeat credentials
 	}
-	e := Edge{Source: s, Target: t, Type: typ, URL: redactURL(val), Confidence: round(conf * factor), Via: join(via, how), configured: true}
+	e := Edge{Source: s, Target: t, Type: typ, Method: method, URL: redactURL(val), Confidence: round(conf * factor), Via: join(via, how), configured: true}
 	if typ == EdgeDB && a.db != "" {
 		e.Path = a.db
 		b.addDatabase(b.nodes[t], a.db)
@@ -722,8 +751,8 @@ func (b *builder) substitute(s, tmpl string) []string {
 				name = t[m[4]:m[5]]
 			}
 			vals := b.valuesOf(s, name)
-			if len(vals) == 0 && m[6] >= 0 {
-				vals = []string{t[m[6]:m[7]]} // ${NAME:-default}
+			if len(vals) == 0 && m[6] >= 0 && m[7] > m[6] {
+				vals = []string{t[m[6]:m[7]]} // ${NAME:-default}, Spring's ${NAME:default}
 			}
 			for _, v := range vals {
 				next = append(next, t[:m[0]]+v+t[m[1]:])
@@ -744,7 +773,7 @@ func (b *builder) substitute(s, tmpl string) []string {
 }
 
 // envRefRE finds $NAME, ${NAME} and ${NAME:-default}.
-var envRefRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\})`)
+var envRefRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_.]*)(?::-?|-)?([^}]*)\})`)
 
 // valuesOf lists the values service s's environment gives a variable,
 // from the highest tier that sets it.
@@ -770,7 +799,11 @@ func (b *builder) valuesOf(s, name string) []string {
 // filled from that service's environment (Dockerfile ENV, compose,
 // Kubernetes).
 func (b *builder) proxies() {
+	b.traefik()
 	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceSettings && !isTestFile(r.File) {
+			b.yarp(r)
+		}
 		if r.Kind != core.ResourceProxy || isTestFile(r.File) {
 			continue
 		}
@@ -809,6 +842,99 @@ func (b *builder) proxies() {
 				b.addEdge(Edge{Source: s, Target: t, Type: typ, Method: "ANY", Path: be.Path, URL: scheme + "://" + hp,
 					Confidence: round(0.9 * factor), Via: join(via, how)}, ev)
 			}
+		}
+	}
+}
+
+// yarpRouteRE and yarpDestRE read the flattened keys of a YARP reverse
+// proxy's settings (appsettings.json "ReverseProxy").
+var (
+	yarpRouteRE = regexp.MustCompile(`^ReverseProxy:Routes:([^:]+):(ClusterId|Match:Path)$`)
+	yarpDestRE  = regexp.MustCompile(`^ReverseProxy:Clusters:([^:]+):Destinations:[^:]+:Address$`)
+)
+
+// yarp adds the routes of a YARP reverse proxy configured in a service's
+// settings: each route's path to the destinations of its cluster.
+func (b *builder) yarp(r core.ResourceAt) {
+	s := b.ownerOf(r.Repo, r.File)
+	if s == "" {
+		return
+	}
+	type route struct{ cluster, path string }
+	routes := map[string]*route{}
+	dests := map[string][]string{}
+	for _, k := range sortedKeys(r.Data) {
+		if m := yarpRouteRE.FindStringSubmatch(k); m != nil {
+			rt := routes[m[1]]
+			if rt == nil {
+				rt = &route{path: "/"}
+				routes[m[1]] = rt
+			}
+			if m[2] == "ClusterId" {
+				rt.cluster = r.Data[k]
+			} else {
+				rt.path = r.Data[k]
+			}
+		}
+		if m := yarpDestRE.FindStringSubmatch(k); m != nil {
+			dests[m[1]] = append(dests[m[1]], r.Data[k])
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(routes)) {
+		rt := routes[name]
+		for _, d := range dests[rt.cluster] {
+			for _, addr := range b.expandHost(s, d) {
+				a, ok := addressOf("url", addr)
+				if !ok {
+					continue
+				}
+				t, factor, how := b.target(a, EdgeHTTP)
+				if t == "" || t == s {
+					continue
+				}
+				b.addEdge(Edge{Source: s, Target: t, Type: EdgeHTTP, Method: "ANY", Path: strings.TrimSuffix(rt.path, "/{**catch-all}"), URL: addr,
+					Confidence: round(0.9 * factor), Via: join("YARP route "+name+" to cluster "+rt.cluster, how)}, evidenceOf(r))
+			}
+		}
+	}
+}
+
+// traefikRuleRE reads the path of a Traefik router rule: PathPrefix(`/api`).
+var traefikRuleRE = regexp.MustCompile("(?:PathPrefix|Path)\\(\\s*[`'\"]([^`'\"]+)[`'\"]")
+
+// traefik adds the routes Traefik takes to the compose services whose
+// labels enable it: an edge from the compose service that runs Traefik
+// (in the same file) to each, with the path of its router rule.
+func (b *builder) traefik() {
+	proxy := map[[2]string]string{} // repo, compose file -> the Traefik service
+	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceCompose {
+			for _, img := range r.Images {
+				if strings.Contains(imageBase(img), "traefik") {
+					proxy[[2]string{r.Repo, r.File}] = first(b.alias[strings.ToLower(r.Name)], r.Name)
+				}
+			}
+		}
+	}
+	for _, r := range b.in.Resources {
+		p := proxy[[2]string{r.Repo, r.File}]
+		if r.Kind != core.ResourceCompose || p == "" || r.Labels["traefik.enable"] == "false" {
+			continue
+		}
+		t := first(b.alias[strings.ToLower(r.Name)], r.Name)
+		if t == p {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
+			if !strings.HasPrefix(k, "traefik.http.routers.") || !strings.HasSuffix(k, ".rule") {
+				continue
+			}
+			path := "/"
+			if m := traefikRuleRE.FindStringSubmatch(r.Labels[k]); m != nil {
+				path = m[1]
+			}
+			b.addEdge(Edge{Source: p, Target: t, Type: EdgeHTTP, Method: "ANY", Path: path, Confidence: 0.9,
+				Via: "Traefik router " + strings.TrimSuffix(strings.TrimPrefix(k, "traefik.http.routers."), ".rule")}, evidenceOf(r))
 		}
 	}
 }

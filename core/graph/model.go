@@ -10,6 +10,7 @@
 package graph
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -135,6 +136,47 @@ func (g *Graph) Partition() (deps, unresolved, entry, topics []Edge) {
 		}
 	}
 	return deps, unresolved, entry, topics
+}
+
+// Counts are the sizes of the parts of a graph, as Partition makes them;
+// the crawl summary, stats, graph and the terminal UI all count this way.
+type Counts struct {
+	Nodes, Dependencies, EntryPoints, TopicLinks, Unresolved int
+}
+
+// Counts counts the graph's nodes (not the unresolved targets) and the
+// parts of its edges.
+func (g *Graph) Counts() Counts {
+	deps, unresolved, entry, topics := g.Partition()
+	c := Counts{Dependencies: len(deps), EntryPoints: len(entry), TopicLinks: len(topics), Unresolved: len(unresolved)}
+	for _, s := range g.Services {
+		if s.Kind != KindUnresolved {
+			c.Nodes++
+		}
+	}
+	return c
+}
+
+// String says the counts in the words every command uses; parts that are
+// zero, except nodes and dependencies, are left out.
+func (c Counts) String() string {
+	word := func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %s", n, many)
+	}
+	s := word(c.Nodes, "node", "nodes") + ", " + word(c.Dependencies, "dependency", "dependencies")
+	if c.EntryPoints > 0 {
+		s += ", " + word(c.EntryPoints, "entry point", "entry points")
+	}
+	if c.TopicLinks > 0 {
+		s += ", " + word(c.TopicLinks, "topic link", "topic links")
+	}
+	if c.Unresolved > 0 {
+		s += fmt.Sprintf(", %d unresolved", c.Unresolved)
+	}
+	return s
 }
 
 // Service returns the named service, or nil.

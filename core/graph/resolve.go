@@ -52,7 +52,7 @@ func (b *builder) addEdge(e Edge, ev Evidence) {
 func (b *builder) deployEdges() {
 	for _, r := range b.in.Resources {
 		switch r.Kind {
-		case "Ingress":
+		case "Ingress", "HTTPRoute", "GRPCRoute":
 			for _, be := range r.Backends {
 				target := b.alias[strings.ToLower(be.Service)]
 				if target == "" {
@@ -63,8 +63,12 @@ func (b *builder) deployEdges() {
 					line = r.Line
 				}
 				u := be.Host + be.Path
-				b.addEdge(Edge{Source: "ingress:" + r.Name, Target: target, Type: EdgeHTTP, Method: "ANY", Path: be.Path, URL: u,
-					Confidence: 1, Via: "Ingress " + r.Name}, Evidence{r.ChunkID, r.Repo, r.File, line})
+				typ := EdgeHTTP
+				if r.Kind == "GRPCRoute" {
+					typ = EdgeGRPC
+				}
+				b.addEdge(Edge{Source: "ingress:" + r.Name, Target: target, Type: typ, Method: "ANY", Path: be.Path, URL: u,
+					Confidence: 1, Via: r.Kind + " " + r.Name}, Evidence{r.ChunkID, r.Repo, r.File, line})
 			}
 		case core.ResourceAspire:
 			for _, ref := range r.References {
@@ -814,6 +818,24 @@ func grpcName(s string) string {
 	return strings.TrimSuffix(s, "service")
 }
 
+// normName reduces a service name to the letters and digits that tell it
+// apart: payment-service, PaymentService and payment_svc give "payment".
+func normName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	n := b.String()
+	for _, suf := range []string{"service", "svc"} {
+		if strings.HasSuffix(n, suf) && len(n) > len(suf) {
+			return strings.TrimSuffix(n, suf)
+		}
+	}
+	return n
+}
+
 // grpcCall links a gRPC client to the service it talks to: through the
 // address it dials (a dial earlier in the same chunk for a generated
 // client: grpc.NewClient(addr) then pb.NewCartServiceClient(conn)), or
@@ -887,6 +909,32 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 					return
 				}
 			}
+		}
+	}
+	// The one service named like the gRPC service (Payment -> payment,
+	// paymentservice, payment-service).
+	if service != "" {
+		key := normName(grpcName(service))
+		var named []string
+		for _, name := range b.sortedNodes() {
+			n := b.nodes[name]
+			if n.Kind != KindService || name == src {
+				continue
+			}
+			if normName(name) == key {
+				named = appendUnique(named, name)
+				continue
+			}
+			for _, a := range n.Aliases {
+				if normName(a.Name) == key {
+					named = appendUnique(named, name)
+				}
+			}
+		}
+		if len(named) == 1 {
+			b.addEdge(Edge{Source: src, Target: named[0], Type: EdgeGRPC, Method: service, Confidence: 0.6,
+				Via: "gRPC service " + service + " matched by name (no address found)"}, ev)
+			return
 		}
 	}
 	raw := service

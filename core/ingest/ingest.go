@@ -237,9 +237,9 @@ type Summary struct {
 // GraphSummary counts the rebuilt service graph. Kept says the graph was
 // not rebuilt: nothing it is built from changed.
 type GraphSummary struct {
-	Services, Edges, Unresolved int
-	Duration                    time.Duration
-	Kept                        bool
+	graph.Counts
+	Duration time.Duration
+	Kept     bool
 }
 
 // PhaseTime is the time one phase of a crawl took, over all sources.
@@ -449,12 +449,7 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	if err := c.store.WriteGraph(wctx, g); err != nil {
 		return err
 	}
-	sum.Graph = GraphSummary{Services: len(g.Services), Edges: len(g.Edges), Duration: time.Since(start)}
-	for _, e := range g.Edges {
-		if t := g.Service(e.Target); t != nil && t.Kind == graph.KindUnresolved {
-			sum.Graph.Unresolved++
-		}
-	}
+	sum.Graph = GraphSummary{Counts: g.Counts(), Duration: time.Since(start)}
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseLink, Chunks: len(g.Edges)})
 	return nil
 }

@@ -45,6 +45,12 @@
  @grpc
  (#match? @grpc.service "(Client|ServiceClient)$") (#not-match? @grpc.service "(?i)(http|kafka|redis|mongo|sqs|sns|s3|pg|ioredis|prisma|servicebus|cosmos|openai|azure|blob|eventhub|secret|keyclient|tableclient|searchclient|dynamodb|elastic)") (#set! system "grpc"))
 
+; @grpc/grpc-js with loaded protos: new pkg.CartService(addr, grpc.credentials.createInsecure())
+((new_expression constructor: (member_expression property: (property_identifier) @grpc.service)
+   arguments: (arguments . (_) @grpc.target . (call_expression function: (member_expression object: (member_expression property: (property_identifier) @_cred)))))
+ @grpc
+ (#match? @grpc.service "Service$") (#eq? @_cred "credentials") (#set! system "grpc"))
+
 ; ---- queues -------------------------------------------------------------
 ; kafkajs: producer.send({ topic: "t", messages }), consumer.subscribe({ topic: "t" } | { topics: [...] })
 ((call_expression
@@ -133,6 +139,12 @@
   function: (member_expression object: (identifier) @mount.into property: (property_identifier) @_fn)
   arguments: (arguments . (string) @mount.prefix . (identifier) @mount.router .)
   (#eq? @_fn "use")) @mount
+
+; gRPC servers: server.addService(pkg.CartService.service, impl)
+((call_expression function: (member_expression property: (property_identifier) @_fn)
+   arguments: (arguments . (member_expression object: (member_expression property: (property_identifier) @route.grpc) property: (property_identifier) @_svc)))
+ @route
+ (#eq? @_fn "addService") (#eq? @_svc "service") (#set! framework "grpc"))
 
 ; ---- references ---------------------------------------------------------
 (call_expression function: [(identifier) @ref.call (member_expression property: (property_identifier) @ref.call)])
