@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -45,6 +47,12 @@ type Options struct {
 	// Workers is how many directories are read at once (default twice
 	// the CPUs: reading is mostly system calls).
 	Workers int
+	// Git says the source is in a git work tree and which of its files git
+	// tracks (see GitStateOf). As with git (and ripgrep), .gitignore files
+	// apply only in a work tree, and never to a tracked file: a snapshot
+	// of a repository without .git holds only what was committed. nil: not
+	// in a work tree.
+	Git *GitState
 	// Found, when set, is called with each file to index as the walk
 	// finds it, from the walk's goroutines (concurrently, in no order),
 	// before Walk returns the sorted list.
@@ -171,8 +179,8 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 	for _, p := range opts.Exclude {
 		base = append(base, parsePattern(p, nil))
 	}
-	if !opts.NoIgnoreFiles {
-		base = append(base, readPatterns(fsys, ".git/info/exclude", nil)...)
+	if !opts.NoIgnoreFiles && opts.Git != nil {
+		base = append(base, opts.Git.Patterns...)
 	}
 	rules := opts.Rules
 	if !opts.NoIgnoreFiles {
@@ -186,8 +194,8 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options) (Result, error) {
 		}
 	}
 	w := &walker{ctx: ctx, fsys: fsys, opts: opts, classes: newClassifier(rules), slots: make(chan struct{}, opts.Workers-1)}
-	if !opts.NoIgnoreFiles {
-		w.tracked = trackedPaths(fsys)
+	if opts.Git != nil {
+		w.tracked = opts.Git.Tracked
 	}
 	root := dirState{path: ".", patterns: base, userPatterns: base}
 	if len(base) > 0 {
@@ -232,10 +240,89 @@ type walker struct {
 	tracked map[string]bool
 }
 
-// trackedPaths reads the git index at the root of fsys: the tracked
-// files and every directory above one. nil when there is none.
-func trackedPaths(fsys fs.FS) map[string]bool {
-	f, err := fsys.Open(".git/index")
+// GitState is what git says about a source: the files it tracks, as
+// slash paths relative to the source, and their directories ("dir/").
+// Tracked is nil when the index cannot be read.
+type GitState struct {
+	Tracked map[string]bool
+	// Patterns are the ignore rules of the work tree above the source
+	// (.git/info/exclude and the .gitignore files of its ancestors),
+	// rewritten relative to the source.
+	Patterns []gitignore.Pattern
+}
+
+// GitStateOf finds the git work tree that holds the directory dir (dir or
+// an ancestor has .git) and reads its index; nil when dir is in none.
+func GitStateOf(dir string) *GitState {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	for root := abs; ; root = filepath.Dir(root) {
+		if fi, err := os.Stat(filepath.Join(root, ".git")); err == nil {
+			st := &GitState{}
+			rel, _ := filepath.Rel(root, abs)
+			rel = filepath.ToSlash(rel)
+			if fi.IsDir() {
+				st.Tracked = trackedPaths(filepath.Join(root, ".git", "index"), rel)
+				st.Patterns = ancestorPatterns(filepath.Join(root, ".git", "info", "exclude"), rel)
+			}
+			if rel != "." {
+				// The .gitignore files between the work tree's root and the
+				// source (the source's own are read by the walk).
+				parts := strings.Split(rel, "/")
+				for i := range parts {
+					dir := filepath.Join(append([]string{root}, parts[:i]...)...)
+					st.Patterns = append(st.Patterns, ancestorPatterns(filepath.Join(dir, ".gitignore"), strings.Join(parts[i:], "/"))...)
+				}
+			}
+			return st
+		}
+		if filepath.Dir(root) == root {
+			return nil
+		}
+	}
+}
+
+// ancestorPatterns reads an ignore file of a folder above the source and
+// keeps its rules that can match below the source, rewritten relative to
+// it: below is the source's path relative to that folder. A rule without
+// a slash matches at any depth and stays as it is; an anchored rule stays
+// when it reaches into the source.
+func ancestorPatterns(file, below string) []gitignore.Pattern {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		neg := ""
+		if strings.HasPrefix(line, "!") {
+			neg, line = "!", line[1:]
+		}
+		body := strings.TrimSuffix(line, "/")
+		switch {
+		case below == "." || below == "":
+		case !strings.Contains(body, "/"), strings.HasPrefix(line, "**/"):
+		case strings.HasPrefix(strings.TrimPrefix(line, "/"), below+"/"):
+			line = "/" + strings.TrimPrefix(strings.TrimPrefix(line, "/"), below+"/")
+		default:
+			continue
+		}
+		ps = append(ps, parsePattern(neg+line, nil))
+	}
+	return ps
+}
+
+// trackedPaths reads a git index: the tracked files under prefix (a slash
+// path relative to the work tree, "." for all of it), relative to prefix,
+// and every directory above one. nil when the index cannot be read.
+func trackedPaths(indexFile, prefix string) map[string]bool {
+	f, err := os.Open(indexFile)
 	if err != nil {
 		return nil
 	}
@@ -246,8 +333,16 @@ func trackedPaths(fsys fs.FS) map[string]bool {
 	}
 	out := make(map[string]bool, 2*len(idx.Entries))
 	for _, e := range idx.Entries {
-		out[e.Name] = true
-		for d := path.Dir(e.Name); d != "." && !out[d+"/"]; d = path.Dir(d) {
+		name := e.Name
+		if prefix != "." && prefix != "" {
+			rest, ok := strings.CutPrefix(name, prefix+"/")
+			if !ok {
+				continue
+			}
+			name = rest
+		}
+		out[name] = true
+		for d := path.Dir(name); d != "." && !out[d+"/"]; d = path.Dir(d) {
 			out[d+"/"] = true
 		}
 	}
@@ -311,6 +406,9 @@ func (w *walker) dir(d dirState, entries []fs.DirEntry) {
 	if !w.opts.NoIgnoreFiles {
 		var own []gitignore.Pattern
 		for _, name := range []string{".gitignore", ".coderagignore"} {
+			if name == ".gitignore" && w.opts.Git == nil {
+				continue // not a git work tree: .gitignore means nothing here
+			}
 			if hasEntry(entries, name) {
 				ps := readPatterns(w.fsys, d.join(name), d.parts)
 				own = append(own, ps...)

@@ -82,7 +82,8 @@ func TestWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Walk(context.Background(), fsys, Options{MaxFileSize: 64})
+	// In a git work tree that tracks nothing yet: the .gitignore files apply.
+	res, err := Walk(context.Background(), fsys, Options{MaxFileSize: 64, Git: &GitState{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestWalkTrackedFilesIgnoreGitignore(t *testing.T) {
 	write(".coderagignore", "tools/\n")
 	write("kustomize/scratch.log", "untracked and ignored\n")
 	write("app.log", "untracked and ignored\n")
-	res, err := Walk(context.Background(), os.DirFS(dir), Options{Exclude: []string{"notes/"}})
+	res, err := Walk(context.Background(), os.DirFS(dir), Options{Exclude: []string{"notes/"}, Git: GitStateOf(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,15 +263,33 @@ func TestWalkTrackedFilesIgnoreGitignore(t *testing.T) {
 	if d := cmp.Diff([]string{"kustomize/base/deploy.yaml"}, got); d != "" {
 		t.Errorf("files (-want +got):\n%s", d)
 	}
-	// Without git, the ignore files decide alone.
-	os.RemoveAll(filepath.Join(dir, ".git"))
-	res, err = Walk(context.Background(), os.DirFS(dir), Options{})
+	// A subfolder of the work tree: paths relative to it.
+	res, err = Walk(context.Background(), os.DirFS(filepath.Join(dir, "kustomize")), Options{Git: GitStateOf(filepath.Join(dir, "kustomize"))})
 	if err != nil {
 		t.Fatal(err)
 	}
+	got = nil
 	for _, f := range res.Files {
-		if strings.HasPrefix(f.Path, "kustomize/") {
-			t.Errorf("without git, %s should be ignored", f.Path)
-		}
+		got = append(got, f.Path)
+	}
+	if d := cmp.Diff([]string{"base/deploy.yaml"}, got); d != "" {
+		t.Errorf("files of a subfolder (-want +got):\n%s", d)
+	}
+	// Outside a work tree (a snapshot of the repository), .gitignore means
+	// nothing, as for ripgrep; .coderagignore still applies.
+	os.RemoveAll(filepath.Join(dir, ".git"))
+	if GitStateOf(dir) != nil && !strings.HasPrefix(dir, "/work") {
+		t.Fatalf("%s is not in a work tree", dir)
+	}
+	res, err = Walk(context.Background(), os.DirFS(dir), Options{Git: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, f := range res.Files {
+		got = append(got, f.Path)
+	}
+	if d := cmp.Diff([]string{"app.log", "kustomize/base/deploy.yaml", "kustomize/scratch.log", "notes/todo.md"}, got); d != "" {
+		t.Errorf("files outside git (-want +got):\n%s", d)
 	}
 }

@@ -61,6 +61,9 @@ func (c *Crawler) open(ctx context.Context, src core.Source, warm *warmer) (*sou
 	r.fsys = c.opts.FS(src.Path)
 	opts := c.opts.Discover
 	opts.Found = warm.found
+	if opts.Git == nil {
+		opts.Git = discover.GitStateOf(src.Path)
+	}
 	if src.Kind == core.SourceGDocsDir {
 		opts.Allow = append(append([]string(nil), opts.Allow...), ".docx")
 	}
