@@ -386,3 +386,111 @@ func (db *DB) SourceChunks(ctx context.Context, source string) ([]core.Chunk, er
 	}
 	return out, db.wrap("read chunks of "+source+" from", rows.Err())
 }
+
+// FileBM25 ranks whole files against an FTS5 MATCH expression (over the
+// fts_files index: path, symbols and text of every file but
+// conversations) and returns, for each of the best k files, its chunk that
+// best matches best (an expression for the code index; "" for the first
+// chunk), as a hit of the "bm25-file" list ranked by its file. Filters
+// apply to the chunks.
+func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Filter) ([]core.Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	rows, err := db.query(ctx, `SELECT rowid, rank FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?`, match, 2*k)
+	if err != nil {
+		return nil, db.bm25Error(match, err)
+	}
+	var ids []any
+	score := map[int64]float64{}
+	for rows.Next() {
+		var id int64
+		var rank float64
+		if err := rows.Scan(&id, &rank); err != nil {
+			rows.Close()
+			return nil, db.wrap("read file hits from", err)
+		}
+		ids = append(ids, id)
+		score[id] = -rank
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.bm25Error(match, err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	where, args := filterSQL(f)
+	chosen := map[int64]core.Chunk{}
+	// Conversation chunks are documents of their own (minus their pk).
+	var convo []any
+	for _, id := range ids {
+		if id.(int64) < 0 {
+			convo = append(convo, -id.(int64))
+		}
+	}
+	if len(convo) > 0 {
+		rows, err := db.query(ctx, `SELECT `+chunkCols+`, -c.pk FROM chunks c WHERE c.pk IN (`+placeholders(len(convo))+`)`+where,
+			append(convo, args...)...)
+		if err != nil {
+			return nil, db.wrap("read file hits from", err)
+		}
+		for rows.Next() {
+			var key int64
+			c, err := scanChunk(rows, &key)
+			if err != nil {
+				rows.Close()
+				return nil, db.wrap("read file hits from", err)
+			}
+			chosen[key] = c
+		}
+		rows.Close()
+	}
+	pick := func(q string, qargs []any) error {
+		rows, err := db.query(ctx, q, qargs...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var fid int64
+			c, err := scanChunk(rows, &fid)
+			if err != nil {
+				return err
+			}
+			if _, ok := chosen[fid]; !ok {
+				chosen[fid] = c
+			}
+		}
+		return rows.Err()
+	}
+	in := placeholders(len(ids))
+	if best != "" {
+		q := `SELECT ` + chunkCols + `, c.file_id FROM fts_code JOIN chunks c ON c.pk = fts_code.rowid
+			WHERE fts_code MATCH ? AND c.file_id IN (` + in + `)` + where + ` ORDER BY fts_code.rank`
+		if err := pick(q, append(append([]any{best}, ids...), args...)); err != nil {
+			return nil, db.bm25Error(best, err)
+		}
+	}
+	if len(chosen) < len(ids) {
+		// Files whose text matches, but in no chunk the code expression
+		// finds (porter stems): their first chunk.
+		q := `SELECT ` + chunkCols + `, c.file_id FROM chunks c WHERE c.file_id IN (` + in + `)` + where + ` ORDER BY c.file_id, c.byte_start`
+		if err := pick(q, append(append([]any{}, ids...), args...)); err != nil {
+			return nil, db.wrap("read file hits from", err)
+		}
+	}
+	var hits []core.Hit
+	for _, id := range ids {
+		c, ok := chosen[id.(int64)]
+		if !ok {
+			continue // filtered out
+		}
+		s := score[id.(int64)]
+		hits = append(hits, core.Hit{Chunk: c, Score: s, Lists: []core.ListRank{{List: "bm25-file", Rank: len(hits) + 1, Score: s}}})
+		if len(hits) == k {
+			break
+		}
+	}
+	return hits, nil
+}

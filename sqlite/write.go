@@ -783,6 +783,21 @@ func indexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error 
 			return fmt.Errorf("index %s: %w", t, err)
 		}
 	}
+	// The whole files of those chunks, one row each (rowid: the file's
+	// id); a conversation's chunks (a thread, a stretch of a meeting) are
+	// documents of their own (rowid: minus the chunk's pk).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO fts_files(rowid, path, symbols, text)
+		SELECT c.file_id, f.path, group_concat(c.symbol_name, ' '), group_concat(c.text, char(10))
+		FROM (SELECT file_id, symbol_name, text, corpus_type FROM chunks WHERE `+where+` ORDER BY file_id, byte_start) c
+		JOIN files f ON f.id = c.file_id
+		WHERE c.corpus_type NOT LIKE 'CONVO%' GROUP BY c.file_id`, args...); err != nil {
+		return fmt.Errorf("index fts_files: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO fts_files(rowid, path, symbols, text)
+		SELECT -pk, file_path, symbol_name, context_prefix || char(10) || text FROM chunks
+		WHERE (`+where+`) AND corpus_type LIKE 'CONVO%'`, args...); err != nil {
+		return fmt.Errorf("index fts_files: %w", err)
+	}
 	return nil
 }
 
@@ -790,6 +805,10 @@ func indexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error 
 // must run before the chunks are deleted (external-content FTS5 needs the
 // indexed values to delete them).
 func unindexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM fts_files WHERE rowid IN (SELECT DISTINCT file_id FROM chunks WHERE `+where+`)
+		OR rowid IN (SELECT -pk FROM chunks WHERE (`+where+`) AND corpus_type LIKE 'CONVO%')`, append(append([]any{}, args...), args...)...); err != nil {
+		return fmt.Errorf("unindex fts_files: %w", err)
+	}
 	for _, t := range ftsTables {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rowid, symbol_name, file_path, context_prefix, text)
 			SELECT 'delete', pk, symbol_name, file_path, context_prefix, text FROM chunks WHERE `+where, args...); err != nil {

@@ -19,6 +19,8 @@ type evalOptions struct {
 	modes     []string
 	json      bool
 	dense     float64
+	anyGold   bool
+	verbose   bool
 	embed     embedFlags
 	rerank    rerankFlags
 }
@@ -30,8 +32,12 @@ The questions file has one JSON object a line:
   {"q": "where does checkout charge the card", "kind": "natural",
    "gold_files": ["platform/services/checkout/handler.go"],
    "gold_symbols": ["handleCheckout"]}
-gold_files are "source/path" as shown by coderag query; gold_symbols are
-optional. Modes:
+gold_files are "source/path" as shown by coderag query, or paths relative
+to the source in an index of one repository; gold_symbols are optional; an
+"id" is allowed. Each question asks for 40 chunks and ranks their first 10
+distinct files. With --gold-any the gold files are alternatives (any one
+answers): recall@k is 1 when one is in the top k and MRR@10 counts the
+first, as ../shared/eval/score.py does. Modes:
   bm25           both BM25 lists, fused; no vectors, no reranker
   dense          the index's embedder alone
   hybrid         BM25 and dense, fused (the built-in embedder at 0.3 weight)
@@ -55,6 +61,8 @@ func newEvalCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringSliceVar(&o.modes, "modes", []string{"bm25", "dense", "hybrid", "hybrid+rerank"}, "modes to run, comma-separated")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.Float64Var(&o.dense, "dense-weight", 0, "fusion weight of the dense list (default: 0.3 for the built-in embedder, 1 for a model)")
+	f.BoolVar(&o.anyGold, "gold-any", false, "gold files are alternatives: a question is found at its first gold file (the ../shared/eval files; score.py's R@k and MRR@10)")
+	f.BoolVar(&o.verbose, "verbose", false, "list each question that is missed or found below rank 5, with its first 5 files")
 	o.embed.register(f, true)
 	o.rerank.register(f)
 	return cmd
@@ -117,9 +125,12 @@ func evalRun(cmd *cobra.Command, io *ioStreams, o *evalOptions) error {
 	if len(modes) == 0 {
 		return usagef("--modes: nothing to run")
 	}
-	rep, err := eval.Run(ctx, modes, qs)
+	rep, err := eval.Run(ctx, modes, qs, eval.Options{AnyGold: o.anyGold})
 	if err != nil {
 		return err
+	}
+	if o.verbose {
+		rep.Misses(io.out, qs)
 	}
 	if o.json {
 		enc := json.NewEncoder(io.out)

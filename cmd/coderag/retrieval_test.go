@@ -14,7 +14,8 @@ import (
 )
 
 // TestEvalOnSample runs the sample questions: hybrid must not be worse
-// than BM25 alone at recall@10, and every mode must find most answers.
+// than BM25 alone at recall@10, the default pipeline must find 95%, and
+// every mode must find most answers.
 func TestEvalOnSample(t *testing.T) {
 	db := crawlSample(t)
 	code, out, errs := coderag(t, "eval", "--db", db, "--questions", filepath.Join("..", "..", "testdata", "eval", "questions.jsonl"), "--json")
@@ -32,8 +33,14 @@ func TestEvalOnSample(t *testing.T) {
 		t.Errorf("%d questions, want at least 60", rep.Questions)
 	}
 	bm25, hybrid, rerank := rep.Metrics["bm25"]["all"], rep.Metrics["hybrid"]["all"], rep.Metrics["hybrid+rerank"]["all"]
-	if hybrid.R10 < bm25.R10 || rerank.R10 < bm25.R10 {
-		t.Errorf("recall@10: bm25 %.3f, hybrid %.3f, hybrid+rerank %.3f: fusion made it worse", bm25.R10, hybrid.R10, rerank.R10)
+	// Fusion must not cost recall, and the default pipeline (what query
+	// runs) must find 95% of the answers in its top 10 (issue 16's bar for
+	// the sample; the real repositories of ../shared/eval are the measure).
+	if hybrid.R10 < bm25.R10 {
+		t.Errorf("recall@10: bm25 %.3f, hybrid %.3f: fusion made it worse", bm25.R10, hybrid.R10)
+	}
+	if rerank.R10 < 0.95 {
+		t.Errorf("recall@10 of hybrid+rerank %.3f, want >= 0.95", rerank.R10)
 	}
 	for mode, m := range rep.Metrics {
 		if m["all"].R10 < 0.8 {
@@ -61,7 +68,7 @@ func TestQueryExplainAndFilters(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err, out)
 	}
-	if strings.Join(res.Lists, ",") != "bm25-code,bm25-prose,dense" || len(res.Hits) == 0 {
+	if strings.Join(res.Lists, ",") != "bm25-code,bm25-prose,bm25-file,dense" || len(res.Hits) == 0 {
 		t.Fatalf("lists %v, %d hits", res.Lists, len(res.Hits))
 	}
 	for _, h := range res.Hits {

@@ -21,6 +21,7 @@ import (
 
 // Question is one line of a questions file.
 type Question struct {
+	ID          string   `json:"id,omitempty"`
 	Q           string   `json:"q"`
 	Kind        string   `json:"kind"`
 	GoldFiles   []string `json:"gold_files"`   // "repo/path" of the files that answer it
@@ -60,6 +61,16 @@ func ReadQuestions(r io.Reader, name string) ([]Question, error) {
 	return qs, nil
 }
 
+// Options say how answers are matched.
+type Options struct {
+	// AnyGold counts a question found at the rank of its first gold file,
+	// and recall@k as 0 or 1: the gold files are alternatives, each of
+	// which answers the question (the ../shared/eval files, scored as
+	// score.py does). Without it recall@k is the share of the gold files
+	// found.
+	AnyGold bool
+}
+
 // Mode is a named search configuration.
 type Mode struct {
 	Name   string
@@ -86,14 +97,19 @@ type Report struct {
 	Questions int
 	Metrics   map[string]map[string]*Metrics // mode -> kind (or "all") -> metrics
 	Ranks     map[string][]int               // mode -> per question: rank of the first gold file (0: not in top 10)
+	Top       map[string][][]string          // mode -> per question: its first 5 files
 }
 
 // K is the depth of every metric.
 const K = 10
 
+// Hits is how many chunks each question asks for: the first K distinct
+// files among them are ranked (as score.py does with query -k 40).
+const Hits = 40
+
 // Run asks every question in every mode.
-func Run(ctx context.Context, modes []Mode, qs []Question) (*Report, error) {
-	r := &Report{Questions: len(qs), Metrics: map[string]map[string]*Metrics{}, Ranks: map[string][]int{}}
+func Run(ctx context.Context, modes []Mode, qs []Question, opts Options) (*Report, error) {
+	r := &Report{Questions: len(qs), Metrics: map[string]map[string]*Metrics{}, Ranks: map[string][]int{}, Top: map[string][][]string{}}
 	kinds := map[string]bool{}
 	for _, q := range qs {
 		kinds[q.Kind] = true
@@ -111,14 +127,18 @@ func Run(ctx context.Context, modes []Mode, qs []Question) (*Report, error) {
 		lat := map[string][]time.Duration{}
 		for _, q := range qs {
 			start := time.Now()
-			res, err := m.Engine.Search(ctx, search.Query{Text: q.Q, K: K})
+			res, err := m.Engine.Search(ctx, search.Query{Text: q.Q, K: Hits})
 			took := time.Since(start)
 			if err != nil {
 				return nil, fmt.Errorf("mode %s, question %q: %w", m.Name, q.Q, err)
 			}
 			files := rankedFiles(res.Hits)
-			fr := score(files, q.GoldFiles, func(got, gold string) bool { return got == gold })
+			fr := score(files, q.GoldFiles, fileMatch)
+			if opts.AnyGold {
+				fr = anyGold(fr)
+			}
 			r.Ranks[m.Name] = append(r.Ranks[m.Name], fr.first)
+			r.Top[m.Name] = append(r.Top[m.Name], files[:min(len(files), 5)])
 			var sr *scored
 			if len(q.GoldSymbols) > 0 {
 				s := score(rankedSymbols(res.Hits), q.GoldSymbols, symbolMatch)
@@ -149,6 +169,33 @@ func rankedFiles(hits []core.Hit) []string {
 		}
 	}
 	return out
+}
+
+// fileMatch reports whether a hit's "source/path" answers gold: the same
+// "source/path", or a path relative to the source (the ../shared/eval
+// files, one repository each).
+func fileMatch(got, gold string) bool {
+	if got == gold {
+		return true
+	}
+	_, rel, ok := strings.Cut(got, "/")
+	return ok && rel == gold
+}
+
+// anyGold rescores one question with its gold files as alternatives:
+// found at the rank of the first one, recall 0 or 1.
+func anyGold(s scored) scored {
+	one := func(v float64) float64 {
+		if v > 0 {
+			return 1
+		}
+		return 0
+	}
+	s.r1, s.r5, s.r10 = one(s.r1), one(s.r5), one(s.r10)
+	if s.first > 0 {
+		s.ndcg = 1 / math.Log2(float64(s.first)+1)
+	}
+	return s
 }
 
 // rankedSymbols lists the symbols of hits in rank order; a chunk that
@@ -289,3 +336,24 @@ func (r *Report) Markdown(w io.Writer) {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+// Misses writes, per mode, the questions whose first gold file is not in
+// the top 5, with their first 5 files.
+func (r *Report) Misses(w io.Writer, qs []Question) {
+	for _, mode := range r.Modes {
+		for i, q := range qs {
+			rank := r.Ranks[mode][i]
+			if rank > 0 && rank <= 5 {
+				continue
+			}
+			tag := "MISS"
+			if rank > 0 {
+				tag = fmt.Sprintf("rank %d", rank)
+			}
+			fmt.Fprintf(w, "[%s] %s %s (%s) %s\n   gold: %s\n", mode, tag, q.ID, q.Kind, q.Q, strings.Join(q.GoldFiles, ", "))
+			for j, f := range r.Top[mode][i] {
+				fmt.Fprintf(w, "   %2d. %s\n", j+1, f)
+			}
+		}
+	}
+}

@@ -116,10 +116,10 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 
 // listIndex answers BM25 and KNN from fixed lists.
 type listIndex struct {
-	code, prose, dense []core.Hit
-	knnErr             error
-	knnCalls           int
-	lastFilter         core.Filter
+	code, prose, dense, files []core.Hit
+	knnErr                    error
+	knnCalls                  int
+	lastFilter                core.Filter
 }
 
 func (l *listIndex) BM25(_ context.Context, index, _ string, k int, f core.Filter) ([]core.Hit, error) {
@@ -128,6 +128,10 @@ func (l *listIndex) BM25(_ context.Context, index, _ string, k int, f core.Filte
 		return l.code, nil
 	}
 	return l.prose, nil
+}
+
+func (l *listIndex) FileBM25(_ context.Context, _, _ string, k int, f core.Filter) ([]core.Hit, error) {
+	return l.files, nil
 }
 
 func (l *listIndex) TermDocs(context.Context, []string) (int, map[string]int, error) {

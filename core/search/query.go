@@ -177,3 +177,52 @@ func PathGlob(v string) (string, error) {
 	}
 	return v, nil
 }
+
+// questionWords are words of plain-language questions that say nothing
+// about what is searched for: question words, auxiliaries, pronouns,
+// articles and prepositions. They are dropped from a query that has other
+// words (a quoted phrase keeps them).
+var questionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but if then else so than that this these those there here
+		what where when why how which who whom whose
+		is are was were be been being am do does did doing done have has had having
+		can could would should will shall may might must need needs
+		i me my we us our you your he she it its they them their
+		of to in on at for from by with about into onto over under between through during before after
+		up down out off again further once just also only too very any all some each every both either neither
+		not no nor own same such more most other another
+		get gets got getting make makes made use used uses using
+		s t ll re ve d m`) {
+		questionWords[w] = true
+	}
+}
+
+// ContentText drops the question words of a plain-language query ("Where
+// is unmarshalOrderFromQueue and how does it pick an order's ID?" is
+// searched as "unmarshalOrderFromQueue pick order ID"): unquoted terms
+// that are question words, possessive 's and trailing punctuation. A
+// query of nothing but such words is returned as it is.
+func ContentText(text string) string {
+	var kept []string
+	for _, t := range Terms(text) {
+		if strings.ContainsAny(t, " \t") {
+			kept = append(kept, `"`+t+`"`) // a quoted phrase
+			continue
+		}
+		t = strings.TrimRight(t, "?!.,;:)")
+		t = strings.TrimLeft(t, "(")
+		for _, suf := range []string{"'s", "’s", "'"} {
+			t = strings.TrimSuffix(t, suf)
+		}
+		if t == "" || questionWords[strings.ToLower(t)] {
+			continue
+		}
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return text
+	}
+	return strings.Join(kept, " ")
+}

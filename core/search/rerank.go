@@ -35,6 +35,7 @@ func (BuiltinReranker) Name() string { return "builtin" }
 
 // rerankWeights weigh the builtin reranker's features.
 var rerankWeights = map[string]float64{
+	"exact":     0.30,
 	"symbol":    0.30,
 	"coverage":  0.35,
 	"proximity": 0.15,
@@ -53,7 +54,13 @@ func queryWords(q string) (words []string, idents []string) {
 			words = append(words, w)
 		}
 	}
+	// Identifiers: terms written as code (getUserProfile, CART_ENDPOINT,
+	// http.Get, handle()), not plain words that may name a symbol too.
 	for _, t := range Terms(q) {
+		t = strings.Trim(t, ",;:!?'\"")
+		if !isIdentifier(t) && !strings.ContainsAny(t, "_.()") {
+			continue
+		}
 		if n := normIdent(t); len(n) > 2 {
 			idents = append(idents, n)
 		}
@@ -73,6 +80,20 @@ func normIdent(s string) string {
 	return b.String()
 }
 
+// idfKey carries the inverse document frequencies of the query's words
+// from the engine to the builtin reranker.
+type idfKey struct{}
+
+// WithIDF returns ctx carrying the IDF of query words (see Features).
+func WithIDF(ctx context.Context, idf map[string]float64) context.Context {
+	return context.WithValue(ctx, idfKey{}, idf)
+}
+
+func idfFrom(ctx context.Context) map[string]float64 {
+	m, _ := ctx.Value(idfKey{}).(map[string]float64)
+	return m
+}
+
 // Rerank implements Reranker.
 func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error) {
 	words, idents := queryWords(query)
@@ -81,8 +102,41 @@ func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit
 	if len(words) == 0 {
 		return scores, feats, nil
 	}
+	idf := idfFrom(ctx)
+	phrases := quotedPhrases(query)
+	compounds := compoundTokens(query)
 	for i, h := range hits {
-		f := Features(h.Chunk, words, idents)
+		f := FeaturesIDF(h.Chunk, words, idents, idf)
+		// The query's quoted phrases and compound identifiers
+		// (CART_ENDPOINT, unmarshalOrderFromQueue) found as written, in any
+		// naming convention.
+		if n := len(phrases) + len(compounds); n > 0 {
+			found := 0
+			if len(phrases) > 0 {
+				text := normSpace(h.Chunk.Text)
+				for _, p := range phrases {
+					if strings.Contains(text, p) {
+						found++
+					}
+				}
+			}
+			if len(compounds) > 0 {
+				have := map[string]bool{}
+				codetok.Each(h.Chunk.SymbolName+"\n"+h.Chunk.Text, func(t codetok.Token) {
+					if t.Colocated {
+						have[t.Text] = true
+					}
+				})
+				for _, c := range compounds {
+					if have[c] {
+						found++
+					}
+				}
+			}
+			if found > 0 {
+				f["exact"] = float64(found) / float64(n)
+			}
+		}
 		s := 0.0
 		for k, v := range f {
 			s += rerankWeights[k] * v
@@ -92,9 +146,50 @@ func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit
 	return scores, feats, nil
 }
 
+// compoundTokens are the whole-identifier tokens of the query's compound
+// identifiers (CART_ENDPOINT, unmarshalOrderFromQueue): the colocated
+// token the code tokenizer gives each, which is the same in every naming
+// convention.
+func compoundTokens(q string) []string {
+	var out []string
+	for _, t := range Terms(q) {
+		if strings.ContainsAny(t, " \t") || !isIdentifier(strings.Trim(t, ".,;:!?()'\"")) {
+			continue
+		}
+		codetok.Each(strings.Trim(t, ".,;:!?()'\""), func(tk codetok.Token) {
+			if tk.Colocated {
+				out = append(out, tk.Text)
+			}
+		})
+	}
+	return out
+}
+
+// quotedPhrases are the query's "quoted phrases" of two words or more,
+// lower-cased with single spaces.
+func quotedPhrases(q string) []string {
+	var out []string
+	for _, t := range Terms(q) {
+		if strings.ContainsAny(t, " \t") {
+			out = append(out, normSpace(t))
+		}
+	}
+	return out
+}
+
+func normSpace(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
 // Features computes the builtin reranker's features of chunk c for the
-// query words and identifiers, each in [0, 1].
+// query words and identifiers, each in [0, 1], every word weighing the
+// same.
 func Features(c core.Chunk, words, idents []string) map[string]float64 {
+	return FeaturesIDF(c, words, idents, nil)
+}
+
+// FeaturesIDF is Features with each query word weighed by its inverse
+// document frequency in the index (a word in every chunk says little); a
+// word missing from idf weighs the mean of the others.
+func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) map[string]float64 {
 	f := map[string]float64{}
 	sym := normIdent(c.SymbolName)
 	if i := strings.LastIndexAny(c.SymbolName, ".:/"); i >= 0 {
@@ -108,24 +203,41 @@ func Features(c core.Chunk, words, idents []string) map[string]float64 {
 	symWords := set(codetok.Words(c.SymbolName))
 	pathWords := set(codetok.Words(c.FilePath))
 	sigWords := set(codetok.Words(c.Signature))
-	var inSym, inPath, inSig int
+	weight := func(w string) float64 {
+		if v, ok := idf[w]; ok {
+			return v
+		}
+		if len(idf) == 0 {
+			return 1
+		}
+		sum := 0.0
+		for _, v := range idf {
+			sum += v
+		}
+		return sum / float64(len(idf))
+	}
+	var inSym, inPath, inSig, n float64
 	for _, w := range words {
+		wt := weight(w)
+		n += wt
 		if symWords[w] {
-			inSym++
+			inSym += wt
 		}
 		if pathWords[w] {
-			inPath++
+			inPath += wt
 		}
 		if sigWords[w] {
-			inSig++
+			inSig += wt
 		}
 	}
-	n := float64(len(words))
-	if f["symbol"] == 0 && inSym > 0 {
-		f["symbol"] = 0.5 * float64(inSym) / n
+	if n == 0 {
+		return f
 	}
-	f["path"] = float64(inPath) / n
-	f["signature"] = float64(inSig) / n
+	if f["symbol"] == 0 && inSym > 0 {
+		f["symbol"] = 0.5 * inSym / n
+	}
+	f["path"] = inPath / n
+	f["signature"] = inSig / n
 	// Coverage and proximity over the body's word sequence.
 	want := set(words)
 	pos := map[string][]int{}
@@ -139,13 +251,13 @@ func Features(c core.Chunk, words, idents []string) map[string]float64 {
 		}
 		k++
 	})
-	found := 0
+	found := 0.0
 	for _, w := range words {
 		if len(pos[w]) > 0 || symWords[w] || pathWords[w] {
-			found++
+			found += weight(w)
 		}
 	}
-	f["coverage"] = float64(found) / n
+	f["coverage"] = found / n
 	if len(pos) >= 2 {
 		span := minSpan(pos)
 		f["proximity"] = math.Min(1, float64(len(pos))/float64(span))

@@ -86,6 +86,19 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 			}
 		}
 	}
+	if !e.opts.NoPriors {
+		qw := set(codetok.Words(query))
+		for i, h := range top {
+			if f, why := filePrior(h.Chunk, qw); f != 1 {
+				rel[i] *= f
+				if top[i].Explain.Boost == 0 {
+					top[i].Explain.Boost = 1
+				}
+				top[i].Explain.Boost *= f
+				top[i].Explain.BoostReason = strings.TrimPrefix(top[i].Explain.BoostReason+"; "+why, "; ")
+			}
+		}
+	}
 	if e.opts.PathPriority {
 		for i, h := range top {
 			if f, why := pathPriority(h.Chunk); f != 1 {

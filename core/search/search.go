@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -24,6 +25,10 @@ type Index interface {
 	// TermDocs returns the number of chunks and the number of chunks that
 	// hold each of the given code tokens.
 	TermDocs(ctx context.Context, tokens []string) (int, map[string]int, error)
+	// FileBM25 ranks whole files against an FTS5 expression and returns
+	// each file's chunk that best matches best (an expression for the
+	// "code" index).
+	FileBM25(ctx context.Context, match, best string, k int, f core.Filter) ([]core.Hit, error)
 	// KNN returns the k chunks nearest to v, filters applied.
 	KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error)
 }
@@ -67,6 +72,10 @@ type Options struct {
 	// model, schema, util, client, ... x1.1; test, spec, mock, fixture,
 	// config, stub x0.8. Off by default.
 	PathPriority bool
+	// NoPriors turns off the file priors: tests (unless the query asks
+	// about tests) weigh TestPrior, repository boilerplate and tool
+	// configuration (unless the query names the file) BoilerplatePrior.
+	NoPriors bool
 	// CommonShare: in an index of at least PruneFrom chunks, a query term
 	// found in more than this share of chunks is dropped from a query that
 	// has rarer terms (default 0.1). Such terms rank almost nothing (their
@@ -190,6 +199,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 		}
 		return res, fmt.Errorf("query %q: %w: nothing to search for besides filters", q.Text, core.ErrBadQuery)
 	}
+	parsed.Text = ContentText(parsed.Text)
 	depth := max(e.opts.Depth, k, e.opts.RerankDepth)
 	// The dense list runs next to the BM25 lists: on two cores the query
 	// costs the slower of the two, not their sum.
@@ -216,6 +226,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
 		res.Dropped, res.AllCommon = p.dropped, p.and
+		ctx = WithIDF(ctx, p.idf)
 		for _, index := range []string{"code", "prose"} {
 			match := matchTerms(p.terms, index, p.and)
 			if match == "" {
@@ -237,6 +248,18 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 			lists = append(lists, hits)
 			res.Lists = append(res.Lists, "bm25-"+index)
 		}
+		// Whole files: the evidence a file holds between its chunks.
+		if match := matchTerms(p.terms, "code", p.and); match != "" {
+			hits, err := e.idx.FileBM25(ctx, match, match, depth, f)
+			if err != nil {
+				if denseCh != nil {
+					<-denseCh
+				}
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			}
+			lists = append(lists, hits)
+			res.Lists = append(res.Lists, "bm25-file")
+		}
 	}
 	if denseCh != nil {
 		d := <-denseCh
@@ -250,7 +273,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 			res.Lists = append(res.Lists, "dense")
 		}
 	}
-	hits := dedupe(Fuse(e.opts.RRFK, e.opts.Weights, lists...))
+	fused := Fuse(e.opts.RRFK, e.opts.Weights, lists...)
+	e.spreadFileRanks(fused, lists)
+	hits := dedupe(fused)
 	hits, warn := e.rescore(ctx, parsed.Text, hits, k)
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
@@ -298,6 +323,51 @@ func mergeFilters(a, b core.Filter) core.Filter {
 	a.Path = append(a.Path[:len(a.Path):len(a.Path)], b.Path...)
 	a.NotPath = append(a.NotPath[:len(a.NotPath):len(a.NotPath)], b.NotPath...)
 	return a
+}
+
+// spreadFileRanks gives every fused chunk of a file the file list ranks
+// (the list names one chunk per file: the whole file's evidence counts for
+// each of its chunks) and sorts the hits again.
+func (e *Engine) spreadFileRanks(hits []core.Hit, lists [][]core.Hit) {
+	rank := map[string]core.ListRank{}
+	for _, list := range lists {
+		for _, h := range list {
+			for _, lr := range h.Lists {
+				if lr.List == "bm25-file" && !strings.HasPrefix(string(h.Chunk.Corpus), "CONVO_") {
+					rank[h.Chunk.RepoName+"\x00"+h.Chunk.FilePath] = lr
+				}
+			}
+		}
+	}
+	if len(rank) == 0 {
+		return
+	}
+	w, ok := e.opts.Weights["bm25-file"]
+	if !ok {
+		w = 1
+	}
+	for i := range hits {
+		h := &hits[i]
+		lr, ok := rank[h.Chunk.RepoName+"\x00"+h.Chunk.FilePath]
+		if !ok || strings.HasPrefix(string(h.Chunk.Corpus), "CONVO_") {
+			continue
+		}
+		has := false
+		for _, x := range h.Lists {
+			has = has || x.List == "bm25-file"
+		}
+		if !has {
+			h.Score += w / float64(e.opts.RRFK+lr.Rank)
+			h.Explain.Fused = h.Score
+			h.Lists = append(h.Lists, lr)
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Chunk.ID < hits[j].Chunk.ID
+	})
 }
 
 // dedupe drops a hit whose lines overlap a better hit of the same file
@@ -359,6 +429,8 @@ type queryPlan struct {
 	dropped  []string
 	and      bool
 	estimate int // chunks the query may match, from document frequencies
+	// idf are the inverse document frequencies of the query's words.
+	idf map[string]float64
 }
 
 // plan decides how to search each term. An identifier is looked up by its
@@ -383,6 +455,13 @@ func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
 	total, df, err := e.idx.TermDocs(ctx, all)
 	if err != nil {
 		return qp, err
+	}
+	qp.idf = map[string]float64{}
+	for _, ws := range words {
+		for _, w := range ws {
+			n := float64(df[w])
+			qp.idf[w] = math.Log(1 + (float64(total)-n+0.5)/(n+0.5))
+		}
 	}
 	large := total >= e.opts.PruneFrom
 	limit := int(e.opts.CommonShare * float64(total))
@@ -430,7 +509,7 @@ func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
 		}
 	}
 	if len(qp.terms) == 0 {
-		return queryPlan{terms: common, and: true, estimate: commonEst}, nil
+		return queryPlan{terms: common, and: true, estimate: commonEst, idf: qp.idf}, nil
 	}
 	return qp, nil
 }

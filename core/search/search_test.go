@@ -97,6 +97,11 @@ func (f *fakeIndex) BM25(_ context.Context, index, match string, k int, _ core.F
 	return nil, nil
 }
 
+func (f *fakeIndex) FileBM25(_ context.Context, match, _ string, _ int, _ core.Filter) ([]core.Hit, error) {
+	f.matches = append(f.matches, "files: "+match)
+	return nil, nil
+}
+
 func (f *fakeIndex) KNN(context.Context, []float32, int, core.Filter) ([]core.Hit, error) {
 	return nil, nil
 }

@@ -1,0 +1,72 @@
+package search
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"coderag/core"
+	"coderag/core/codetok"
+)
+
+// Prior factors of files that rarely answer a question about a system:
+// tests answer questions about tests; repository boilerplate (issue and
+// pull request templates, licence, code of conduct, security policy,
+// contribution guide, changelog) and tool configuration (lint, format,
+// editor, git attributes, TypeScript project files, lock files) answer
+// questions about themselves. A query that names such a file, or asks
+// about tests, lifts its prior.
+const (
+	TestPrior        = 0.6
+	BoilerplatePrior = 0.3
+)
+
+var (
+	testDirs = set([]string{"test", "tests", "__tests__", "e2e", "spec", "specs", "cypress", "testdata", "fixtures",
+		"integration-tests", "testing"})
+	testFileRE        = regexp.MustCompile(`(?i)(_test\.[a-z]+|\.test\.[a-z]+|\.spec\.[a-z]+|^test_.*\.py|tests?\.(java|cs|kt)|_spec\.rb)$`)
+	boilerplateNameRE = regexp.MustCompile(`(?i)^(pull_request_template|issue_template|bug_report|feature_request|license|licence|copying|notice|code_of_conduct|security|contributing|changelog|changes|history|authors|codeowners|maintainers)(\.[a-z]+)?$`)
+	toolConfigRE      = regexp.MustCompile(`(?i)^(\.gitattributes|\.gitignore|\.dockerignore|\.editorconfig|\.prettierrc.*|\.prettierignore|\.eslintrc.*|eslint\.config\.[cm]?[jt]s|\.stylelintrc.*|\.markdownlint.*|\.yamllint.*|\.golangci\.ya?ml|\.pre-commit-config\.yaml|tsconfig.*\.json|jsconfig\.json|\.nvmrc|\.npmrc|\.babelrc.*|babel\.config\.[cm]?js|.*\.lock|package-lock\.json|go\.sum|poetry\.lock|copilot-instructions\.md|renovate\.json|dependabot\.ya?ml|\.releaserc.*|checkstyle\.xml)$`)
+	testWords         = set([]string{"test", "tests", "testing", "spec", "specs", "e2e", "unittest", "pytest", "jest", "cypress", "playwright"})
+)
+
+// filePrior is the prior factor of a chunk's file for a query, and why.
+func filePrior(c core.Chunk, queryWords map[string]bool) (float64, string) {
+	if c.FilePath == "" || strings.HasPrefix(string(c.Corpus), "CONVO_") {
+		return 1, ""
+	}
+	base := path.Base(c.FilePath)
+	named := false
+	for _, w := range codetok.Words(base) {
+		if queryWords[w] && len(w) > 2 {
+			named = true
+		}
+	}
+	dir := strings.ToLower(path.Dir(c.FilePath))
+	switch {
+	case (boilerplateNameRE.MatchString(base) || toolConfigRE.MatchString(base) ||
+		strings.Contains(dir, ".github/issue_template")) && !named:
+		return BoilerplatePrior, "repository boilerplate or tool configuration"
+	case isTestPath(c.FilePath):
+		for w := range queryWords {
+			if testWords[w] {
+				return 1, ""
+			}
+		}
+		return TestPrior, "test code"
+	}
+	return 1, ""
+}
+
+// isTestPath reports whether a path holds tests.
+func isTestPath(p string) bool {
+	if testFileRE.MatchString(path.Base(p)) {
+		return true
+	}
+	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+		if testDirs[d] {
+			return true
+		}
+	}
+	return false
+}
