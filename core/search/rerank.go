@@ -238,23 +238,43 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 	}
 	f["path"] = inPath / n
 	f["signature"] = inSig / n
-	// Coverage and proximity over the body's word sequence.
-	want := set(words)
+	// Coverage and proximity over the body's word sequence, words matched
+	// by their stems ("retries" finds retry); a word found only through
+	// a synonym ("database" through postgres) counts half.
+	stemOf := map[string]string{} // query stem -> query word
+	synOf := map[string]string{}  // synonym stem -> query word
+	for _, w := range words {
+		stemOf[stem(w)] = w
+	}
+	for _, w := range words {
+		for _, syn := range synonyms[stem(w)] {
+			if _, own := stemOf[syn]; !own {
+				synOf[syn] = w
+			}
+		}
+	}
 	pos := map[string][]int{}
+	viaSyn := map[string]bool{}
 	k := 0
 	codetok.Each(c.ContextPrefix+"\n"+c.Text, func(t codetok.Token) {
 		if t.Colocated {
 			return
 		}
-		if want[t.Text] {
-			pos[t.Text] = append(pos[t.Text], k)
+		st := stem(t.Text)
+		if w, ok := stemOf[st]; ok {
+			pos[w] = append(pos[w], k)
+		} else if w, ok := synOf[st]; ok {
+			viaSyn[w] = true
 		}
 		k++
 	})
 	found := 0.0
 	for _, w := range words {
-		if len(pos[w]) > 0 || symWords[w] || pathWords[w] {
+		switch {
+		case len(pos[w]) > 0 || symWords[w] || pathWords[w]:
 			found += weight(w)
+		case viaSyn[w]:
+			found += 0.5 * weight(w)
 		}
 	}
 	f["coverage"] = found / n
