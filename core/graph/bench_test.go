@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"coderag/core"
@@ -73,4 +74,55 @@ func BenchmarkBlastRadius(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(len(hops)), "services-reached")
+}
+
+// copies returns the facts of a repository holding n copies of one
+// deployment (overlays, or teams' copies of a template): five services
+// whose workloads read their peers' addresses from the one ConfigMap name
+// every copy defines, a third of the copies pointing one key elsewhere.
+func copies(n int) Input {
+	var in Input
+	svcs := []string{"web", "cart", "payment", "catalog", "shipping"}
+	for c := 0; c < n; c++ {
+		dir := fmt.Sprintf("team%03d/deploy/", c)
+		cm := core.ResourceAt{Repo: "mono", File: dir + "config.yaml", ChunkID: fmt.Sprintf("cm%d", c),
+			Resource: core.Resource{Kind: "ConfigMap", Name: "shop-config", Line: 1, Data: map[string]string{}}}
+		for _, s := range svcs {
+			host := s
+			if s == "payment" && c%3 == 0 {
+				host = "payment-sandbox"
+			}
+			cm.Data[strings.ToUpper(s)+"_URL"] = "http://" + host + ":8080"
+		}
+		in.Resources = append(in.Resources, cm)
+		for _, s := range svcs {
+			dep := core.ResourceAt{Repo: "mono", File: dir + s + ".yaml", ChunkID: fmt.Sprintf("d%d%s", c, s),
+				Resource: core.Resource{Kind: "Deployment", Name: s, Service: s, Line: 1}}
+			for _, t := range svcs {
+				if t != s {
+					dep.Env = append(dep.Env, core.EnvVar{Name: strings.ToUpper(t) + "_URL", ConfigMap: "shop-config", Key: strings.ToUpper(t) + "_URL"})
+				}
+			}
+			in.Resources = append(in.Resources, dep, core.ResourceAt{Repo: "mono", File: dir + s + ".yaml", ChunkID: fmt.Sprintf("s%d%s", c, s),
+				Resource: core.Resource{Kind: "Service", Name: s, Service: s, Line: 20}})
+		}
+	}
+	return in
+}
+
+// BenchmarkBuildCopies builds the graph of a repository with 150 copies
+// of a deployment that shares a ConfigMap name: the variants of a
+// ConfigMap are compared once per ConfigMap and service, not per workload
+// (it took minutes before).
+func BenchmarkBuildCopies(b *testing.B) {
+	in := copies(150)
+	var g *Graph
+	for b.Loop() {
+		g = Build(in)
+	}
+	if len(g.Edges) == 0 {
+		b.Fatal("no edges")
+	}
+	b.ReportMetric(float64(len(g.Services)), "services")
+	b.ReportMetric(float64(len(g.Edges)), "edges")
 }

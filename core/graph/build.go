@@ -85,6 +85,10 @@ type builder struct {
 	// cms are the ConfigMaps by name: every variant (overlays, alternative
 	// deployments) with where it is written.
 	cms map[string][]core.ResourceAt
+	// cmHosts are, per ConfigMap name and variant, the service each
+	// address key names ("" for none); replaced caches replacedVariants.
+	cmHosts  map[string][]map[string]string
+	replaced map[[2]string]map[int]bool
 	// vals are the values each service's environment may give each
 	// variable (collectValues); reads the variables its files read.
 	vals  map[string][]envVal

@@ -42,6 +42,7 @@ type envVal struct {
 func (b *builder) collectValues() {
 	b.vals = map[string][]envVal{}
 	b.reads = map[string]map[string]bool{}
+	b.cmHosts, b.replaced = nil, nil // hosts may name new nodes now
 	// Who loads each ConfigMap, and how many services its values name.
 	loaders := map[string]map[string]bool{}
 	for _, r := range b.in.Resources {
@@ -84,19 +85,29 @@ func (b *builder) collectValues() {
 			b.vals[s] = append(b.vals[s], v)
 		}
 	}
+	// A service's workloads in many copies of a deployment load the
+	// same ConfigMap: its values are gathered once per service and key.
+	loaded := map[[4]string]bool{}
 	cmValues := func(s, cm, only, as string, at Evidence, isShared bool) {
-		for _, v := range b.cms[cm] {
-			if b.replaces(v, cm, s) {
+		if loaded[[4]string{s, cm, only, as}] {
+			return
+		}
+		loaded[[4]string{s, cm, only, as}] = true
+		for vi, v := range b.cms[cm] {
+			if b.replaces(vi, cm, s) {
 				continue
 			}
 			lines := map[string]int{}
 			for _, k := range v.Keys {
 				lines[k.Key] = k.Line
 			}
-			for _, k := range sortedKeys(v.Data) {
-				if only != "" && k != only {
-					continue
-				}
+			keys := []string{only}
+			if only == "" {
+				keys = sortedKeys(v.Data)
+			} else if _, ok := v.Data[only]; !ok {
+				continue
+			}
+			for _, k := range keys {
 				name := k
 				if as != "" {
 					name = as
@@ -217,34 +228,68 @@ func (b *builder) collectValues() {
 	}
 }
 
-// replaces reports whether variant v of ConfigMap cm describes a
+// replaces reports whether variant vi of ConfigMap cm describes a
 // deployment without service s: another variant of it gives one of its
 // keys s's own address, and v points that key elsewhere (an alternative
 // that replaces s with another service). Such a variant gives s nothing.
-func (b *builder) replaces(v core.ResourceAt, cm, s string) bool {
-	if len(b.cms[cm]) < 2 {
-		return false
+func (b *builder) replaces(vi int, cm, s string) bool {
+	return b.replacedVariants(cm, s)[vi]
+}
+
+// replacedVariants returns the indexes of the variants of ConfigMap cm
+// that replace service s's own address (see replaces), computed once per
+// ConfigMap and service: a repository with many copies of a ConfigMap
+// makes the pairwise comparison too slow to repeat per workload.
+func (b *builder) replacedVariants(cm, s string) map[int]bool {
+	vs := b.cms[cm]
+	if len(vs) < 2 {
+		return nil
 	}
-	for k, val := range v.Data {
-		a, ok := addressOf(k, val)
-		if !ok {
-			continue
-		}
-		if n, _, _ := b.lookupHost(a.host); n == s {
-			continue
-		}
-		for _, o := range b.cms[cm] {
-			if o.File == v.File && o.Line == v.Line {
-				continue
-			}
-			if oa, ok := addressOf(k, o.Data[k]); ok {
-				if n, _, _ := b.lookupHost(oa.host); n == s {
-					return true
+	key := [2]string{cm, s}
+	if r, ok := b.replaced[key]; ok {
+		return r
+	}
+	if b.cmHosts == nil {
+		b.cmHosts = map[string][]map[string]string{}
+		b.replaced = map[[2]string]map[int]bool{}
+	}
+	hosts, ok := b.cmHosts[cm]
+	if !ok {
+		hosts = make([]map[string]string, len(vs))
+		for i, v := range vs {
+			hosts[i] = map[string]string{}
+			for k, val := range v.Data {
+				if a, ok := addressOf(k, val); ok {
+					n, _, _ := b.lookupHost(a.host)
+					hosts[i][k] = n
 				}
 			}
 		}
+		b.cmHosts[cm] = hosts
 	}
-	return false
+	// The keys some variant sends to s.
+	toS := map[string]bool{}
+	for _, h := range hosts {
+		for k, n := range h {
+			if n == s {
+				toS[k] = true
+			}
+		}
+	}
+	var out map[int]bool
+	for i, h := range hosts {
+		for k, n := range h {
+			if n != s && toS[k] {
+				if out == nil {
+					out = map[int]bool{}
+				}
+				out[i] = true
+				break
+			}
+		}
+	}
+	b.replaced[key] = out
+	return out
 }
 
 // telemetryWords mark the variables and nodes of tracing, metrics and log
