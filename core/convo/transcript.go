@@ -43,6 +43,39 @@ type Transcript struct {
 	// Warnings are parts that were read in a weaker way (a cue with a
 	// broken timing line keeps its text but loses its time).
 	Warnings []string
+	// Attendees are the people a line "Attendees: A, B and C" (or
+	// Participants:, Present:, Invitees:) names, in a WebVTT NOTE too.
+	Attendees []string
+}
+
+// People returns the speakers and the attendees: the names the scrub gate
+// must know to take them out of this meeting's text.
+func (t *Transcript) People() []string {
+	out := t.Speakers()
+	for _, a := range t.Attendees {
+		out = appendUnique(out, a)
+	}
+	return out
+}
+
+var (
+	// attendeesRE reads a list of people: "Attendees: Ana Lima, Bo Chen and Cy".
+	attendeesRE = regexp.MustCompile(`(?im)^\s*(?:NOTE\s+)?(?:attendees|participants|present|invitees|attending)\s*:\s*(.+)$`)
+	listSepRE   = regexp.MustCompile(`\s*(?:,|;|\band\b|&)\s*`)
+)
+
+// findAttendees reads the people listed after attendee labels in src.
+func findAttendees(src string) []string {
+	var out []string
+	for _, m := range attendeesRE.FindAllStringSubmatch(src, -1) {
+		for _, p := range listSepRE.Split(m[1], -1) {
+			p = strings.TrimSpace(strings.Trim(p, ".*_ "))
+			if p != "" && len(p) < 60 {
+				out = appendUnique(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // Speakers returns the speakers in order of first appearance.
@@ -107,6 +140,7 @@ func ParseTranscript(name string, src []byte) (*Transcript, error) {
 		return nil, err
 	}
 	t.findDate(name, text)
+	t.Attendees = findAttendees(text)
 	return t, nil
 }
 

@@ -289,7 +289,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		case err == nil:
 			raw = convo.TranscriptChunks(t, base, c.opts.Convo)
 			res.warning = strings.Join(t.Warnings, "; ")
-			people = t.Speakers()
+			people = t.People()
 		case errors.Is(err, convo.ErrNotTranscript):
 			// Meeting notes without speaker turns: a document.
 			if f.Language == "markdown" {

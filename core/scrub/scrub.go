@@ -7,19 +7,21 @@
 // within a chunk (<EMAIL_1>, <EMAIL_2>, <AWS_KEY>); the audit records counts
 // and types, never values.
 //
-// Detectors implemented here: private key blocks, AWS access keys and
-// secret keys, GitHub, GitLab, Slack, Stripe and Google API tokens, Slack
-// webhooks, JWTs, passwords in connection strings, secret-looking
-// assignments (password=, API_KEY:, client_secret, ...) including Kubernetes
-// env name/value pairs; personal data: e-mail addresses, phone numbers
-// written with separators, US social security numbers, payment card
-// numbers that pass the Luhn check, IBANs that pass the mod-97 check,
-// medical record and patient numbers, people's names (known from Slack
-// users and transcript speakers, after honorifics, and in "Author:" or
-// "Reviewers:" lists) and, when configured, IP addresses. Known limits: a
-// name the gate was not told about and that follows no honorific or label
-// passes; a secret split across two chunks can escape the single-chunk
-// patterns.
+// Secrets are found by gitleaks' rule set (leaks.go: the credentials of
+// hosted services) and by the syntax that holds them (values.go: values
+// of secret-named keys, connection-string pairs, command-line flags,
+// authorization headers, Kubernetes Secrets, Docker and kube configs),
+// each value replaced whole, its extent taken from the file's syntax; the
+// rules here add private key blocks, cloud and chat tokens, JWTs and the
+// passwords of URLs. Personal data: e-mail addresses, phone numbers that
+// libphonenumber says are valid (phones.go), US social security numbers,
+// payment card numbers of a brand that pass the Luhn check, IBANs that
+// pass the mod-97 check, medical record and patient numbers, people's
+// names (known from Slack users and transcript speakers and attendees,
+// after honorifics, and in "Author:" or "Reviewers:" lists) and, when
+// configured, IP addresses. Known limits: a name the gate was not told
+// about and that follows no honorific or label passes; a secret split
+// across two chunks can escape the single-chunk patterns.
 package scrub
 
 import (
@@ -112,6 +114,9 @@ type Options struct {
 	IPs bool
 	// Names are people whose names are scrubbed as personal data.
 	Names []string
+	// Regions are the countries (ISO 3166 codes: GB, DE) a phone number
+	// written without its country code is read as first.
+	Regions []string
 }
 
 // Gate scrubs chunks. It is safe for concurrent use; the zero value is not
@@ -212,7 +217,7 @@ func findDSNPasswords(text string) [][]int {
 		for u < len(text) && !strings.ContainsRune(":/@'\" \t\r\n", rune(text[u])) {
 			u++
 		}
-		if u == p+3 || u >= len(text) || text[u] != ':' {
+		if u >= len(text) || text[u] != ':' { // redis://:password@host has no user
 			continue
 		}
 		// password: no '@', '/', quotes or spaces; then '@'
@@ -241,7 +246,7 @@ func allLetters(s string) bool {
 // location of a secret rather than the secret (secretName: shop-tls,
 // existingSecret, secret_arn, passwordFile).
 func namesAnObject(key string) bool {
-	k := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(key))
+	k := keySeparators.Replace(strings.ToLower(key))
 	for _, prefix := range []string{"existing", "use", "create", "enable", "generate", "require", "external"} {
 		if strings.HasPrefix(k, prefix) && k != prefix {
 			return true
@@ -299,14 +304,10 @@ func secretRules() []rule {
 		{kind: "SLACK_WEBHOOK", need: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
 		{kind: "STRIPE_KEY", need: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
 		{kind: "GOOGLE_API_KEY", need: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`)},
+		{kind: "TWILIO_SID", need: []string{"AC"}, re: regexp.MustCompile(`\bAC[0-9a-f]{32}\b`)},
 		{kind: "JWT", need: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 		// scheme://user:password@host
-		{kind: "PASSWORD", need: []string{"://"}, find: findDSNPasswords, keep: isReference},
-		// Kubernetes env: - name: DB_PASSWORD \n value: hunter2
-		{kind: "SECRET", need: []string{"value:"}, fold: true, re: regexp.MustCompile(`(?i)name:\s*["']?[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*["']?\s*\n\s*value:\s*["']?([^\s"'#]+)`), group: 1, keep: isReference},
-		// password = "...", API_KEY: ..., "client_secret": "..."; the
-		// keyword may sit inside a longer name (dbPassword, STRIPE_API_KEY).
-		{kind: "SECRET", need: []string{"pass", "pwd", "secret", "apikey", "api_key", "api-key", "access_key", "access-key", "accesskey", "auth_token", "authtoken", "auth-token", "access_token", "accesstoken", "access-token", "private_key", "privatekey", "private-key", "credential"}, fold: true, anchored: true, re: regexp.MustCompile(`(?i)^((?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|credentials?)[a-z0-9_\-]*)["']?\s*(?::=|=>|[:=])\s*(["'\x60]?)([^\s"'\x60,;#)]{6,})`), group: 3, quoteGroup: 2, keyGroup: 1, keyVeto: namesAnObject, keep: isReference},
+		{kind: "PASSWORD", need: []string{"://"}, find: findDSNPasswords, keep: func(v string) bool { return isReference(v) || notASecret(v) }},
 	}
 }
 
@@ -315,11 +316,12 @@ func piiRules() []rule {
 		{kind: "EMAIL", need: []string{"@"}, find: findEmails, keep: func(v string) bool {
 			// noreply-style service addresses and example domains are not personal data
 			l := strings.ToLower(v)
-			return strings.HasSuffix(l, "@example.com") || strings.HasSuffix(l, "@example.org") || strings.HasPrefix(l, "noreply@") || strings.HasPrefix(l, "no-reply@")
+			// nor the user of a git remote (git@github.com:org/repo).
+			return strings.HasSuffix(l, "@example.com") || strings.HasSuffix(l, "@example.org") || strings.HasPrefix(l, "noreply@") ||
+				strings.HasPrefix(l, "no-reply@") || strings.HasPrefix(l, "git@")
 		}},
 		{kind: "SSN", digits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
-		{kind: "CARD", digits: 13, re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`), keep: func(v string) bool { return !luhn(v) }},
-		{kind: "PHONE", digits: 10, re: regexp.MustCompile(`(?:\+\d{1,3}[ .\-]?)?(?:\(\d{3}\)\s?|\b\d{3}[ .\-])\d{3}[ .\-]\d{4}\b`)},
+		{kind: "CARD", find: findCards},
 		{kind: "MRN", need: []string{"mrn", "medical record", "patient"}, fold: true, re: regexp.MustCompile(`(?i)\b(?:mrn|medical record(?: number| no\.?| #)?|patient(?: id| number| no\.?| #)?)\s*[:#]?\s*([A-Z]{0,3}\d{4,12})\b`), group: 1},
 	}
 }
@@ -345,6 +347,65 @@ func isReference(v string) bool {
 	// identifiers and calls in code: readPassword(), cfg.Secret, req.body.token
 	if strings.ContainsAny(v, "().[]") && !strings.ContainsAny(v, "/+=") {
 		return true
+	}
+	return false
+}
+
+// cardRule finds runs of 13 to 19 digits, in groups, that may be a
+// payment card number.
+var cardRule = rule{digits: 13, re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)}
+
+// findCards finds payment card numbers: a brand's prefix and length
+// (Visa, Mastercard, American Express, Diners, Discover, JCB, UnionPay)
+// and the Luhn check, standing alone: not the digits of a decimal
+// fraction, a negative number or an identifier (0.1234567890123456,
+// queryid="-2309322950358119582").
+func findCards(text string) [][]int {
+	var out [][]int
+	for _, m := range cardRule.digitRunMatches(text) {
+		s, e := m[0], m[1]
+		if s > 0 && (isAlnum(text[s-1]) || strings.IndexByte(".-_/:#", text[s-1]) >= 0) {
+			continue
+		}
+		if e < len(text) && (isAlnum(text[e]) || text[e] == '_' || text[e] == '.' && e+1 < len(text) && isAlnum(text[e+1])) {
+			continue
+		}
+		v := text[s:e]
+		if luhn(v) && cardBrand(v) {
+			out = append(out, []int{s, e})
+		}
+	}
+	return out
+}
+
+// cardBrand reports whether the digits of v have the prefix and the
+// length of a card brand's numbers.
+func cardBrand(v string) bool {
+	d := make([]byte, 0, 19)
+	for i := 0; i < len(v); i++ {
+		if v[i] >= '0' && v[i] <= '9' {
+			d = append(d, v[i])
+		}
+	}
+	n := len(d)
+	p := func(k int) int { // the first k digits as a number
+		x := 0
+		for _, c := range d[:k] {
+			x = x*10 + int(c-'0')
+		}
+		return x
+	}
+	switch {
+	case d[0] == '4':
+		return n == 13 || n == 16
+	case p(2) >= 51 && p(2) <= 55, p(4) >= 2221 && p(4) <= 2720:
+		return n == 16
+	case p(2) == 34 || p(2) == 37:
+		return n == 15
+	case p(3) >= 300 && p(3) <= 305, p(2) == 36, p(2) == 38, p(2) == 39:
+		return n == 14 || n == 16
+	case p(4) == 6011, p(2) == 65, p(3) >= 644 && p(3) <= 649, p(2) == 62, p(4) >= 3528 && p(4) <= 3589:
+		return n >= 16 && n <= 19
 	}
 	return false
 }
@@ -382,7 +443,9 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 	if st.Corpus == "" {
 		return CleanChunk{}, fmt.Errorf("scrub %s: unknown corpus type %q", c.SourceURI, c.Corpus)
 	}
-	s := scrubber{g: g, tier: st.Sensitivity, code: c.Corpus == core.CodeLogic, seen: map[string]string{}, count: map[string]int{}}
+	s := scrubber{g: g, tier: st.Sensitivity, code: c.Corpus == core.CodeLogic, syntax: syntaxOf(c.Corpus == core.CodeLogic, c.Language),
+		seen: map[string]string{}, count: map[string]int{},
+		prose: strings.HasPrefix(string(c.Corpus), "DOC_") || strings.HasPrefix(string(c.Corpus), "CONVO_")}
 	if st.Sensitivity != core.Clean {
 		g.people.mu.RLock()
 		s.names = []*nameIndex{g.people.ix}
@@ -401,20 +464,13 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 	c.Author = s.scrub(c.Author)
 	c.SymbolName = s.scrub(c.SymbolName)
 	c.SectionPath = s.scrub(c.SectionPath)
-	// Metadata carries values from the source too (a resource's env).
-	if len(c.Meta) > 0 {
-		m := make(map[string]string, len(c.Meta))
-		for k, v := range c.Meta {
-			m[k] = s.scrub(v)
-		}
-		c.Meta = m
-	}
 	// What code analysis found carries source text too (a DSN literal).
 	if len(c.Calls) > 0 {
 		c.Calls = append([]core.Call(nil), c.Calls...)
 		for i := range c.Calls {
 			cl := &c.Calls[i]
-			cl.Target, cl.Base, cl.Default, cl.Text = s.scrub(cl.Target), s.scrub(cl.Base), s.scrub(cl.Default), s.scrub(cl.Text)
+			cl.Target, cl.Base, cl.Text = s.scrub(cl.Target), s.scrub(cl.Base), s.scrub(cl.Text)
+			cl.Default = s.scrubValue(first(cl.Env, cl.Config, "default"), cl.Default)
 		}
 		c.CallsOut = append([]string(nil), c.CallsOut...)
 		for i := range c.CallsOut {
@@ -425,7 +481,10 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 		c.Bindings = append([]core.Binding(nil), c.Bindings...)
 		for i := range c.Bindings {
 			b := &c.Bindings[i]
-			b.Expr, b.Value, b.Default = s.scrub(b.Expr), s.scrub(b.Value), s.scrub(b.Default)
+			// A default is scrubbed as the value of its variable: a
+			// secret-named variable's default is a secret.
+			b.Expr, b.Value = s.scrub(b.Expr), s.scrubValue(first(b.Field, b.Env, "value"), b.Value)
+			b.Default = s.scrubValue(first(b.Env, b.Field, "default"), b.Default)
 		}
 	}
 	// Resources carry env values and settings (a DSN with a password).
@@ -448,6 +507,16 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 			res[i] = r
 		}
 		c.Resources = res
+	}
+	// Metadata carries values from the source too (a resource's env,
+	// joined in one line): last, so that the values already found with
+	// their keys' context are known.
+	if len(c.Meta) > 0 {
+		m := make(map[string]string, len(c.Meta))
+		for k, v := range c.Meta {
+			m[k] = s.scrubList(v)
+		}
+		c.Meta = m
 	}
 	if s.secrets == 0 && s.entities == 0 {
 		return CleanChunk{c: c}, nil
@@ -472,6 +541,8 @@ type scrubber struct {
 	g        *Gate
 	tier     core.Sensitivity
 	code     bool
+	syntax   syntax            // how the chunk's file writes unquoted values
+	prose    bool              // docs and conversations: sentences tell secrets too
 	seen     map[string]string // value -> placeholder
 	count    map[string]int    // kind -> distinct values
 	secrets  int
@@ -483,6 +554,7 @@ func (s *scrubber) scrub(text string) string {
 	if text == "" {
 		return text
 	}
+	text = s.known(text)
 	lower := asciiLower(text)
 	for _, r := range s.g.secrets {
 		if r.wanted(text, lower) {
@@ -490,6 +562,27 @@ func (s *scrubber) scrub(text string) string {
 				text, lower = t, asciiLower(t)
 			}
 		}
+	}
+	// Secrets by the syntax that holds them, each replaced whole.
+	replace := func(kind string, spans [][]int, kinds []string) {
+		if t := s.secretSpans(text, kind, spans, kinds); t != text {
+			text, lower = t, asciiLower(t)
+		}
+	}
+	replace("SECRET", findBlocks(text, lower), nil)
+	replace("SECRET", findEnvPairs(text), nil)
+	replace("SECRET", findAssigned(text, lower, s.syntax), nil)
+	replace("PASSWORD", findConnPairs(text, lower), nil)
+	replace("SECRET", findQueryParams(text, lower), nil)
+	replace("SECRET", findDefaults(text), nil)
+	replace("SECRET", findCLI(text, lower), nil)
+	replace("TOKEN", findAuthHeaders(text, lower), nil)
+	if s.prose {
+		replace("SECRET", findProse(text, lower), nil)
+	}
+	// The field's rule set for the credentials of hosted services.
+	if spans, kinds := leakSpans(text, lower); len(spans) > 0 {
+		replace("", spans, kinds)
 	}
 	if s.tier == core.Clean {
 		return text
@@ -503,6 +596,7 @@ func (s *scrubber) scrub(text string) string {
 			}
 		}
 		text = s.spans(text, "IBAN", findIBANs(text), nil)
+		text = s.spans(text, "PHONE", findPhones(text, s.g.opts.Regions), nil)
 	}
 	if s.g.opts.IPs {
 		text = s.spans(text, "IP", findIPs(text), nil)
@@ -530,6 +624,32 @@ func (s *scrubber) scrub(text string) string {
 	return text
 }
 
+// known replaces the values the scrubber already replaced elsewhere in
+// the chunk (a secret found in the text, with its key for context, is the
+// same secret in a joined list of env values), longest first.
+func (s *scrubber) known(text string) string {
+	if len(s.seen) == 0 {
+		return text
+	}
+	type kv struct{ value, placeholder string }
+	var list []kv
+	for k, p := range s.seen {
+		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && strings.Contains(text, v) {
+			list = append(list, kv{v, p})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if len(list[i].value) != len(list[j].value) {
+			return len(list[i].value) > len(list[j].value)
+		}
+		return list[i].value < list[j].value
+	})
+	for _, x := range list {
+		text = strings.ReplaceAll(text, x.value, x.placeholder)
+	}
+	return text
+}
+
 // honorifics returns the spans of names after honorifics ("Dr. Smith"):
 // the regexp runs only at the honorifics' words.
 func honorifics(text string) [][]int {
@@ -553,6 +673,25 @@ func honorifics(text string) [][]int {
 	return out
 }
 
+// scrubList scrubs a value of metadata, which may be a list joined with
+// ", " (a resource's env: "DB_USER=shop, DB_PASSWORD=…"): item by item,
+// a NAME=value item as its name's value, so that a secret is replaced
+// and the rest of the list kept.
+func (s *scrubber) scrubList(v string) string {
+	if !strings.Contains(v, ", ") {
+		return s.scrub(v)
+	}
+	items := strings.Split(s.known(v), ", ")
+	for i, it := range items {
+		if name, val, ok := strings.Cut(it, "="); ok && envNameRE.MatchString(name) {
+			items[i] = name + "=" + s.scrubValue(name, val)
+			continue
+		}
+		items[i] = s.scrub(it)
+	}
+	return strings.Join(items, ", ")
+}
+
 // scrubValue scrubs a value that a resource assigns to key: as the text
 // "key: value" would be scrubbed, so that a password assigned to
 // DB_PASSWORD is caught although the value alone looks harmless.
@@ -561,6 +700,10 @@ func (s *scrubber) scrubValue(key, value string) string {
 		return value
 	}
 	line := key + ": " + value
+	// The value is a value, not an expression, whatever the file's syntax.
+	syn := s.syntax
+	s.syntax = synLines
+	defer func() { s.syntax = syn }()
 	out := s.scrub(line)
 	if rest, ok := strings.CutPrefix(out, key+": "); ok {
 		return rest
@@ -568,31 +711,66 @@ func (s *scrubber) scrubValue(key, value string) string {
 	return s.scrub(value)
 }
 
-// spans replaces the given byte ranges of text (sorted, as found) with
-// placeholders of kind. keys, when given, name the value each range
-// stands for (a person found by first name shares the placeholder of the
-// whole name); otherwise the value itself, case-folded, is the key.
+// secretSpans replaces the given byte ranges of text (in any order,
+// overlaps merged) with secret placeholders: kinds[i] names range i's
+// kind, else kind does.
+func (s *scrubber) secretSpans(text, kind string, spans [][]int, kinds []string) string {
+	return replaceSpans(text, spans,
+		func(v string, at int) bool {
+			return strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">") || insidePlaceholder(text, at)
+		},
+		func(i int, v string) string {
+			k := kind
+			if kinds != nil {
+				k = kinds[i]
+			}
+			return s.placeholder(k, v, true)
+		})
+}
+
+// spans replaces the given byte ranges of text with placeholders of kind.
+// keys, when given, name the value each range stands for (a person found
+// by first name shares the placeholder of the whole name); otherwise the
+// value itself, case-folded, is the key.
 func (s *scrubber) spans(text, kind string, spans [][]int, keys []string) string {
+	return replaceSpans(text, spans,
+		func(v string, at int) bool {
+			return strings.HasPrefix(v, "<") || strings.Contains(v, ">") || insidePlaceholder(text, at)
+		},
+		func(i int, v string) string {
+			key := strings.ToLower(strings.Join(strings.Fields(v), " "))
+			if keys != nil {
+				key = keys[i]
+			}
+			return s.placeholder(kind, key, false)
+		})
+}
+
+// replaceSpans replaces the byte ranges of text (in any order; a range
+// overlapping an earlier one is dropped) with what with returns for range
+// i and its value, unless skip says the value at that offset stays.
+func replaceSpans(text string, spans [][]int, skip func(v string, at int) bool, with func(i int, v string) string) string {
 	if len(spans) == 0 {
 		return text
 	}
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	idx := make([]int, len(spans))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return spans[idx[a]][0] < spans[idx[b]][0] })
 	var b strings.Builder
 	last := 0
-	for i, m := range spans {
-		if m[0] < last {
+	for _, i := range idx {
+		m := spans[i]
+		if m[0] < last || m[1] <= m[0] {
 			continue
 		}
 		v := text[m[0]:m[1]]
-		if strings.HasPrefix(v, "<") || strings.Contains(v, ">") || insidePlaceholder(text, m[0]) {
+		if skip(v, m[0]) {
 			continue
 		}
-		key := strings.ToLower(strings.Join(strings.Fields(v), " "))
-		if keys != nil {
-			key = keys[i]
-		}
 		b.WriteString(text[last:m[0]])
-		b.WriteString(s.placeholder(kind, key, false))
+		b.WriteString(with(i, v))
 		last = m[1]
 	}
 	if last == 0 {
@@ -619,6 +797,16 @@ func insidePlaceholder(text string, i int) bool {
 		}
 	}
 	return true
+}
+
+// first returns the first non-empty string.
+func first(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // asciiLower lower-cases ASCII letters only, so that byte offsets in the

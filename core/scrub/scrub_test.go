@@ -39,6 +39,11 @@ func TestCleanSecrets(t *testing.T) {
 		{"ssn in gdoc", core.DocGoogle, "customer SSN 123-45-6789 was logged", "123-45-6789", "<SSN_1>"},
 		{"secret after non-ascii text", core.CodeConfig, "İİİİ note: ÅÄÖ\ndb_password: Zx81-ab_Q92lmN", "Zx81-ab_Q92lmN", "<SECRET>"},
 		{"phone with parens", core.ConvoTranscript, "call (415) 555-0134 now", "555-0134", "<PHONE_1>"},
+		{"jdbc password parameter", core.CodeConfig, "spring.datasource.url=jdbc:postgresql://db:5432/app?user=app&password=Tr1cky-pw", "Tr1cky-pw", "<SECRET>"},
+		{"sas signature", core.DocRunbook, "curl 'https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&sig=q9ZbXfQ2%2BkLmN0pRsT4uVwXyZ1a2B3c4D5e6F7g8H9i%3D'", "q9ZbXfQ2", "<"},
+		{"basic credentials", core.DocRunbook, "curl -H 'Authorization: Basic YWRtaW46czNjcjN0' https://api.internal/health", "YWRtaW46czNjcjN0", "<TOKEN>"},
+		{"curl user password", core.DocRunbook, "curl -sf -u deploy:Qz8-vR2#x https://artifacts.internal/upload", "Qz8-vR2#x", "<SECRET>"},
+		{"docker login password", core.DocRunbook, "docker login -u ci -p Mx7pQ2rT9z registry.internal", "Mx7pQ2rT9z", "<SECRET>"},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -86,6 +91,32 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"helm existing secret", core.CodeDeploy, "auth:\n  existingSecret: shopdb-credentials\n"},
 		{"secret arn", core.CodeDeploy, `db_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:shopdb"`},
 		{"password file", core.CodeConfig, "POSTGRES_PASSWORD_FILE=/run/secrets/pg_password"},
+		// Messages, key names, placeholders, version pins and workflow
+		// keys are not secrets (issue 17's false positives).
+		{"error message", core.CodeLogic, `ModelState.AddModelError(string.Empty, "Invalid username or password");`},
+		{"message assigned", core.CodeLogic, `var msg = "Password must contain at least 8 characters";`},
+		{"key name as value", core.CodeLogic, `public const string AccessToken = "access_token";`},
+		{"key name in python", core.CodeLogic, `REFRESH_TOKEN_KEY = "refresh_token"`},
+		{"version pin", core.CodeConfig, "secretstorage==3.5.0\nkeyring==24.3.0"},
+		{"workflow secrets", core.CodeDeploy, "env:\n  DOCKER_USERNAME: ${{ secrets.DOCKER_USERNAME }}\n  DOCKER_PASSWORD: ${{ secrets.DOCKER_PASSWORD }}\n"},
+		{"token type", core.CodeLogic, `token_type = "Bearer"`},
+		{"comparison", core.CodeLogic, `if password == "" { return errEmpty }`},
+		{"length constant", core.CodeLogic, `const PASSWORD_MIN_LENGTH = 8`},
+		{"flag with description", core.CodeLogic, `password := flag.String("password", "", "database password")`},
+		{"header name", core.CodeLogic, `const apiKeyHeader = "X-Api-Key"`},
+		{"env read in python", core.CodeLogic, `SECRET_KEY = os.environ["SECRET_KEY"]`},
+		{"empty helm value", core.CodeDeploy, "auth:\n  password: \"\"\n  username: shop\n"},
+		{"auth scheme", core.CodeDeploy, "auth: basic\n"},
+		{"bearer in prose", core.DocRunbook, "Send the bearer token from the login response in every request."},
+		{"password prose", core.DocRunbook, "The password is stored in Vault; ask #platform for access."},
+		{"log time", core.ConvoSlack, "I0326 22:57:06.074105  1271 exec.cpp:134] Version: 0.27.0"},
+		{"hash with digits", core.DocRunbook, "error: refs/keep-around/0123456789abcdef0123456789abcdef01234567: invalid sha1 pointer"},
+		{"query ids", core.DocRunbook, "|{queryid=\"-2309322950358119582\"}|0.4111111111111111|\nWHERE queryid IN ('8726813440039762943', '2641605326964226569')"},
+		{"sar header date", core.DocRunbook, "Linux 4.15.0-1047-gcp (patroni-01-db-gprd) \t07/07/2020 \t_x86_64_\t(96 CPU)"},
+		{"example digits", core.DocRunbook, "not the shortened one (`0123456789`)"},
+		{"git remote", core.DocRunbook, "git clone git@gitlab.com:gitlab-com/runbooks.git"},
+		{"id in csv", core.DocRunbook, "queryid 388151056235919956,1190872,1,1,3"},
+		{"pydantic field", core.CodeLogic, `password: str = Field(..., min_length=8)`},
 	}
 	g := New(Options{})
 	for _, tt := range tests {
@@ -101,6 +132,84 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 				t.Errorf("Clean(%q) audit = %+v, want none", tt.in, cc.Audit())
 			}
 		})
+	}
+}
+
+// TestCleanLeavesCommandsAndExpressionsAlone checks what reads as a
+// secret only out of its file's syntax: command-line flags that are no
+// credentials, Terraform expressions, names told in sentences.
+func TestCleanLeavesCommandsAndExpressionsAlone(t *testing.T) {
+	tests := []struct {
+		name, lang string
+		corpus     core.CorpusType
+		in         string
+	}{
+		{"oc login user", "shell", core.DocRunbook, "oc login -u system:admin"},
+		{"docker run port", "markdown", core.DocRunbook, "$ docker run -d --rm -v $(pwd):/profiles:ro -p 5000:5000 flamescope"},
+		{"terraform reference", "hcl", core.CodeDeploy, "  token                  = data.google_client_config.default.access_token\n"},
+		{"terraform for", "hcl", core.CodeDeploy, "  cloud_build_sas  = [for service in local.services : module.pipeline[service].sa]  # service accounts\n"},
+		{"bearer test constant", "java", core.CodeLogic, `private static final String BEARER_TOKEN = "Bearer abc";`},
+		{"upper placeholder", "php", core.CodeLogic, `'secret' => 'S0ME_SECRET',`},
+		{"env prefix of a command", "markdown", core.DocRunbook, "$ OPS_API_TOKEN=secure-token MIGRATION_ENV=gprd-or-gstg ansible-playbook -i production/inventory.txt playbook.yml"},
+		{"secret named in prose", "markdown", core.DocRunbook, "In this example, the secret is `metrics-client-certs` in the namespace `openshift-monitoring`."},
+		{"basic in a title", "markdown", core.DocRunbook, "* [Kubernetes-Agent Basic Troubleshooting](../kas/kubernetes-agent-basic-troubleshooting.md)"},
+		{"bearer in a title", "markdown", core.DocRunbook, "## Bearer Authentication"},
+		{"configmap beside a secret", "yaml", core.CodeDeploy, "kind: ConfigMap\ndata:\n  LISTEN_ADDRESS: \"0.0.0.0\"\n  PARTITION_KEY: \"storeId\"\n---\nkind: Secret\ndata:\n  QUEUE_PASSWORD: \"{{ .Values.queuePassword | b64enc }}\"\n"},
+		{"flag without value", "markdown", core.DocRunbook, "ssh db1 \"psql --password --host=localhost --username=$DB_USER --command 'SELECT 1;'\""},
+		{"token query placeholder", "markdown", core.DocRunbook, "GET /api/v1/runs?token=$CI_JOB_TOKEN&ref=main"},
+	}
+	g := New(Options{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := chunk(tt.corpus, tt.in)
+			c.Language = tt.lang
+			cc, err := g.Clean(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.in, cc.Text()); d != "" {
+				t.Errorf("Clean changed ordinary text (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestCleanSecretData checks that a Kubernetes Secret's credentials are
+// masked and its user, database and address are kept, less the password
+// an address carries.
+func TestCleanSecretData(t *testing.T) {
+	in := `apiVersion: v1
+kind: Secret
+metadata:
+  name: accounts-db-config
+type: Opaque
+stringData:
+  POSTGRES_DB: accounts-db
+  POSTGRES_USER: accounts-admin
+  POSTGRES_PASSWORD: acc0unts-pwd
+  ACCOUNTS_DB_URI: postgresql://accounts-admin:acc0unts-pwd@accounts-db:5432/accounts-db
+  SIGNING_SEED: 7f3a9c2e11
+  JDBC_URL: jdbc:postgresql://ledger-db:5432/ledger?user=ledger&password=l3dger-pw!
+data:
+  DB_HOST: bGVkZ2VyLWRi
+  DB_URL: cG9zdGdyZXM6Ly91OnBAaDo1NDMyL2Q=
+`
+	c := chunk(core.CodeDeploy, in)
+	c.Language = "yaml"
+	cc, err := New(Options{}).Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cc.Text()
+	for _, gone := range []string{"acc0unts-pwd", "7f3a9c2e11", "l3dger-pw!", "cG9zdGdyZXM6Ly91OnBAaDo1NDMyL2Q="} {
+		if strings.Contains(got, gone) {
+			t.Errorf("Clean kept %q:\n%s", gone, got)
+		}
+	}
+	for _, kept := range []string{"POSTGRES_DB: accounts-db", "POSTGRES_USER: accounts-admin", "@accounts-db:5432/accounts-db", "DB_HOST: bGVkZ2VyLWRi", "?user=ledger&password="} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("Clean lost %q:\n%s", kept, got)
+		}
 	}
 }
 
@@ -202,5 +311,30 @@ func TestCleanScrubsCallTargets(t *testing.T) {
 	}
 	if c.Calls[0].Target != "postgres://shop:Sup3rS3cret@db:5432/shop" {
 		t.Error("Clean modified the caller's calls slice")
+	}
+}
+
+// TestCleanMetaLists checks that a list of env values in metadata loses
+// its secrets item by item and keeps the rest.
+func TestCleanMetaLists(t *testing.T) {
+	c := chunk(core.CodeDeploy, "command: [\"--username\", \"username\", \"--password\", \"password\"]\n")
+	c.Language = "yaml"
+	c.Meta = map[string]string{
+		"env":     "QUEUE_PASSWORD=password, QUEUE_NAME=orders, DB_PASSWORD=Xk2-ab9Q, API_VERSION=2025-04-01-preview, ENDPOINT=",
+		"command": "--username username --password password",
+	}
+	cc, err := New(Options{}).Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"env":     "QUEUE_PASSWORD=password, QUEUE_NAME=orders, DB_PASSWORD=<SECRET>, API_VERSION=2025-04-01-preview, ENDPOINT=",
+		"command": "--username username --password password",
+	}
+	if d := cmp.Diff(want, cc.Chunk().Meta); d != "" {
+		t.Errorf("Clean meta (-want +got):\n%s", d)
+	}
+	if a := cc.Audit(); a == nil || a.SecretsFound != 1 {
+		t.Errorf("audit = %+v, want one secret", a)
 	}
 }

@@ -1,0 +1,1062 @@
+package scrub
+
+import (
+	"bytes"
+	"encoding/base64"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// This file finds secrets by the syntax they are written in: a value
+// assigned to a secret-named key (password = "…", API_TOKEN=…, apiKey:
+// …), a pair of a connection string (Password=…;), a command-line flag
+// (curl -u user:pw, mysql -pPW), an HTTP authorization header, the data of
+// a Kubernetes Secret. The value's extent comes from the syntax — the
+// string literal's quotes, the YAML scalar up to a comment, the pair up to
+// its ";" — never from a class of characters, so that a secret holding
+// "#", ";", ",", ")", a space or a backslash is replaced whole.
+
+// secretWords end the names of keys whose values are secrets: dbPassword,
+// API_TOKEN, client-secret, stripeApiKey, SECRET_KEY.
+var secretWords = []string{"password", "passwd", "pwd", "passphrase", "passcode", "secret", "token", "apikey",
+	"credential", "credentials", "auth", "sas", "signature", "privatekey", "accesskey", "secretkey", "accountkey",
+	"sharedaccesskey", "signingkey", "encryptionkey", "masterkey", "clientsecret", "privatekeyid", "pin"}
+
+// keySeparators are dropped from key names before they are compared.
+var keySeparators = strings.NewReplacer("_", "", "-", "", ".", "", " ", "")
+
+// secretKey reports whether a key names a secret: its last words, joined
+// without separators, end in one of secretWords (DB_PASSWORD, apiToken,
+// aws_secret_access_key, private_key_id). A key that names where a secret
+// is kept (secretName, passwordFile, existingSecret) does not.
+func secretKey(key string) bool {
+	k := strings.ToLower(keySeparators.Replace(key))
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	if k != "privatekeyid" && namesAnObject(key) {
+		return false
+	}
+	for _, w := range secretWords {
+		if strings.HasSuffix(k, w) {
+			switch w {
+			case "auth", "pin", "sas", "signature":
+				// Only whole words: "oauth" and "spin" are not.
+				if k != w && !strings.HasSuffix(strings.ToLower(key), "_"+w) && !strings.HasSuffix(strings.ToLower(key), "-"+w) &&
+					!strings.HasSuffix(key, strings.ToUpper(w[:1])+w[1:]) {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	// ...Key of an API, an access or a secret: stripeApiKey, AWS_SECRET_ACCESS_KEY.
+	for _, w := range []string{"apikey", "accesskey", "secretkey", "privatekey", "encryptionkey", "signingkey", "masterkey", "clientkey", "hmackey", "licensekey"} {
+		if strings.Contains(k, w) && strings.HasSuffix(k, "key") {
+			return true
+		}
+	}
+	return false
+}
+
+// passwordKey reports whether a secret-named key names a password, whose
+// value is secret whatever it looks like ("admin" is a weak password, not
+// a word); the values of other secret-named keys (tokens, keys,
+// signatures) are secrets only when they look generated.
+func passwordKey(key string) bool {
+	k := strings.ToLower(key)
+	return containsAny(k, "password", "passwd", "pwd", "passphrase", "passcode")
+}
+
+// secretValue reports whether v, assigned to the secret-named key, is a
+// secret: not a reference, name or message (notASecretLiteral), and, for
+// a key that is no password's, shaped like a credential.
+func secretValue(key, v string, literal bool) bool {
+	// "Bearer abc": the scheme is no part of the credential.
+	if sp := strings.IndexByte(v, ' '); sp > 0 && authScheme(v[:sp]) {
+		v = strings.TrimSpace(v[sp+1:])
+	}
+	if notASecretLiteral(v, literal) {
+		return false
+	}
+	if passwordKey(key) {
+		return true
+	}
+	return generated(v)
+}
+
+// authScheme reports whether w is an HTTP authorization scheme.
+func authScheme(w string) bool {
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "digest", "apikey", "sharedaccesssignature":
+		return true
+	}
+	return false
+}
+
+// generated reports whether a value looks made by a machine: 16
+// characters or more that are not words (a description, a kebab-case
+// name), or 8 or more mixing letters with digits, cases or symbols.
+func generated(v string) bool {
+	if len(v) >= 16 {
+		return !lowerWords(v) && !kebabName(v)
+	}
+	if len(v) < 8 {
+		return false
+	}
+	return mixedOrLong(v) || strings.ContainsAny(v, "!#$%&*+/=?@^_~") && strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0
+}
+
+// keyChar reports whether c may be part of a key name.
+func keyChar(c byte) bool {
+	return isAlnum(c) || c == '_' || c == '-' || c == '.'
+}
+
+// valueExtent returns where the value that starts at i ends: inside
+// matching quotes (backslash escapes skipped; the quotes are not part of
+// the value), else to the end of the line, less a trailing comment
+// (" #", " //") and white space. stopAt, when not empty, also ends an
+// unquoted value (";" for connection-string pairs). ok is false when there
+// is no value.
+func valueExtent(text string, i int, stopAt string) (start, end int, quoted bool) {
+	if i >= len(text) {
+		return i, i, false
+	}
+	switch q := text[i]; q {
+	case '"', '\'', '`':
+		j := i + 1
+		for j < len(text) && text[j] != q {
+			if text[j] == '\\' && q != '\'' {
+				j++
+			}
+			if text[j] == '\n' && q != '`' {
+				return i, i, false // an unterminated literal
+			}
+			j++
+		}
+		if j >= len(text) {
+			return i, i, false
+		}
+		return i + 1, j, true
+	}
+	end = i
+	for end < len(text) && text[end] != '\n' && text[end] != '\r' {
+		if stopAt != "" && strings.IndexByte(stopAt, text[end]) >= 0 {
+			break
+		}
+		if (text[end] == '#' || text[end] == '/' && end+1 < len(text) && text[end+1] == '/') && end > i && (text[end-1] == ' ' || text[end-1] == '\t') {
+			break // a comment after white space
+		}
+		end++
+	}
+	for end > i && (text[end-1] == ' ' || text[end-1] == '\t') {
+		end--
+	}
+	if end > i+1 && text[end-1] == '\\' && (text[end-2] == ' ' || text[end-2] == '\t') {
+		end -= 2 // a shell or Dockerfile line continuation
+		for end > i && (text[end-1] == ' ' || text[end-1] == '\t') {
+			end--
+		}
+	}
+	// A flow collection or a call's closing brackets are not the value's.
+	for end > i && strings.IndexByte("}]),", text[end-1]) >= 0 && !balanced(text[i:end-1], text[end-1]) {
+		end--
+	}
+	return i, end, false
+}
+
+// balanced reports whether s opens the bracket that closer closes (so
+// that closer belongs to s): "f(x)" keeps its ")".
+func balanced(s string, closer byte) bool {
+	open := map[byte]byte{')': '(', ']': '[', '}': '{'}[closer]
+	if open == 0 {
+		return false
+	}
+	return strings.Count(s, string(open)) > strings.Count(s, string(closer))
+}
+
+// notASecret reports whether a value assigned to a secret-named key is
+// not one: a reference to a secret (isReference), a key or field name
+// ("access_token"), a message ("Invalid username or password"), a version
+// pin, a boolean, a short number, a path, a placeholder.
+func notASecret(v string) bool { return notASecretLiteral(v, false) }
+
+// notASecretLiteral is notASecret for a value that is a literal (inside
+// quotes, or a pair of a connection string): there, brackets and dots are
+// characters of the value, not a call or a field of code.
+func notASecretLiteral(v string, literal bool) bool {
+	v = strings.TrimSpace(v)
+	if len(v) < 4 {
+		return true
+	}
+	if literal {
+		if placeholderLike(v) {
+			return true
+		}
+	} else if isReference(v) {
+		return true
+	}
+	if upperPlaceholder(v) {
+		return true
+	}
+	l := strings.ToLower(v)
+	switch l {
+	case "true", "false", "yes", "no", "null", "none", "nil", "required", "optional", "disabled", "enabled", "string", "password",
+		"secret", "token", "bearer", "basic", "oauth", "oauth2", "jwt", "sha256", "hmac", "plain", "plaintext", "default",
+		"read", "write", "empty", "dummy", "test", "sample", "unset", "off", "on", "allow", "deny", "username", "user", "pass":
+		return true
+	}
+	if !literal {
+		// An expression of a configuration language: a list or a call,
+		// a reference to another value (data.x.token, var.db_password).
+		if strings.IndexByte("[({", v[0]) >= 0 || dottedRefRE.MatchString(v) {
+			return true
+		}
+	}
+	// The bare name of a key or field (access_token, api-key), or of a
+	// secret word.
+	if keyNameRE.MatchString(v) {
+		bare := keySeparators.Replace(l)
+		for _, w := range secretWords {
+			if bare == w || bare == "access"+w || bare == "refresh"+w || bare == "id"+w || bare == "client"+w || bare == "api"+w {
+				return true
+			}
+		}
+	}
+	// A message: three words or more, two of them common English.
+	if words := strings.Fields(v); len(words) >= 3 {
+		common := 0
+		for _, w := range words {
+			if commonWords[strings.ToLower(strings.Trim(w, ".,:;!?'\""))] {
+				common++
+			}
+		}
+		if common >= 2 {
+			return true
+		}
+	}
+	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " ") && strings.Count(v, "/") >= 2 {
+		return true // a path
+	}
+	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+		return !strings.Contains(v, "@") // an address, unless it carries a user
+	}
+	return false
+}
+
+// placeholderLike reports whether a literal stands for a value instead of
+// being one: ${VAR}, {{ .Values.x }}, <placeholder>, %s, *** and the
+// placeholders of documentation (changeme, your-password, xxx).
+func placeholderLike(v string) bool {
+	switch v[0] {
+	case '$', '{', '<', '%', '*':
+		return true
+	}
+	l := strings.ToLower(v)
+	for _, p := range []string{"changeme", "change-me", "change_me", "placeholder", "your_", "your-", "xxx", "redacted", "example", "dummy", "todo"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// dottedRefRE is a reference by path: var.db_password, data.x.access_token.
+var dottedRefRE = regexp.MustCompile(`^[a-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-\[\]"']+){1,}$`)
+
+var keyNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)*$`)
+
+// commonWords are words of messages, not of secrets.
+var commonWords = set("a an the and or of to in on for with is are was be not no your you please enter invalid incorrect wrong " +
+	"username user password must required missing failed expired match matches does do did cannot can't could should will " +
+	"this that it its at by from as too short long least characters character contain contains only letters digits numbers")
+
+func set(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// assignments finds keys and their separators on the lines of text with
+// one of secretHints: "key": , key: , KEY=, key =, key :=, key =>, key ?=,
+// key ==. Each is [start, value start, key start, key end, separator
+// start, separator end]; the key starts with a letter or "_" after the
+// start of a line, white space, a bracket, "," or ";" (and a quote).
+func assignments(text, lower string) [][]int {
+	var out [][]int
+	for _, l := range hintedLines(text, lower, secretHints...) {
+		ls, le := l[0], l[1]
+		for i := ls; i < le; i++ {
+			c := text[i]
+			if c != '=' && c != ':' {
+				continue
+			}
+			ss, se := i, i+1
+			switch {
+			case c == ':' && i+1 < le && text[i+1] == '=', c == '=' && i+1 < le && (text[i+1] == '>' || text[i+1] == '='):
+				se = i + 2
+			case c == '=' && i > ls && text[i-1] == '?':
+				ss = i - 1
+			case c == '=' && i > ls && strings.IndexByte("=!<>:", text[i-1]) >= 0:
+				continue // the end of another operator
+			}
+			k := ss
+			for k > ls && (text[k-1] == ' ' || text[k-1] == '\t') {
+				k--
+			}
+			if k > ls && (text[k-1] == '"' || text[k-1] == '\'') {
+				k--
+			}
+			ke := k
+			for k > ls && keyChar(text[k-1]) {
+				k--
+			}
+			ks := k
+			if ke-ks < 2 || ke-ks > 64 || !(isAlpha(text[ks]) || text[ks] == '_') {
+				i = se - 1
+				continue
+			}
+			b := ks
+			if b > ls && (text[b-1] == '"' || text[b-1] == '\'') {
+				b--
+			}
+			if b > ls && strings.IndexByte(" \t\r\n{(,;[", text[b-1]) < 0 {
+				i = se - 1
+				continue
+			}
+			v := se
+			for v < le && (text[v] == ' ' || text[v] == '\t') {
+				v++
+			}
+			out = append(out, []int{b, v, ks, ke, ss, se})
+			i = se - 1
+		}
+	}
+	return out
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// secretHints are what every secret-named key holds, lower-cased: the
+// finder runs its regexp only near them.
+var secretHints = []string{"pass", "pwd", "secret", "token", "key", "credential", "auth", "sas", "signature", "pin"}
+
+// hintedLines returns the [start, end) of the lines of text holding one
+// of hints (lower-case, looked for in lower: text lower-cased by
+// asciiLower), a line continued with a trailing backslash running on into
+// the next: the finders run their regexps only there.
+func hintedLines(text, lower string, hints ...string) [][2]int {
+	return hintedLinesWhere(text, lower, nil, hints...)
+}
+
+// hintedLinesWhere is hintedLines for the hints at [start, end) where
+// where, when not nil, says yes.
+func hintedLinesWhere(text, lower string, where func(start, end int) bool, hints ...string) [][2]int {
+	var starts []int
+	for _, h := range hints {
+		for off := 0; ; {
+			i := strings.Index(lower[off:], h)
+			if i < 0 {
+				break
+			}
+			p := off + i
+			off = p + len(h)
+			if where != nil && !where(p, p+len(h)) {
+				continue
+			}
+			starts = append(starts, strings.LastIndexByte(text[:p], '\n')+1)
+		}
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	sort.Ints(starts)
+	var out [][2]int
+	for _, st := range starts {
+		if len(out) > 0 && st < out[len(out)-1][1] {
+			continue
+		}
+		e := st
+		for {
+			nl := strings.IndexByte(text[e:], '\n')
+			if nl < 0 {
+				e = len(text)
+				break
+			}
+			e += nl
+			if line := strings.TrimRight(text[st:e], "\r \t"); strings.HasSuffix(line, "\\") && e+1 < len(text) {
+				e++
+				continue
+			}
+			break
+		}
+		if len(out) > 0 && st <= out[len(out)-1][1] {
+			out[len(out)-1][1] = e
+			continue
+		}
+		out = append(out, [2]int{st, e})
+	}
+	return out
+}
+
+// wordStart says yes to hints at the start of a word of lower.
+func wordStart(lower string) func(start, end int) bool {
+	return func(start, _ int) bool { return start == 0 || !isAlnum(lower[start-1]) && lower[start-1] != '_' }
+}
+
+// findIn runs re on the lines of text holding one of hints and returns
+// its submatch indexes in text.
+func findIn(re *regexp.Regexp, text, lower string, hints ...string) [][]int {
+	return findInWhere(re, text, lower, nil, hints...)
+}
+
+// findInWhere is findIn for the hints where says yes to.
+func findInWhere(re *regexp.Regexp, text, lower string, where func(start, end int) bool, hints ...string) [][]int {
+	var out [][]int
+	for _, l := range hintedLinesWhere(text, lower, where, hints...) {
+		for _, m := range re.FindAllStringSubmatchIndex(text[l[0]:l[1]], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += l[0]
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// syntax is how a file writes an unquoted value.
+type syntax int
+
+const (
+	// synLines: an unquoted value runs to the end of its line (.properties,
+	// .env, YAML, INI, Makefiles).
+	synLines syntax = iota
+	// synWords: KEY=value ends at white space (shell, Dockerfiles, the
+	// commands of documents and conversations).
+	synWords
+	// synExpr: only literals are values; an unquoted value is code
+	// (source code, Terraform).
+	synExpr
+)
+
+// syntaxOf returns the syntax of a chunk's text from its language.
+func syntaxOf(code bool, lang string) syntax {
+	if code {
+		return synExpr
+	}
+	switch lang {
+	case "hcl", "terraform":
+		return synExpr
+	case "dotenv", "properties", "ini", "yaml", "makefile", "toml", "conf", "json", "xml":
+		return synLines
+	}
+	return synWords
+}
+
+// findAssigned finds the values assigned to secret-named keys. Where
+// values are expressions only literals count: password = readPassword()
+// is code.
+func findAssigned(text, lower string, syn syntax) [][]int {
+	var out [][]int
+	for _, m := range assignments(text, lower) {
+		key := text[m[2]:m[3]]
+		sep := text[m[4]:m[5]]
+		if sep == "==" {
+			continue // a comparison, or a version pin (secretstorage==3.5.0)
+		}
+		if sep == ":" && m[5] < len(text) && text[m[5]] != ' ' && text[m[5]] != '\t' && text[m[5]] != '\n' &&
+			text[m[5]] != '\r' && text[m[5]] != '"' && text[m[5]] != '\'' {
+			continue // a: with no space after is no mapping (an ARN, a URL, a time)
+		}
+		if !secretKey(key) {
+			continue
+		}
+		s, e, quoted := valueExtent(text, m[1], "")
+		if e <= s {
+			continue
+		}
+		if syn == synExpr && !quoted {
+			// An expression: its literal default, if any
+			// (process.env.SESSION_SECRET ?? "…", getenv("X", "…")).
+			if ls, le, ok := literalDefault(text[s:e]); ok && secretValue(key, text[s+ls:s+le], true) {
+				out = append(out, []int{s + ls, s + le})
+			}
+			continue
+		}
+		if syn == synWords && !quoted && sep == "=" && m[1] == m[5] && text[m[4]-1] != ' ' {
+			// KEY=value on a command line: the value is one word.
+			if w := strings.IndexAny(text[s:e], " \t"); w > 0 {
+				e = s + w
+			}
+		}
+		v := text[s:e]
+		// Outside code an unquoted value is a literal too (.properties,
+		// .env, YAML): its brackets and dots are characters.
+		if !secretValue(key, v, quoted || syn != synExpr) {
+			continue
+		}
+		if !quoted && sep == ":" && (v == "|" || v == ">" || v == "|-" || v == ">-") {
+			continue // a YAML block scalar: its lines are the value (see findBlocks)
+		}
+		out = append(out, []int{s, e})
+	}
+	return out
+}
+
+// literalDefault finds, in an expression assigned to a secret-named key,
+// a string literal that is its value when something else is unset: after
+// ??, ||, "or", ?:, or as a later argument of a call whose first is an
+// environment variable's name. It returns the literal's extent.
+func literalDefault(expr string) (int, int, bool) {
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		if c != '"' && c != '\'' && c != '`' {
+			continue
+		}
+		s, e, quoted := valueExtent(expr, i, "")
+		if !quoted {
+			return 0, 0, false
+		}
+		v := expr[s:e]
+		before := strings.TrimSpace(expr[:i])
+		defaulted := strings.HasSuffix(before, "??") || strings.HasSuffix(before, "||") || strings.HasSuffix(before, " or") ||
+			strings.HasSuffix(before, "?:") || strings.HasSuffix(before, ",")
+		if defaulted && !envNameRE.MatchString(v) && !notASecretLiteral(v, true) && !lowerWords(v) {
+			return s, e, true
+		}
+		i = e
+	}
+	return 0, 0, false
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
+
+// kebabRE is a name of lower-case words: metrics-client-certs,
+// session_cookie.name.
+var kebabRE = regexp.MustCompile(`^[a-z]+(?:[-_.][a-z]+)+$`)
+
+// kebabName reports whether v is a name of lower-case words.
+func kebabName(v string) bool { return kebabRE.MatchString(v) }
+
+// upperPlaceholder reports whether v is an upper-case name that says what
+// belongs there (S0ME_SECRET, YOUR_API_TOKEN, CHANGE_ME): a placeholder.
+func upperPlaceholder(v string) bool {
+	if !upperSnakeRE.MatchString(v) {
+		return false
+	}
+	norm := leetDigits.Replace(v)
+	for _, part := range strings.Split(norm, "_") {
+		switch part {
+		case "SECRET", "PASSWORD", "PASS", "PASSWD", "TOKEN", "KEY", "APIKEY", "CHANGE", "CHANGEME", "REPLACE", "YOUR", "SOME",
+			"MY", "DUMMY", "FAKE", "TEST", "EXAMPLE", "SAMPLE", "PLACEHOLDER", "HERE", "VALUE", "INSERT", "ENTER", "TODO":
+			return true
+		}
+	}
+	return false
+}
+
+var leetDigits = strings.NewReplacer("0", "O", "1", "I", "3", "E", "4", "A", "5", "S")
+
+var upperSnakeRE = regexp.MustCompile(`^[A-Z0-9]+(?:_[A-Z0-9]+)+$`)
+
+// lowerWords reports whether v is words of lower-case letters separated
+// by spaces: a description ("database password"), not a secret.
+func lowerWords(v string) bool {
+	if !strings.Contains(v, " ") {
+		return false
+	}
+	for _, w := range strings.Fields(v) {
+		for i := 0; i < len(w); i++ {
+			if w[i] < 'a' || w[i] > 'z' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// connPairRE finds a connection string's secret pairs: Password=,
+// Pwd=, AccountKey=, SharedAccessKey=, SharedAccessSignature=, sig=.
+var connPairRE = regexp.MustCompile(`(?i)(?:^|[;"'\s])(password|pwd|accountkey|sharedaccesskey|sharedaccesssignature|sig|clientsecret|client_secret|sastoken)\s*=\s*`)
+
+var (
+	pairAfterRE  = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z ]*=`)
+	pairBeforeRE = regexp.MustCompile(`[A-Za-z][A-Za-z ]*=[^;=]*$`)
+)
+
+// libpqPairRE finds the password of a keyword/value connection string
+// (libpq, MySQL DSNs): "dbname=web user=web password=… host=db".
+var libpqPairRE = regexp.MustCompile(`(?i)\b[a-z_]+=[^\s'";=]+\s+(?:[a-z_]+=[^\s'";=]+\s+)*(?:password|passwd|pwd)=`)
+
+// findConnPairs finds the values of connection-string secret pairs, each
+// up to its ";" or the end of the literal or line; in a keyword/value
+// string, up to the next space.
+func findConnPairs(text, lower string) [][]int {
+	var out [][]int
+	for _, m := range findIn(libpqPairRE, text, lower, "password=", "passwd=", "pwd=") {
+		s, e, quoted := valueExtent(text, m[1], "")
+		if !quoted {
+			e = s
+			for e < len(text) && !strings.ContainsRune(" \t\r\n'\"`", rune(text[e])) {
+				e++
+			}
+		}
+		if e-s >= 3 && !notASecretLiteral(text[s:e], true) {
+			out = append(out, []int{s, e})
+		}
+	}
+	equals := func(_, end int) bool { // the key is followed by "="
+		for end < len(lower) && (lower[end] == ' ' || lower[end] == '\t' || lower[end] >= 'a' && lower[end] <= 'z') {
+			end++
+		}
+		return end < len(lower) && lower[end] == '='
+	}
+	for _, m := range findInWhere(connPairRE, text, lower, equals, "password", "pwd", "accountkey", "sharedaccess", "sig", "clientsecret", "client_secret", "sastoken") {
+		// A pair of a connection string: after a ";", or followed by one.
+		afterSemi := m[0] < len(text) && text[m[0]] == ';'
+		s, e, quoted := valueExtent(text, m[1], ";")
+		if quoted {
+			// Password='a;b' inside a connection string: the quotes belong
+			// to the pair.
+		} else {
+			// Inside a code literal: the value ends at the literal's quote.
+			for i := s; i < e; i++ {
+				if text[i] == '"' || text[i] == '\'' || text[i] == '`' {
+					e = i
+					break
+				}
+			}
+		}
+		// ...and the ";" joins pairs: key=value on its other side.
+		next := e
+		if quoted {
+			next = e + 1
+		}
+		beforeSemi := next < len(text) && text[next] == ';' && (pairAfterRE.MatchString(text[next+1:min(len(text), next+64)]) ||
+			next+1 >= len(text) || strings.IndexByte("\"'`\n", text[next+1]) >= 0)
+		if afterSemi && !pairBeforeRE.MatchString(text[max(0, m[0]-64):m[0]]) {
+			afterSemi = false
+		}
+		if !afterSemi && !beforeSemi {
+			continue
+		}
+		if e-s >= 3 && !notASecretLiteral(text[s:e], true) {
+			out = append(out, []int{s, e})
+		}
+	}
+	return out
+}
+
+var (
+	// curl -u user:pw, --user user:pw, sshpass -p pw, docker login -p pw,
+	// --password pw, --password=pw, mysql -pPW (attached), mysqladmin -pPW.
+	cliUserRE = regexp.MustCompile(`(?:^|\s)(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"]+)`)
+	cliPassRE = regexp.MustCompile(`(?:^|\s)--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)(?:[ =]|,[ \t]*)(['"]?)([^\s'",]+)`)
+	// ["redis-server", "--requirepass", "…"]: a flag and its value as
+	// items of a list.
+	cliListRE   = regexp.MustCompile(`["']--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)["']\s*,\s*(["'])`)
+	cliShortPRE = regexp.MustCompile(`(?:^|\s)(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"]+)`)
+	mysqlPRE    = regexp.MustCompile(`(?:^|\s)(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"-][^\s'"]*)`)
+	authHdrRE   = regexp.MustCompile(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
+	proseRE     = regexp.MustCompile(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+)
+
+// findCLI finds secrets on command lines: curl's user:password, password
+// and token flags, mysql's -pPASSWORD, docker login -p.
+func findCLI(text, lower string) [][]int {
+	var out [][]int
+	for _, m := range findIn(cliUserRE, text, lower, "curl", "wget", "http ", "https ", "xh ") {
+		if !isReference(text[m[2]:m[3]]) {
+			out = append(out, []int{m[2], m[3]})
+		}
+	}
+	flag := func(start, _ int) bool { // in a flag: -x-password, --token
+		for start > 0 && (lower[start-1] >= 'a' && lower[start-1] <= 'z' || lower[start-1] == '-') {
+			start--
+			if lower[start] == '-' && (start == 0 || !isAlnum(lower[start-1]) && lower[start-1] != '-' && lower[start-1] != '_') {
+				return true
+			}
+		}
+		return false
+	}
+	flagged := findInWhere(cliPassRE, text, lower, flag, "pass", "token", "api-key", "apikey", "secret")
+	flagged = append(flagged, findIn(cliShortPRE, text, lower, "login", "sshpass")...)
+	{
+		for _, m := range flagged {
+			s, e := m[4], m[5]
+			if m[3] > m[2] { // quoted: to the closing quote
+				if qs, qe, ok := valueExtent(text, m[2], ""); ok {
+					s, e = qs, qe
+				}
+			}
+			// psql --password --host=db: a flag without a value.
+			if !strings.HasPrefix(text[s:e], "-") && !notASecret(text[s:e]) {
+				out = append(out, []int{s, e})
+			}
+		}
+	}
+	for _, m := range findInWhere(cliListRE, text, lower, flag, "pass", "token", "api-key", "apikey", "secret") {
+		if s, e, ok := valueExtent(text, m[2], ""); ok && !notASecretLiteral(text[s:e], true) {
+			out = append(out, []int{s, e})
+		}
+	}
+	for _, m := range findIn(mysqlPRE, text, lower, "mysql", "mariadb") {
+		if !isReference(text[m[2]:m[3]]) {
+			out = append(out, []int{m[2], m[3]})
+		}
+	}
+	return out
+}
+
+// queryParamRE finds a URL's query parameter: ?password=…&sig=….
+var queryParamRE = regexp.MustCompile(`[?&]([A-Za-z_][A-Za-z0-9_\-]{1,40})=([^&#\s'"<>\x60]+)`)
+
+// findQueryParams finds the values of secret-named query parameters of
+// URLs: jdbc:postgresql://db/app?user=app&password=…, a SAS URL's sig=.
+func findQueryParams(text, lower string) [][]int {
+	if !strings.Contains(text, "=") || !strings.ContainsAny(text, "?&") {
+		return nil
+	}
+	var out [][]int
+	for _, m := range findIn(queryParamRE, text, lower, append([]string{"sig"}, secretHints...)...) {
+		key, v := text[m[2]:m[3]], text[m[4]:m[5]]
+		if (secretKey(key) || strings.EqualFold(key, "sig")) && secretValue(key, v, true) {
+			out = append(out, []int{m[4], m[5]})
+		}
+	}
+	return out
+}
+
+// findAuthHeaders finds the credentials of HTTP authorization headers and
+// bearer tokens: Authorization: Basic dXNlcjpwYXNz, Bearer abc.def.
+func findAuthHeaders(text, lower string) [][]int {
+	var out [][]int
+	for _, m := range findInWhere(authHdrRE, text, lower, wordStart(lower), "bearer", "basic", "token") {
+		kind := strings.ToLower(text[m[2]:m[3]])
+		v := text[m[4]:m[5]]
+		if kind == "token" && !strings.Contains(strings.ToLower(text[max(0, m[0]-20):m[2]]), "authorization") {
+			continue // "token" alone is a word
+		}
+		if notASecret(v) || !credentialLike(kind, v) {
+			continue
+		}
+		out = append(out, []int{m[4], m[5]})
+	}
+	return out
+}
+
+// credentialLike reports whether v, after an authorization scheme, is a
+// credential and not a word ("Basic Troubleshooting", "Bearer
+// Authentication"): Basic credentials are base64 of user:password;
+// tokens mix letters with digits, or are long.
+func credentialLike(scheme, v string) bool {
+	if scheme == "basic" {
+		if b, err := base64.StdEncoding.DecodeString(v); err == nil && bytes.IndexByte(b, ':') > 0 {
+			return true
+		}
+	}
+	if len(v) >= 32 {
+		return true
+	}
+	var letter, digit bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		letter = letter || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return letter && digit
+}
+
+// mixedOrLong reports whether a token looks generated: digits and
+// letters, or mixed case, or 20 characters or more.
+func mixedOrLong(v string) bool {
+	if len(v) >= 20 {
+		return true
+	}
+	var lower, upper, digit bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		lower = lower || c >= 'a' && c <= 'z'
+		upper = upper || c >= 'A' && c <= 'Z'
+		digit = digit || c >= '0' && c <= '9'
+	}
+	return digit && (lower || upper) || lower && upper
+}
+
+// findProse finds secrets told in sentences: "the password is X".
+func findProse(text, lower string) [][]int {
+	var out [][]int
+	for _, m := range findInWhere(proseRE, text, lower, wordStart(lower), "pass", "pin", "secret", "token", "api key", "access key", "private key") {
+		v := strings.TrimRight(text[m[4]:m[5]], ".,;:!?)")
+		if notASecret(v) || !mixedOrLong(v) && !strings.ContainsAny(v, "!#$%&*+-=@^_~") {
+			continue
+		}
+		// A password is secret whatever it looks like; a secret or a
+		// token told in a sentence must look generated (the secret is
+		// `metrics-client-certs` names a Kubernetes Secret).
+		if !passwordKey(text[m[2]:m[3]]) && strings.ToLower(text[m[2]:m[3]]) != "pin" && (!generated(v) || kebabName(v)) {
+			continue
+		}
+		out = append(out, []int{m[4], m[4] + len(v)})
+	}
+	return out
+}
+
+// springDefaultRE finds a Spring placeholder with a default:
+// ${mail.password:hunter2}.
+var springDefaultRE = regexp.MustCompile(`\$\{([A-Za-z0-9_.\-]+):([^}\s]+)\}`)
+
+// csPropRE finds a C# auto-property with an initializer:
+// public string RedisPassword { get; set; } = "…";
+var csPropRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\{\s*get;[^}]*\}\s*=\s*`)
+
+// findDefaults finds secrets given as defaults and initializers: the
+// default of a Spring placeholder for a secret-named property, the
+// initializer of a secret-named C# property.
+func findDefaults(text string) [][]int {
+	var out [][]int
+	if !strings.Contains(text, "${") && !strings.Contains(text, "get;") {
+		return nil
+	}
+	for _, m := range springDefaultRE.FindAllStringSubmatchIndex(text, -1) {
+		if secretKey(text[m[2]:m[3]]) && secretValue(text[m[2]:m[3]], text[m[4]:m[5]], true) {
+			out = append(out, []int{m[4], m[5]})
+		}
+	}
+	for _, m := range csPropRE.FindAllStringSubmatchIndex(text, -1) {
+		if !secretKey(text[m[2]:m[3]]) {
+			continue
+		}
+		if s, e, quoted := valueExtent(text, m[1], ""); quoted && secretValue(text[m[2]:m[3]], text[s:e], true) {
+			out = append(out, []int{s, e})
+		}
+	}
+	return out
+}
+
+// kindSecretRE finds a Kubernetes Secret document.
+var kindSecretRE = regexp.MustCompile(`(?m)^kind:\s*["']?Secret["']?\s*$`)
+
+// findBlocks finds the values of blocks whose every value is a secret:
+// the data and stringData of a Kubernetes Secret, .dockerconfigjson, a
+// Docker config's auths, a kubeconfig's user credentials, the block
+// scalar under a secret-named YAML key, and the default of a Terraform
+// variable with a secret-named name.
+func findBlocks(text, lower string) [][]int {
+	var out [][]int
+	if strings.Contains(text, "Secret") || blockScalar(text) {
+		out = findYAMLBlocks(text)
+	}
+	// "auth": "dXNlcjpwYXNz" in a Docker config; .dockerconfigjson: eyJ…
+	for _, m := range findIn(dockerAuthRE, text, lower, "auth", ".docker", "identitytoken", "-data") {
+		if !identifierLike(text[m[2]:m[3]]) {
+			out = append(out, []int{m[2], m[3]})
+		}
+	}
+	// variable "db_password" { default = "…" }
+	if !strings.Contains(text, "variable") {
+		return out
+	}
+	for _, m := range tfVarRE.FindAllStringSubmatchIndex(text, -1) {
+		if !secretKey(text[m[2]:m[3]]) {
+			continue
+		}
+		body := text[m[1]:]
+		if end := strings.Index(body, "\n}"); end >= 0 {
+			body = body[:end]
+		}
+		if d := tfDefaultRE.FindStringSubmatchIndex(body); d != nil {
+			s, e, _ := valueExtent(body, d[1], "")
+			if e > s && secretValue(text[m[2]:m[3]], body[s:e], true) {
+				out = append(out, []int{m[1] + s, m[1] + e})
+			}
+		}
+	}
+	return out
+}
+
+// blockScalar reports whether text may hold a YAML block scalar (key: |).
+func blockScalar(text string) bool {
+	return strings.Contains(text, ": |") || strings.Contains(text, ": >") || strings.Contains(text, ":|") || strings.Contains(text, ":>")
+}
+
+// findYAMLBlocks finds the values of a Kubernetes Secret's data and
+// stringData and the lines of block scalars under secret-named keys.
+func findYAMLBlocks(text string) [][]int {
+	var out [][]int
+	lines := strings.SplitAfter(text, "\n")
+	offs := make([]int, len(lines))
+	for i, off := 0, 0; i < len(lines); i++ {
+		offs[i] = off
+		off += len(lines[i])
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	// The YAML document each line is in, and whether it is a Secret.
+	doc := make([]int, len(lines))
+	var secretDocs []bool
+	start := 0
+	for i := 0; i <= len(lines); i++ {
+		if i == len(lines) || strings.HasPrefix(lines[i], "---") {
+			end := len(text)
+			if i < len(lines) {
+				end = offs[i]
+			}
+			secretDocs = append(secretDocs, kindSecretRE.MatchString(text[offs[min(start, len(lines)-1)]:end]))
+			for j := start; j < i; j++ {
+				doc[j] = len(secretDocs) - 1
+			}
+			if i < len(lines) {
+				doc[i] = len(secretDocs)
+			}
+			start = i + 1
+		}
+	}
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], "\r\n")
+		t := strings.TrimSpace(l)
+		key, rest, ok := strings.Cut(t, ":")
+		key = strings.Trim(key, `"' -`)
+		if !ok {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		block := secretDocs[doc[i]] && (key == "data" || key == "stringData") && rest == "" ||
+			(rest == "|" || rest == ">" || rest == "|-" || rest == ">-" || rest == "|+") && secretKey(key)
+		if !block {
+			continue
+		}
+		base := indent(l)
+		scalar := rest != ""
+		for j := i + 1; j < len(lines); j++ {
+			lj := strings.TrimRight(lines[j], "\r\n")
+			if strings.TrimSpace(lj) == "" {
+				continue
+			}
+			if indent(lj) <= base {
+				break
+			}
+			if scalar {
+				s := offs[j] + indent(lj)
+				out = append(out, []int{s, offs[j] + len(lj)})
+				continue
+			}
+			// key: value under data/stringData (a multi-line value is a
+			// block scalar: its lines follow, deeper).
+			c := strings.Index(lj, ":")
+			if c < 0 {
+				continue
+			}
+			vs := c + 1
+			for vs < len(lj) && (lj[vs] == ' ' || lj[vs] == '\t') {
+				vs++
+			}
+			v := lj[vs:]
+			if v == "|" || v == ">" || v == "|-" || v == ">-" {
+				for k := j + 1; k < len(lines); k++ {
+					lk := strings.TrimRight(lines[k], "\r\n")
+					if strings.TrimSpace(lk) != "" && indent(lk) <= indent(lj) {
+						break
+					}
+					if strings.TrimSpace(lk) != "" {
+						out = append(out, []int{offs[k] + indent(lk), offs[k] + len(lk)})
+					}
+					j = k
+				}
+				continue
+			}
+			s, e, _ := valueExtent(lj, vs, "")
+			if e <= s || notASecretLiteral(lj[s:e], true) {
+				continue
+			}
+			if k := strings.Trim(strings.TrimSpace(lj[:c]), `"'`); !secretKey(k) && plainKey(k) &&
+				(key == "stringData" || plainBase64(lj[s:e])) {
+				// A Secret's user name, host or database is kept (the
+				// graph reads them); an address that carries a password
+				// loses it to the rules for addresses.
+				continue
+			}
+			out = append(out, []int{offs[j] + s, offs[j] + e})
+		}
+	}
+	return out
+}
+
+// plainKey reports whether a key names a value that is no secret even in
+// a Secret: a user name, a host, a port, a database, an address.
+func plainKey(key string) bool {
+	k := strings.ToLower(key)
+	for _, sep := range []string{"_", "-", "."} {
+		if i := strings.LastIndex(k, sep); i >= 0 {
+			k = k[i+1:]
+		}
+	}
+	// camelCase: the last word.
+	if i := strings.LastIndexFunc(key, func(r rune) bool { return r >= 'A' && r <= 'Z' }); i > 0 && !strings.ContainsAny(key, "_-.") {
+		k = strings.ToLower(key[i:])
+	}
+	switch k {
+	case "user", "username", "usr", "login", "host", "hostname", "server", "address", "addr", "port", "db", "database",
+		"dbname", "schema", "name", "url", "uri", "endpoint", "region", "namespace", "project", "bucket", "queue", "topic",
+		"partition", "instance", "cluster", "location", "zone":
+		return true
+	}
+	return false
+}
+
+// plainBase64 reports whether v, the base64 of a Secret's data, decodes
+// to text that holds no secret shape: no "@" of a user:password@host, no
+// key=value pair of a connection string.
+func plainBase64(v string) bool {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return false
+	}
+	for _, c := range b {
+		if c < ' ' || c > '~' || c == '@' || c == '=' || c == ';' {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	dockerAuthRE = regexp.MustCompile(`["']?(?:auth|\.dockerconfigjson|\.dockercfg|identitytoken|client-key-data|client-certificate-data)["']?[ \t]*:[ \t]*["']?([A-Za-z0-9+/=_\-]{12,})`)
+	tfVarRE      = regexp.MustCompile(`variable\s+"([^"]+)"\s*\{`)
+	tfDefaultRE  = regexp.MustCompile(`(?m)^\s*default\s*=\s*`)
+)
+
+// envPairRE finds a Kubernetes env entry: - name: DB_PASSWORD then value:.
+var envPairRE = regexp.MustCompile(`name:\s*["']?([A-Za-z0-9_.\-]+)["']?[ \t]*\r?\n[ \t]*value:[ \t]*`)
+
+// findEnvPairs finds the values of Kubernetes env entries whose names
+// name secrets.
+func findEnvPairs(text string) [][]int {
+	if !strings.Contains(text, "value:") {
+		return nil
+	}
+	var out [][]int
+	for _, m := range envPairRE.FindAllStringSubmatchIndex(text, -1) {
+		if !secretKey(text[m[2]:m[3]]) {
+			continue
+		}
+		s, e, _ := valueExtent(text, m[1], "")
+		if e > s && secretValue(text[m[2]:m[3]], text[s:e], true) {
+			out = append(out, []int{s, e})
+		}
+	}
+	return out
+}
