@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -312,6 +313,12 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 	}
 	tags := l.tags(root, src)
 	facts := l.facts(root, src, tags.imports)
+	if l.name == "javascript" || l.name == "typescript" || l.name == "tsx" {
+		if fr := fileRoutes(base.FilePath, src); len(fr) > 0 {
+			facts.facts = append(facts.facts, fr...)
+			sort.SliceStable(facts.facts, func(i, j int) bool { return facts.facts[i].at < facts.facts[j].at })
+		}
+	}
 	b := &builder{c: c, l: l, src: src, base: base, tags: tags, facts: facts.facts}
 	defer func() {
 		if b.cursor != nil {

@@ -425,6 +425,8 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			return c.Terraform(src, base), true, nil
 		case lang == "gotemplate" || (lang == "yaml" && (strings.Contains("/"+base.FilePath, "/templates/") || bytes.Contains(src, []byte("{{")))):
 			return c.HelmTemplate(src, base), true, nil
+		case lang == "yaml" && IsKustomization(base.FilePath):
+			return c.Kustomization(src, base), true, nil
 		case lang == "yaml" && (strings.Contains(name, "compose") || composeRootRE.Match(src)):
 			return c.Compose(src, base), true, nil
 		case lang == "yaml" && kindRE.Match(src):

@@ -400,6 +400,13 @@ func (x *extractor) extract(m *match) []fact {
 			kind, n = core.CallSubscribe, m.first("subscribe")
 		}
 		var out []fact
+		if t := m.first("topic.type"); t != nil {
+			// The message's type is the topic: integration events on an
+			// event bus are routed by their type's name.
+			c := core.Call{Kind: kind, System: m.props["system"], Target: lastPart(t.Utf8Text(x.src)), Origin: core.FromLiteral,
+				Line: x.line(t), Text: x.firstLine(n)}
+			return []fact{{at: n.StartByte(), call: &c}}
+		}
 		t := m.first("topic")
 		if t == nil {
 			return nil

@@ -15,8 +15,9 @@ var composeVarRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_
 // interpolateCompose fills the ${VAR} of compose services the way docker
 // compose does: from the .env file beside the compose file (its values as
 // indexed: secrets are masked there), else the default the expression
-// gives. A service's env_file entries become its environment. The input
-// is changed in place; other resources are left alone.
+// gives. A service's env_file entries become its environment, and a
+// Kustomize-generated ConfigMap's env files its data. The input is changed
+// in place; other resources are left alone.
 func interpolateCompose(in *Input) {
 	dotenv := map[[2]string]map[string]string{} // repo, file -> values
 	for _, r := range in.Resources {
@@ -26,6 +27,24 @@ func interpolateCompose(in *Input) {
 	}
 	for i := range in.Resources {
 		r := &in.Resources[i]
+		if r.Kind == "ConfigMap" && len(r.EnvFiles) > 0 {
+			// A Kustomize configMapGenerator's env files: their keys
+			// join its literals (which win, as kustomize refuses
+			// duplicates anyway).
+			data := make(map[string]string, len(r.Data))
+			for k, v := range r.Data {
+				data[k] = v
+			}
+			for _, f := range r.EnvFiles {
+				for k, v := range dotenv[[2]string{r.Repo, path.Join(path.Dir(r.File), f)}] {
+					if _, ok := data[k]; !ok && v != "…" {
+						data[k] = v
+					}
+				}
+			}
+			r.Data = data
+			continue
+		}
 		if r.Kind != core.ResourceCompose {
 			continue
 		}

@@ -52,6 +52,34 @@
 ((invocation_expression function: (member_access_expression name: (identifier) @_fn) arguments: (argument_list . (argument (_) @topic)))
  @subscribe
  (#match? @_fn "^(CreateProcessor|CreateReceiver)$") (#set! system "servicebus"))
+; Integration events on an event bus (the .NET microservices architecture
+; guide's IEventBus, MassTransit, NServiceBus, Rebus): the event's type is
+; the topic. An integration event is made to be published:
+; new OrderStartedIntegrationEvent(...); bus.Publish(new OrderPlaced(...));
+; bus.Publish<OrderPlaced>(...).
+((object_creation_expression type: [(identifier) (qualified_name)] @topic.type)
+ @publish
+ (#match? @topic.type "IntegrationEvent$") (#set! system "eventbus"))
+((invocation_expression
+   function: (member_access_expression name: (identifier) @_fn)
+   arguments: (argument_list . (argument (object_creation_expression type: [(identifier) (qualified_name)] @topic.type))))
+ @publish
+ (#match? @_fn "^Publish(Async)?$") (#not-match? @topic.type "IntegrationEvent$") (#set! system "eventbus"))
+((invocation_expression
+   function: (member_access_expression name: (generic_name (identifier) @_fn (type_argument_list . (_) @topic.type))))
+ @publish
+ (#match? @_fn "^Publish(Async)?$") (#set! system "eventbus"))
+; Subscriptions: eventBus.AddSubscription<TEvent, THandler>(), Subscribe<TEvent, THandler>(),
+; and handlers: class H : IIntegrationEventHandler<TEvent>, IConsumer<TEvent>
+; (MassTransit), IHandleMessages<TEvent> (NServiceBus, Rebus).
+((invocation_expression
+   function: (member_access_expression name: (generic_name (identifier) @_fn (type_argument_list . (_) @topic.type))))
+ @subscribe
+ (#match? @_fn "^(AddSubscription|Subscribe)$") (#set! system "eventbus"))
+((class_declaration
+   (base_list (generic_name (identifier) @_i (type_argument_list . (_) @topic.type))))
+ @subscribe
+ (#match? @_i "^(IIntegrationEventHandler|IConsumer|IHandleMessages)$") (#set! system "eventbus"))
 
 ; ---- databases and caches -----------------------------------------------
 ; EF Core: options.UseNpgsql(cs), UseSqlServer(cs), UseMySql(cs, ...)
