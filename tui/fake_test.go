@@ -69,9 +69,11 @@ func testGraph() *graph.Graph {
 			{Name: "checkout", Kind: graph.KindService, Repo: "platform", Directory: "services/checkout", Language: "go"},
 			{Name: "redis", Kind: graph.KindCache},
 			{Name: "storefront", Kind: graph.KindService, Repo: "storefront", Language: "typescript"},
+			{Name: "?env:LEDGER_URL", Kind: graph.KindUnresolved},
 		},
 		Edges: []graph.Edge{
 			{Source: "cart", Target: "redis", Type: graph.EdgeCache, Confidence: 0.9, Via: "env REDIS_URL", Evidence: ev("c1", "services/cart/store.go", 15)},
+			{Source: "cart", Target: "?env:LEDGER_URL", Type: graph.EdgeHTTP, Method: "POST", Path: "/entries", Via: "env LEDGER_URL is set nowhere", Evidence: ev("c1", "services/cart/store.go", 21)},
 			{Source: "checkout", Target: "cart", Type: graph.EdgeHTTP, Method: "GET", Path: "/api/cart/{userId}", Confidence: 0.9, Via: "literal", Evidence: ev("c1", "services/cart/store.go", 13)},
 			{Source: "storefront", Target: "cart", Type: graph.EdgeHTTP, Method: "POST", Path: "/api/cart/items", Confidence: 0.8, Via: "env CART_URL", Evidence: ev("c1", "services/cart/store.go", 13)},
 			{Source: "storefront", Target: "checkout", Type: graph.EdgeHTTP, Method: "POST", Path: "/checkout", Confidence: 0.9, Via: "literal", Evidence: ev("c1", "services/cart/store.go", 13)},
@@ -97,7 +99,7 @@ func (f *fakeIndex) Stats(ctx context.Context) (core.Stats, error) {
 	if f.empty {
 		return core.Stats{Path: "test.db"}, nil
 	}
-	return core.Stats{Path: "test.db", Chunks: len(f.chunks), Services: len(f.g.Services),
+	return core.Stats{Path: "test.db", Chunks: len(f.chunks), Services: f.g.Counts().Nodes,
 		Sources: []core.SourceStats{
 			{Name: "platform", Kind: core.SourceRepo, Path: "/src/platform"},
 			{Name: "acme-slack", Kind: core.SourceSlackExport, Path: "/src/slack"},

@@ -71,7 +71,11 @@ func (v *graphView) setGraph(g *graph.Graph, err error) {
 	}
 	v.ix = g.Index(0)
 	for _, s := range g.Services {
-		v.names = append(v.names, s.Name)
+		// Targets nobody could resolve are not nodes to browse: they are
+		// listed under the service that calls them.
+		if s.Kind != graph.KindUnresolved {
+			v.names = append(v.names, s.Name)
+		}
 	}
 	sort.SliceStable(v.names, func(i, j int) bool {
 		a, b := g.Service(v.names[i]), g.Service(v.names[j])
@@ -371,7 +375,8 @@ func (v *graphView) serviceList(st Styles, w, h int) string {
 		if s.Kind != graph.KindService || what == "" {
 			what = s.Kind
 		}
-		deg := fmt.Sprintf("%d↑ %d↓", len(v.ix.Dependents(s.Name)), len(v.ix.Dependencies(s.Name)))
+		deps, _ := v.splitUnresolved(v.ix.Dependencies(s.Name))
+		deg := fmt.Sprintf("%d↑ %d↓", len(v.ix.Dependents(s.Name)), len(deps))
 		nameW := max(w-len(what)-lipgloss.Width(deg)-3, 6)
 		line := padRight(truncate(s.Name, nameW), nameW) + " " + st.Dim.Render(padRight(what, len(what))) + " "
 		line = padRight(line, w-lipgloss.Width(deg)) + deg
@@ -435,7 +440,8 @@ func (v *graphView) addRow(r gRow) int {
 // protocol, method and path.
 func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 	s := v.g.Service(name)
-	up, down := v.ix.Dependents(name), v.ix.Dependencies(name)
+	up := v.ix.Dependents(name)
+	down, unresolved := v.splitUnresolved(v.ix.Dependencies(name))
 	other := func(e graph.Edge, self bool) string {
 		from, to := e.Dependency()
 		if self {
@@ -496,24 +502,47 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 	}
 	if len(down) == 0 {
 		text(st.Dim.Render(name + " depends on nothing the crawl found"))
-		return out
-	}
-	text(strings.Repeat(" ", col) + "│" + st.Dim.Render(fmt.Sprintf("  %s depends on (%d)", name, len(down))))
-	dn := 4
-	for _, e := range down {
-		dn = max(dn, len(other(e, false)))
-	}
-	dn = min(dn, 24)
-	for i, e := range down {
-		e := e
-		branch := "├──▶ "
-		if i == len(down)-1 {
-			branch = "└──▶ "
+	} else {
+		text(strings.Repeat(" ", col) + "│" + st.Dim.Render(fmt.Sprintf("  %s depends on (%d)", name, len(down))))
+		dn := 4
+		for _, e := range down {
+			dn = max(dn, len(other(e, false)))
 		}
-		line := strings.Repeat(" ", col) + branch + padRight(truncate(other(e, false), dn), dn) + "  " + st.Edge.Render(edgeLabel(e))
-		out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &e})})
+		dn = min(dn, 24)
+		for i, e := range down {
+			e := e
+			branch := "├──▶ "
+			if i == len(down)-1 {
+				branch = "└──▶ "
+			}
+			line := strings.Repeat(" ", col) + branch + padRight(truncate(other(e, false), dn), dn) + "  " + st.Edge.Render(edgeLabel(e))
+			out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &e})})
+		}
+	}
+	if len(unresolved) > 0 {
+		// Calls whose target nobody could resolve: not dependencies, but
+		// what the crawl missed, with why (enter shows the call).
+		text("")
+		text(st.Dim.Render(fmt.Sprintf("unresolved calls of %s (%d): the target is not in the index", name, len(unresolved))))
+		for _, e := range unresolved {
+			e := e
+			line := "  " + st.Warning.Render(e.Target) + "  " + st.Edge.Render(edgeLabel(e)) + "  " + st.Dim.Render(e.Via)
+			out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &e})})
+		}
 	}
 	return out
+}
+
+// splitUnresolved separates the edges to targets nobody could resolve.
+func (v *graphView) splitUnresolved(edges []graph.Edge) (resolved, unresolved []graph.Edge) {
+	for _, e := range edges {
+		if t := v.g.Service(e.Target); t != nil && t.Kind == graph.KindUnresolved {
+			unresolved = append(unresolved, e)
+		} else {
+			resolved = append(resolved, e)
+		}
+	}
+	return resolved, unresolved
 }
 
 // blastLines draws what breaks when the service is down as a tree: each
