@@ -836,7 +836,7 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 			for i := range b.chunks {
 				b.chunks[i].ServiceName = chart
 			}
-			if res, ok := helmResource(base, src, chart); ok {
+			for _, res := range helmResources(base, src, chart) {
 				attach(&r, res)
 			}
 		}

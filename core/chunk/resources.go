@@ -139,30 +139,74 @@ func redactCredentials(v string) string {
 }
 
 var (
-	helmEnvRE  = regexp.MustCompile(`(?m)^\s*-\s*name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*\n\s*value:\s*(.+?)\s*$`)
-	helmNameRE = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*["']?([^"'\s{}]+)`)
+	helmEnvRE   = regexp.MustCompile(`(?m)^\s*-\s*name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*\n\s*value:\s*(.+?)\s*$`)
+	helmNameRE  = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*["']?([^"'\s{}]+)["']?\s*$`)
+	helmAppRE   = regexp.MustCompile(`(?m)^\s+(?:app|app\.kubernetes\.io/name):\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$`)
+	helmImageRE = regexp.MustCompile(`(?m)^\s*-?\s*image:\s*["']?(.+?)["']?\s*$`)
+	helmNsRE    = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
 )
 
-// helmResource reads what a Helm template declares with plain YAML: its
-// kind and name, and its env values ("{{ .Values.upstreams.catalogUrl |
-// quote }}" stays as written; the graph substitutes the chart's values).
-func helmResource(base core.Chunk, src []byte, service string) (core.Resource, bool) {
-	r := core.Resource{Kind: core.ResourceHelmTemplate, Service: service, Line: 1}
-	if m := kindRE.Find(src); m != nil {
-		r.Name = strings.TrimSpace(strings.TrimPrefix(string(m), "kind:"))
+// helmResources reads what a Helm template declares with plain YAML, one
+// resource per document: its kind and name, and its env values ("{{
+// .Values.upstreams.catalogUrl | quote }}" stays as written; the graph
+// renders it with the chart's values). A workload or Service whose name
+// or app label is written plainly is its own service (an umbrella chart
+// deploys many); otherwise the resource belongs to the chart.
+func helmResources(base core.Chunk, src []byte, chart string) []core.Resource {
+	var out []core.Resource
+	bounds := []int{0}
+	for _, m := range docSepRE.FindAllIndex(src, -1) {
+		bounds = append(bounds, m[0])
 	}
-	if m := helmNameRE.FindSubmatch(src); m != nil {
-		r.Name = string(m[1])
+	bounds = append(bounds, len(src))
+	for i := 0; i+1 < len(bounds); i++ {
+		doc := src[bounds[i]:bounds[i+1]]
+		r := core.Resource{Kind: core.ResourceHelmTemplate, Service: chart, Line: lineOf(src, bounds[i]) + leadingLines(doc)}
+		kind := ""
+		if m := helmKindRE.FindSubmatch(doc); m != nil {
+			kind = string(m[1])
+			r.Name = kind
+		}
+		if m := helmNameRE.FindSubmatch(doc); m != nil {
+			r.Name = string(m[1])
+		}
+		if m := helmNsRE.FindSubmatch(doc); m != nil {
+			r.Namespace = string(m[1])
+		}
+		if workloadKind(kind) || kind == "Service" {
+			own := ""
+			if m := helmAppRE.FindSubmatch(doc); m != nil {
+				own = string(m[1])
+			} else if m := helmNameRE.FindSubmatch(doc); m != nil {
+				own = string(m[1])
+			}
+			if own != "" {
+				r.Service = own
+				r.Labels = map[string]string{"kind": kind}
+			}
+			for _, m := range helmImageRE.FindAllSubmatch(doc, -1) {
+				r.Images = append(r.Images, string(m[1]))
+			}
+		}
+		for _, m := range helmEnvRE.FindAllSubmatchIndex(doc, -1) {
+			v := strings.Trim(string(doc[m[4]:m[5]]), `"'`)
+			name := string(doc[m[2]:m[3]])
+			r.Env = append(r.Env, core.EnvVar{Name: name, Value: v, Line: lineOf(src, bounds[i]+m[2])})
+		}
+		if len(r.Env) > 0 || r.Labels != nil {
+			out = append(out, r)
+		}
 	}
-	for _, m := range helmEnvRE.FindAllSubmatchIndex(src, -1) {
-		v := strings.Trim(string(src[m[4]:m[5]]), `"'`)
-		name := string(src[m[2]:m[3]])
-		r.Env = append(r.Env, core.EnvVar{Name: name, Value: v, Line: lineOf(src, m[2])})
+	return out
+}
+
+// workloadKind reports whether a Kubernetes kind runs containers.
+func workloadKind(kind string) bool {
+	switch kind {
+	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Rollout":
+		return true
 	}
-	if len(r.Env) == 0 {
-		return core.Resource{}, false
-	}
-	return r, true
+	return false
 }
 
 // attach gives the resource to the file's first chunk.

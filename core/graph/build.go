@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -300,6 +301,14 @@ func (b *builder) services() {
 			}
 		}
 	}
+	// A chart whose templates declare services of their own names is an
+	// umbrella: it is not a service itself.
+	umbrella := map[string]bool{} // repo/chart directory
+	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceHelmTemplate && r.Labels["kind"] != "" {
+			umbrella[r.Repo+"/"+path.Dir(path.Dir(r.File))] = true
+		}
+	}
 	for _, r := range b.in.Resources {
 		switch {
 		case workloadKinds[r.Kind] || r.Kind == "Service":
@@ -346,7 +355,23 @@ func (b *builder) services() {
 					b.addAlias(n, ib, "image")
 				}
 			}
+		case r.Kind == core.ResourceHelmTemplate && r.Labels["kind"] != "":
+			// A workload or Service of an umbrella chart, named plainly.
+			name := canonical(r.Service)
+			n := b.node(name, imageKind(r.Images))
+			n.Namespace = first(n.Namespace, r.Namespace)
+			n.Repo = first(n.Repo, r.Repo)
+			n.Declared = append(n.Declared, evidenceOf(r))
+			if r.Name != name {
+				b.addAlias(n, r.Name, "workload")
+			}
+			if r.Labels["kind"] == "Service" {
+				b.dnsAliases(n, r.Name, r.Namespace)
+			}
 		case r.Kind == core.ResourceChart:
+			if umbrella[r.Repo+"/"+path.Dir(r.File)] {
+				continue // its templates declare the services
+			}
 			n := b.node(canonical(r.Name), KindService)
 			n.Repo = first(n.Repo, r.Repo)
 			n.Declared = append(n.Declared, evidenceOf(r))
@@ -501,11 +526,17 @@ func (b *builder) ownership() {
 			}
 		}
 	}
-	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj.
+	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;
+	// AddNpmApp("web", "../Web") and its kind run the folder they name.
 	projects := map[string]string{} // project name -> service
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceAspire && r.Labels["project"] != "" {
 			projects[strings.ToLower(r.Labels["project"])] = r.Name
+		}
+		if r.Kind == core.ResourceAspire && r.Labels["dir"] != "" {
+			if dir := path.Join(path.Dir(r.File), r.Labels["dir"]); dir != "." && !strings.HasPrefix(dir, "..") {
+				add(r.Repo, dir, r.Name, "aspire app")
+			}
 		}
 	}
 	manifestDirs := map[[2]string]bool{}
@@ -666,7 +697,8 @@ func (b *builder) ownerOf(repo, file string) string {
 func (b *builder) environments() {
 	// The values collectValues found, one source per place they are
 	// written: a workload's own env list, each ConfigMap variant it loads
-	// (not one that replaces it), Helm, compose, the Dockerfile.
+	// (not one that replaces it), Helm, compose, an Aspire AppHost's
+	// WithEnvironment, the Dockerfile.
 	for _, name := range b.sortedNodes() {
 		bySrc := map[string]*envSource{}
 		var order []string
@@ -678,7 +710,7 @@ func (b *builder) environments() {
 			if src == nil {
 				conf := 0.95
 				switch {
-				case strings.HasPrefix(v.via, "compose"):
+				case strings.HasPrefix(v.via, "compose"), strings.HasPrefix(v.via, "Aspire"):
 					conf = 0.9
 				case v.tier == tierImage:
 					conf = 0.85
@@ -763,19 +795,61 @@ func (b *builder) configMap(ns, name string) map[string]string {
 	return b.configMaps[name]
 }
 
-// helmValue substitutes "{{ .Values.a.b | quote }}" with the chart's value.
+// helmActionRE finds a template action: {{ .Values.a.b | quote }},
+// {{- default "x" .Values.a -}}.
+var helmActionRE = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
+
+// helmValue renders a template value with the chart's values: every
+// action must be a value (.Values.a.b), optionally through quote,
+// squote, toString, trim, lower, upper or default "x" (as a pipe or a
+// call); "" and false when an action is anything else or a value is
+// missing.
 func helmValue(v string, values map[string]string) (string, bool) {
-	i := strings.Index(v, ".Values.")
-	if i < 0 {
-		if strings.Contains(v, "{{") {
+	ok := true
+	out := helmActionRE.ReplaceAllStringFunc(v, func(a string) string {
+		expr := helmActionRE.FindStringSubmatch(a)[1]
+		val, found := helmExpr(expr, values)
+		if !found {
+			ok = false
+		}
+		return val
+	})
+	if !ok || strings.Contains(out, "{{") {
+		return "", false
+	}
+	return strings.Trim(out, `"'`), true
+}
+
+// helmExpr evaluates one action's pipeline.
+func helmExpr(expr string, values map[string]string) (string, bool) {
+	stages := strings.Split(expr, "|")
+	val, have := "", false
+	for i, st := range stages {
+		f := strings.Fields(strings.TrimSpace(st))
+		if len(f) == 0 {
 			return "", false
 		}
-		return v, true
+		switch {
+		case i == 0 && strings.HasPrefix(f[0], ".Values.") && len(f) == 1:
+			val, have = values[strings.TrimPrefix(f[0], ".Values.")]
+		case f[0] == "default" && (len(f) == 2 && i > 0 || len(f) == 3 && i == 0):
+			def := strings.Trim(f[1], `"'`)
+			if i == 0 {
+				if strings.HasPrefix(f[2], ".Values.") {
+					val, have = values[strings.TrimPrefix(f[2], ".Values.")]
+				}
+			}
+			if !have || val == "" {
+				val, have = def, true
+			}
+		case i > 0 && len(f) == 1 && (f[0] == "quote" || f[0] == "squote" || f[0] == "toString" || f[0] == "trim"):
+		case i > 0 && len(f) == 1 && f[0] == "lower":
+			val = strings.ToLower(val)
+		case i > 0 && len(f) == 1 && f[0] == "upper":
+			val = strings.ToUpper(val)
+		default:
+			return "", false
+		}
 	}
-	key := v[i+len(".Values."):]
-	if j := strings.IndexAny(key, " |}"); j >= 0 {
-		key = key[:j]
-	}
-	val, ok := values[key]
-	return val, ok
+	return val, have
 }

@@ -165,6 +165,15 @@ func (b *builder) collectValues() {
 					add(s, envVal{name: e.Name, value: v, via: "Helm chart " + r.Service, ev: at, tier: tierDeploy})
 				}
 			}
+		case r.Kind == core.ResourceAspire:
+			s := b.alias[strings.ToLower(r.Name)]
+			for _, e := range r.Env {
+				at := evidenceOf(r)
+				if e.Line > 0 {
+					at.Line = e.Line
+				}
+				add(s, envVal{name: e.Name, value: e.Value, via: "Aspire WithEnvironment on " + r.Name, ev: at, tier: tierDeploy})
+			}
 		case r.Kind == core.ResourceCompose:
 			s := b.alias[strings.ToLower(r.Name)]
 			for _, e := range r.Env {
