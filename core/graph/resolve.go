@@ -956,8 +956,16 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 			topic = ""
 		}
 	}
+	// The service's own edges (to a broker, to what is unresolved) run
+	// from it and say "consume" for a consumer: only a topic's edge to
+	// its consumer is a "subscribe" edge, the one dependency that runs
+	// against its arrow.
+	own := string(c.Kind)
+	if c.Kind == core.CallSubscribe {
+		own = "consume"
+	}
 	if topic == "" {
-		b.addEdge(Edge{Source: src, Target: b.unresolved(string(c.Kind) + ":" + rawTarget(c)), Type: EdgeQueue, Method: string(c.Kind),
+		b.addEdge(Edge{Source: src, Target: b.unresolved(string(c.Kind) + ":" + rawTarget(c)), Type: EdgeQueue, Method: own,
 			Via: "the topic is computed"}, ev)
 		return
 	}
@@ -970,7 +978,7 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	// The broker the service's configuration names carries the topic: the
 	// service depends on it, publisher and consumer alike.
 	for _, broker := range b.brokersOf(src) {
-		b.addEdge(Edge{Source: src, Target: broker, Type: EdgeQueue, Method: string(c.Kind), Path: topic, Confidence: conf,
+		b.addEdge(Edge{Source: src, Target: broker, Type: EdgeQueue, Method: own, Path: topic, Confidence: conf,
 			Via: join(c.System, via+"; broker from the service's configuration")}, ev)
 	}
 }
