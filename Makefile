@@ -21,7 +21,7 @@ export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real fuzz clean deps
+.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real tune fuzz clean deps
 
 all: build
 
@@ -110,3 +110,23 @@ clean:
 # it says so and stops when ../shared/eval is absent. Not part of 'make test'.
 eval-real: build
 	.ci/eval-real $(BIN)
+
+# tune learns ranking parameters (data/params.tuned.json, for --params; the
+# built-in core/search/params.json changes only when a learned set beats it
+# on make eval-real) from doc comments of open-source code on this machine — packages of the Go
+# standard library, Python's standard library, npm's own JavaScript, Go
+# modules in the module cache — and from the section headings of npm's and
+# Node.js's Markdown documentation (docs/eval.md lists them and their
+# licences).
+# Never from ../shared/eval, the sample or a question file.
+GOROOT_SRC := $(shell $(GO) env GOROOT)/src
+PYLIB      := $(firstword $(wildcard /usr/lib/python3.1*))
+MODCACHE   := $(shell $(GO) env GOMODCACHE)
+TUNE_DIRS  := $(wildcard $(addprefix $(GOROOT_SRC)/,net/http net/url encoding/json database/sql text/template \
+		archive/zip compress/gzip log/slog os/exec mime/multipart crypto/tls bufio strconv go/parser image/png) \
+	$(addprefix $(PYLIB)/,email http json logging sqlite3 urllib asyncio concurrent xml/etree importlib) \
+	/usr/lib/node_modules/npm/lib /usr/lib/node_modules/npm/docs/content /usr/share/doc/nodejs/api \
+	$(MODCACHE)/github.com/spf13/cobra@v1.10.2 $(MODCACHE)/github.com/charmbracelet/bubbletea@v1.3.4 $(MODCACHE)/github.com/spf13/viper@v1.19.0)
+tune: build
+	@mkdir -p data
+	$(BIN) tune --out data/params.tuned.json --questions 1200 $(TUNE_DIRS)

@@ -152,6 +152,7 @@ func (e *embedFlags) queryEmbedder(ctx context.Context, db *sqlite.DB) (embed.Em
 type rerankFlags struct {
 	name, url, model string
 	pathPriority     bool
+	params           string
 }
 
 func (r *rerankFlags) register(f *pflag.FlagSet) {
@@ -160,6 +161,23 @@ func (r *rerankFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&r.url, "rerank-url", env("CODERAG_RERANK_URL", ""), "cross-encoder server URL for --rerank tei or cohere (env CODERAG_RERANK_URL)")
 	f.StringVar(&r.model, "rerank-model", env("CODERAG_RERANK_MODEL", ""), "model name sent to a cohere-style reranker (env CODERAG_RERANK_MODEL)")
 	f.BoolVar(&r.pathPriority, "path-priority", false, "boost code under service/handler/api/auth paths (x1.3) and model/client/util paths (x1.1), lower tests, mocks and fixtures (x0.8)")
+	f.StringVar(&r.params, "params", env("CODERAG_PARAMS", ""), "ranking parameters written by 'coderag tune' (default: the built-in ones; env CODERAG_PARAMS)")
+}
+
+// loadParams reads --params; nil means the built-in parameters.
+func (r *rerankFlags) loadParams() (*search.Params, error) {
+	if r.params == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(r.params)
+	if err != nil {
+		return nil, fmt.Errorf("--params: %w", err)
+	}
+	p, err := search.ParseParams(data)
+	if err != nil {
+		return nil, fmt.Errorf("--params %s: %w", r.params, err)
+	}
+	return &p, nil
 }
 
 func (r *rerankFlags) reranker() (search.Reranker, error) {

@@ -98,6 +98,10 @@ func evalRun(cmd *cobra.Command, io *ioStreams, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
+	params, err := o.rerank.loadParams()
+	if err != nil {
+		return err
+	}
 	var modes []eval.Mode
 	for _, m := range o.modes {
 		var opts search.Options
@@ -117,6 +121,7 @@ func evalRun(cmd *cobra.Command, io *ioStreams, o *evalOptions) error {
 			continue
 		}
 		opts.PathPriority = o.rerank.pathPriority
+		opts.Params = params
 		if o.dense > 0 {
 			opts.Weights = map[string]float64{"dense": o.dense}
 		}

@@ -152,7 +152,11 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		return err
 	}
 	full := strings.TrimSpace(text + " " + o.filterText())
-	res, err := search.New(db, search.Options{Embedder: emb, Reranker: rr, PathPriority: o.rerank.pathPriority}).Search(ctx, search.Query{Text: full, K: o.k})
+	params, err := o.rerank.loadParams()
+	if err != nil {
+		return err
+	}
+	res, err := search.New(db, search.Options{Params: params, Embedder: emb, Reranker: rr, PathPriority: o.rerank.pathPriority}).Search(ctx, search.Query{Text: full, K: o.k})
 	if err != nil {
 		return err
 	}

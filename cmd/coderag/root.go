@@ -44,6 +44,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newStatsCmd(io, &dbPath),
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),
+		newTuneCmd(io),
 		newManifestCmd(io, &dbPath),
 		newTUICmd(io, &dbPath),
 		newVersionCmd(io),

@@ -89,7 +89,11 @@ func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, sta
 	if err != nil {
 		return err
 	}
-	s := &searchers{db: db, flags: &o.embed, rerank: rr, pathPriority: o.rerank.pathPriority}
+	params, err := o.rerank.loadParams()
+	if err != nil {
+		return err
+	}
+	s := &searchers{db: db, flags: &o.embed, rerank: rr, pathPriority: o.rerank.pathPriority, params: params}
 	noColor := os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
 	app := tui.New(tui.Options{
 		Backend:    db,
@@ -119,6 +123,7 @@ type searchers struct {
 	flags        *embedFlags
 	rerank       search.Reranker
 	pathPriority bool
+	params       *search.Params
 
 	mu     sync.Mutex
 	run    int64
@@ -130,7 +135,7 @@ type searchers struct {
 }
 
 func (s *searchers) fast() tui.Searcher {
-	s.bm25 = search.New(s.db, search.Options{Reranker: s.rerank, PathPriority: s.pathPriority})
+	s.bm25 = search.New(s.db, search.Options{Params: s.params, Reranker: s.rerank, PathPriority: s.pathPriority})
 	return s.bm25
 }
 
@@ -166,7 +171,7 @@ func (s *searchers) engine(ctx context.Context) (*search.Engine, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	s.full = search.New(s.db, search.Options{Embedder: emb, Reranker: s.rerank, PathPriority: s.pathPriority})
+	s.full = search.New(s.db, search.Options{Params: s.params, Embedder: emb, Reranker: s.rerank, PathPriority: s.pathPriority})
 	s.warn, s.run, s.built = warn, run, true
 	return s.full, s.warn, nil
 }

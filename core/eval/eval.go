@@ -132,7 +132,7 @@ func Run(ctx context.Context, modes []Mode, qs []Question, opts Options) (*Repor
 			if err != nil {
 				return nil, fmt.Errorf("mode %s, question %q: %w", m.Name, q.Q, err)
 			}
-			files := rankedFiles(res.Hits)
+			files := RankedFiles(res.Hits)
 			fr := score(files, q.GoldFiles, fileMatch)
 			if opts.AnyGold {
 				fr = anyGold(fr)
@@ -157,8 +157,9 @@ func Run(ctx context.Context, modes []Mode, qs []Question, opts Options) (*Repor
 	return r, nil
 }
 
-// rankedFiles lists the distinct files of hits in rank order.
-func rankedFiles(hits []core.Hit) []string {
+// RankedFiles lists the distinct files ("source/path") of hits in rank
+// order.
+func RankedFiles(hits []core.Hit) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, h := range hits {

@@ -182,9 +182,10 @@ func TestSearchPipeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Hits[0].Chunk.ID != "a" || idx.knnCalls != 1 || !strings.Contains(strings.Join(res.Lists, ","), "dense") {
-			t.Fatalf("hits %v lists %v: bm25 at weight 1 should beat dense at %v", ids(res.Hits), res.Lists, BuiltinDenseWeight)
+			t.Fatalf("hits %v lists %v: bm25 should beat the builtin dense list at %v", ids(res.Hits), res.Lists, DefaultParams().Lists)
 		}
-		want := 1/61.0 + BuiltinDenseWeight/62.0
+		p := DefaultParams()
+		want := p.Lists["bm25-code"]/float64(p.RRFK+1) + p.Lists["dense"]/float64(p.RRFK+2)
 		if got := res.Hits[0].Explain.Fused; got < want-1e-12 || got > want+1e-12 {
 			t.Errorf("fused = %v, want %v", got, want)
 		}

@@ -15,11 +15,7 @@ import (
 // contribution guide, changelog) and tool configuration (lint, format,
 // editor, git attributes, TypeScript project files, lock files) answer
 // questions about themselves. A query that names such a file, or asks
-// about tests, lifts its prior.
-const (
-	TestPrior        = 0.6
-	BoilerplatePrior = 0.3
-)
+// about tests, lifts its prior. The factors are Params'.
 
 var (
 	testDirs = set([]string{"test", "tests", "__tests__", "e2e", "spec", "specs", "cypress", "testdata", "fixtures",
@@ -31,7 +27,7 @@ var (
 )
 
 // filePrior is the prior factor of a chunk's file for a query, and why.
-func filePrior(c core.Chunk, queryWords map[string]bool) (float64, string) {
+func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, string) {
 	if c.FilePath == "" || strings.HasPrefix(string(c.Corpus), "CONVO_") {
 		return 1, ""
 	}
@@ -46,20 +42,21 @@ func filePrior(c core.Chunk, queryWords map[string]bool) (float64, string) {
 	switch {
 	case (boilerplateNameRE.MatchString(base) || toolConfigRE.MatchString(base) ||
 		strings.Contains(dir, ".github/issue_template")) && !named:
-		return BoilerplatePrior, "repository boilerplate or tool configuration"
-	case isTestPath(c.FilePath):
+		return p.BoilerplatePrior, "repository boilerplate or tool configuration"
+	case IsTestPath(c.FilePath):
 		for w := range queryWords {
 			if testWords[w] {
 				return 1, ""
 			}
 		}
-		return TestPrior, "test code"
+		return p.TestPrior, "test code"
 	}
 	return 1, ""
 }
 
-// isTestPath reports whether a path holds tests.
-func isTestPath(p string) bool {
+// IsTestPath reports whether a path holds tests (a test directory, a
+// _test, .test, .spec or test_ file).
+func IsTestPath(p string) bool {
 	if testFileRE.MatchString(path.Base(p)) {
 		return true
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"coderag/core"
@@ -28,20 +29,40 @@ type Reranker interface {
 // names the chunk's symbol (exactly or by its words), its signature or its
 // file; the share of query words the chunk holds (coverage); how close
 // together they are (proximity). The score is a weighted sum in [0, 1].
-type BuiltinReranker struct{}
+type BuiltinReranker struct {
+	// Features weigh the features (nil: DefaultParams' Features; an
+	// Engine passes its Params').
+	Features map[string]float64
+	// Cache, when set, keeps each (query, chunk)'s features: coderag tune
+	// asks the same questions under many weightings.
+	Cache *FeatureCache
+}
+
+// FeatureCache holds the reranker's features by query and chunk. It is
+// safe for concurrent use.
+type FeatureCache struct {
+	mu sync.Mutex
+	m  map[string]map[string]float64
+}
+
+func (fc *FeatureCache) get(key string) (map[string]float64, bool) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	f, ok := fc.m[key]
+	return f, ok
+}
+
+func (fc *FeatureCache) put(key string, f map[string]float64) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.m == nil {
+		fc.m = map[string]map[string]float64{}
+	}
+	fc.m[key] = f
+}
 
 // Name implements Reranker.
 func (BuiltinReranker) Name() string { return "builtin" }
-
-// rerankWeights weigh the builtin reranker's features.
-var rerankWeights = map[string]float64{
-	"exact":     0.30,
-	"symbol":    0.30,
-	"coverage":  0.35,
-	"proximity": 0.15,
-	"path":      0.10,
-	"signature": 0.10,
-}
 
 // queryWords are the distinct searchable words of query text (subwords,
 // lower-case, no stop words), and its identifiers normalised (lower-case,
@@ -95,7 +116,11 @@ func idfFrom(ctx context.Context) map[string]float64 {
 }
 
 // Rerank implements Reranker.
-func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error) {
+func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error) {
+	weights := r.Features
+	if weights == nil {
+		weights = defaultParams.Features
+	}
 	words, idents := queryWords(query)
 	scores := make([]float64, len(hits))
 	feats := make([]map[string]float64, len(hits))
@@ -106,6 +131,17 @@ func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit
 	phrases := quotedPhrases(query)
 	compounds := compoundTokens(query)
 	for i, h := range hits {
+		key := query + "\x00" + h.Chunk.ID
+		if r.Cache != nil {
+			if f, ok := r.Cache.get(key); ok {
+				s := 0.0
+				for k, v := range f {
+					s += weights[k] * v
+				}
+				scores[i], feats[i] = s, f
+				continue
+			}
+		}
 		f := FeaturesIDF(h.Chunk, words, idents, idf)
 		// The query's quoted phrases and compound identifiers
 		// (CART_ENDPOINT, unmarshalOrderFromQueue) found as written, in any
@@ -137,9 +173,12 @@ func (BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit
 				f["exact"] = float64(found) / float64(n)
 			}
 		}
+		if r.Cache != nil {
+			r.Cache.put(key, f)
+		}
 		s := 0.0
 		for k, v := range f {
-			s += rerankWeights[k] * v
+			s += weights[k] * v
 		}
 		scores[i], feats[i] = s, f
 	}

@@ -30,6 +30,10 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 	}
 	var warn string
 	if r := e.opts.Reranker; r != nil {
+		if b, ok := r.(BuiltinReranker); ok && b.Features == nil {
+			b.Features = e.params.Features
+			r = b
+		}
 		scores, feats, err := r.Rerank(ctx, query, top)
 		if err != nil {
 			warn = fmt.Sprintf("reranking skipped: %v", err)
@@ -89,7 +93,7 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 	if !e.opts.NoPriors {
 		qw := set(codetok.Words(query))
 		for i, h := range top {
-			if f, why := filePrior(h.Chunk, qw); f != 1 {
+			if f, why := filePrior(h.Chunk, qw, e.params); f != 1 {
 				rel[i] *= f
 				if top[i].Explain.Boost == 0 {
 					top[i].Explain.Boost = 1

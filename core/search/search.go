@@ -35,14 +35,18 @@ type Index interface {
 
 // Options tune an Engine. The zero value uses the defaults.
 type Options struct {
-	// RRFK is the k of reciprocal rank fusion (default 60).
+	// Params are the numbers of ranking (default DefaultParams, see
+	// docs/eval.md). RRFK, Weights and RerankMix below override theirs.
+	Params *Params
+	// RRFK is the k of reciprocal rank fusion (default Params.RRFK).
 	RRFK int
 	// Depth is how many hits each list contributes before fusion
 	// (default 50, never less than the query's K).
 	Depth int
 	// Weights weighs each list in the fusion by name ("bm25-code",
-	// "bm25-prose", "dense"); a missing list weighs 1, except "dense" with
-	// the built-in embedder, which weighs BuiltinDenseWeight.
+	// "bm25-prose", "bm25-file", "dense") over Params.Lists; the dense list
+	// of an embedding server weighs 1 unless named here (Params.Lists
+	// weighs the built-in embedder's).
 	Weights map[string]float64
 	// Embedder embeds queries for the dense list; nil: no dense list.
 	Embedder embed.Embedder
@@ -50,8 +54,8 @@ type Options struct {
 	NoBM25 bool
 	// Reranker rescores the best RerankDepth fused hits (default 50); nil:
 	// no reranking. RerankMix is the reranker's share of the score of the
-	// builtin reranker (default 0.5); an HTTP cross-encoder's score
-	// replaces the fused one.
+	// builtin reranker (default Params.RerankMix); an HTTP cross-encoder's
+	// score replaces the fused one.
 	Reranker    Reranker
 	RerankDepth int
 	RerankMix   float64
@@ -73,8 +77,9 @@ type Options struct {
 	// config, stub x0.8. Off by default.
 	PathPriority bool
 	// NoPriors turns off the file priors: tests (unless the query asks
-	// about tests) weigh TestPrior, repository boilerplate and tool
-	// configuration (unless the query names the file) BoilerplatePrior.
+	// about tests) weigh Params.TestPrior, repository boilerplate and tool
+	// configuration (unless the query names the file)
+	// Params.BoilerplatePrior.
 	NoPriors bool
 	// CommonShare: in an index of at least PruneFrom chunks, a query term
 	// found in more than this share of chunks is dropped from a query that
@@ -92,21 +97,21 @@ type Options struct {
 	FocusFrom int
 }
 
-// BuiltinDenseWeight is the fusion weight of the dense list of the
-// built-in embedder: its vectors are weaker than BM25 and hurt at equal
-// weight (see docs/eval.md).
-const BuiltinDenseWeight = 0.3
-
 // Engine runs searches. It is safe for concurrent use.
 type Engine struct {
-	idx  Index
-	opts Options
+	idx    Index
+	opts   Options
+	params Params
 }
 
 // New returns an Engine over idx.
 func New(idx Index, opts Options) *Engine {
+	p := DefaultParams()
+	if opts.Params != nil {
+		p = opts.Params.Clone()
+	}
 	if opts.RRFK <= 0 {
-		opts.RRFK = 60
+		opts.RRFK = p.RRFK
 	}
 	if opts.Depth <= 0 {
 		opts.Depth = 50
@@ -124,7 +129,7 @@ func New(idx Index, opts Options) *Engine {
 		opts.RerankDepth = 50
 	}
 	if opts.RerankMix <= 0 {
-		opts.RerankMix = 0.5
+		opts.RerankMix = p.RerankMix
 	}
 	if opts.FreshnessHalfLife == 0 {
 		opts.FreshnessHalfLife = 90 * 24 * time.Hour
@@ -139,14 +144,16 @@ func New(idx Index, opts Options) *Engine {
 		opts.CorpusBoost = 1.15
 	}
 	w := map[string]float64{}
+	for k, v := range p.Lists {
+		if k != "dense" || opts.Embedder != nil && opts.Embedder.Info().ID == embed.BuiltinID {
+			w[k] = v
+		}
+	}
 	for k, v := range opts.Weights {
 		w[k] = v
 	}
-	if _, ok := w["dense"]; !ok && opts.Embedder != nil && opts.Embedder.Info().ID == embed.BuiltinID {
-		w["dense"] = BuiltinDenseWeight
-	}
 	opts.Weights = w
-	return &Engine{idx: idx, opts: opts}
+	return &Engine{idx: idx, opts: opts, params: p}
 }
 
 // Query is one search request.

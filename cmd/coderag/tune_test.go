@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"coderag/core/search"
+)
+
+// TestTuneCommand runs coderag tune as a user would on the fixture trees
+// under testdata/train and checks that what it writes is usable by query
+// --params, and that its report is consistent.
+func TestTuneCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes a corpus")
+	}
+	root := filepath.Join("..", "..", "testdata", "train")
+	var dirs []string
+	for _, d := range []string{"billing", "inventory", "notify", "cart", "shipping", "Payments"} {
+		dirs = append(dirs, filepath.Join(root, d))
+	}
+	work := t.TempDir()
+	out := filepath.Join(work, "params.json")
+	args := append([]string{"tune", "--json", "--out", out, "--work", work, "--questions", "40", "--held-out", "2", "--rounds", "1"}, dirs...)
+	code, stdout, stderr := coderag(t, args...)
+	if code != 0 {
+		t.Fatalf("tune exit %d: %s", code, stderr)
+	}
+	var rep tuneReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("tune --json: %v\n%s", err, stdout)
+	}
+	if rep.Pairs < 30 || len(rep.Sources) != len(dirs) {
+		t.Errorf("report: %d pairs from %d sources, want 30+ from %d", rep.Pairs, len(rep.Sources), len(dirs))
+	}
+	if rep.Train+rep.HeldOut > rep.Pairs || rep.Train < 10 || rep.HeldOut < 5 {
+		t.Errorf("report: %d training + %d held-out questions of %d pairs", rep.Train, rep.HeldOut, rep.Pairs)
+	}
+	if rep.TrainAfter < rep.TrainBefore {
+		t.Errorf("fit made training MRR worse: %.3f -> %.3f", rep.TrainBefore, rep.TrainAfter)
+	}
+	for _, m := range []float64{rep.TrainBefore, rep.TrainAfter, rep.HeldOutBefore, rep.HeldOutAfter} {
+		if m < 0 || m > 1 {
+			t.Errorf("MRR %g out of range", m)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := search.ParseParams(data)
+	if err != nil {
+		t.Fatalf("written parameters: %v", err)
+	}
+	if !strings.Contains(p.Source, "coderag tune") {
+		t.Errorf("parameters do not say where they come from: %q", p.Source)
+	}
+	// The mined copy holds the comment-free files and the index the fit used.
+	if _, err := os.Stat(filepath.Join(work, "tune.db")); err != nil {
+		t.Errorf("--work keeps the index: %v", err)
+	}
+	blanked, err := os.ReadFile(filepath.Join(work, "corpus", "billing", "invoice.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(filepath.Join(root, "billing", "invoice.go"))
+	if len(blanked) == 0 || string(blanked) == string(orig) {
+		t.Errorf("mined copy of invoice.go is not blanked")
+	}
+
+	// query --params uses the file; a broken one is a clear error naming it.
+	db := crawlSample(t)
+	if code, _, stderr := coderag(t, "query", "--db", db, "--params", out, "--json", "get user profile"); code != 0 {
+		t.Errorf("query --params %s: exit %d: %s", out, code, stderr)
+	}
+	bad := filepath.Join(work, "bad.json")
+	os.WriteFile(bad, []byte(`{"rrf_k": 0}`), 0o644)
+	code, _, stderr = coderag(t, "query", "--db", db, "--params", bad, "get user profile")
+	if code == 0 || !strings.Contains(stderr, "bad.json") || !strings.Contains(stderr, "rrf_k") {
+		t.Errorf("query with a broken --params: exit %d, stderr %q; want an error naming the file and the field", code, stderr)
+	}
+	// Usage errors.
+	if code, _, _ := coderag(t, "tune", "--questions", "3", root); code != 2 {
+		t.Errorf("tune --questions 3: exit %d, want 2", code)
+	}
+	if code, _, _ := coderag(t, "tune", filepath.Join(root, "billing", "tax.go")); code != 2 {
+		t.Errorf("tune on a file: exit %d, want 2", code)
+	}
+}
