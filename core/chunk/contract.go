@@ -423,6 +423,13 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			return r, true, nil
 		case lang == "hcl":
 			return c.Terraform(src, base), true, nil
+		case lang == "yaml" && IsWorkflow(base.FilePath):
+			r, warn := c.Config(src, base)
+			r.Warning = warn
+			if res, ok := WorkflowBuildResource(src, base.FilePath); ok {
+				attach(&r, res)
+			}
+			return r, true, nil
 		case lang == "gotemplate" || (lang == "yaml" && (strings.Contains("/"+base.FilePath, "/templates/") || bytes.Contains(src, []byte("{{")))):
 			return c.HelmTemplate(src, base), true, nil
 		case lang == "yaml" && IsKustomization(base.FilePath):
