@@ -323,7 +323,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.ForceQuit):
 		m.cancel()
 		return tea.Quit
-	case key.Matches(msg, k.Help) && !typing:
+	case key.Matches(msg, k.Help) && (!typing || m.input.Value() == ""):
+		// In an empty search box "?" is a request for help, not a query.
 		m.fullHelp = !m.fullHelp
 		m.layout()
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"coderag/core"
+	"coderag/core/graph"
 	"coderag/core/ingest"
 	"coderag/core/search"
 )
@@ -235,10 +236,20 @@ func TestKeys(t *testing.T) {
 	if m.focus != focusInput || m.mode != modeSearch {
 		t.Fatalf("start: focus %v mode %v, want the search box", m.focus, m.mode)
 	}
+	d.press(keys.Help) // "?" in the empty box is help, not a query
+	if !m.fullHelp || m.input.Value() != "" {
+		t.Fatalf("? in the empty search box: help %v, value %q; want the help and no query", m.fullHelp, m.input.Value())
+	}
+	d.press(keys.Help)
 	d.press(keys.Quit) // "q" while typing is text
 	if m.input.Value() != "q" {
 		t.Fatalf("q in the search box: value %q, want q", m.input.Value())
 	}
+	d.press(keys.Help) // and "?" after it is text too
+	if m.fullHelp || m.input.Value() != "q?" {
+		t.Fatalf("? after text: help %v, value %q; want text", m.fullHelp, m.input.Value())
+	}
+	d.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	d.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	d.typeText("cart")
 	if len(m.res.Hits) != 4 {
@@ -415,5 +426,75 @@ func TestSearchFlow(t *testing.T) {
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if m.mode != modeGraph || m.resQuery != "redis" {
 		t.Errorf("final: mode %v query %q; want graph and redis", m.mode, m.resQuery)
+	}
+}
+
+// TestPreviewPlacement: the explanation opens at its top however far the
+// preview was scrolled, and an edge's evidence opens with its marked line
+// in view whatever the previous evidence was scrolled to.
+func TestPreviewPlacement(t *testing.T) {
+	keys := DefaultKeyMap()
+	d := newDriver(t, testOptions(newFakeIndex()), 100, 16)
+	d.typeText("cart")
+	d.press(keys.Back)
+	d.press(keys.Open)
+	for i := 0; i < 4; i++ {
+		d.press(keys.PageDown)
+	}
+	d.press(keys.Explain)
+	if s := d.screen(); !strings.Contains(s, "why") || !strings.Contains(s, "lists:") {
+		t.Errorf("explain after scrolling shows no explanation:\n%s", s)
+	}
+	d.press(keys.Explain)
+
+	d.press(keys.Back)
+	d.press(keys.Graph)
+	d.press(keys.Open) // the right side: cart's edges
+	d.press(keys.Open) // the first edge's evidence
+	if s := d.screen(); !strings.Contains(s, "▶") {
+		t.Fatalf("evidence opens without its marked line:\n%s", s)
+	}
+	for i := 0; i < 4; i++ {
+		d.press(keys.PageDown)
+	}
+	d.press(keys.Back)
+	d.press(keys.Down)
+	d.press(keys.Open)
+	if s := d.screen(); !strings.Contains(s, "▶") {
+		t.Errorf("the next edge's evidence opens scrolled away from its marked line:\n%s", s)
+	}
+}
+
+// TestFocusShowsWithoutColour: the focused pane's border differs from the
+// others' in shape, not only in colour, in every theme.
+func TestFocusShowsWithoutColour(t *testing.T) {
+	for _, tt := range []struct{ dark, noColor bool }{{true, false}, {false, false}, {true, true}} {
+		st := DefaultStyles(tt.dark, tt.noColor)
+		if st.Pane.GetBorderStyle() == st.PaneFocused.GetBorderStyle() {
+			t.Errorf("dark %v, no colour %v: focused and plain panes have the same border", tt.dark, tt.noColor)
+		}
+	}
+}
+
+// TestGraphListKeepsNames: at 80x24 a long service name is shown whole,
+// at the cost of its language, so that two names with one prefix stay
+// apart.
+func TestGraphListKeepsNames(t *testing.T) {
+	keys := DefaultKeyMap()
+	f := newFakeIndex()
+	g := testGraph()
+	for _, n := range []string{"frontend-proxy-gateway", "frontend-proxy-admin"} {
+		g.Services = append(g.Services, graph.Service{Name: n, Kind: graph.KindService, Language: "typescript"})
+	}
+	g.Sort()
+	f.g = g
+	d := newDriver(t, testOptions(f), 80, 24)
+	d.press(keys.Back)
+	d.press(keys.Graph)
+	s := d.screen()
+	for _, n := range []string{"frontend-proxy-gateway", "frontend-proxy-admin"} {
+		if !strings.Contains(s, n) {
+			t.Errorf("%s is cut in the graph list:\n%s", n, s)
+		}
 	}
 }

@@ -89,6 +89,7 @@ func (v *graphView) setGraph(g *graph.Graph, err error) {
 	if sel != "" {
 		v.selectService(sel)
 	}
+	v.setSize(v.width, v.height) // the list's width follows its names
 }
 
 func (v *graphView) selected() string {
@@ -122,7 +123,15 @@ func (v *graphView) setSize(w, h int) {
 	v.preview.setSize(w-v.listWidth(), h)
 }
 
-func (v *graphView) listWidth() int { return min(max(v.width/3, 26), 40) }
+// listWidth is the service list's width: a third of the screen, wider
+// (up to 40 columns or half the screen) when a name needs it.
+func (v *graphView) listWidth() int {
+	longest := 0
+	for _, n := range v.names {
+		longest = max(longest, len(n))
+	}
+	return max(min(max(v.width/3, longest+11), 40, v.width/2), min(26, v.width))
+}
 
 func (v *graphView) title() string {
 	switch {
@@ -378,6 +387,12 @@ func (v *graphView) serviceList(st Styles, w, h int) string {
 		deps, _ := v.splitUnresolved(v.ix.Dependencies(s.Name))
 		deg := fmt.Sprintf("%d↑ %d↓", len(v.ix.Dependents(s.Name)), len(deps))
 		nameW := max(w-len(what)-lipgloss.Width(deg)-3, 6)
+		if len(s.Name) > nameW {
+			// The name tells services apart; the language is in the
+			// right pane's box.
+			what = ""
+			nameW = max(w-lipgloss.Width(deg)-2, 6)
+		}
 		line := padRight(truncate(s.Name, nameW), nameW) + " " + st.Dim.Render(padRight(what, len(what))) + " "
 		line = padRight(line, w-lipgloss.Width(deg)) + deg
 		if i == v.cursor {

@@ -34,6 +34,10 @@ type preview struct {
 	lines         []string
 	anchor        int // the line scrolled to when the content is new
 	valid, placed bool
+	// scrolled says the user moved since the content was placed: until
+	// then a re-render (the file around a chunk arrives, the pane is
+	// resized) places it at its anchor again, so the match stays in view.
+	scrolled bool
 
 	// focusLines marks one line per chunk id (an edge's evidence line).
 	focusLines map[string]int
@@ -53,7 +57,7 @@ func (p *preview) setSize(w, h int) {
 // setChunks shows new chunks, scrolled to the first one.
 func (p *preview) setChunks(cs []core.Chunk, title string) {
 	p.chunks, p.title, p.hit, p.focusLines = cs, title, nil, nil
-	p.valid, p.placed, p.offset = false, false, 0
+	p.valid, p.placed, p.scrolled, p.offset = false, false, false, 0
 }
 
 func (p *preview) invalidate() { p.valid = false }
@@ -66,6 +70,7 @@ func (p *preview) innerHeight() int {
 
 func (p *preview) key(k KeyMap, msg tea.KeyPressMsg) {
 	h := p.innerHeight()
+	p.scrolled = true
 	switch {
 	case key.Matches(msg, k.Up):
 		p.offset--
@@ -94,10 +99,16 @@ func (p *preview) view(m *Model) string {
 		return ""
 	}
 	if !p.valid || p.explain != m.explain {
+		toggled := p.explain != m.explain
 		p.explain = m.explain
 		p.lines, p.anchor = p.render(m)
 		p.valid = true
-		if !p.placed {
+		switch {
+		case toggled && m.explain:
+			// The explanation is at the top: open it there, wherever
+			// the preview was scrolled.
+			p.offset = 0
+		case !p.placed || !p.scrolled:
 			p.offset = p.anchor
 			p.placed = true
 		}

@@ -81,7 +81,9 @@ func DefaultStyles(dark, noColor bool) Styles {
 	s.Title = base.Bold(true).Foreground(accent)
 	s.Prompt = base.Bold(true).Foreground(accent)
 	s.Pane = base.Border(lipgloss.RoundedBorder()).BorderForeground(dim)
-	s.PaneFocused = base.Border(lipgloss.RoundedBorder()).BorderForeground(accent)
+	// Focus shows by the border's shape as well as its colour, for
+	// colour-blind eyes and monochrome screenshots.
+	s.PaneFocused = base.Border(lipgloss.ThickBorder()).BorderForeground(accent)
 	s.Selected = base.Background(c("#E4E2FF", "#3A3768")).Foreground(c("#1A1A1A", "#FFFFFF")).Bold(true)
 	s.Dim = base.Foreground(dim)
 	s.Error = base.Foreground(c("#C0392B", "#FF6B6B")).Bold(true)
