@@ -28,6 +28,7 @@ all: build
 deps:
 	@test -n "$(MATTN_DIR)" || { echo "cannot find github.com/mattn/go-sqlite3: is the Go module proxy reachable?"; exit 1; }
 	@command -v $${CC:-gcc} >/dev/null || { echo "coderag needs a C compiler for cgo (gcc or clang)"; exit 1; }
+	@test -x $(BIN) || echo "first build: cgo compiles SQLite, sqlite-vec and the tree-sitter grammars; this takes a few minutes, once"
 
 build: deps
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/coderag

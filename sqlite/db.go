@@ -118,6 +118,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := SetupC(); err != nil {
 		return nil, err
 	}
+	if scheme, _, ok := strings.Cut(path, "://"); ok && !strings.ContainsAny(scheme, `/\`) {
+		return nil, fmt.Errorf("open %s: %s:// databases are not supported: the index is one SQLite file (give its path)", path, scheme)
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if !opts.Create {
 			return nil, fmt.Errorf("open %s: %w (run coderag crawl first)", path, core.ErrNoIndex)

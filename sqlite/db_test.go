@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -587,6 +588,11 @@ func TestBuiltinModelRoundTrip(t *testing.T) {
 func TestStats(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
+	unlock, err := LockCrawl(ctx, db.path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	writeSource(t, db, "web", map[string][]string{"a.go": {"x", "y"}, "b.go": {"z"}}, nil)
 	st, err := db.Stats(ctx)
 	if err != nil {
@@ -765,5 +771,39 @@ func TestKNNWhileVectorsReplaced(t *testing.T) {
 	_, err = reader.KNN(ctx, []float32{1, 0, 0, 0}, 1, core.Filter{})
 	if !errors.Is(err, core.ErrVectorsReplaced) {
 		t.Errorf("KNN after the vectors were dropped: %v, want ErrVectorsReplaced", err)
+	}
+}
+
+// TestLastRunOfAKilledCrawl: a run left "running" by a crawl whose
+// process is gone reads as interrupted; one whose process holds the lock
+// reads as running.
+func TestLastRunOfAKilledCrawl(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if _, err := db.StartRun(ctx, "crawl"); err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	for _, tt := range []struct {
+		name, lock, want string
+	}{
+		{"no lock file", "", "interrupted"},
+		{"lock of a process that is gone", fmt.Sprintf("pid %d, started 2026-11-23T09:00:00Z\n", dead.Process.Pid), "interrupted"},
+		{"lock released", " ", "interrupted"},
+		{"lock of a live crawl", fmt.Sprintf("pid %d, started 2026-11-23T09:00:00Z\n", os.Getpid()), "running"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(db.path + ".lock")
+			if tt.lock != "" {
+				os.WriteFile(db.path+".lock", []byte(tt.lock), 0o644)
+			}
+			r, err := db.LastRun(ctx)
+			if err != nil || r.Status != tt.want {
+				t.Errorf("status %q (%v), want %q", r.Status, err, tt.want)
+			}
+		})
 	}
 }

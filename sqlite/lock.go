@@ -58,3 +58,21 @@ func LockCrawl(ctx context.Context, path string, wait bool) (unlock func(), err 
 		f.Close()
 	}, nil
 }
+
+// CrawlAlive reports whether a crawl of the database at path is running:
+// the lock file names a live process (LockCrawl writes its pid and clears
+// it on unlock; a killed crawl leaves the pid of a process that is gone).
+// Nothing is locked to find out, so a crawl starting meanwhile is never
+// refused.
+func CrawlAlive(path string) bool {
+	b, err := os.ReadFile(path + ".lock")
+	if err != nil {
+		return false
+	}
+	var pid int
+	if _, err := fmt.Sscanf(string(b), "pid %d", &pid); err != nil || pid <= 0 {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

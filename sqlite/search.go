@@ -135,6 +135,59 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 	return hits, nil
 }
 
+// List returns up to k chunks the filter admits — code and config first,
+// then docs, then conversations, each in repository, file and line order:
+// a query that is all filters (service:cart) lists them.
+func (db *DB) List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	where, args := filterSQL(f)
+	q := `SELECT ` + chunkCols + `, 0 FROM chunks c WHERE 1 = 1` + where + ` ORDER BY CASE WHEN c.corpus_type LIKE 'CODE%' THEN 0 WHEN c.corpus_type LIKE 'DOC%' THEN 1 ELSE 2 END,
+		c.repo_name, c.file_path, c.line_start LIMIT ?`
+	rows, err := db.query(ctx, q, append(args, k)...)
+	if err != nil {
+		return nil, db.wrap("list chunks of", err)
+	}
+	defer rows.Close()
+	var hits []core.Hit
+	for rows.Next() {
+		var zero float64
+		c, err := scanChunk(rows, &zero)
+		if err != nil {
+			return nil, db.wrap("list chunks of", err)
+		}
+		hits = append(hits, core.Hit{Chunk: c, Lists: []core.ListRank{{List: "filter", Rank: len(hits) + 1}}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("list chunks of", err)
+	}
+	return hits, nil
+}
+
+// FilterValues returns the distinct values a filter field ("service" or
+// "repo") has in the index, sorted.
+func (db *DB) FilterValues(ctx context.Context, field string) ([]string, error) {
+	col := map[string]string{"service": "service_name", "repo": "repo_name"}[field]
+	if col == "" {
+		return nil, fmt.Errorf("filter values: unknown field %q (want service or repo)", field)
+	}
+	rows, err := db.query(ctx, `SELECT DISTINCT `+col+` FROM chunks WHERE `+col+` != '' ORDER BY 1`)
+	if err != nil {
+		return nil, db.wrap("read the "+field+" names of", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, db.wrap("read the "+field+" names of", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func (db *DB) bm25Error(match string, err error) error {
 	if strings.Contains(err.Error(), "fts5: syntax error") {
 		return fmt.Errorf("full-text query %q: %w: %v", match, core.ErrBadQuery, err)

@@ -158,6 +158,11 @@ func (db *DB) LastRun(ctx context.Context) (core.CrawlRun, error) {
 	}
 	r.Started, _ = time.Parse(time.RFC3339, started)
 	r.Finished, _ = time.Parse(time.RFC3339, finished)
+	if r.Status == "running" && !CrawlAlive(db.path) {
+		// Its process is gone (killed, crashed, the machine rebooted):
+		// the next crawl records it so; say it now.
+		r.Status = "interrupted"
+	}
 	return r, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -413,15 +414,19 @@ func (l *sourceList) add(kind core.SourceKind, where, p, name string) error {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	fi, err := os.Stat(abs)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: %w", where, err)
-	}
-	if !fi.IsDir() && kind != core.SourceSlackExport {
+	case err != nil:
+		// It exists but cannot be read (a symlink loop, no permission):
+		// the crawl reports it as that source's failure and indexes the
+		// others.
+	case !fi.IsDir() && kind != core.SourceSlackExport:
 		return usagef("%s is not a directory", where)
 	}
 	if name == "" {
 		name = filepath.Base(abs)
-		if kind == core.SourceSlackExport && !fi.IsDir() {
+		if kind == core.SourceSlackExport && fi != nil && !fi.IsDir() {
 			name = strings.TrimSuffix(name, filepath.Ext(name))
 		}
 	}
@@ -497,6 +502,9 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 	if sum.MentionsChanged > 0 {
 		fmt.Fprintf(w, "joined %s to the %s they mention\n", plural(sum.MentionsChanged, "conversation or doc chunk", "conversation and doc chunks"),
 			plural(sum.Services, "known service", "known services"))
+	}
+	if e := sum.Embed; e.Untrained != "" {
+		fmt.Fprintf(w, "no vectors: %v; search is BM25-only until the index grows\n", e.Untrained)
 	}
 	if e := sum.Embed; e.Embedder.ID != "" && (e.Embedded > 0 || e.Trained || e.Err != nil) {
 		line := fmt.Sprintf("embedded %s with %s in %s", plural(e.Embedded, "chunk", "chunks"), e.Embedder.ID, e.Duration.Round(time.Millisecond))
@@ -602,6 +610,7 @@ type jsonEmbedSummary struct {
 	TrainMS    int64  `json:"train_ms,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error,omitempty"`
+	Untrained  string `json:"untrained,omitempty"`
 }
 
 func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
@@ -630,6 +639,7 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 		if e.Err != nil {
 			out.Embed.Error = e.Err.Error()
 		}
+		out.Embed.Untrained = e.Untrained
 	}
 	for _, s := range sum.Sources {
 		js := jsonSourceSummary{Name: s.Source.Name, Path: s.Source.Path, Files: s.Files, Bytes: s.Bytes,

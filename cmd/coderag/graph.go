@@ -29,7 +29,7 @@ type graphOptions struct {
 	format                      string
 	cluster                     string
 	minConf                     float64
-	hideUnresolved, lr          bool
+	hideUnresolved, lr, json    bool
 }
 
 const graphLong = `Graph shows the service graph the last crawl built: which services call
@@ -92,10 +92,15 @@ func newGraphCmd(io *ioStreams, db *string) *cobra.Command {
 	f.BoolVar(&o.cycles, "cycles", false, "list services that depend on each other in a circle")
 	f.IntVarP(&o.depth, "depth", "d", 0, "levels to follow (default 1; 3 for --blast-radius)")
 	f.StringVarP(&o.format, "format", "f", "text", "output: text, json, dot, mermaid or svg")
+	f.BoolVar(&o.json, "json", false, "print JSON (the same as --format json)")
 	f.StringVar(&o.cluster, "cluster", "repo", "group services in dot and mermaid output by repo, namespace or none")
 	f.Float64Var(&o.minConf, "min-confidence", 0, "leave out edges less sure than this (0-1)")
 	f.BoolVar(&o.hideUnresolved, "hide-unresolved", false, "leave out the edges to targets nobody could resolve")
 	f.BoolVar(&o.lr, "left-to-right", false, "lay dot and mermaid output out left to right")
+	cmd.RegisterFlagCompletionFunc("service", indexValues(db, "service"))
+	cmd.RegisterFlagCompletionFunc("path-to", indexValues(db, "service"))
+	cmd.RegisterFlagCompletionFunc("format", fixedValues("text", "json", "dot", "mermaid", "svg"))
+	cmd.RegisterFlagCompletionFunc("cluster", fixedValues("repo", "namespace", "none"))
 	return cmd
 }
 
@@ -111,6 +116,12 @@ type view struct {
 }
 
 func graphRun(cmd *cobra.Command, io *ioStreams, o *graphOptions) error {
+	if o.json {
+		if cmd.Flags().Changed("format") && o.format != "json" {
+			return usagef("--json and --format %s ask for different outputs", o.format)
+		}
+		o.format = "json"
+	}
 	switch o.format {
 	case "text", "json", "dot", "mermaid", "svg":
 	default:
@@ -283,17 +294,26 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 			nodes++
 		}
 	}
-	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", nodes)))
+	// n↑ and n↓ count as the TUI does: who depends on the service, what
+	// it depends on (a consumer depends on its topic), unresolved calls
+	// left out.
+	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", nodes))+st.dim("  n↑ depend on it, n↓ it depends on"))
+	ix := g.Index(0)
 	for _, s := range g.Services {
 		if s.Kind == graph.KindUnresolved {
 			continue
 		}
-		out, in := g.Degree(s.Name)
+		up, down := len(ix.Dependents(s.Name)), 0
+		for _, e := range ix.Dependencies(s.Name) {
+			if t := g.Service(e.Target); t == nil || t.Kind != graph.KindUnresolved {
+				down++
+			}
+		}
 		place := s.Repo
 		if s.Directory != "" {
 			place += "/" + s.Directory
 		}
-		fmt.Fprintf(w, "  %-22s %-9s %-32s %-11s in %-2d out %d\n", s.Name, s.Kind, place, s.Language, in, out)
+		fmt.Fprintf(w, "  %-22s %-9s %-32s %-11s %2d↑ %2d↓\n", s.Name, s.Kind, place, s.Language, up, down)
 	}
 	deps, unresolved, entry, topics := g.Partition()
 	section := func(title string, edges []graph.Edge) {

@@ -81,7 +81,9 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return queryRun(cmd, io, o, strings.Join(args, " ")) },
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.k, "k", "k", 10, "number of results")
+	f.IntVarP(&o.k, "limit", "k", 10, "number of results")
+	f.IntVar(&o.k, "k", 10, "number of results")
+	f.MarkHidden("k") // the old spelling; scripts keep working
 	f.BoolVar(&o.json, "json", false, "print the result as JSON")
 	f.BoolVar(&o.explain, "explain", false, "show why each hit matched: its rank in each list, reranker features, freshness, boosts")
 	f.StringArrayVar(&o.types, "type", nil, "only this corpus type (repeatable; as type:)")
@@ -91,6 +93,9 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringArrayVar(&o.path, "path", nil, "only paths matching this glob (repeatable; prefix with - to exclude)")
 	o.embed.register(f, true)
 	o.rerank.register(f)
+	cmd.RegisterFlagCompletionFunc("service", indexValues(db, "service"))
+	cmd.RegisterFlagCompletionFunc("repo", indexValues(db, "repo"))
+	cmd.RegisterFlagCompletionFunc("type", corpusValues())
 	return cmd
 }
 
@@ -134,7 +139,7 @@ func (o *queryOptions) filterText() string {
 }
 
 func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) error {
-	if err := positiveInt("k", o.k); err != nil {
+	if err := positiveInt("limit", o.k); err != nil {
 		return err
 	}
 	ctx := cmd.Context()

@@ -73,18 +73,19 @@ func keyReference() string {
 	return b.String()
 }
 
-// tuiRun opens the database (creating an empty one, which the app
-// explains) and runs the app; start, when set, is a crawl the app runs
-// first in its crawl view.
+// tuiRun opens the database and runs the app; start, when set, is a
+// crawl the app runs first in its crawl view (and the database is created
+// for it). Without one, a missing database is an error naming the path,
+// as for query: a mistyped --db creates nothing.
 func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, start tui.CrawlFunc) error {
-	if !io.outTTY {
-		return usagef("the TUI needs a terminal; use 'coderag query' in scripts")
-	}
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
+	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: start != nil})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if !io.outTTY {
+		return usagef("the TUI needs a terminal; use 'coderag query' in scripts")
+	}
 	rr, err := o.rerank.reranker()
 	if err != nil {
 		return err

@@ -133,9 +133,41 @@ func firstSelected(scr string) string {
 
 // TestTUINeedsTerminal: without a terminal the TUI says what to use.
 func TestTUINeedsTerminal(t *testing.T) {
-	code, _, errs := coderag(t, "tui", "--db", filepath.Join(t.TempDir(), "x.db"))
+	code, _, errs := coderag(t, "tui", "--db", crawlSample(t))
 	if code != 2 || !strings.Contains(errs, "needs a terminal") {
 		t.Errorf("tui without a terminal: exit %d, %q; want 2 and a hint", code, errs)
+	}
+}
+
+// TestReadersCreateNothing: a mistyped --db is an error naming the path
+// for tui as for query, and leaves no file behind; a database URL is
+// refused, not taken for a directory.
+func TestReadersCreateNothing(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.db")
+	for _, cmd := range []string{"tui", "query", "graph", "stats"} {
+		args := []string{cmd, "--db", typo}
+		if cmd == "query" {
+			args = append(args, "redis")
+		}
+		code, _, errs := coderag(t, args...)
+		if code == 0 || !strings.Contains(errs, typo) || !strings.Contains(errs, "crawl") {
+			t.Errorf("%s on a missing database: exit %d, %q; want an error naming it", cmd, code, errs)
+		}
+	}
+	for _, url := range []string{"postgres://user@db.internal/coderag", "sqlite://" + typo} {
+		code, _, errs := coderag(t, "tui", "--db", url)
+		if code == 0 || !strings.Contains(errs, "not supported") {
+			t.Errorf("tui --db %s: exit %d, %q", url, code, errs)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("readers created %v", entries)
+	}
+	if _, err := os.Stat("postgres:"); err == nil {
+		t.Errorf("a directory named postgres: was created")
+		os.RemoveAll("postgres:")
 	}
 }
 

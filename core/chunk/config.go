@@ -124,12 +124,13 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 	switch base.Language {
 	case "json", "yaml":
 		docs, err := parseYAMLDocs(src)
-		if err != nil || len(docs) == 0 {
-			why := "no content"
-			if err != nil {
-				why = err.Error()
-			}
-			return c.fallback(src, base, "does not parse: "+why), "indexed as text: " + why
+		if err == nil && len(docs) == 0 {
+			// Only comments (or nothing): a file with no keys, kept as
+			// its text, not a fault.
+			return c.fallback(src, base, ""), ""
+		}
+		if err != nil {
+			return c.fallback(src, base, "does not parse: "+err.Error()), "indexed as text: " + err.Error()
 		}
 		b := &builder{c: c, src: src, base: base}
 		ls := lineStarter(src)
@@ -145,7 +146,12 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 		}
 		b.cover()
 		return Result{Chunks: b.chunks}, ""
-	case "toml", "ini", "pip-requirements", "dotenv", "properties", "conf":
+	case "pip-requirements":
+		if bytes.Contains(src, []byte("--hash=")) {
+			return c.hashPinned(src, base), ""
+		}
+		return c.sections(src, base, tableRE), ""
+	case "toml", "ini", "dotenv", "properties", "conf":
 		return c.sections(src, base, tableRE), ""
 	case "gomod":
 		return c.sections(src, base, gomodRE), ""
@@ -153,6 +159,28 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 		return c.xmlElements(src, base), ""
 	}
 	return c.fallback(src, base, "no config chunker"), ""
+}
+
+// hashRE is a pip hash option and the line continuation before it.
+var hashRE = regexp.MustCompile(`[ \t]*\\?[ \t]*(?:\n[ \t]*)?--hash=[A-Za-z0-9]+:[A-Fa-f0-9]+`)
+
+// hashPinned indexes a hash-pinned requirements file (pip-compile
+// --generate-hashes) by its package names and versions: the hashes, most
+// of its bytes and useless to a search, are left out of the text (lines
+// kept, so line numbers stay true; Meta "format" says so).
+func (c *Chunker) hashPinned(src []byte, base core.Chunk) Result {
+	text := hashRE.ReplaceAllFunc(src, func(m []byte) []byte {
+		return bytes.Repeat([]byte("\n"), bytes.Count(m, []byte("\n")))
+	})
+	r := c.fallback(text, base, "")
+	for i := range r.Chunks {
+		ch := &r.Chunks[i]
+		if ch.Meta == nil {
+			ch.Meta = map[string]string{}
+		}
+		ch.Meta["format"] = "requirements, hashes left out"
+	}
+	return r
 }
 
 var (

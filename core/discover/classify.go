@@ -208,6 +208,11 @@ func Inspect(f core.File, data []byte) (core.File, string) {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return f, "binary content"
 	}
+	// A NUL further in is binary too (an archive appended to a script, a
+	// corrupt file): it must never reach a chunk.
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return f, "binary content (NUL byte on line " + strconv.Itoa(bytes.Count(data[:i], []byte("\n"))+1) + ")"
+	}
 	if line, ok := firstInvalidUTF8(data); !ok {
 		return f, "not valid UTF-8 (first bad byte on line " + strconv.Itoa(line) + ")"
 	}

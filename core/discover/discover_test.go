@@ -202,6 +202,7 @@ func TestInspect(t *testing.T) {
 		{"plain config yaml", core.File{Path: "config.yaml", Language: "yaml", Corpus: core.CodeConfig}, "log_level: info\n", core.CodeConfig, "yaml", ""},
 		{"shebang python", core.File{Path: "bin/tool", Corpus: core.CodeLogic}, "#!/usr/bin/env python3\nprint(1)\n", core.CodeLogic, "python", ""},
 		{"extensionless text", core.File{Path: "CODEOWNERS", Corpus: core.CodeLogic}, "* @team\n", core.CodeLogic, "text", ""},
+		{"NUL past the first 32 KB", core.File{Path: "notes.txt", Language: "text", Corpus: core.DocReadme}, strings.Repeat("plain text line\n", 2500) + "tail \x00 byte\n", "", "", "NUL byte on line 2501"},
 		{"utf8 bom ok", core.File{Path: "a.cs", Language: "csharp", Corpus: core.CodeLogic}, "\xef\xbb\xbfusing System;\n", core.CodeLogic, "csharp", ""},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -10,6 +11,11 @@ import (
 	"coderag/core"
 	"coderag/core/codetok"
 )
+
+// ErrTooLittleText means the corpus is too small to learn word vectors
+// from (no word is in two chunks): not a failure, the index stays
+// BM25-only until it grows.
+var ErrTooLittleText = errors.New("too little text to learn word vectors from")
 
 // BuiltinID names the built-in embedder in a database's meta.
 const BuiltinID = "builtin:ppmi-svd"
@@ -200,7 +206,7 @@ func Train(ctx context.Context, texts []string, o TrainOptions) (*Model, TrainSt
 	sort.Strings(vocab)
 	st.Vocab = len(vocab)
 	if len(vocab) == 0 {
-		return nil, st, fmt.Errorf("train builtin embedder: no token is in %d or more of the %d chunks", o.MinDocs, len(texts))
+		return nil, st, fmt.Errorf("train builtin embedder: no token is in %d or more of the %d chunks: %w", o.MinDocs, len(texts), ErrTooLittleText)
 	}
 	id := make(map[string]int32, len(vocab))
 	for i, w := range vocab {

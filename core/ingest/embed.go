@@ -91,6 +91,10 @@ type EmbedSummary struct {
 	// Err is why embedding stopped early; the chunks without vectors are
 	// embedded by the next crawl.
 	Err error
+	// Untrained says why no built-in model could be learned (the index
+	// holds too little text): every chunk stays BM25-only and the next
+	// crawl tries again. Not a failure.
+	Untrained string
 }
 
 // ErrEmbedderChange means the crawl asks for another embedder than the
@@ -278,6 +282,12 @@ func (c *Crawler) builtinModel(ctx context.Context, vs VectorStore, es *EmbedSum
 		return nil, err
 	}
 	m, st, err := embed.Train(ctx, texts, o.Train)
+	if errors.Is(err, embed.ErrTooLittleText) {
+		// Nothing to learn from yet: no vectors, and the next crawl
+		// tries again.
+		es.Untrained = err.Error()
+		return embed.NewModel(o.Info().Dim, nil, nil, nil)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,108 @@ type Index interface {
 	FileBM25(ctx context.Context, match, best string, k int, f core.Filter) ([]core.Hit, error)
 	// KNN returns the k chunks nearest to v, filters applied.
 	KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error)
+}
+
+// Lister is an Index that lists the chunks a filter admits, in file
+// order, for a query that is all filters.
+type Lister interface {
+	List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error)
+}
+
+// FilterValuer is an Index that knows the values of a filter field
+// ("service", "repo"), so that a mistyped one is an error with
+// suggestions instead of no results.
+type FilterValuer interface {
+	FilterValues(ctx context.Context, field string) ([]string, error)
+}
+
+// checkFilterValues refuses service and repo filters that name nothing in
+// the index, suggesting the closest names.
+func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filter) error {
+	fv, ok := e.idx.(FilterValuer)
+	if !ok {
+		return nil
+	}
+	for _, c := range []struct {
+		field string
+		vals  []string
+	}{{"service", f.Service}, {"repo", f.Repo}} {
+		if len(c.vals) == 0 {
+			continue
+		}
+		known, err := fv.FilterValues(ctx, c.field)
+		if err != nil {
+			return fmt.Errorf("search %q: %w", text, err)
+		}
+		for _, v := range c.vals {
+			if slices.Contains(known, v) {
+				continue
+			}
+			msg := fmt.Sprintf("no %s %q in the index", c.field, v)
+			if near := Closest(v, known, 3); len(near) > 0 {
+				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
+			} else if len(known) == 0 {
+				msg += " (no chunk belongs to a " + c.field + ")"
+			}
+			return fmt.Errorf("query %q: %w: %s", text, core.ErrBadQuery, msg)
+		}
+	}
+	return nil
+}
+
+// Closest returns up to n of names nearest to s: those that contain it or
+// that it contains first, then by edit distance (at most a third of the
+// longer name).
+func Closest(s string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	ls := strings.ToLower(s)
+	var cs []cand
+	for _, name := range names {
+		ln := strings.ToLower(name)
+		d := editDistance(ls, ln)
+		if strings.Contains(ln, ls) || strings.Contains(ls, ln) {
+			d = 0
+		}
+		if d <= max(len(ls), len(ln), 3)/3 {
+			cs = append(cs, cand{name, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// editDistance is the optimal-string-alignment distance of two strings,
+// by bytes: insertions, deletions, substitutions and swaps of neighbours
+// (crat for cart) cost one.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // Options tune an Engine. The zero value uses the defaults.
@@ -200,11 +303,24 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	f := mergeFilters(q.Filter, parsed.Filter)
 	res := Result{Text: parsed.Text, Filter: f}
+	if err := e.checkFilterValues(ctx, q.Text, f); err != nil {
+		return res, err
+	}
 	if strings.TrimSpace(parsed.Text) == "" {
 		if f.Empty() {
 			return res, nil
 		}
-		return res, fmt.Errorf("query %q: %w: nothing to search for besides filters", q.Text, core.ErrBadQuery)
+		// All filters: list what they admit, in file order.
+		l, ok := e.idx.(Lister)
+		if !ok {
+			return res, fmt.Errorf("query %q: %w: nothing to search for besides filters", q.Text, core.ErrBadQuery)
+		}
+		hits, err := l.List(ctx, f, k)
+		if err != nil {
+			return res, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		res.Hits, res.Lists, res.Took = hits, []string{"filter"}, time.Since(start)
+		return res, nil
 	}
 	parsed.Text = ContentText(parsed.Text)
 	depth := max(e.opts.Depth, k, e.opts.RerankDepth)

@@ -178,3 +178,22 @@ func TestPlanDropsCommonTerms(t *testing.T) {
 		})
 	}
 }
+
+func TestClosest(t *testing.T) {
+	names := []string{"cart", "checkout", "catalog", "payments", "payment-gateway", "frontend"}
+	for _, tt := range []struct {
+		in   string
+		want string
+	}{
+		{"crat", "cart"},
+		{"chekout", "checkout"},
+		{"payment", "payments payment-gateway"},
+		{"front", "frontend"},
+		{"zzzzzz", ""},
+		{"CART", "cart"},
+	} {
+		if got := strings.Join(Closest(tt.in, names, 3), " "); got != tt.want {
+			t.Errorf("Closest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestOneChunkSource: a valid source too small to learn word vectors from
+// is indexed and searchable (BM25), the crawl says why there are no
+// vectors, and a later crawl with more text learns them.
+func TestOneChunkSource(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "tiny")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "README.md"), []byte("# Tiny\n\nThe tiny service answers pings.\n"), 0o644)
+	db := filepath.Join(dir, "i.db")
+	code, out, stderr := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none", "--json")
+	if code != 0 {
+		t.Fatalf("crawl of a one-chunk source: exit %d: %s", code, stderr)
+	}
+	var sum struct {
+		Embed struct {
+			Untrained string `json:"untrained"`
+		} `json:"embed"`
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(l, `"kind":"summary"`) {
+			json.Unmarshal([]byte(l), &sum)
+		}
+	}
+	if !strings.Contains(sum.Embed.Untrained, "too little text") {
+		t.Errorf("summary does not say why there are no vectors: %q\n%s", sum.Embed.Untrained, out)
+	}
+	code, out, stderr = coderag(t, "query", "--db", db, "--json", "pings")
+	if code != 0 || !strings.Contains(out, "README.md") {
+		t.Errorf("query on the one-chunk index: exit %d, %s %s", code, out, stderr)
+	}
+	// More text: the model is learned.
+	for i, s := range []string{"cart", "checkout", "payments"} {
+		os.WriteFile(filepath.Join(repo, s+".md"), []byte("# "+s+"\n\nThe "+s+" service answers pings and stores orders in redis.\n"+strings.Repeat("x", i)+"\n"), 0o644)
+	}
+	code, out, stderr = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none")
+	if code != 0 || strings.Contains(out, "no vectors") || !strings.Contains(out, "model learned") {
+		t.Errorf("second crawl: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestFilterOnlyAndMistypedFilters: a query of filters alone lists what
+// they admit (code first); a service or repository the index does not
+// hold is an error that suggests the closest names, not "no results".
+func TestFilterOnlyAndMistypedFilters(t *testing.T) {
+	db := crawlSample(t)
+	code, out, stderr := coderag(t, "query", "--db", db, "--json", "-k", "5", "service:cart")
+	if code != 0 {
+		t.Fatalf("query service:cart: exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Lists []string `json:"lists"`
+		Hits  []struct {
+			Service string `json:"service_name"`
+			Corpus  string `json:"corpus_type"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) != 5 || len(res.Lists) != 1 || res.Lists[0] != "filter" {
+		t.Fatalf("service:cart listed %d hits from %v, want 5 from the filter", len(res.Hits), res.Lists)
+	}
+	for _, h := range res.Hits {
+		if h.Service != "cart" || !strings.HasPrefix(h.Corpus, "CODE") {
+			t.Errorf("hit of service %q, corpus %s; want cart's code or config first", h.Service, h.Corpus)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--service", "crat", "redis"}, `no service "crat" in the index (did you mean cart?)`},
+		{[]string{"service:chekout redis"}, `did you mean checkout`},
+		{[]string{"repo:platfrom", "redis"}, `no repo "platfrom" in the index (did you mean platform?)`},
+		{[]string{"service:zzzzzz"}, `no service "zzzzzz" in the index`},
+	} {
+		code, _, stderr := coderag(t, append([]string{"query", "--db", db}, tt.args...)...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("query %v: exit %d, %q; want 2 and %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestFlagSpellingAndCompletion: graph --json is --format json, query
+// --limit is -k (--k still works), and shell completion offers the
+// index's services and repositories and the fixed values of --type and
+// --format.
+func TestFlagSpellingAndCompletion(t *testing.T) {
+	db := crawlSample(t)
+	_, asJSON, _ := coderag(t, "graph", "--db", db, "--json")
+	_, asFormat, _ := coderag(t, "graph", "--db", db, "--format", "json")
+	if asJSON == "" || asJSON != asFormat {
+		t.Errorf("graph --json differs from --format json")
+	}
+	if code, _, _ := coderag(t, "graph", "--db", db, "--json", "--format", "dot"); code != 2 {
+		t.Errorf("graph --json --format dot: exit %d, want 2", code)
+	}
+	for _, args := range [][]string{{"--limit", "2"}, {"-k", "2"}, {"--k", "2"}} {
+		code, out, stderr := coderag(t, append([]string{"query", "--db", db, "--json"}, append(args, "redis")...)...)
+		var res struct{ Hits []any }
+		json.Unmarshal([]byte(out), &res)
+		if code != 0 || len(res.Hits) != 2 {
+			t.Errorf("query %v: exit %d, %d hits: %s", args, code, len(res.Hits), stderr)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"query", "--db", db, "--service", "c"}, []string{"cart", "checkout"}},
+		{[]string{"graph", "--db", db, "--service", "st"}, []string{"storefront"}},
+		{[]string{"query", "--db", db, "--repo", ""}, []string{"platform", "storefront"}},
+		{[]string{"query", "--db", db, "--type", "run"}, []string{"runbook"}},
+		{[]string{"graph", "--db", db, "--format", "m"}, []string{"mermaid"}},
+	} {
+		_, out, _ := coderag(t, append([]string{"__complete"}, tt.args...)...)
+		got := strings.Split(strings.TrimSpace(out), "\n")
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("completion of %v: %q, want %q among them", tt.args, got, w)
+			}
+		}
+	}
+}
+
+// TestUnreadableSourceIsSkipped: a source that exists but cannot be read
+// (a symlink loop) fails alone: the crawl says so, indexes the others and
+// exits 1; a path that does not exist is still refused before anything.
+func TestUnreadableSourceIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good")
+	os.MkdirAll(good, 0o755)
+	os.WriteFile(filepath.Join(good, "README.md"), []byte("# Good\n\nThe good service answers pings from the load balancer.\n"), 0o644)
+	os.Symlink(filepath.Join(dir, "loop2"), filepath.Join(dir, "loop1"))
+	os.Symlink(filepath.Join(dir, "loop1"), filepath.Join(dir, "loop2"))
+	db := filepath.Join(dir, "i.db")
+	code, out, stderr := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(dir, "loop1"), "--repo-path", good, "--progress", "none")
+	if code != 1 || !strings.Contains(out+stderr, "loop1") || !strings.Contains(out+stderr, "symbolic links") {
+		t.Errorf("crawl with a symlink loop: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := coderag(t, "query", "--db", db, "--json", "pings"); code != 0 || !strings.Contains(out, "README.md") {
+		t.Errorf("the readable source was not indexed: exit %d %s", code, out)
+	}
+	if code, _, stderr := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(dir, "nope")); code == 0 || !strings.Contains(stderr, "nope") {
+		t.Errorf("crawl of a missing path: exit %d %q", code, stderr)
+	}
+}
