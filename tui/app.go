@@ -408,9 +408,36 @@ func (m *Model) layout() {
 func (m *Model) bodyHeight() int {
 	h := m.height - 3 // search line, status bar, help line
 	if m.fullHelp {
-		h -= lipgloss.Height(m.help.FullHelpView(m.FullHelp())) - 1
+		h -= lipgloss.Height(m.fullHelpView()) - 1
 	}
 	return max(h, 3)
+}
+
+// fullHelpView lays the help's groups out in as many rows as the width
+// needs, so that every key is on screen at 80 columns.
+func (m *Model) fullHelpView() string {
+	var rows []string
+	var row []string
+	width := 0
+	const gap = "    "
+	for _, g := range m.FullHelp() {
+		col := m.help.FullHelpView([][]key.Binding{g})
+		w := lipgloss.Width(col)
+		if len(row) > 0 && width+len(gap)+w > m.width {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, width = nil, 0
+		}
+		if len(row) > 0 {
+			row = append(row, gap)
+			width += len(gap)
+		}
+		row = append(row, col)
+		width += w
+	}
+	if len(row) > 0 {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return strings.Join(rows, "\n")
 }
 
 func (m *Model) listWidth() int {
@@ -440,7 +467,7 @@ func (m *Model) Render() string {
 	body = fitBlock(body, m.width, m.bodyHeight())
 	helpView := m.help.ShortHelpView(m.ShortHelp())
 	if m.fullHelp {
-		helpView = m.help.FullHelpView(m.FullHelp())
+		helpView = m.fullHelpView()
 	}
 	out := strings.Join([]string{m.topLine(), body, m.statusLine(), helpView}, "\n")
 	return fitBlock(out, m.width, m.height)

@@ -498,3 +498,23 @@ func TestGraphListKeepsNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFullHelpFitsSmallTerminals: at 80x24 the full help shows every key
+// (its groups wrap into rows instead of being cut).
+func TestFullHelpFitsSmallTerminals(t *testing.T) {
+	keys := DefaultKeyMap()
+	d := newDriver(t, testOptions(newFakeIndex()), 80, 24)
+	d.press(keys.Back)
+	d.press(keys.Help)
+	s := d.screen()
+	for _, g := range d.m.FullHelp() {
+		for _, b := range g {
+			if !b.Enabled() {
+				continue // hidden when it cannot be used (no re-crawl in this test)
+			}
+			if h := b.Help(); !strings.Contains(s, h.Desc) {
+				t.Errorf("help for %q (%s) is not on the 80x24 screen:\n%s", h.Key, h.Desc, s)
+			}
+		}
+	}
+}
