@@ -156,3 +156,20 @@ func TestUnreadableSourceIsSkipped(t *testing.T) {
 		t.Errorf("crawl of a missing path: exit %d %q", code, stderr)
 	}
 }
+
+// TestGraphMentionsAll: graph --service lists five mentions and says how
+// many more there are; --mentions shows them all.
+func TestGraphMentionsAll(t *testing.T) {
+	db := crawlSample(t)
+	_, out, _ := coderag(t, "graph", "--db", db, "--service", "cart")
+	if !strings.Contains(out, "more (--mentions ") {
+		t.Fatalf("no hint of the mentions left out:\n%s", out)
+	}
+	_, all, _ := coderag(t, "graph", "--db", db, "--service", "cart", "--mentions", "1000")
+	if strings.Contains(all, "more (--mentions") || strings.Count(all, "\n  [") <= strings.Count(out, "\n  [") {
+		t.Errorf("--mentions 1000 does not list them all:\n%s", all)
+	}
+	if code, _, _ := coderag(t, "graph", "--db", db, "--service", "cart", "--mentions", "-1"); code != 2 {
+		t.Errorf("--mentions -1: exit %d, want 2", code)
+	}
+}

@@ -30,6 +30,7 @@ type graphOptions struct {
 	cluster                     string
 	minConf                     float64
 	hideUnresolved, lr, json    bool
+	mentions                    int
 }
 
 const graphLong = `Graph shows the service graph the last crawl built: which services call
@@ -93,6 +94,7 @@ func newGraphCmd(io *ioStreams, db *string) *cobra.Command {
 	f.IntVarP(&o.depth, "depth", "d", 0, "levels to follow (default 1; 3 for --blast-radius)")
 	f.StringVarP(&o.format, "format", "f", "text", "output: text, json, dot, mermaid or svg")
 	f.BoolVar(&o.json, "json", false, "print JSON (the same as --format json)")
+	f.IntVar(&o.mentions, "mentions", 5, "with --service: how many of the conversations and docs that mention it to list")
 	f.StringVar(&o.cluster, "cluster", "repo", "group services in dot and mermaid output by repo, namespace or none")
 	f.Float64Var(&o.minConf, "min-confidence", 0, "leave out edges less sure than this (0-1)")
 	f.BoolVar(&o.hideUnresolved, "hide-unresolved", false, "leave out the edges to targets nobody could resolve")
@@ -149,6 +151,9 @@ func graphRun(cmd *cobra.Command, io *ioStreams, o *graphOptions) error {
 			return err
 		}
 	}
+	if o.mentions < 0 {
+		return usagef("--mentions must be 0 or more, got %d", o.mentions)
+	}
 	if o.minConf < 0 || o.minConf > 1 {
 		return usagef("--min-confidence must be between 0 and 1, got %v", o.minConf)
 	}
@@ -188,7 +193,7 @@ func graphRun(cmd *cobra.Command, io *ioStreams, o *graphOptions) error {
 		if err != nil {
 			return err
 		}
-		if v.mentions, v.mentionCount, err = db.Mentions(ctx, name, 5); err != nil {
+		if v.mentions, v.mentionCount, err = db.Mentions(ctx, name, o.mentions); err != nil {
 			return err
 		}
 		v.opts.Cluster, v.opts.LeftToRight = cluster, o.lr
@@ -389,6 +394,9 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 					first = first[:67] + "..."
 				}
 				fmt.Fprintf(w, "  %s %-44s %s\n", st.badge(c.Corpus), c.Location(), st.dim(first))
+			}
+			if more := v.mentionCount - len(v.mentions); more > 0 {
+				fmt.Fprintln(w, st.dim(fmt.Sprintf("  … %d more (--mentions %d shows them all)", more, v.mentionCount)))
 			}
 		}
 		return nil
