@@ -25,7 +25,7 @@ var planted = []struct {
 	{"ghp_PLANTEDtoken0123456789abcdefghijklmn", "services/billing/worker.py", "<GITHUB_TOKEN>", "dunning worker retries failed subscription charges", true},
 	{"sk_live_PLANTED4eC39HqLyjWDarjtT1zdp", "services/billing/client.ts", "<STRIPE_KEY>", "refundPayment payment provider client", true},
 	{"Pl4nted-Ledger-Pw!", "deploy/billing.yaml", "<SECRET>", "LEDGER_DB_PASSWORD billing deployment", true},
-	{"Pl4ntedDsnPw", "deploy/billing.yaml", "<PASSWORD>", "ledger-db DATABASE_URL", true},
+	{"Pl4ntedDsnPw", "deploy/billing.yaml", "<PASSWORD>", "invoices-sql DATABASE_URL", true},
 	{"AIzaSyPLANTED0123456789abcdefghijklmnop", "deploy/billing.yaml", "<GOOGLE_API_KEY>", "geocoding invoice addresses", true},
 	{"PLANTEDsecretKEY/0123456789abcdefghijklm", ".env.example", "<", "invoice archive bucket credentials local development", true},
 	{"hooks.slack.com/services/T0PLANT01/B0PLANT02/PlantedWebhookSecret123", "docs/runbooks/billing-down.md", "<SLACK_WEBHOOK>", "page the right people billing channel", true},

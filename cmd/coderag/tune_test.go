@@ -19,7 +19,7 @@ func TestTuneCommand(t *testing.T) {
 	}
 	root := filepath.Join("..", "..", "testdata", "train")
 	var dirs []string
-	for _, d := range []string{"billing", "inventory", "notify", "cart", "shipping", "Payments"} {
+	for _, d := range []string{"billing", "inventory", "notify", "cart", "freight", "Payments"} {
 		dirs = append(dirs, filepath.Join(root, d))
 	}
 	work := t.TempDir()

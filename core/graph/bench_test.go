@@ -82,15 +82,15 @@ func BenchmarkBlastRadius(b *testing.B) {
 // every copy defines, a third of the copies pointing one key elsewhere.
 func copies(n int) Input {
 	var in Input
-	svcs := []string{"web", "cart", "payment", "catalog", "shipping"}
+	svcs := []string{"storefront", "basket", "billing", "inventory", "delivery"}
 	for c := 0; c < n; c++ {
 		dir := fmt.Sprintf("team%03d/deploy/", c)
 		cm := core.ResourceAt{Repo: "mono", File: dir + "config.yaml", ChunkID: fmt.Sprintf("cm%d", c),
 			Resource: core.Resource{Kind: "ConfigMap", Name: "shop-config", Line: 1, Data: map[string]string{}}}
 		for _, s := range svcs {
 			host := s
-			if s == "payment" && c%3 == 0 {
-				host = "payment-sandbox"
+			if s == "billing" && c%3 == 0 {
+				host = "billing-sandbox"
 			}
 			cm.Data[strings.ToUpper(s)+"_URL"] = "http://" + host + ":8080"
 		}

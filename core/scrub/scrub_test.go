@@ -181,17 +181,17 @@ func TestCleanSecretData(t *testing.T) {
 	in := `apiVersion: v1
 kind: Secret
 metadata:
-  name: accounts-db-config
+  name: members-db-config
 type: Opaque
 stringData:
-  POSTGRES_DB: accounts-db
-  POSTGRES_USER: accounts-admin
-  POSTGRES_PASSWORD: acc0unts-pwd
-  ACCOUNTS_DB_URI: postgresql://accounts-admin:acc0unts-pwd@accounts-db:5432/accounts-db
+  POSTGRES_DB: members-db
+  POSTGRES_USER: members-admin
+  POSTGRES_PASSWORD: m3mbers-pwd
+  MEMBERS_DB_URI: postgresql://members-admin:m3mbers-pwd@members-db:5432/members-db
   SIGNING_SEED: 7f3a9c2e11
-  JDBC_URL: jdbc:postgresql://ledger-db:5432/ledger?user=ledger&password=l3dger-pw!
+  JDBC_URL: jdbc:postgresql://invoices-sql:5432/invoices?user=invoices&password=1nvoices-pw!
 data:
-  DB_HOST: bGVkZ2VyLWRi
+  DB_HOST: aW52b2ljZXMtc3Fs
   DB_URL: cG9zdGdyZXM6Ly91OnBAaDo1NDMyL2Q=
 `
 	c := chunk(core.CodeDeploy, in)
@@ -201,12 +201,12 @@ data:
 		t.Fatal(err)
 	}
 	got := cc.Text()
-	for _, gone := range []string{"acc0unts-pwd", "7f3a9c2e11", "l3dger-pw!", "cG9zdGdyZXM6Ly91OnBAaDo1NDMyL2Q="} {
+	for _, gone := range []string{"m3mbers-pwd", "7f3a9c2e11", "1nvoices-pw!", "cG9zdGdyZXM6Ly91OnBAaDo1NDMyL2Q="} {
 		if strings.Contains(got, gone) {
 			t.Errorf("Clean kept %q:\n%s", gone, got)
 		}
 	}
-	for _, kept := range []string{"POSTGRES_DB: accounts-db", "POSTGRES_USER: accounts-admin", "@accounts-db:5432/accounts-db", "DB_HOST: bGVkZ2VyLWRi", "?user=ledger&password="} {
+	for _, kept := range []string{"POSTGRES_DB: members-db", "POSTGRES_USER: members-admin", "@members-db:5432/members-db", "DB_HOST: aW52b2ljZXMtc3Fs", "?user=invoices&password="} {
 		if !strings.Contains(got, kept) {
 			t.Errorf("Clean lost %q:\n%s", kept, got)
 		}

@@ -180,14 +180,14 @@ func TestPlanDropsCommonTerms(t *testing.T) {
 }
 
 func TestClosest(t *testing.T) {
-	names := []string{"cart", "checkout", "catalog", "payments", "payment-gateway", "frontend"}
+	names := []string{"cart", "checkout", "catalog", "payments", "payments-api", "frontend"}
 	for _, tt := range []struct {
 		in   string
 		want string
 	}{
 		{"crat", "cart"},
 		{"chekout", "checkout"},
-		{"payment", "payments payment-gateway"},
+		{"payment", "payments payments-api"},
 		{"front", "frontend"},
 		{"zzzzzz", ""},
 		{"CART", "cart"},

@@ -1,4 +1,4 @@
-package com.acme.shipping;
+package com.acme.freight;
 
 import java.util.Map;
 
