@@ -1,5 +1,7 @@
 package core
 
+import "strings"
+
 // CallKind says what an outbound call talks to.
 type CallKind string
 
@@ -288,4 +290,26 @@ type BindingAt struct {
 	File    string
 	ChunkID string
 	Binding
+}
+
+// ImageName is a container image's name without registry, path, tag and
+// digest: ghcr.io/acme/cart:1.2 -> cart.
+func ImageName(img string) string {
+	img = strings.SplitN(img, "@", 2)[0]
+	if i := strings.LastIndexByte(img, '/'); i >= 0 {
+		img = img[i+1:]
+	}
+	if i := strings.IndexByte(img, ':'); i >= 0 {
+		img = img[:i]
+	}
+	return img
+}
+
+// IsWorkload reports whether a Kubernetes kind runs a service's code.
+func IsWorkload(kind string) bool {
+	switch kind {
+	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Rollout", "Pod", "ReplicaSet", "DeploymentConfig":
+		return true
+	}
+	return false
 }

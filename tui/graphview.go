@@ -42,6 +42,7 @@ type graphView struct {
 	err            error
 	ix             *graph.Index // every edge, by who depends on whom
 	names          []string
+	longest        int // the longest name's length, for the list's width
 	cursor, offset int
 	sub, prevSub   graphSub
 	right          bool // focus on the right side
@@ -65,7 +66,7 @@ var kindRank = map[string]int{graph.KindService: 0, graph.KindIngress: 1, graph.
 func (v *graphView) setGraph(g *graph.Graph, err error) {
 	sel := v.selected()
 	v.g, v.err = g, err
-	v.names = nil
+	v.names, v.longest = nil, 0
 	if g == nil {
 		return
 	}
@@ -75,6 +76,7 @@ func (v *graphView) setGraph(g *graph.Graph, err error) {
 		// listed under the service that calls them.
 		if s.Kind != graph.KindUnresolved {
 			v.names = append(v.names, s.Name)
+			v.longest = max(v.longest, len(s.Name))
 		}
 	}
 	sort.SliceStable(v.names, func(i, j int) bool {
@@ -126,11 +128,7 @@ func (v *graphView) setSize(w, h int) {
 // listWidth is the service list's width: a third of the screen, wider
 // (up to 40 columns or half the screen) when a name needs it.
 func (v *graphView) listWidth() int {
-	longest := 0
-	for _, n := range v.names {
-		longest = max(longest, len(n))
-	}
-	return max(min(max(v.width/3, longest+11), 40, v.width/2), min(26, v.width))
+	return max(min(max(v.width/3, v.longest+11), 40, v.width/2), min(26, v.width))
 }
 
 func (v *graphView) title() string {

@@ -430,7 +430,7 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 				attach(&r, res)
 			}
 			return r, true, nil
-		case lang == "gotemplate" || (lang == "yaml" && (strings.Contains("/"+base.FilePath, "/templates/") || bytes.Contains(src, []byte("{{")))):
+		case lang == "gotemplate" || (lang == "yaml" && (strings.Contains("/"+base.FilePath, "/templates/") || goTemplateActions(src))):
 			return c.HelmTemplate(src, base), true, nil
 		case lang == "yaml" && IsKustomization(base.FilePath):
 			return c.Kustomization(src, base), true, nil
@@ -483,3 +483,19 @@ var (
 	kindRE        = regexp.MustCompile(`(?m)^kind:\s*[A-Z]`)
 	chartNameRE   = regexp.MustCompile(`(?m)^name:\s*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
+
+// goTemplateActions reports whether src holds Go template actions ({{ }}),
+// not only CI expressions (${{ }} in GitHub Actions and Azure Pipelines).
+func goTemplateActions(src []byte) bool {
+	for i := bytes.Index(src, []byte("{{")); i >= 0; {
+		if i == 0 || src[i-1] != '$' {
+			return true
+		}
+		j := bytes.Index(src[i+2:], []byte("{{"))
+		if j < 0 {
+			return false
+		}
+		i += 2 + j
+	}
+	return false
+}

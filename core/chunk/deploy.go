@@ -265,7 +265,7 @@ func resource(o map[string]any) resourceInfo {
 	}
 	podLabels := strMap(obj(o, "spec", "template", "metadata", "labels"))
 	switch ri.kind {
-	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout":
+	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout", "DeploymentConfig":
 		for _, l := range []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))} {
 			for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "service", "component"} {
 				if ri.service == "" && l[k] != "" {
@@ -836,7 +836,7 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 			for i := range b.chunks {
 				b.chunks[i].ServiceName = chart
 			}
-			for _, res := range helmResources(base, src, chart) {
+			for _, res := range helmResources(src, chart) {
 				attach(&r, res)
 			}
 		}

@@ -79,27 +79,11 @@ func (c *Chunker) Kustomization(src []byte, base core.Chunk) Result {
 	return r
 }
 
-// lineMatching is the line of the first match of the pattern in src, 0
-// for none.
+// lineMatching is the line of the first match of the pattern in src
+// (where its first non-blank character is), 0 for none.
 func lineMatching(src []byte, pattern string) int {
 	if m := regexp.MustCompile(pattern).FindIndex(src); m != nil {
-		return lineOf(src, m[0]) + leadingNewlines(src[m[0]:m[1]])
+		return lineOf(src, m[0]+leadingSpace(src[m[0]:m[1]]))
 	}
 	return 0
-}
-
-// leadingNewlines counts the newlines a match starts with (\s matches
-// them).
-func leadingNewlines(b []byte) int {
-	n := 0
-	for _, c := range b {
-		switch c {
-		case '\n':
-			n++
-		case ' ', '\t', '\r':
-		default:
-			return n
-		}
-	}
-	return n
 }

@@ -52,3 +52,16 @@ func TestKustomization(t *testing.T) {
 		}
 	}
 }
+
+func TestGoTemplateActions(t *testing.T) {
+	for src, want := range map[string]bool{
+		"image: {{ .Values.image }}":                         true,
+		"run: echo ${{ github.sha }}":                        false,
+		"a: ${{ parameters.env }}\nb: {{ include \"x\" . }}": true,
+		"no actions here":                                    false,
+	} {
+		if got := goTemplateActions([]byte(src)); got != want {
+			t.Errorf("goTemplateActions(%q) = %v, want %v", src, got, want)
+		}
+	}
+}

@@ -152,7 +152,7 @@ var (
 // renders it with the chart's values). A workload or Service whose name
 // or app label is written plainly is its own service (an umbrella chart
 // deploys many); otherwise the resource belongs to the chart.
-func helmResources(base core.Chunk, src []byte, chart string) []core.Resource {
+func helmResources(src []byte, chart string) []core.Resource {
 	var out []core.Resource
 	bounds := []int{0}
 	for _, m := range docSepRE.FindAllIndex(src, -1) {
@@ -173,7 +173,7 @@ func helmResources(base core.Chunk, src []byte, chart string) []core.Resource {
 		if m := helmNsRE.FindSubmatch(doc); m != nil {
 			r.Namespace = string(m[1])
 		}
-		if workloadKind(kind) || kind == "Service" {
+		if core.IsWorkload(kind) || kind == "Service" {
 			own := ""
 			if m := helmAppRE.FindSubmatch(doc); m != nil {
 				own = string(m[1])
@@ -198,15 +198,6 @@ func helmResources(base core.Chunk, src []byte, chart string) []core.Resource {
 		}
 	}
 	return out
-}
-
-// workloadKind reports whether a Kubernetes kind runs containers.
-func workloadKind(kind string) bool {
-	switch kind {
-	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Rollout":
-		return true
-	}
-	return false
 }
 
 // attach gives the resource to the file's first chunk.

@@ -85,7 +85,7 @@ func WorkflowBuildResource(src []byte, file string) (core.Resource, bool) {
 					if i := strings.IndexByte(img, ','); i >= 0 {
 						img = img[:i]
 					}
-					if base := imageName(img); base != "" && !strings.Contains(base, "${{") {
+					if base := core.ImageName(img); base != "" && !strings.Contains(base, "${{") {
 						res.Data[img] = path.Join(up, dir)
 					}
 				}
@@ -126,18 +126,6 @@ func WorkflowBuildResource(src []byte, file string) (core.Resource, bool) {
 		return core.Resource{}, false
 	}
 	return res, true
-}
-
-// imageName is an image reference without registry, tag and digest.
-func imageName(img string) string {
-	img = strings.SplitN(img, "@", 2)[0]
-	if i := strings.LastIndexByte(img, '/'); i >= 0 {
-		img = img[i+1:]
-	}
-	if i := strings.IndexByte(img, ':'); i >= 0 {
-		img = img[:i]
-	}
-	return img
 }
 
 // splitList splits a list written one per line or comma-separated.

@@ -108,7 +108,7 @@ type builder struct {
 // stable order.
 func Build(in Input) *Graph {
 	in.Resources = append([]core.ResourceAt(nil), in.Resources...) // interpolated copies
-	interpolateCompose(&in)
+	readEnvFiles(&in)
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
@@ -214,27 +214,20 @@ func evidenceOf(r core.ResourceAt) Evidence {
 	return Evidence{ChunkID: r.ChunkID, Repo: r.Repo, File: r.File, Line: r.Line}
 }
 
-// workloadKinds are the Kubernetes kinds that run a service's code.
-var workloadKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true, "Job": true,
-	"CronJob": true, "Rollout": true, "Pod": true, "ReplicaSet": true, "DeploymentConfig": true}
-
-// imageBase is an image's name without registry, path and tag:
-// ghcr.io/acme/cart:1.2 -> cart.
-func imageBase(img string) string {
-	img = strings.SplitN(img, "@", 2)[0]
-	if i := strings.LastIndexByte(img, '/'); i >= 0 {
-		img = img[i+1:]
+// evidenceAt is r's evidence at one of its lines (the resource's own line
+// when it is 0).
+func evidenceAt(r core.ResourceAt, line int) Evidence {
+	ev := evidenceOf(r)
+	if line > 0 {
+		ev.Line = line
 	}
-	if i := strings.IndexByte(img, ':'); i >= 0 {
-		img = img[:i]
-	}
-	return img
+	return ev
 }
 
 // imageKind says what well-known infrastructure an image runs.
 func imageKind(images []string) string {
 	for _, img := range images {
-		b := strings.ToLower(imageBase(img))
+		b := strings.ToLower(core.ImageName(img))
 		switch {
 		case containsAny(b, "postgres", "mysql", "mariadb", "mongo", "mssql", "sqlserver", "cockroach", "cassandra", "oracle", "timescale", "clickhouse"):
 			return KindDatabase
@@ -262,7 +255,7 @@ func (b *builder) services() {
 	// Workloads that say they are part of another service join it.
 	partOf := map[string]string{}
 	for _, r := range b.in.Resources {
-		if p := r.Labels["app.kubernetes.io/part-of"]; p != "" && p != r.Service && workloadKinds[r.Kind] {
+		if p := r.Labels["app.kubernetes.io/part-of"]; p != "" && p != r.Service && core.IsWorkload(r.Kind) {
 			partOf[r.Service] = p
 		}
 	}
@@ -287,10 +280,10 @@ func (b *builder) services() {
 	// an unfilled ${IMAGE_NAME}) names none of them.
 	imageUsers := map[string]map[string]bool{}
 	for _, r := range b.in.Resources {
-		if workloadKinds[r.Kind] || r.Kind == core.ResourceCompose {
+		if core.IsWorkload(r.Kind) || r.Kind == core.ResourceCompose {
 			name := canonical(first(r.Service, r.Name))
 			for _, img := range r.Images {
-				ib := imageBase(img)
+				ib := core.ImageName(img)
 				if strings.ContainsAny(ib, "${}") {
 					continue
 				}
@@ -311,7 +304,7 @@ func (b *builder) services() {
 	}
 	for _, r := range b.in.Resources {
 		switch {
-		case workloadKinds[r.Kind] || r.Kind == "Service":
+		case core.IsWorkload(r.Kind) || r.Kind == "Service":
 			name := canonical(r.Service)
 			if name == "" {
 				continue
@@ -331,7 +324,7 @@ func (b *builder) services() {
 				b.dnsAliases(n, r.Name, r.Namespace)
 			}
 			for _, img := range r.Images {
-				if ib := imageBase(img); ib != name && len(imageUsers[ib]) == 1 {
+				if ib := core.ImageName(img); ib != name && len(imageUsers[ib]) == 1 {
 					b.addAlias(n, ib, "image")
 				}
 			}
@@ -351,7 +344,7 @@ func (b *builder) services() {
 				b.addAlias(n, cn, "container")
 			}
 			for _, img := range r.Images {
-				if ib := imageBase(img); ib != name && len(imageUsers[ib]) == 1 {
+				if ib := core.ImageName(img); ib != name && len(imageUsers[ib]) == 1 {
 					b.addAlias(n, ib, "image")
 				}
 			}
@@ -509,7 +502,7 @@ func (b *builder) ownership() {
 		}
 		for _, img := range slices.Sorted(maps.Keys(r.Data)) {
 			dir := path.Clean(path.Join(path.Dir(r.File), r.Data[img]))
-			s := b.alias[strings.ToLower(imageBase(img))]
+			s := b.alias[strings.ToLower(core.ImageName(img))]
 			if s != "" && dir != "." && !strings.HasPrefix(dir, "..") && b.nodes[s].Kind == KindService {
 				add(r.Repo, dir, s, "build artifact")
 			}
@@ -714,7 +707,7 @@ func (b *builder) environments() {
 					conf = 0.9
 				case v.tier == tierImage:
 					conf = 0.85
-				case !strings.HasPrefix(v.via, "ConfigMap") && !strings.HasPrefix(v.via, "Helm") && !workloadKinds[strings.SplitN(v.via, " ", 2)[0]]:
+				case !strings.HasPrefix(v.via, "ConfigMap") && !strings.HasPrefix(v.via, "Helm") && !core.IsWorkload(strings.SplitN(v.via, " ", 2)[0]):
 					continue // settings files: b.config
 				}
 				src = &envSource{vars: map[string]string{}, via: v.via, conf: conf}
@@ -731,7 +724,7 @@ func (b *builder) environments() {
 	}
 	// Variables set from a Secret: set, but not readable here.
 	for _, r := range b.in.Resources {
-		if !workloadKinds[r.Kind] {
+		if !core.IsWorkload(r.Kind) {
 			continue
 		}
 		name := b.alias[strings.ToLower(r.Service)]

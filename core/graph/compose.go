@@ -12,39 +12,55 @@ import (
 // ${NAME:-default}, ${NAME-default}, ${NAME:?error}.
 var composeVarRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\})`)
 
+// settingsByFile are the values of the settings files (.env files,
+// properties) of the input, by repository and file: as indexed, so
+// secrets are masked ("…").
+func settingsByFile(in *Input) map[[2]string]map[string]string {
+	out := map[[2]string]map[string]string{}
+	for _, r := range in.Resources {
+		if r.Kind == core.ResourceSettings {
+			out[[2]string{r.Repo, r.File}] = r.Data
+		}
+	}
+	return out
+}
+
+// readEnvFiles gives resources the values of the env files they name: a
+// compose service's env_file entries become its environment (see
+// interpolateCompose), a Kustomize configMapGenerator's envs join its
+// literals as the generated ConfigMap's data (literals win: kustomize
+// refuses duplicates anyway). The input is changed in place.
+func readEnvFiles(in *Input) {
+	dotenv := settingsByFile(in)
+	for i := range in.Resources {
+		r := &in.Resources[i]
+		if r.Kind != "ConfigMap" || len(r.EnvFiles) == 0 {
+			continue
+		}
+		data := make(map[string]string, len(r.Data))
+		for k, v := range r.Data {
+			data[k] = v
+		}
+		for _, f := range r.EnvFiles {
+			for k, v := range dotenv[[2]string{r.Repo, path.Join(path.Dir(r.File), f)}] {
+				if _, ok := data[k]; !ok && v != "…" {
+					data[k] = v
+				}
+			}
+		}
+		r.Data = data
+	}
+	interpolateCompose(in, dotenv)
+}
+
 // interpolateCompose fills the ${VAR} of compose services the way docker
 // compose does: from the .env file beside the compose file (its values as
 // indexed: secrets are masked there), else the default the expression
-// gives. A service's env_file entries become its environment, and a
-// Kustomize-generated ConfigMap's env files its data. The input is changed
-// in place; other resources are left alone.
-func interpolateCompose(in *Input) {
-	dotenv := map[[2]string]map[string]string{} // repo, file -> values
-	for _, r := range in.Resources {
-		if r.Kind == core.ResourceSettings {
-			dotenv[[2]string{r.Repo, r.File}] = r.Data
-		}
-	}
+// gives. A service's env_file entries become its environment. The input
+// is changed in place; other resources are left alone.
+func interpolateCompose(in *Input, dotenv map[[2]string]map[string]string) {
 	for i := range in.Resources {
 		r := &in.Resources[i]
-		if r.Kind == "ConfigMap" && len(r.EnvFiles) > 0 {
-			// A Kustomize configMapGenerator's env files: their keys
-			// join its literals (which win, as kustomize refuses
-			// duplicates anyway).
-			data := make(map[string]string, len(r.Data))
-			for k, v := range r.Data {
-				data[k] = v
-			}
-			for _, f := range r.EnvFiles {
-				for k, v := range dotenv[[2]string{r.Repo, path.Join(path.Dir(r.File), f)}] {
-					if _, ok := data[k]; !ok && v != "…" {
-						data[k] = v
-					}
-				}
-			}
-			r.Data = data
-			continue
-		}
 		if r.Kind != core.ResourceCompose {
 			continue
 		}

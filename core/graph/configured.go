@@ -46,7 +46,7 @@ func (b *builder) collectValues() {
 	// Who loads each ConfigMap, and how many services its values name.
 	loaders := map[string]map[string]bool{}
 	for _, r := range b.in.Resources {
-		if !workloadKinds[r.Kind] {
+		if !core.IsWorkload(r.Kind) {
 			continue
 		}
 		s := b.alias[strings.ToLower(r.Service)]
@@ -122,7 +122,7 @@ func (b *builder) collectValues() {
 	}
 	for _, r := range b.in.Resources {
 		switch {
-		case workloadKinds[r.Kind]:
+		case core.IsWorkload(r.Kind):
 			s := b.alias[strings.ToLower(r.Service)]
 			if s == "" {
 				continue
@@ -142,10 +142,7 @@ func (b *builder) collectValues() {
 				cmValues(s, cm, "", "", at, shared[cm])
 			}
 			for _, e := range r.Env {
-				at := evidenceOf(r)
-				if e.Line > 0 {
-					at.Line = e.Line
-				}
+				at := evidenceAt(r, e.Line)
 				switch {
 				case e.ConfigMap != "":
 					cmValues(s, e.ConfigMap, e.Key, e.Name, at, false)
@@ -158,30 +155,18 @@ func (b *builder) collectValues() {
 			values := b.helmValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]
 			for _, e := range r.Env {
 				if v, ok := helmValue(e.Value, values); ok {
-					at := evidenceOf(r)
-					if e.Line > 0 {
-						at.Line = e.Line
-					}
+					at := evidenceAt(r, e.Line)
 					add(s, envVal{name: e.Name, value: v, via: "Helm chart " + r.Service, ev: at, tier: tierDeploy})
 				}
 			}
-		case r.Kind == core.ResourceAspire:
-			s := b.alias[strings.ToLower(r.Name)]
-			for _, e := range r.Env {
-				at := evidenceOf(r)
-				if e.Line > 0 {
-					at.Line = e.Line
-				}
-				add(s, envVal{name: e.Name, value: e.Value, via: "Aspire WithEnvironment on " + r.Name, ev: at, tier: tierDeploy})
+		case r.Kind == core.ResourceCompose || r.Kind == core.ResourceAspire:
+			via := "compose service " + r.Name + " (" + r.File + ")"
+			if r.Kind == core.ResourceAspire {
+				via = "Aspire WithEnvironment on " + r.Name
 			}
-		case r.Kind == core.ResourceCompose:
 			s := b.alias[strings.ToLower(r.Name)]
 			for _, e := range r.Env {
-				at := evidenceOf(r)
-				if e.Line > 0 {
-					at.Line = e.Line
-				}
-				add(s, envVal{name: e.Name, value: e.Value, via: "compose service " + r.Name + " (" + r.File + ")", ev: at, tier: tierDeploy})
+				add(s, envVal{name: e.Name, value: e.Value, via: via, ev: evidenceAt(r, e.Line), tier: tierDeploy})
 			}
 		case r.Kind == core.ResourceSettings:
 			s := b.ownerOf(r.Repo, r.File)
@@ -199,10 +184,7 @@ func (b *builder) collectValues() {
 		case r.Kind == core.ResourceDockerfile:
 			s := b.ownerOf(r.Repo, r.File)
 			for _, e := range r.Env {
-				at := evidenceOf(r)
-				if e.Line > 0 {
-					at.Line = e.Line
-				}
+				at := evidenceAt(r, e.Line)
 				add(s, envVal{name: e.Name, value: e.Value, via: "Dockerfile " + r.File, ev: at, tier: tierImage})
 			}
 		}
@@ -964,7 +946,7 @@ func (b *builder) traefik() {
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceCompose {
 			for _, img := range r.Images {
-				if strings.Contains(imageBase(img), "traefik") {
+				if strings.Contains(core.ImageName(img), "traefik") {
 					proxy[[2]string{r.Repo, r.File}] = first(b.alias[strings.ToLower(r.Name)], r.Name)
 				}
 			}

@@ -48,7 +48,8 @@ type FilterValuer interface {
 }
 
 // checkFilterValues refuses service and repo filters that name nothing in
-// the index, suggesting the closest names.
+// the index, suggesting the closest names. Search asks only when a query
+// found nothing, so a filter costs no extra query on the way to results.
 func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filter) error {
 	fv, ok := e.idx.(FilterValuer)
 	if !ok {
@@ -70,7 +71,7 @@ func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filt
 				continue
 			}
 			msg := fmt.Sprintf("no %s %q in the index", c.field, v)
-			if near := Closest(v, known, 3); len(near) > 0 {
+			if near := closest(v, known, 3); len(near) > 0 {
 				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 			} else if len(known) == 0 {
 				msg += " (no chunk belongs to a " + c.field + ")"
@@ -81,10 +82,10 @@ func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filt
 	return nil
 }
 
-// Closest returns up to n of names nearest to s: those that contain it or
+// closest returns up to n of names nearest to s: those that contain it or
 // that it contains first, then by edit distance (at most a third of the
 // longer name).
-func Closest(s string, names []string, n int) []string {
+func closest(s string, names []string, n int) []string {
 	type cand struct {
 		name string
 		d    int
@@ -291,7 +292,17 @@ type Result struct {
 // Search runs q: BM25 over both full-text indexes and, with an embedder,
 // dense KNN; weighted reciprocal rank fusion; overlapping chunks of one
 // file merged; reranking, freshness and corpus boosts over the best hits.
+// A query that finds nothing and names a service or repository the index
+// does not hold is an error suggesting the closest names.
 func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
+	res, err := e.search(ctx, q)
+	if err == nil && len(res.Hits) == 0 {
+		err = e.checkFilterValues(ctx, q.Text, res.Filter)
+	}
+	return res, err
+}
+
+func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	start := time.Now()
 	k := q.K
 	if k <= 0 {
@@ -303,9 +314,6 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	f := mergeFilters(q.Filter, parsed.Filter)
 	res := Result{Text: parsed.Text, Filter: f}
-	if err := e.checkFilterValues(ctx, q.Text, f); err != nil {
-		return res, err
-	}
 	if strings.TrimSpace(parsed.Text) == "" {
 		if f.Empty() {
 			return res, nil

@@ -192,8 +192,8 @@ func TestClosest(t *testing.T) {
 		{"zzzzzz", ""},
 		{"CART", "cart"},
 	} {
-		if got := strings.Join(Closest(tt.in, names, 3), " "); got != tt.want {
-			t.Errorf("Closest(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := strings.Join(closest(tt.in, names, 3), " "); got != tt.want {
+			t.Errorf("closest(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
