@@ -21,7 +21,7 @@ export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real tune fuzz clean deps
+.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real tune model fuzz clean deps
 
 all: build
 
@@ -131,3 +131,13 @@ TUNE_DIRS  := $(wildcard $(addprefix $(GOROOT_SRC)/,net/http net/url encoding/js
 tune: build
 	@mkdir -p data
 	$(BIN) tune --out data/params.tuned.json --questions 1200 $(TUNE_DIRS)
+
+# model trains the shipped embedding model (core/embed/model/static.bin)
+# from the sources core/embed/model/README.md lists, fetched into
+# MODEL_WORK by core/embed/model/sources.sh (Debian packages, pinned npm
+# tarballs, the Go toolchain and module cache). About 15 minutes on 2 cores.
+# Rebuild afterwards: the binary embeds the model.
+MODEL_WORK ?= /tmp/coderag-model
+model: build
+	$(BIN) model --out core/embed/model/static.bin --pairs $(MODEL_WORK)/pairs.jsonl \
+		--epochs 6 --ppmi-init $$(core/embed/model/sources.sh $(MODEL_WORK))

@@ -552,7 +552,7 @@ func TestPrefilterKNN(t *testing.T) {
 func TestBuiltinModelRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
-	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: embed.BuiltinID, Dim: 2}); err != nil {
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: embed.CorpusID, Dim: 2}); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := embed.NewModel(2, []string{"cart", "redis"}, []float32{1.5, 2}, []float32{1, 0, 0, 1})

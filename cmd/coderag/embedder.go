@@ -29,24 +29,32 @@ type embedFlags struct {
 }
 
 const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
-  builtin  the default; offline, nothing downloaded. Vectors are learned from
+  corpus   the default; offline, nothing downloaded. Vectors learned from
            the indexed corpus itself: word co-occurrence (PPMI) factorised
-           by a truncated SVD into 256 dimensions. It knows only the corpus's
-           words and is weaker than BM25 on its own, so its list counts at
-           0.3 weight in the fusion.
+           by a truncated SVD into 256 dimensions. It knows only the
+           corpus's words and is weaker than BM25 on its own, so its list
+           counts at 0.3 weight in the fusion.
+  builtin  offline, no server, no training at crawl time: a static
+           embedding model shipped in the binary, a 256-dimension vector per
+           code token trained by 'coderag model' on doc comments and the
+           declarations they document in the Go, Python and Java standard
+           libraries, Python and npm packages (core/embed/model/README.md).
+           Not yet the default: docs/eval.md has where it helps and where
+           it does not.
   openai   any OpenAI-compatible POST /v1/embeddings server (llama.cpp,
            vLLM, LM Studio, TEI, Infinity, Ollama's /v1); needs --embed-model
            and --embed-url (CODERAG_EMBED_MODEL, CODERAG_EMBED_URL; an API
            key in CODERAG_EMBED_API_KEY).
   ollama   Ollama's POST /api/embed (default URL http://localhost:11434).
   none     no vectors: BM25 only.
-Query and document prefixes default to what the model's authors document
-(CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
+An index records which embedder made its vectors; switching needs
+'crawl --reembed'. Query and document prefixes default to what the model's
+authors document (CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
 
 func (e *embedFlags) register(f *pflag.FlagSet, forQuery bool) {
 	e.flags = f
-	def := env("CODERAG_EMBEDDER", "builtin")
-	usage := "embedder: builtin, openai, ollama or none (env CODERAG_EMBEDDER)"
+	def := env("CODERAG_EMBEDDER", "corpus")
+	usage := "embedder: builtin, corpus, openai, ollama or none (env CODERAG_EMBEDDER)"
 	if forQuery {
 		def = env("CODERAG_EMBEDDER", "auto")
 		usage = "embedder for the query: auto (the one the index was built with) or none (env CODERAG_EMBEDDER)"
@@ -76,11 +84,17 @@ func env(k, def string) string {
 func (e *embedFlags) crawlEmbed(ctx context.Context, reembed bool) (ingest.EmbedOptions, error) {
 	o := ingest.EmbedOptions{Reembed: reembed}
 	switch strings.ToLower(e.provider) {
-	case "builtin", "":
+	case "builtin":
+		m, err := embed.Shipped()
+		if err != nil {
+			return o, err
+		}
+		o.Embedder = embed.StaticEmbedder{M: m}
+	case "corpus", "":
 		o.Builtin = true
 	case "none":
 		if reembed {
-			return o, usagef("--reembed needs an embedder (--embedder builtin, openai or ollama)")
+			return o, usagef("--reembed needs an embedder (--embedder builtin, corpus, openai or ollama)")
 		}
 	case "openai", "ollama":
 		ho := embed.HTTPOptions{Provider: strings.ToLower(e.provider), URL: e.url, Model: e.model,
@@ -104,7 +118,7 @@ func (e *embedFlags) crawlEmbed(ctx context.Context, reembed bool) (ingest.Embed
 		}
 		o.Embedder, o.URL = h, h.Endpoint()
 	default:
-		return o, usagef("--embedder %q: want builtin, openai, ollama or none", e.provider)
+		return o, usagef("--embedder %q: want builtin, corpus, openai, ollama or none", e.provider)
 	}
 	return o, nil
 }
@@ -118,7 +132,7 @@ func (e *embedFlags) queryEmbedder(ctx context.Context, db *sqlite.DB) (embed.Em
 	switch p {
 	case "none":
 		return nil, "", nil
-	case "auto", "", "builtin", "openai", "ollama":
+	case "auto", "", "builtin", "corpus", "openai", "ollama":
 	default:
 		return nil, "", usagef("--embedder %q: want auto or none", e.provider)
 	}
@@ -126,11 +140,21 @@ func (e *embedFlags) queryEmbedder(ctx context.Context, db *sqlite.DB) (embed.Em
 		return nil, "", nil
 	}
 	provider, model, _ := strings.Cut(info.ID, ":")
+	if info.ID == embed.CorpusID {
+		provider = "corpus"
+	}
 	if p != "auto" && p != "" && p != provider {
 		return nil, "", fmt.Errorf("the index holds vectors of %s; --embedder %s cannot search them (use auto or none)", info.ID, e.provider)
 	}
-	if info.ID == embed.BuiltinID {
+	if info.ID == embed.CorpusID {
 		return embed.Stored{Dim: info.Dim, Load: db.LoadModel}, "", nil
+	}
+	if embed.IsStatic(info.ID) {
+		m, err := embed.ShippedFor(info.ID)
+		if err != nil {
+			return nil, fmt.Sprintf("dense search skipped: %v", err), nil
+		}
+		return embed.StaticEmbedder{M: m}, "", nil
 	}
 	url := e.url
 	if url == "" {

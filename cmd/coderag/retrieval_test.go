@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"coderag/core/embed"
+	"coderag/sqlite"
 )
 
 // TestEvalOnSample runs the sample questions: hybrid must not be worse
@@ -170,5 +172,57 @@ func TestHTTPEmbedderEndToEnd(t *testing.T) {
 	code, _, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed")
 	if code == 0 || !strings.Contains(errs, srv.URL) || !strings.Contains(errs, "--embedder builtin") {
 		t.Errorf("crawl with server down: exit %d, %s", code, errs)
+	}
+}
+
+// TestShippedEmbedderEndToEnd crawls with the model shipped in the binary
+// (--embedder builtin): the index records the model, queries use it, a
+// switch to the corpus model needs --reembed, and an index made by
+// another model is searched with BM25 and a warning, never with the
+// wrong vectors.
+func TestShippedEmbedderEndToEnd(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	repo := filepath.Join(sampleDir, "storefront")
+	code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "builtin")
+	if code != 0 || !strings.Contains(out, "with builtin:static-256d-") {
+		t.Fatalf("crawl --embedder builtin: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, out, _ = coderag(t, "stats", "--db", db, "--json")
+	var st struct {
+		EmbedderID string `json:"embedder_id"`
+		Vectors    int    `json:"vectors"`
+		Chunks     int    `json:"chunks"`
+	}
+	json.Unmarshal([]byte(out), &st)
+	if !strings.HasPrefix(st.EmbedderID, "builtin:static-256d-") || st.Vectors == 0 || st.Vectors > st.Chunks {
+		t.Fatalf("stats: %s", out)
+	}
+	code, out, errs = coderag(t, "query", "--db", db, "--json", "where is the shopping basket kept")
+	if code != 0 || !strings.Contains(out, `"dense"`) || errs != "" {
+		t.Fatalf("query: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, _, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "corpus")
+	if code == 0 || !strings.Contains(errs, st.EmbedderID) || !strings.Contains(errs, "--reembed") {
+		t.Fatalf("switch to corpus without --reembed: exit %d, %s", code, errs)
+	}
+	// An index embedded by another build's model.
+	if err := sqlite.SetupC(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := sql.Open("sqlite3", "file:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Exec(`UPDATE meta SET value = 'builtin:static-256d-00000000' WHERE key = 'embedder_id'`); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	code, out, errs = coderag(t, "query", "--db", db, "--json", "where is the shopping basket kept")
+	if code != 0 || strings.Contains(out, `"dense"`) || !strings.Contains(out, "dense search skipped") || !strings.Contains(out, "--reembed") {
+		t.Errorf("query of another model's index: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "builtin", "--reembed")
+	if code != 0 || !strings.Contains(out, "with builtin:static-256d-") {
+		t.Errorf("crawl --reembed: exit %d\n%s\n%s", code, out, errs)
 	}
 }

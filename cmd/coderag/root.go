@@ -45,6 +45,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),
 		newTuneCmd(io),
+		newModelCmd(io),
 		newManifestCmd(io, &dbPath),
 		newTUICmd(io, &dbPath),
 		newVersionCmd(io),

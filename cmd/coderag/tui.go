@@ -225,8 +225,15 @@ func storedEmbed(ctx context.Context, db *sqlite.DB) (ingest.EmbedOptions, error
 	if info.ID == "" {
 		return ingest.EmbedOptions{}, nil
 	}
-	if info.ID == embed.BuiltinID {
+	if info.ID == embed.CorpusID {
 		return ingest.EmbedOptions{Builtin: true}, nil
+	}
+	if embed.IsStatic(info.ID) {
+		m, err := embed.ShippedFor(info.ID)
+		if err != nil {
+			return ingest.EmbedOptions{}, err
+		}
+		return ingest.EmbedOptions{Embedder: embed.StaticEmbedder{M: m}}, nil
 	}
 	provider, model, _ := strings.Cut(info.ID, ":")
 	url, err := db.EmbedderURL(ctx)

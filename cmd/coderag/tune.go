@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -135,7 +136,7 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 		return train.ErrNoPairs
 	}
 	rep.Pairs = len(pairs)
-	if err := writePairs(filepath.Join(work, "pairs.jsonl"), pairs); err != nil {
+	if err := writeJSONL(filepath.Join(work, "pairs.jsonl"), pairs); err != nil {
 		return err
 	}
 	// Index the copy.
@@ -161,7 +162,7 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 		rep.Chunks += s.ChunkCount()
 	}
 	var emb embed.Embedder
-	if info := db.Embedder(); info.ID == embed.BuiltinID {
+	if info := db.Embedder(); info.ID == embed.CorpusID {
 		emb = embed.Stored{Dim: info.Dim, Load: db.LoadModel}
 	}
 	trainPairs, heldPairs := train.Split(pairs, o.heldOut)
@@ -211,17 +212,23 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 	return nil
 }
 
-func writePairs(path string, pairs []train.Pair) error {
+// writeJSONL writes items as JSON lines.
+func writeJSONL[T any](path string, items []T) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(f)
-	for _, p := range pairs {
-		if err := enc.Encode(p); err != nil {
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
 			f.Close()
-			return err
+			return fmt.Errorf("write %s: %w", path, err)
 		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
 }

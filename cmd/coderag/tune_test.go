@@ -90,3 +90,45 @@ func TestTuneCommand(t *testing.T) {
 		t.Errorf("tune on a file: exit %d, want 2", code)
 	}
 }
+
+// TestModelCommand trains a tiny model on the fixture services, writes
+// it and the mined pairs, reports on the held-out packages, and reports
+// again on the written model with --evaluate; a corrupt model file is
+// refused by name.
+func TestModelCommand(t *testing.T) {
+	work := t.TempDir()
+	out, pairs := filepath.Join(work, "m.bin"), filepath.Join(work, "pairs.jsonl")
+	code, stdout, stderr := coderag(t, "model", "--json", "--out", out, "--pairs", pairs, "--dim", "8", "--batch", "4",
+		"--epochs", "2", "--held-out", "2", "--vocab", "500", "fx="+filepath.Join("..", "..", "testdata", "train"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var rep struct {
+		Sources map[string]int              `json:"sources"`
+		Train   int                         `json:"train_pairs"`
+		HeldOut struct{ Queries, Docs int } `json:"held_out"`
+		ModelID string                      `json:"model_id"`
+		Loss    []float64                   `json:"loss"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if rep.Sources["fx"] < 10 || rep.Train == 0 || rep.HeldOut.Queries == 0 || len(rep.Loss) != 2 || !strings.HasPrefix(rep.ModelID, "builtin:static-8d-") {
+		t.Errorf("report: %s", stdout)
+	}
+	if _, err := os.Stat(pairs); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = coderag(t, "model", "--evaluate", out, "--pairs", pairs, "--held-out", "2")
+	if code != 0 || !strings.Contains(stdout, rep.ModelID) || !strings.Contains(stdout, "held-out MRR@10") {
+		t.Errorf("--evaluate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(out)
+	data[len(data)/2] ^= 0xff
+	bad := filepath.Join(work, "bad.bin")
+	os.WriteFile(bad, data, 0o644)
+	code, _, stderr = coderag(t, "model", "--evaluate", bad, "--pairs", pairs)
+	if code == 0 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "checksum") {
+		t.Errorf("corrupt model: exit %d, %s", code, stderr)
+	}
+}

@@ -17,8 +17,9 @@ import (
 // BM25-only until it grows.
 var ErrTooLittleText = errors.New("too little text to learn word vectors from")
 
-// BuiltinID names the built-in embedder in a database's meta.
-const BuiltinID = "builtin:ppmi-svd"
+// CorpusID names the corpus model's vectors in a database's meta (the
+// name is older than the shipped model, whose IDs start StaticPrefix).
+const CorpusID = "builtin:ppmi-svd"
 
 // BuiltinDim is the dimension of the built-in embedder's vectors.
 const BuiltinDim = 256
@@ -117,9 +118,27 @@ func (m *Model) Vector(t string) []float32 {
 // text's tokens ((1 + ln tf) · idf per distinct token), or nil when the
 // model knows none of them.
 func (m *Model) Embed(text string) []float32 {
+	return pool(text, m.Dim, func(t string) int {
+		if i, ok := m.index[t]; ok {
+			return i
+		}
+		return -1
+	}, func(i int, w float64, sum []float64) {
+		w *= float64(m.IDF[i])
+		for d, v := range m.Vecs[i*m.Dim : (i+1)*m.Dim] {
+			sum[d] += w * float64(v)
+		}
+	})
+}
+
+// pool returns the L2-normalised sum, over the distinct tokens of text
+// that lookup knows (an index, or -1), of row(i, 1 + ln tf) — row adds
+// the weighted vector of token i to sum — in a fixed order (the same
+// text, the same bits), or nil when lookup knows none of them.
+func pool(text string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64)) []float32 {
 	tf := map[int]int{}
 	for _, t := range Tokens(text) {
-		if i, ok := m.index[t]; ok {
+		if i := lookup(t); i >= 0 {
 			tf[i]++
 		}
 	}
@@ -130,13 +149,10 @@ func (m *Model) Embed(text string) []float32 {
 	for i := range tf {
 		ids = append(ids, i)
 	}
-	sort.Ints(ids) // a fixed summation order: the same text, the same bits
-	sum := make([]float64, m.Dim)
+	sort.Ints(ids)
+	sum := make([]float64, dim)
 	for _, i := range ids {
-		w := (1 + math.Log(float64(tf[i]))) * float64(m.IDF[i])
-		for d, v := range m.Vecs[i*m.Dim : (i+1)*m.Dim] {
-			sum[d] += w * float64(v)
-		}
+		row(i, 1+math.Log(float64(tf[i])), sum)
 	}
 	norm := 0.0
 	for _, v := range sum {
@@ -146,11 +162,33 @@ func (m *Model) Embed(text string) []float32 {
 		return nil
 	}
 	norm = math.Sqrt(norm)
-	out := make([]float32, m.Dim)
+	out := make([]float32, dim)
 	for d, v := range sum {
 		out[d] = float32(v / norm)
 	}
 	return out
+}
+
+// Vocabulary returns the tokens in at least minDocs texts (df), the max
+// most frequent by count, ties by text, sorted.
+func Vocabulary(count, df map[string]int, minDocs, max int) []string {
+	var vocab []string
+	for w, n := range df {
+		if n >= minDocs {
+			vocab = append(vocab, w)
+		}
+	}
+	sort.Slice(vocab, func(i, j int) bool {
+		if count[vocab[i]] != count[vocab[j]] {
+			return count[vocab[i]] > count[vocab[j]]
+		}
+		return vocab[i] < vocab[j]
+	})
+	if len(vocab) > max {
+		vocab = vocab[:max]
+	}
+	sort.Strings(vocab)
+	return vocab
 }
 
 // TrainStats describe a training run.
@@ -188,22 +226,7 @@ func Train(ctx context.Context, texts []string, o TrainOptions) (*Model, TrainSt
 			}
 		}
 	}
-	var vocab []string
-	for w, n := range df {
-		if n >= o.MinDocs {
-			vocab = append(vocab, w)
-		}
-	}
-	sort.Slice(vocab, func(i, j int) bool {
-		if count[vocab[i]] != count[vocab[j]] {
-			return count[vocab[i]] > count[vocab[j]]
-		}
-		return vocab[i] < vocab[j]
-	})
-	if len(vocab) > o.MaxVocab {
-		vocab = vocab[:o.MaxVocab]
-	}
-	sort.Strings(vocab)
+	vocab := Vocabulary(count, df, o.MinDocs, o.MaxVocab)
 	st.Vocab = len(vocab)
 	if len(vocab) == 0 {
 		return nil, st, fmt.Errorf("train builtin embedder: no token is in %d or more of the %d chunks: %w", o.MinDocs, len(texts), ErrTooLittleText)
@@ -321,7 +344,7 @@ func Train(ctx context.Context, texts []string, o TrainOptions) (*Model, TrainSt
 type Builtin struct{ M *Model }
 
 // Info implements Embedder.
-func (b Builtin) Info() core.EmbedderInfo { return core.EmbedderInfo{ID: BuiltinID, Dim: b.M.Dim} }
+func (b Builtin) Info() core.EmbedderInfo { return core.EmbedderInfo{ID: CorpusID, Dim: b.M.Dim} }
 
 // Embed implements Embedder. A text with no known token gets a nil vector.
 func (b Builtin) Embed(ctx context.Context, kind Kind, texts []string) ([][]float32, error) {

@@ -117,7 +117,7 @@ type Stored struct {
 }
 
 // Info implements Embedder.
-func (s Stored) Info() core.EmbedderInfo { return core.EmbedderInfo{ID: BuiltinID, Dim: s.Dim} }
+func (s Stored) Info() core.EmbedderInfo { return core.EmbedderInfo{ID: CorpusID, Dim: s.Dim} }
 
 // Embed implements Embedder.
 func (s Stored) Embed(ctx context.Context, kind Kind, texts []string) ([][]float32, error) {

@@ -69,7 +69,7 @@ func (o EmbedOptions) Info() core.EmbedderInfo {
 		if dim <= 0 {
 			dim = embed.BuiltinDim
 		}
-		return core.EmbedderInfo{ID: embed.BuiltinID, Dim: dim}
+		return core.EmbedderInfo{ID: embed.CorpusID, Dim: dim}
 	case o.Embedder != nil:
 		return o.Embedder.Info()
 	}

@@ -18,8 +18,9 @@ type Params struct {
 	// RRFK is the k of reciprocal rank fusion.
 	RRFK int `json:"rrf_k"`
 	// Lists weigh each list in the fusion: bm25-code, bm25-prose,
-	// bm25-file, and dense for the built-in embedder (the dense list of
-	// an embedding server weighs 1 unless Options.Weights says otherwise).
+	// bm25-file, dense for the corpus embedder and dense-static for the
+	// shipped model's dense list (the dense list of an embedding server
+	// weighs 1 unless Options.Weights says otherwise).
 	Lists map[string]float64 `json:"lists"`
 	// RerankMix is the builtin reranker's share of a hit's score.
 	RerankMix float64 `json:"rerank_mix"`

@@ -176,7 +176,7 @@ func TestSearchPipeline(t *testing.T) {
 
 	t.Run("dense list joins with the builtin weight", func(t *testing.T) {
 		idx := &listIndex{code: ranked("bm25-code", a, c), dense: ranked("dense", c, a)}
-		e := New(idx, Options{Embedder: fixedEmbedder{id: embed.BuiltinID}, CorpusBoost: 1, Now: now})
+		e := New(idx, Options{Embedder: fixedEmbedder{id: embed.CorpusID}, CorpusBoost: 1, Now: now})
 		res, err := e.Search(context.Background(), Query{Text: "cart", K: 5})
 		if err != nil {
 			t.Fatal(err)
@@ -200,7 +200,7 @@ func TestSearchPipeline(t *testing.T) {
 	})
 	t.Run("vectors replaced by a crawl: bm25 answers with a warning", func(t *testing.T) {
 		idx := &listIndex{code: ranked("bm25-code", a), knnErr: fmt.Errorf("vector search in x.db: %w", core.ErrVectorsReplaced)}
-		res, err := New(idx, Options{Embedder: fixedEmbedder{id: embed.BuiltinID}}).Search(context.Background(), Query{Text: "cart"})
+		res, err := New(idx, Options{Embedder: fixedEmbedder{id: embed.CorpusID}}).Search(context.Background(), Query{Text: "cart"})
 		if err != nil || len(res.Hits) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "being replaced") {
 			t.Fatalf("res %+v, err %v", res, err)
 		}

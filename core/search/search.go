@@ -249,7 +249,12 @@ func New(idx Index, opts Options) *Engine {
 	}
 	w := map[string]float64{}
 	for k, v := range p.Lists {
-		if k != "dense" || opts.Embedder != nil && opts.Embedder.Info().ID == embed.BuiltinID {
+		switch {
+		case k == "dense-static":
+			if opts.Embedder != nil && embed.IsStatic(opts.Embedder.Info().ID) {
+				w["dense"] = v
+			}
+		case k != "dense" || opts.Embedder != nil && opts.Embedder.Info().ID == embed.CorpusID:
 			w[k] = v
 		}
 	}

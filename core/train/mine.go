@@ -34,6 +34,9 @@ type Pair struct {
 	// split into training and held-out sets by group, so that a held-out
 	// query never shares its package with a training one.
 	Group string `json:"group"`
+	// at is the byte offset in the file of what the query describes: the
+	// declaration after a doc comment, the section after a heading.
+	at int
 }
 
 // MineOptions configure Mine.
@@ -63,6 +66,37 @@ var minedLangs = map[string]bool{"go": true, "python": true, "java": true, "java
 // an index of the copy. Other files are copied unchanged. Files that do
 // not parse are copied and yield no pairs.
 func Mine(ctx context.Context, root, out string, opts MineOptions) ([]Pair, error) {
+	var pairs []Pair
+	err := walkMined(ctx, root, opts, func(f minedFile) error {
+		pairs = append(pairs, f.pairs...)
+		dst := filepath.Join(out, filepath.FromSlash(f.rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("mine: %w", err)
+		}
+		if err := os.WriteFile(dst, f.blanked, 0o644); err != nil {
+			return fmt.Errorf("mine: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].File < pairs[j].File })
+	return pairs, nil
+}
+
+// minedFile is one file of a mined tree: its pairs and its text with their
+// queries blanked.
+type minedFile struct {
+	rel, lang string
+	pairs     []Pair
+	blanked   []byte
+}
+
+// walkMined walks root in lexical order and calls fn with every regular
+// file no larger than opts.MaxFileSize outside the skipped directories,
+// with the pairs mined from it.
+func walkMined(ctx context.Context, root string, opts MineOptions, fn func(minedFile) error) error {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = 256 << 10
 	}
@@ -78,10 +112,9 @@ func Mine(ctx context.Context, root, out string, opts MineOptions) ([]Pair, erro
 	}
 	ch, err := chunk.New(chunk.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var pairs []Pair
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -108,31 +141,15 @@ func Mine(ctx context.Context, root, out string, opts MineOptions) ([]Pair, erro
 			return fmt.Errorf("mine %s: %w", p, err)
 		}
 		lang, corpus := discover.Classify(rel)
-		blanked := src
+		f := minedFile{rel: rel, lang: lang, blanked: src}
 		switch {
 		case minedLangs[lang] && corpus == core.CodeLogic:
-			var found []Pair
-			found, blanked = mineFile(ch, rel, lang, src, opts)
-			pairs = append(pairs, found...)
+			f.pairs, f.blanked = mineFile(ch, rel, lang, src, opts)
 		case lang == "markdown":
-			var found []Pair
-			found, blanked = mineMarkdown(rel, src)
-			pairs = append(pairs, found...)
+			f.pairs, f.blanked = mineMarkdown(rel, src)
 		}
-		dst := filepath.Join(out, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return fmt.Errorf("mine: %w", err)
-		}
-		if err := os.WriteFile(dst, blanked, 0o644); err != nil {
-			return fmt.Errorf("mine: %w", err)
-		}
-		return nil
+		return fn(f)
 	})
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].File < pairs[j].File })
-	return pairs, nil
 }
 
 // mineFile returns the pairs of one file and its text with their comments
@@ -151,7 +168,7 @@ func mineFile(ch *chunk.Chunker, rel, lang string, src []byte, opts MineOptions)
 		if q == "" {
 			continue
 		}
-		pairs = append(pairs, Pair{Query: q, File: rel, Symbol: d.symbol, Lang: lang, Group: path.Dir(rel)})
+		pairs = append(pairs, Pair{Query: q, File: rel, Symbol: d.symbol, Lang: lang, Group: path.Dir(rel), at: d.end})
 		for i := d.start; i < d.end && i < len(out); i++ {
 			if out[i] != '\n' && out[i] != '\r' {
 				out[i] = ' '
@@ -386,7 +403,7 @@ func mineMarkdown(rel string, src []byte) ([]Pair, []byte) {
 		if words < 3 || bodyWords[k] < 40 || genericHeadings.MatchString(q) || !prose(q) {
 			continue
 		}
-		pairs = append(pairs, Pair{Query: q, File: rel, Symbol: q, Lang: "markdown", Group: path.Dir(rel)})
+		pairs = append(pairs, Pair{Query: q, File: rel, Symbol: q, Lang: "markdown", Group: path.Dir(rel), at: h.end})
 		for j := h.start; j < h.end; j++ {
 			out[j] = ' '
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"coderag/core"
 	"coderag/core/search"
@@ -124,7 +125,7 @@ func TestSplitKeepsPackagesApart(t *testing.T) {
 		}
 	}
 	again, _ := Split(pairs, 3)
-	if d := cmp.Diff(train, again); d != "" {
+	if d := cmp.Diff(train, again, cmpopts.IgnoreUnexported(Pair{})); d != "" {
 		t.Errorf("split is not deterministic: %s", d)
 	}
 }

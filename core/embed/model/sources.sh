@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# sources.sh WORKDIR: fetch the training sources of the shipped embedding
+# model into WORKDIR (Debian packages, npm tarballs of pinned versions,
+# the Go toolchain's and the module cache's sources) and print them as the
+# NAME=DIR arguments of 'coderag model'. README.md lists each source and
+# its licence. Nothing here is, or comes from, an evaluation set.
+set -euo pipefail
+WORK=${1:?usage: sources.sh WORKDIR}
+mkdir -p "$WORK"
+log() { echo "sources.sh: $*" >&2; }
+
+# Debian: OpenJDK 17's sources and Python libraries.
+PYPKGS="python3-django python3-sqlalchemy python3-flask python3-werkzeug python3-jinja2 python3-requests
+python3-redis python3-pika python3-kombu python3-celery python3-boto3 python3-grpcio python3-pymongo
+python3-psycopg2 python3-aiohttp python3-fastapi python3-pydantic python3-starlette"
+need=""
+[ -s /usr/lib/jvm/openjdk-17/src.zip ] || need="openjdk-17-source"
+for p in $PYPKGS; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+if [ -n "$need" ]; then
+	log "installing Debian packages:$need"
+	apt-get install -y --no-install-recommends $need >&2
+fi
+if [ ! -d "$WORK/jdk/java.base" ]; then
+	log "unpacking OpenJDK 17 sources"
+	mkdir -p "$WORK/jdk"
+	unzip -q -o /usr/lib/jvm/openjdk-17/src.zip 'java.base/*' 'java.sql/*' 'java.net.http/*' \
+		'java.logging/*' 'java.management/*' 'java.xml/*' -d "$WORK/jdk"
+fi
+
+# npm: pinned versions.
+NPM="@types/node@20.17.10 express@4.21.2 lodash@4.17.21 mongoose@8.9.5 ioredis@5.4.2 amqplib@0.10.5
+axios@1.7.9 kafkajs@2.2.4 pg@8.13.1 mysql2@3.12.0 @grpc/grpc-js@1.12.5 vue@3.5.13 rxjs@7.8.1
+winston@3.17.0 jsonwebtoken@9.0.2 redis@4.7.0 @redis/client@1.6.0 koa@2.15.3 fastify@5.2.1 mongodb@6.12.0"
+if [ ! -d "$WORK/npm/src" ]; then
+	log "fetching npm packages"
+	mkdir -p "$WORK/npm/tgz" "$WORK/npm/src"
+	(cd "$WORK/npm/tgz" && npm pack --silent $NPM >/dev/null)
+	for f in "$WORK"/npm/tgz/*.tgz; do
+		n=$(basename "$f" .tgz)
+		mkdir -p "$WORK/npm/src/$n"
+		tar -xzf "$f" -C "$WORK/npm/src/$n" --strip-components=1
+	done
+fi
+
+# Go: the toolchain's standard library and the modules coderag builds with.
+GOROOT_SRC=$(go env GOROOT)/src
+MODCACHE=$(go env GOMODCACHE)
+(cd "$(dirname "$0")/../../.." && go mod download)
+
+args="go=$GOROOT_SRC python=$(ls -d /usr/lib/python3.1* | head -n1) jdk=$WORK/jdk npm=$WORK/npm/src"
+args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x"
+for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette; do
+	[ -d "/usr/lib/python3/dist-packages/$p" ] && args="$args py-$p=/usr/lib/python3/dist-packages/$p"
+done
+echo "$args"

@@ -1,0 +1,199 @@
+package train
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"coderag/core/embed"
+)
+
+// HeldOutReport is MRR@10 on held-out pairs: each query ranks every
+// held-out document (the pool), and its own document is the answer.
+type HeldOutReport struct {
+	Queries, Docs int
+	Model         float64 // the embedding model alone
+	BM25          float64 // Okapi BM25 over the same tokens alone
+	Fused         float64 // the two lists fused by reciprocal rank (k 60)
+}
+
+// EvalHeldOut measures emb against BM25 on held-out pairs (at most maxQ
+// queries, spread evenly; the pool is every held-out document).
+func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ int) (HeldOutReport, error) {
+	docID := map[string]int{}
+	var docs []string
+	gold := make([]int, len(held))
+	for i, p := range held {
+		k, ok := docID[p.Doc]
+		if !ok {
+			k = len(docs)
+			docID[p.Doc] = k
+			docs = append(docs, p.Doc)
+		}
+		gold[i] = k
+	}
+	qi := make([]int, 0, len(held))
+	for i := range held {
+		qi = append(qi, i)
+	}
+	if maxQ > 0 && len(qi) > maxQ {
+		s := make([]int, 0, maxQ)
+		for i := 0; i < maxQ; i++ {
+			s = append(s, qi[i*len(qi)/maxQ])
+		}
+		qi = s
+	}
+	rep := HeldOutReport{Queries: len(qi), Docs: len(docs)}
+	if len(qi) == 0 {
+		return rep, nil
+	}
+	dv, err := emb.Embed(ctx, embed.Document, docs)
+	if err != nil {
+		return rep, err
+	}
+	qs := make([]string, len(qi))
+	for k, i := range qi {
+		qs[k] = held[i].Query
+	}
+	qv, err := emb.Embed(ctx, embed.Query, qs)
+	if err != nil {
+		return rep, err
+	}
+	bm := newBM25(docs)
+	for k, i := range qi {
+		if k%64 == 0 && ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		dense := denseRank(qv[k], dv, 100)
+		lex := bm.rank(qs[k], 100)
+		rep.Model += rr(dense, gold[i])
+		rep.BM25 += rr(lex, gold[i])
+		rep.Fused += rr(rrf(dense, lex), gold[i])
+	}
+	n := float64(len(qi))
+	rep.Model, rep.BM25, rep.Fused = rep.Model/n, rep.BM25/n, rep.Fused/n
+	return rep, nil
+}
+
+// rr is the reciprocal rank of want within the first 10 of ranked, or 0.
+func rr(ranked []int, want int) float64 {
+	for r, d := range ranked {
+		if r >= 10 {
+			break
+		}
+		if d == want {
+			return 1 / float64(r+1)
+		}
+	}
+	return 0
+}
+
+type scored struct {
+	doc   int
+	score float64
+}
+
+func top(s []scored, k int) []int {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].score != s[j].score {
+			return s[i].score > s[j].score
+		}
+		return s[i].doc < s[j].doc
+	})
+	out := make([]int, 0, k)
+	for _, x := range s {
+		if len(out) == k {
+			break
+		}
+		out = append(out, x.doc)
+	}
+	return out
+}
+
+func denseRank(q []float32, docs [][]float32, k int) []int {
+	if q == nil {
+		return nil
+	}
+	s := make([]scored, 0, len(docs))
+	for i, d := range docs {
+		if d == nil {
+			continue
+		}
+		var dot float32
+		for x, v := range q {
+			dot += v * d[x]
+		}
+		s = append(s, scored{i, float64(dot)})
+	}
+	return top(s, k)
+}
+
+func rrf(lists ...[]int) []int {
+	score := map[int]float64{}
+	for _, l := range lists {
+		for r, d := range l {
+			score[d] += 1 / float64(60+r+1)
+		}
+	}
+	s := make([]scored, 0, len(score))
+	for d, v := range score {
+		s = append(s, scored{d, v})
+	}
+	return top(s, 100)
+}
+
+// bm25 is Okapi BM25 (k1 1.2, b 0.75) over the embedding model's tokens.
+type bm25 struct {
+	post  map[string][]posting
+	len   []float64
+	avg   float64
+	ndocs int
+}
+
+type posting struct {
+	doc int
+	tf  float64
+}
+
+func newBM25(docs []string) *bm25 {
+	b := &bm25{post: map[string][]posting{}, len: make([]float64, len(docs)), ndocs: len(docs)}
+	var total float64
+	for i, d := range docs {
+		tf := map[string]int{}
+		toks := embed.Tokens(d)
+		for _, t := range toks {
+			tf[t]++
+		}
+		for t, n := range tf {
+			b.post[t] = append(b.post[t], posting{i, float64(n)})
+		}
+		b.len[i] = float64(len(toks))
+		total += b.len[i]
+	}
+	b.avg = total / float64(max(1, len(docs)))
+	return b
+}
+
+func (b *bm25) rank(q string, k int) []int {
+	score := map[int]float64{}
+	seen := map[string]bool{}
+	for _, t := range embed.Tokens(q) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		ps := b.post[t]
+		if len(ps) == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(b.ndocs)-float64(len(ps))+0.5)/(float64(len(ps))+0.5))
+		for _, p := range ps {
+			score[p.doc] += idf * p.tf * 2.2 / (p.tf + 1.2*(0.25+0.75*b.len[p.doc]/b.avg))
+		}
+	}
+	s := make([]scored, 0, len(score))
+	for d, v := range score {
+		s = append(s, scored{d, v})
+	}
+	return top(s, k)
+}
