@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"coderag/core"
@@ -81,7 +82,8 @@ type DB struct {
 	sql  *sql.DB
 	path string
 
-	opts Options
+	opts     Options
+	readOnly bool // opened read-only: the file or its directory cannot be written
 
 	mu       sync.Mutex
 	embedder core.EmbedderInfo // zero until UseEmbedder or read from meta
@@ -135,12 +137,23 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 
 	q := url.Values{}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "on")
-	q.Set("_synchronous", "NORMAL")
-	q.Set("_txlock", "immediate")
 	q.Set("_cache_size", "-32000")
+	readOnly := !opts.Create && !writable(path)
+	if readOnly {
+		// A reader of a file it cannot write (a shared, read-only copy)
+		// opens it read-only; when the WAL's -shm cannot be created
+		// either, as immutable, which SQLite reads without one.
+		q.Set("mode", "ro")
+		if !walReadable(path) {
+			q.Set("immutable", "1")
+		}
+	} else {
+		q.Set("_journal_mode", "WAL")
+		q.Set("_synchronous", "NORMAL")
+		q.Set("_txlock", "immediate")
+	}
 	dsn := "file:" + path + "?" + q.Encode()
 	sdb, err := sql.Open(cext.Driver, dsn)
 	if err != nil {
@@ -152,7 +165,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.PrefilterFactor <= 0 {
 		opts.PrefilterFactor = 20
 	}
-	db := &DB{sql: sdb, path: path, opts: opts}
+	db := &DB{sql: sdb, path: path, opts: opts, readOnly: readOnly}
 	if err := db.init(ctx, opts); err != nil {
 		sdb.Close()
 		return nil, err
@@ -191,6 +204,9 @@ func (db *DB) init(ctx context.Context, opts Options) error {
 	if opts.targetVersion > 0 {
 		target = opts.targetVersion
 	}
+	if db.readOnly && version < target {
+		return fmt.Errorf("open %s: schema version %d needs upgrading to %d, and the file (or its directory) is read-only: run coderag once where it can write the file", db.path, version, target)
+	}
 	for _, m := range ms[version:target] {
 		if err := db.migrate(ctx, m); err != nil {
 			return err
@@ -226,6 +242,30 @@ func (db *DB) migrate(ctx context.Context, m migration) error {
 	}
 	return nil
 }
+
+// writable reports whether this process can write the database at path
+// and create its WAL files beside it (or they exist and are writable).
+func writable(path string) bool {
+	const w = 2 // W_OK
+	if syscall.Access(path, w) != nil {
+		return false
+	}
+	if syscall.Access(filepath.Dir(path), w) == nil {
+		return true
+	}
+	return syscall.Access(path+"-wal", w) == nil && syscall.Access(path+"-shm", w) == nil
+}
+
+// walReadable reports whether SQLite can read the database at path
+// read-only with its WAL: the -wal and -shm files exist and are readable.
+func walReadable(path string) bool {
+	const r = 4 // R_OK
+	return syscall.Access(path+"-wal", r) == nil && syscall.Access(path+"-shm", r) == nil
+}
+
+// ReadOnly reports whether the database was opened read-only (the file or
+// its directory cannot be written).
+func (db *DB) ReadOnly() bool { return db.readOnly }
 
 // Path is the file the database lives in.
 func (db *DB) Path() string { return db.path }

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"coderag/core"
 	"coderag/core/embed"
@@ -775,35 +777,74 @@ func TestKNNWhileVectorsReplaced(t *testing.T) {
 }
 
 // TestLastRunOfAKilledCrawl: a run left "running" by a crawl whose
-// process is gone reads as interrupted; one whose process holds the lock
-// reads as running.
+// process is gone (its lock went with it) reads as interrupted; one whose
+// process holds the lock on the database file reads as running. No file
+// is made beside the database.
 func TestLastRunOfAKilledCrawl(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	if _, err := db.StartRun(ctx, "crawl"); err != nil {
 		t.Fatal(err)
 	}
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Skip("no true(1):", err)
+	status := func() string {
+		t.Helper()
+		r, err := db.LastRun(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
 	}
-	for _, tt := range []struct {
-		name, lock, want string
-	}{
-		{"no lock file", "", "interrupted"},
-		{"lock of a process that is gone", fmt.Sprintf("pid %d, started 2026-11-23T09:00:00Z\n", dead.Process.Pid), "interrupted"},
-		{"lock released", " ", "interrupted"},
-		{"lock of a live crawl", fmt.Sprintf("pid %d, started 2026-11-23T09:00:00Z\n", os.Getpid()), "running"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			os.Remove(db.path + ".lock")
-			if tt.lock != "" {
-				os.WriteFile(db.path+".lock", []byte(tt.lock), 0o644)
-			}
-			r, err := db.LastRun(ctx)
-			if err != nil || r.Status != tt.want {
-				t.Errorf("status %q (%v), want %q", r.Status, err, tt.want)
-			}
-		})
+	if s := status(); s != "interrupted" {
+		t.Errorf("no lock held: %q, want interrupted", s)
+	}
+	unlock, err := LockCrawl(ctx, db.path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := status(); s != "running" {
+		t.Errorf("lock held by this process: %q, want running", s)
+	}
+	if _, err := LockCrawl(ctx, db.path, false); !errors.Is(err, ErrCrawlRunning) {
+		t.Errorf("second lock in one process: %v, want ErrCrawlRunning", err)
+	}
+	unlock()
+	if s := status(); s != "interrupted" {
+		t.Errorf("lock released: %q, want interrupted", s)
+	}
+	// Another process holds the lock (util-linux flock(1), as a crawl
+	// would), then dies.
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1)")
+	}
+	holder := exec.Command("flock", "-x", db.path, "sleep", "30")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // sleep inherits the locked descriptor
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kill := func() { syscall.Kill(-holder.Process.Pid, syscall.SIGKILL) }
+	defer kill()
+	for i := 0; i < 100 && lockHolder(db.path) <= 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s := status(); s != "running" {
+		t.Errorf("lock held by pid %d: %q, want running", holder.Process.Pid, s)
+	}
+	_, err = LockCrawl(ctx, db.path, false)
+	if !errors.Is(err, ErrCrawlRunning) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", lockHolder(db.path))) {
+		t.Errorf("lock held elsewhere: %v, want ErrCrawlRunning naming pid %d", err, lockHolder(db.path))
+	}
+	kill()
+	holder.Wait()
+	for i := 0; i < 100 && lockHolder(db.path) > 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s := status(); s != "interrupted" {
+		t.Errorf("holder killed: %q, want interrupted", s)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(db.path))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".lock") {
+			t.Errorf("lock file %s beside the database", e.Name())
+		}
 	}
 }

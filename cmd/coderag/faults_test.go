@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -171,5 +173,87 @@ func TestGraphMentionsAll(t *testing.T) {
 	}
 	if code, _, _ := coderag(t, "graph", "--db", db, "--service", "cart", "--mentions", "-1"); code != 2 {
 		t.Errorf("--mentions -1: exit %d, want 2", code)
+	}
+}
+
+// TestReadOnlyDatabase (issue 23, item 7): a database that its reader
+// cannot write, in a directory it cannot write, is queried read-only
+// (nothing is created beside it), and a crawl into it fails naming it.
+// As root the reader runs as nobody, for whom the permissions hold.
+func TestReadOnlyDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary as a reader")
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "shared")
+	os.MkdirAll(dir, 0o755)
+	db := filepath.Join(dir, "ro.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(sampleDir, "storefront"), "--progress", "none"); code != 0 {
+		t.Fatal(errs)
+	}
+	for _, p := range []string{db + "-wal", db + "-shm"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("%s left after the crawl", p)
+		}
+	}
+	bin := os.Args[0]
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		// nobody must reach the binary and the database.
+		bin = filepath.Join(root, "coderag.test")
+		data, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for d := root; d != "/" && d != "."; d = filepath.Dir(d) {
+			if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o005 != 0o005 {
+				os.Chmod(d, st.Mode().Perm()|0o005)
+				t.Cleanup(func() { os.Chmod(d, st.Mode().Perm()) })
+			}
+		}
+		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+	}
+	os.Chmod(db, 0o444)
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	run := func(args ...string) (int, string, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "CODERAG_AS_BINARY=1", "HOME="+root)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("query", "--db", db, "--json", "getUserProfile")
+	if code != 0 || !strings.Contains(out, "getUserProfile") {
+		t.Fatalf("query of a read-only database: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := run("stats", "--db", db); code != 0 || !strings.Contains(out, "chunks") {
+		t.Errorf("stats of a read-only database: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := run("graph", "--db", db, "--service", "storefront"); code != 0 {
+		t.Errorf("graph of a read-only database: exit %d\n%s\n%s", code, out, errs)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"ro.db"}) {
+		t.Errorf("the readers created files beside the database: %v", names)
+	}
+	code, _, errs = run("crawl", "--db", db, "--repo-path", filepath.Join(sampleDir, "storefront"), "--progress", "none")
+	if code == 0 || !strings.Contains(errs, db) {
+		t.Errorf("crawl into a read-only database: exit %d, %s", code, errs)
 	}
 }
