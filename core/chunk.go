@@ -128,6 +128,15 @@ func (c Chunk) Location() string {
 	return fmt.Sprintf("%s:%d-%d", loc, c.LineStart, c.LineEnd)
 }
 
+// Date is the day a chunk is dated (YYYY-MM-DD: a message's, or the
+// date its document or section states), or "" when it has none.
+func (c Chunk) Date() string {
+	if len(c.Timestamp) >= 10 {
+		return c.Timestamp[:10]
+	}
+	return ""
+}
+
 // ChunkID is the deterministic id of a chunk: the hex SHA-256 of its source
 // URI and byte range.
 func ChunkID(sourceURI string, start, end int) string {

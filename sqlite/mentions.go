@@ -114,19 +114,27 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 }
 
 // Mentions returns the conversation and doc chunks that mention a service
-// (or are about it), newest first, at most limit of them, and how many
+// (or are about it), newest first by their date (see below), at most limit of them, and how many
 // there are in all.
 func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error) {
-	where := `corpus_type IN (?, ?, ?, ?, ?, ?, ?) AND (service_name = ? OR
-		',' || replace(coalesce(json_extract(meta, '$.services'), ''), ', ', ',') || ',' LIKE '%,' || ? || ',%')`
+	where := `c.corpus_type IN (?, ?, ?, ?, ?, ?, ?) AND (c.service_name = ? OR
+		',' || replace(coalesce(json_extract(c.meta, '$.services'), ''), ', ', ',') || ',' LIKE '%,' || ? || ',%')`
 	args := []any{string(core.DocReadme), string(core.DocRunbook), string(core.DocADR), string(core.DocGoogle),
 		string(core.ConvoSlack), string(core.ConvoTranscript), string(core.ConvoOther), service, service}
 	var total int
-	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks WHERE `+where, args...).Scan(&total); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks c WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, db.wrap("find mentions of "+service+" in", err)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE `+where+`
-		ORDER BY CASE WHEN corpus_type IN ('CONVO_SLACK', 'CONVO_TRANSCRIPT') THEN 0 ELSE 1 END, timestamp DESC, pk DESC LIMIT ?`,
+	// Dated chunks (a message's time, a document's or section's stated
+	// date) come first, newest first; then undated documents by their
+	// file's modification time (a checkout's is not a date worth putting
+	// above a dated incident). The sections of one document keep their
+	// order.
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c
+		LEFT JOIN files f ON f.id = c.file_id
+		WHERE `+where+`
+		ORDER BY c.timestamp = '', c.timestamp DESC, coalesce(f.mtime, 0) DESC,
+			c.source_id, c.file_path, c.line_start LIMIT ?`,
 		append(args, limit)...)
 	if err != nil {
 		return nil, 0, db.wrap("find mentions of "+service+" in", err)

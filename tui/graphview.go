@@ -605,7 +605,11 @@ func (v *graphView) incidentLines(st Styles, name string, w int) []gLine {
 	out = append(out, gLine{text: st.Dim.Render(fmt.Sprintf("conversations and docs about %s: %d, newest first", name, mm.total)), row: -1})
 	for i := range mm.chunks {
 		c := mm.chunks[i]
-		line := st.badge(c.Corpus) + " " + c.Location() + "  " + st.Dim.Render(summary(c))
+		loc := c.Location()
+		if d := c.Date(); d != "" && c.Corpus != core.ConvoSlack {
+			loc += " " + d
+		}
+		line := st.badge(c.Corpus) + " " + loc + "  " + st.Dim.Render(summary(c))
 		out = append(out, gLine{text: line, row: v.addRow(gRow{chunk: &c})})
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestOneChunkSource: a valid source too small to learn word vectors from
@@ -255,5 +256,51 @@ func TestReadOnlyDatabase(t *testing.T) {
 	code, _, errs = run("crawl", "--db", db, "--repo-path", filepath.Join(sampleDir, "storefront"), "--progress", "none")
 	if code == 0 || !strings.Contains(errs, db) {
 		t.Errorf("crawl into a read-only database: exit %d, %s", code, errs)
+	}
+}
+
+// TestMentionsNewestFirst (issue 23, item 13): the conversations and docs
+// about a service are ordered by their date: a changelog entry's, an ADR's
+// "Date:" line, a runbook's front matter; undated documents after them by
+// their files' modification times; not by path and line.
+func TestMentionsNewestFirst(t *testing.T) {
+	repo := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(repo, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("docker-compose.yml", "services:\n  ledger:\n    image: acme/ledger:1.4\n    environment:\n      DB_HOST: ledgerdb\n  ledgerdb:\n    image: postgres:16\n")
+	write("CHANGELOG.md", "# Changelog\n\n## [3.0.0] - 2024-02-01\n\nThe ledger service retries failed postings with backoff.\n\n"+
+		"## [0.2.0] - 2021-05-01\n\nFirst release of the ledger service.\n")
+	write("docs/adr/0002-ledger-outbox.md", "# 2. Ledger writes through an outbox\n\nDate: 2023-03-10\n\n## Status\n\nAccepted\n\n## Decision\n\nThe ledger service writes postings through an outbox table.\n")
+	write("runbooks/ledger-lag.md", "---\ntitle: Ledger lag\ndate: 2022-07-01\n---\n\n# Ledger lag\n\nWhen the ledger service falls behind, check the outbox table.\n")
+	write("docs/notes.md", "# Notes\n\nThe ledger service was split from the monolith.\n")
+	write("docs/overview.md", "# Overview\n\nThe ledger service keeps the postings.\n")
+	for rel, year := range map[string]int{"docs/notes.md": 2020, "docs/overview.md": 2021} {
+		at := time.Date(year, 1, 2, 0, 0, 0, 0, time.UTC)
+		if err := os.Chtimes(filepath.Join(repo, rel), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "m.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
+		t.Fatal(errs)
+	}
+	_, out, _ := coderag(t, "graph", "--db", db, "--service", "ledger", "--mentions", "20")
+	want := []string{"CHANGELOG.md:1-5 2024-02-01", "0002-ledger-outbox.md", "ledger-lag.md", "CHANGELOG.md:7-9 2021-05-01", "overview.md", "notes.md"}
+	last := -1
+	for _, w := range want {
+		i := strings.Index(out, w)
+		if i < 0 {
+			t.Fatalf("%q not among the mentions:\n%s", w, out)
+		}
+		if i < last {
+			t.Errorf("%q listed before the mention above it in %q: not newest first:\n%s", w, want, out)
+		}
+		last = i
 	}
 }

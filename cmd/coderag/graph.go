@@ -387,13 +387,17 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 			printRoutes(w, st, g, name)
 		}
 		if len(v.mentions) > 0 {
-			fmt.Fprintln(w, st.bold(fmt.Sprintf("\nmentioned in (%d, newest conversations first)", v.mentionCount)))
+			fmt.Fprintln(w, st.bold(fmt.Sprintf("\nmentioned in (%d, newest first)", v.mentionCount)))
 			for _, c := range v.mentions {
+				loc := c.Location()
+				if d := c.Date(); d != "" && c.Corpus != core.ConvoSlack {
+					loc += " " + d
+				}
 				first := strings.TrimSpace(strings.SplitN(c.Text, "\n", 2)[0])
 				if len(first) > 70 {
 					first = first[:67] + "..."
 				}
-				fmt.Fprintf(w, "  %s %-44s %s\n", st.badge(c.Corpus), c.Location(), st.dim(first))
+				fmt.Fprintf(w, "  %s %-44s %s\n", st.badge(c.Corpus), loc, st.dim(first))
 			}
 			if more := v.mentionCount - len(v.mentions); more > 0 {
 				fmt.Fprintln(w, st.dim(fmt.Sprintf("  … %d more (--mentions %d shows them all)", more, v.mentionCount)))

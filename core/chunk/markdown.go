@@ -3,6 +3,7 @@ package chunk
 import (
 	"bytes"
 	"strings"
+	"time"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -21,7 +22,9 @@ var markdown = goldmark.New()
 // section over the budget is split at block boundaries; a fenced code
 // block is never split (unless it alone exceeds twice the budget) and a
 // chunk that is just one is tagged with the block's language. YAML front
-// matter becomes chunk metadata.
+// matter becomes chunk metadata. A chunk's Timestamp is the date its
+// section heading or, failing that, its document states (front matter, a
+// "Date:" line), if any.
 func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 	b := &builder{c: c, src: src, base: base}
 	front, body := frontMatter(src)
@@ -155,10 +158,18 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 		}
 	}
 	b.cover()
+	date := docDate(front, src[body:])
 	for i := range b.chunks {
 		ch := &b.chunks[i]
 		if ch.SymbolKind == "code" && strings.HasPrefix(ch.Signature, "```") {
 			ch.Meta = mergeMeta(ch.Meta, map[string]string{"code_language": strings.TrimPrefix(ch.Signature, "```")})
+		}
+		// The document's date, or its section's (a changelog entry, a
+		// dated incident), orders it among conversations by time.
+		if d := sectionDate(ch.SectionPath); d != "" {
+			ch.Timestamp = d
+		} else if ch.Timestamp == "" {
+			ch.Timestamp = date
 		}
 	}
 	return Result{Chunks: b.chunks}
@@ -207,6 +218,8 @@ func frontMatter(src []byte) (map[string]string, int) {
 		switch t := v.(type) {
 		case string:
 			out[k] = t
+		case time.Time: // an unquoted YAML date
+			out[k] = t.Format("2006-01-02")
 		case int, float64, bool:
 			out[k] = strings.TrimSpace(yamlScalar(t))
 		case []any:
