@@ -135,9 +135,9 @@ tune: build
 # model trains the shipped embedding model (core/embed/model/static.bin)
 # from the sources core/embed/model/README.md lists, fetched into
 # MODEL_WORK by core/embed/model/sources.sh (Debian packages, pinned npm
-# tarballs, the Go toolchain and module cache). About 15 minutes on 2 cores.
+# tarballs, the Go toolchain and module cache). About 20 minutes on 2 cores.
 # Rebuild afterwards: the binary embeds the model.
 MODEL_WORK ?= /tmp/coderag-model
 model: build
 	$(BIN) model --out core/embed/model/static.bin --pairs $(MODEL_WORK)/pairs.jsonl \
-		--epochs 6 --ppmi-init $$(core/embed/model/sources.sh $(MODEL_WORK))
+		--epochs 4 --ppmi-init $$(core/embed/model/sources.sh $(MODEL_WORK))

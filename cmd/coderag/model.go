@@ -62,6 +62,7 @@ func newModelCmd(io *ioStreams) *cobra.Command {
 	f.Float64Var(&o.opts.LR, "lr", 0.05, "Adagrad learning rate")
 	f.Float64Var(&o.opts.Scale, "scale", 20, "similarity scale (1/temperature)")
 	f.Float64Var(&o.opts.Dropout, "dropout", 0, "probability of leaving a token out of a text at each step")
+	f.IntVar(&o.opts.PackageBatches, "package-runs", 0, "fill batches with runs of up to N pairs of one package (hard negatives); 0: random batches")
 	f.BoolVar(&o.opts.PPMIInit, "ppmi-init", false, "start from PPMI-SVD vectors of the training texts instead of random ones")
 	f.Uint64Var(&o.opts.Seed, "seed", 1, "random seed")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")

@@ -143,6 +143,8 @@ func walkMined(ctx context.Context, root string, opts MineOptions, fn func(mined
 		lang, corpus := discover.Classify(rel)
 		f := minedFile{rel: rel, lang: lang, blanked: src}
 		switch {
+		case generated(src):
+			// Generated code repeats one comment template per type.
 		case minedLangs[lang] && corpus == core.CodeLogic:
 			f.pairs, f.blanked = mineFile(ch, rel, lang, src, opts)
 		case lang == "markdown":
@@ -150,6 +152,16 @@ func walkMined(ctx context.Context, root string, opts MineOptions, fn func(mined
 		}
 		return fn(f)
 	})
+}
+
+// generatedRE is Go's convention for generated files, which other code
+// generators (protoc plugins, client generators) follow too.
+var generatedRE = regexp.MustCompile(`(?m)^(//|#) Code generated .* DO NOT EDIT\.?$`)
+
+// generated reports whether src says, in its first 2 KiB, that a tool
+// wrote it.
+func generated(src []byte) bool {
+	return generatedRE.Match(src[:min(len(src), 2048)])
 }
 
 // mineFile returns the pairs of one file and its text with their comments

@@ -31,6 +31,9 @@ type ModelOptions struct {
 	// every step (default 0: none), so that no pair is learned from one
 	// rare token alone.
 	Dropout float64
+	// PackageBatches, when positive, fills batches with runs of up to
+	// this many pairs of one package, so that negatives are hard.
+	PackageBatches int
 	// Log, when set, receives a line per epoch.
 	Log func(string) `json:"-"`
 }
@@ -133,10 +136,20 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 	for i, t := range vocab {
 		id[t] = int32(i)
 	}
-	type ex struct{ q, d bag }
+	type ex struct {
+		q, d       bag
+		qKey, dKey uint64 // hashes of the texts: equal texts are no negatives
+		group      int
+	}
 	var data []ex
+	groupID := map[string]int{}
 	for _, p := range pairs {
-		e := ex{makeBag(id, p.Query), makeBag(id, p.Doc)}
+		g, ok := groupID[p.Source+"\x00"+p.Group]
+		if !ok {
+			g = len(groupID)
+			groupID[p.Source+"\x00"+p.Group] = g
+		}
+		e := ex{q: makeBag(id, p.Query), d: makeBag(id, p.Doc), qKey: hash64(p.Query), dKey: hash64(p.Doc), group: g}
 		if len(e.q.ids) > 0 && len(e.d.ids) > 0 {
 			data = append(data, e)
 		}
@@ -229,6 +242,33 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 	grad := map[int32][]float32{}
 	for epoch := 0; epoch < o.Epochs; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if o.PackageBatches > 0 {
+			// Runs of up to PackageBatches pairs of one package, in a
+			// random order: a batch's negatives are mostly its own
+			// package's neighbours, the hard ones.
+			byGroup := map[int][]int{}
+			var groups []int
+			for _, i := range order {
+				g := data[i].group
+				if byGroup[g] == nil {
+					groups = append(groups, g)
+				}
+				byGroup[g] = append(byGroup[g], i)
+			}
+			var runs [][]int
+			for _, g := range groups {
+				for items := byGroup[g]; len(items) > 0; {
+					n := min(len(items), o.PackageBatches)
+					runs = append(runs, items[:n])
+					items = items[n:]
+				}
+			}
+			rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
+			order = order[:0]
+			for _, r := range runs {
+				order = append(order, r...)
+			}
+		}
 		var lossSum float64
 		var steps int
 		for at := 0; at+B <= len(order); at += B {
@@ -253,6 +293,9 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 							s += v * d[j][x]
 						}
 						S[i*B+j] = o.Scale * float64(s)
+						if i != j && (data[batch[i]].dKey == data[batch[j]].dKey || data[batch[i]].qKey == data[batch[j]].qKey) {
+							S[i*B+j] = math.Inf(-1) // the same text twice: not a negative
+						}
 					}
 				}
 			})
@@ -368,6 +411,12 @@ func drop(b bag, p float64, key uint64, into bag) bag {
 		into.ids, into.w = append(into.ids, b.ids[0]), append(into.w, b.w[0])
 	}
 	return into
+}
+
+func hash64(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }
 
 func splitmix(x uint64) uint64 {

@@ -12,7 +12,10 @@ log() { echo "sources.sh: $*" >&2; }
 # Debian: OpenJDK 17's sources and Python libraries.
 PYPKGS="python3-django python3-sqlalchemy python3-flask python3-werkzeug python3-jinja2 python3-requests
 python3-redis python3-pika python3-kombu python3-celery python3-boto3 python3-grpcio python3-pymongo
-python3-psycopg2 python3-aiohttp python3-fastapi python3-pydantic python3-starlette"
+python3-psycopg2 python3-aiohttp python3-fastapi python3-pydantic python3-starlette
+python3-tornado python3-twisted python3-kafka python3-elasticsearch python3-prometheus-client python3-pymysql
+python3-marshmallow python3-paramiko python3-docker python3-httpx python3-urllib3 python3-click python3-gunicorn
+python3-structlog python3-tenacity python3-cachetools python3-stripe python3-botocore"
 need=""
 [ -s /usr/lib/jvm/openjdk-17/src.zip ] || need="openjdk-17-source"
 for p in $PYPKGS; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
@@ -47,9 +50,24 @@ GOROOT_SRC=$(go env GOROOT)/src
 MODCACHE=$(go env GOMODCACHE)
 (cd "$(dirname "$0")/../../.." && go mod download)
 
+# Go: client libraries of the services coderag indexes (RPC, brokers,
+# databases, clouds, metrics), pinned, in a module cache of their own.
+GOMODS="google.golang.org/grpc@v1.85.0 github.com/prometheus/client_golang@v1.25.0
+github.com/redis/go-redis/v9@v9.23.0 github.com/segmentio/kafka-go@v0.4.51 github.com/jackc/pgx/v5@v5.12.0
+go.mongodb.org/mongo-driver/v2@v2.10.0 github.com/gin-gonic/gin@v1.12.0 github.com/labstack/echo/v4@v4.16.0
+github.com/nats-io/nats.go@v1.55.0 github.com/IBM/sarama@v1.61.1 github.com/minio/minio-go/v7@v7.4.1
+go.opentelemetry.io/otel/sdk@v1.47.0 k8s.io/client-go@v0.37.2 github.com/aws/aws-sdk-go-v2@v1.47.7
+github.com/aws/aws-sdk-go-v2/service/sqs@v1.52.10 github.com/aws/aws-sdk-go-v2/service/dynamodb@v1.73.1"
+if [ ! -d "$WORK/gomod/google.golang.org" ]; then
+	log "fetching Go modules"
+	mkdir -p "$WORK/gomod"
+	(cd "$WORK" && GOMODCACHE="$WORK/gomod" GOFLAGS=-modcacherw go mod download $GOMODS)
+fi
+
 args="go=$GOROOT_SRC python=$(ls -d /usr/lib/python3.1* | head -n1) jdk=$WORK/jdk npm=$WORK/npm/src"
-args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x"
-for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette; do
+args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x gomodx=$WORK/gomod"
+for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette \
+	tornado twisted kafka elasticsearch prometheus_client pymysql marshmallow paramiko docker httpx urllib3 click gunicorn structlog tenacity cachetools stripe botocore; do
 	[ -d "/usr/lib/python3/dist-packages/$p" ] && args="$args py-$p=/usr/lib/python3/dist-packages/$p"
 done
 echo "$args"
