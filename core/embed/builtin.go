@@ -299,7 +299,7 @@ func Train(ctx context.Context, texts []string, o TrainOptions) (*Model, TrainSt
 	cooc = nil
 	st.NonZero = len(entries)
 	if len(entries) == 0 {
-		return nil, st, fmt.Errorf("train builtin embedder: %d tokens never occur near each other", len(vocab))
+		return nil, st, fmt.Errorf("train builtin embedder: the %d tokens in 2 or more chunks never occur near each other: %w", len(vocab), ErrTooLittleText)
 	}
 	m, err := NewSparse(len(vocab), len(vocab), entries)
 	if err != nil {
