@@ -35,6 +35,7 @@ type crawlOptions struct {
 	exclude     []string
 	jobs        int
 	maxFileSize string
+	maxChunks   int
 	json        bool
 	verbose     bool
 	scrubIPs    bool
@@ -153,7 +154,8 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringArrayVar(&o.classify, "classify", nil, "give paths a corpus type, as 'PATTERN=TYPE' (e.g. 'ops/playbooks/**=runbook'; repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "gitignore-style pattern of paths to leave out (repeatable)")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "files processed at once (default: number of CPUs)")
-	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB)")
+	f.StringVar(&o.maxFileSize, "max-file-size", "2MB", "skip files larger than this (e.g. 512KB, 4MB); files over 2MB are read as a stream and cut into windows")
+	f.IntVar(&o.maxChunks, "max-chunks-per-file", ingest.DefaultMaxChunksPerFile, "index at most this many chunks of one file; the rest is skipped with a warning")
 	f.BoolVar(&o.scrubIPs, "scrub-ips", false, "also replace IP addresses in Slack, transcripts, runbooks, ADRs and Google Docs with <IP_n>")
 	f.BoolVar(&o.json, "json", false, "print progress events and the summary as JSON lines on stdout (same as --progress json)")
 	f.StringVar(&o.progress, "progress", "auto", "how progress is shown on stderr: auto (a live bar on a terminal, else lines), bar, lines, json (events and summary as JSON lines on stdout), none")
@@ -187,6 +189,9 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		if err := positiveInt("jobs", o.jobs); err != nil {
 			return err
 		}
+	}
+	if o.maxChunks < 1 {
+		return usagef("--max-chunks-per-file must be 1 or more, got %d", o.maxChunks)
 	}
 	maxSize, err := parseSize(o.maxFileSize)
 	if err != nil {
@@ -270,6 +275,8 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		Embed:       embedOpts,
 		Incremental: o.incremental,
 		Prune:       o.prune,
+
+		MaxChunksPerFile: o.maxChunks,
 	}
 	if o.tui {
 		return crawlTUI(ctx, io, o, db, opts, sources, unlock)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,5 +304,44 @@ func TestMentionsNewestFirst(t *testing.T) {
 			t.Errorf("%q listed before the mention above it in %q: not newest first:\n%s", w, want, out)
 		}
 		last = i
+	}
+}
+
+// TestLargeFilesBoundedMemory (issue 23, item 2): a crawl of a 40 MB
+// one-line text file and a 10 MB Markdown file of a million headings,
+// let in by --max-file-size, peaks under 400 MB of resident memory (it
+// took 1-2 GB when such files were chunked whole) and says which file
+// was cut at the chunk limit.
+func TestLargeFilesBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 50 MB and crawls it")
+	}
+	repo := t.TempDir()
+	line := bytes.Repeat([]byte("retry timeout orders cart payment "), 40<<20/34)
+	if err := os.WriteFile(filepath.Join(repo, "dump.txt"), line, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	for i := 0; md.Len() < 10<<20; i++ {
+		fmt.Fprintf(&md, "# h%d\n\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "headings.md"), md.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "big.db")
+	cmd := exec.Command(os.Args[0], "crawl", "--db", db, "--repo-path", repo, "--max-file-size", "300MB", "--progress", "none")
+	cmd.Env = append(os.Environ(), "CODERAG_AS_BINARY=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, out)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	rss := ru.Maxrss >> 10
+	t.Logf("peak resident memory %d MB", rss)
+	if rss > 400 {
+		t.Errorf("crawl peaked at %d MB resident, want under 400 MB", rss)
+	}
+	if !strings.Contains(string(out), "dump.txt: only the first 5000 chunks indexed") {
+		t.Errorf("no warning that dump.txt was cut at the chunk limit:\n%s", out)
 	}
 }

@@ -159,6 +159,10 @@ type Options struct {
 	Incremental bool
 	// FS opens a source's directory; default os.DirFS. Tests inject faults.
 	FS func(dir string) fs.FS
+	// MaxChunksPerFile is how many chunks one file yields at most
+	// (default DefaultMaxChunksPerFile); the rest of the file is skipped
+	// with a warning.
+	MaxChunksPerFile int
 }
 
 // Crawler crawls sources into a Store. It is safe to call Run once at a

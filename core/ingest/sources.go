@@ -210,6 +210,9 @@ func (r *sourceReader) process(f core.File) fileResult {
 	if sf, ok := r.statUnchanged(f); ok {
 		return fileResult{file: f, hash: sf.Hash, unchanged: true}
 	}
+	if large, seg := streamed(f); large && r.corpus(f) != core.DocGoogle && r.corpus(f) != core.ConvoTranscript {
+		return r.processLarge(f, seg)
+	}
 	data, err := fs.ReadFile(r.fsys, f.Path)
 	if err != nil {
 		res.skip = "unreadable: " + unwrapPathError(err)
@@ -319,6 +322,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		}
 		chunk.AddEnvRefs(raw, f.Language)
 	}
+	raw, res.warning = capChunks(raw, c.maxChunks(), res.warning)
 	return r.clean(res, raw, people...)
 }
 
