@@ -35,7 +35,7 @@ source code, and writes them as JSON for 'query --params' and 'eval
 data/params.tuned.json; docs/eval.md compares it with the built-in one).
 
 It mines (doc comment, declaration) pairs from the given source trees with
-the tree-sitter chunker (Go, Python, Java, JavaScript, TypeScript, C#, PHP)
+the tree-sitter chunker (Go, Python, Java, JavaScript, TypeScript, C#, PHP, Rust)
 and (heading, section) pairs from their Markdown files (descriptive
 headings over sections of 40 words or more), writes a copy of the trees
 with those comments and headings blanked, indexes the copy with the

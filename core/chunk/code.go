@@ -17,6 +17,7 @@ import (
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	tsphp "github.com/tree-sitter/tree-sitter-php/bindings/go"
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 
 	"coderag/core"
@@ -47,6 +48,7 @@ var factsFiles = map[string][]string{
 	"javascript": {"javascript.facts.scm"},
 	"java":       {"java.facts.scm"},
 	"php":        {"php.facts.scm"},
+	"rust":       {"rust.facts.scm"},
 }
 
 // grammars maps coderag language names (core/discover) to grammars.
@@ -59,6 +61,7 @@ var grammars = map[string]grammar{
 	"javascript": {tsjs.Language, "javascript.scm", 6},
 	"java":       {tsjava.Language, "java.scm", 8},
 	"php":        {tsphp.LanguagePHP, "php.scm", 8},
+	"rust":       {tsrust.Language, "rust.scm", 6},
 }
 
 // Languages lists the languages Chunker parses.
@@ -74,6 +77,7 @@ func Languages() []string {
 // chunked one by one when the whole does not fit the budget.
 var containerKinds = map[string]bool{
 	"class": true, "struct": true, "interface": true, "record": true, "enum": true, "namespace": true,
+	"impl": true, "trait": true, "module": true, // Rust
 }
 
 // commentKinds are the comment node types of the grammars.
