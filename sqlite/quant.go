@@ -147,10 +147,23 @@ func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error {
 	if len(added) == 0 {
 		return nil
 	}
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("update vector index of", err)
+	}
+	defer tx.Rollback()
+	if err := db.updateVectorIndex(ctx, tx, added); err != nil {
+		return err
+	}
+	return db.wrap("update vector index of", tx.Commit())
+}
+
+// updateVectorIndex is UpdateVectorIndex inside tx.
+func (db *DB) updateVectorIndex(ctx context.Context, tx *sql.Tx, added []int64) error {
 	dim := db.Embedder().Dim
 	var paged, appended int
 	var meanText sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT
+	err := tx.QueryRowContext(ctx, `SELECT
 		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vec_paged'), 0),
 		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'vec_appended'), 0),
 		(SELECT value FROM meta WHERE key = 'vec_mean')`).Scan(&paged, &appended, &meanText)
@@ -159,13 +172,8 @@ func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error {
 	}
 	mean, ok := decodeMean(meanText.String, dim)
 	if !ok || dim%64 != 0 || len(added) > paged/10 || appended+len(added) > paged/5 {
-		return db.RebuildVectorIndex(ctx)
+		return db.rebuildVectorIndex(ctx, tx)
 	}
-	tx, err := db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return db.wrap("update vector index of", err)
-	}
-	defer tx.Rollback()
 	var pks, bitsBuf []byte
 	v := make([]float64, dim)
 	n := 0
@@ -212,19 +220,27 @@ func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error {
 		strconv.Itoa(paged+n), strconv.Itoa(appended+n), strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
 		return db.wrap("update vector index of", err)
 	}
-	return db.wrap("update vector index of", tx.Commit())
+	return nil
 }
 
 // RebuildVectorIndex rebuilds the sign-bit pages of the fast KNN path from
 // vec_quant: the mean vector first, then the bits of each vector minus the
 // mean, in one transaction. The crawl calls it after embedding.
 func (db *DB) RebuildVectorIndex(ctx context.Context) error {
-	dim := db.Embedder().Dim
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return db.wrap("rebuild vector index of", err)
 	}
 	defer tx.Rollback()
+	if err := db.rebuildVectorIndex(ctx, tx); err != nil {
+		return err
+	}
+	return db.wrap("rebuild vector index of", tx.Commit())
+}
+
+// rebuildVectorIndex is RebuildVectorIndex inside tx.
+func (db *DB) rebuildVectorIndex(ctx context.Context, tx *sql.Tx) error {
+	dim := db.Embedder().Dim
 	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_pages`); err != nil {
 		return db.wrap("rebuild vector index of", err)
 	}
@@ -232,7 +248,7 @@ func (db *DB) RebuildVectorIndex(ctx context.Context) error {
 		return db.wrap("rebuild vector index of", err)
 	}
 	if dim == 0 || dim%64 != 0 {
-		return db.wrap("rebuild vector index of", tx.Commit())
+		return nil
 	}
 	each := func(fn func(pk int64, v []float64)) error {
 		rows, err := tx.QueryContext(ctx, `SELECT chunk_pk, i8 FROM vec_quant ORDER BY chunk_pk`)
@@ -264,7 +280,7 @@ func (db *DB) RebuildVectorIndex(ctx context.Context) error {
 		return db.wrap("rebuild vector index of", err)
 	}
 	if n == 0 {
-		return db.wrap("rebuild vector index of", tx.Commit())
+		return nil
 	}
 	for i := range mean {
 		mean[i] /= float64(n)
@@ -313,7 +329,7 @@ func (db *DB) RebuildVectorIndex(ctx context.Context) error {
 		base64.StdEncoding.EncodeToString(rawMean), strconv.Itoa(n), strconv.FormatInt(time.Now().UnixNano(), 36)); err != nil {
 		return db.wrap("rebuild vector index of", err)
 	}
-	return db.wrap("rebuild vector index of", tx.Commit())
+	return nil
 }
 
 // pagedCount is the number of vectors in the sign-bit pages (0 if none).

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"coderag/core/embed"
 	"coderag/core/graph"
 	"coderag/core/ingest"
+	"coderag/sqlite/internal/cext"
 )
 
 var _ ingest.Store = (*DB)(nil)
@@ -36,10 +38,24 @@ func (db *DB) StartRun(ctx context.Context, args string) (int64, error) {
 }
 
 // FinishRun records the end of crawl run id.
+//
+// A crawl that failed because the disk is full must still be recorded as
+// failed: when the update does not fit, the WAL is checkpointed and
+// truncated, which frees the space the failed transactions took, and the
+// update is tried once more.
 func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
-	_, err := db.sql.ExecContext(ctx, `UPDATE crawl_runs SET finished = ?, status = ?, sources = ?, files = ?,
-		chunks = ?, skipped = ?, errors = ?, error = ? WHERE id = ?`,
-		time.Now().UTC().Format(time.RFC3339), r.Status, r.Sources, r.Files, r.Chunks, r.Skipped, r.Errors, r.Error, id)
+	finish := func() error {
+		_, err := db.sql.ExecContext(ctx, `UPDATE crawl_runs SET finished = ?, status = ?, sources = ?, files = ?,
+			chunks = ?, skipped = ?, errors = ?, error = ? WHERE id = ?`,
+			time.Now().UTC().Format(time.RFC3339), r.Status, r.Sources, r.Files, r.Chunks, r.Skipped, r.Errors, r.Error, id)
+		return err
+	}
+	err := finish()
+	if cext.DiskFull(err) {
+		if _, cerr := db.sql.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); cerr == nil {
+			err = finish()
+		}
+	}
 	return db.wrap("finish crawl run in", err)
 }
 
@@ -76,6 +92,32 @@ type SourceTx struct {
 	files  int
 	chunks map[core.CorpusType]int
 	done   bool
+
+	// kept are the vectors the source's chunks had before a replace, by
+	// chunk id; a chunk written again with the same text and context
+	// prefix gets its vector back in the same transaction (carried), so
+	// that a crawl that fails after the replace loses no vectors.
+	kept    map[string]keptVector
+	carried []int64
+}
+
+// keptVector is a stored vector and what it was computed from.
+type keptVector struct {
+	sum       [32]byte // SHA-256 of the context prefix and text
+	embedding []byte   // vec_chunks row
+	i8        []byte   // vec_quant row
+}
+
+// embedSum is what a chunk's vector depends on: its context prefix and
+// text (embed.Pending).
+func embedSum(prefix, text string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(prefix))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // BeginSource starts replacing the stored content of src for crawl run
@@ -496,6 +538,11 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	if err != nil {
 		return s.db.wrap("begin source "+s.src.Name+" in", err)
 	}
+	var vecTable int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'vec_chunks'`).Scan(&vecTable); err != nil {
+		return s.db.wrap("begin source "+s.src.Name+" in", err)
+	}
+	s.vectors = vecTable > 0
 	// Replace: drop what the source had, its FTS entries first (they need
 	// the old column values). The vec0 trigger cleans vectors. An update
 	// keeps the files and replaces them one by one.
@@ -509,6 +556,9 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		}
 	} else {
 		s.graphDirty = true
+		if err := s.keepVectors(ctx); err != nil {
+			return s.db.wrap("read vectors of source "+s.src.Name+" from", err)
+		}
 		if err := clearSource(ctx, tx, s.sourceID); err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
@@ -518,11 +568,6 @@ func (s *SourceTx) begin(ctx context.Context) error {
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(pk), 0) FROM chunks`).Scan(&s.maxPK); err != nil {
 		return s.db.wrap("begin source "+s.src.Name+" in", err)
 	}
-	var vecTable int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'vec_chunks'`).Scan(&vecTable); err != nil {
-		return s.db.wrap("begin source "+s.src.Name+" in", err)
-	}
-	s.vectors = vecTable > 0
 
 	prep := func(q string) *sql.Stmt {
 		if err != nil {
@@ -648,7 +693,17 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 				return s.db.wrap("write scrub audit to", err)
 			}
 		}
+		kv, keep := s.kept[c.ID]
 		switch {
+		case len(ec.Vector) == 0 && keep && kv.sum == embedSum(c.ContextPrefix, c.Text):
+			// Unchanged: its vector carries over.
+			if _, err := s.insVec.ExecContext(ctx, pk, kv.embedding, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
+				return s.db.wrap(fmt.Sprintf("keep vector of %s:%d in", c.SourceURI, c.LineStart), err)
+			}
+			if _, err := s.insQuant.ExecContext(ctx, pk, kv.i8); err != nil {
+				return s.db.wrap(fmt.Sprintf("keep vector of %s:%d in", c.SourceURI, c.LineStart), err)
+			}
+			s.carried = append(s.carried, pk)
 		case len(ec.Vector) == 0:
 			// embedded after the crawl (ingest's embed phase)
 		case !s.vectors && len(ec.Vector) > 0:
@@ -754,11 +809,43 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 			return s.db.wrap("commit source "+s.src.Name+" to", err)
 		}
 	}
+	if len(s.carried) > 0 {
+		// The fast KNN pages must hold the carried vectors too.
+		if err := s.db.updateVectorIndex(ctx, s.tx, s.carried); err != nil {
+			return err
+		}
+	}
 	s.done = true
 	if err := s.tx.Commit(); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
 	}
 	return nil
+}
+
+// keepVectors reads the vectors of the source's chunks before a replace
+// deletes them (see SourceTx.kept).
+func (s *SourceTx) keepVectors(ctx context.Context) error {
+	if !s.vectors {
+		return nil
+	}
+	rows, err := s.tx.QueryContext(ctx, `SELECT c.id, c.context_prefix, c.text, q.i8, v.embedding
+		FROM chunks c JOIN vec_quant q ON q.chunk_pk = c.pk JOIN vec_chunks v ON v.chunk_pk = c.pk
+		WHERE c.source_id = ?`, s.sourceID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	s.kept = map[string]keptVector{}
+	for rows.Next() {
+		var id, prefix, text string
+		var kv keptVector
+		if err := rows.Scan(&id, &prefix, &text, &kv.i8, &kv.embedding); err != nil {
+			return err
+		}
+		kv.sum = embedSum(prefix, text)
+		s.kept[id] = kv
+	}
+	return rows.Err()
 }
 
 // Rollback abandons the source's changes; the previous content stays. It

@@ -294,9 +294,9 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	sum, err := ingest.New(db, opts).Run(ctx, sources)
 	pr.finish()
 	if o.json {
-		printCrawlJSON(io, *o.db, sum)
+		printCrawlJSON(io, *o.db, sum, err)
 	} else {
-		printCrawlSummary(io, *o.db, sum, o.verbose)
+		printCrawlSummary(io, *o.db, sum, o.verbose, err)
 	}
 	if err != nil {
 		return err
@@ -352,7 +352,7 @@ func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db *sqlite.DB
 	t.rerank.register(fs)
 	err := tuiRun(ctx, io, t, "", start)
 	if ran {
-		printCrawlSummary(io, *o.db, sum, o.verbose)
+		printCrawlSummary(io, *o.db, sum, o.verbose, cerr)
 	}
 	if err != nil {
 		return err
@@ -451,7 +451,10 @@ func (l *sourceList) add(kind core.SourceKind, where, p, name string) error {
 	return nil
 }
 
-func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose bool) {
+// printCrawlSummary prints what a crawl did; runErr is the error that
+// ended it, if any, in which case it says that nothing was indexed past
+// the failure instead of "indexed".
+func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose bool, runErr error) {
 	w := io.out
 	files, chunks := 0, 0
 	reasons := map[string]int{}
@@ -497,6 +500,17 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 	}
 	for _, n := range sum.Pruned {
 		fmt.Fprintf(w, "%-14s removed (not crawled any more: --prune-sources)\n", n)
+	}
+	if runErr != nil {
+		recorded := "the run is recorded as failed"
+		if sum.RunUnrecorded {
+			recorded = "the run's end could not be recorded ('coderag stats' shows it as interrupted)"
+		}
+		fmt.Fprintf(w, "crawl FAILED after %s (read %s, %s): the step that failed wrote nothing, and %s keeps\n"+
+			"  what earlier steps committed (each source, the graph and the vectors commit on their own; unchanged\n"+
+			"  chunks keep their vectors); %s, and the next crawl finishes the rest\n",
+			sum.Duration.Round(time.Millisecond), plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, recorded)
+		return
 	}
 	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s\n", plural(len(sum.Sources), "source", "sources"),
 		plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, sum.Duration.Round(time.Millisecond))
@@ -620,10 +634,13 @@ type jsonEmbedSummary struct {
 	Untrained  string `json:"untrained,omitempty"`
 }
 
-func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
+func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary, runErr error) {
 	out := struct {
 		Kind       string              `json:"kind"`
 		RunID      int64               `json:"run_id"`
+		Failed     bool                `json:"failed"`
+		Error      string              `json:"error,omitempty"`
+		Unrecorded bool                `json:"run_unrecorded,omitempty"`
 		DB         string              `json:"db"`
 		DurationMS int64               `json:"duration_ms"`
 		Sources    []jsonSourceSummary `json:"sources"`
@@ -639,6 +656,9 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary) {
 			TopicLinks: sum.Graph.TopicLinks, Unresolved: sum.Graph.Unresolved, DurationMS: sum.Graph.Duration.Milliseconds()}}
 	for _, p := range sum.PhaseTimes() {
 		out.PhasesMS[p.Phase] = p.Duration.Milliseconds()
+	}
+	if runErr != nil {
+		out.Failed, out.Error, out.Unrecorded = true, runErr.Error(), sum.RunUnrecorded
 	}
 	if e := sum.Embed; e.Embedder.ID != "" {
 		out.Embed = &jsonEmbedSummary{Embedder: e.Embedder.ID, Dim: e.Embedder.Dim, Embedded: e.Embedded, Empty: e.Empty,

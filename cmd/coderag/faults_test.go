@@ -345,3 +345,79 @@ func TestLargeFilesBoundedMemory(t *testing.T) {
 		t.Errorf("no warning that dump.txt was cut at the chunk limit:\n%s", out)
 	}
 }
+
+// TestDiskFull (issue 23, item 1): on a file system that fills up during
+// a re-crawl, the crawl exits 1 and says it failed (not "indexed"), the
+// index keeps its chunks' vectors, the run is recorded as failed (or shown
+// as interrupted), and once there is room again the next crawl succeeds.
+// It needs root to mount a small tmpfs.
+func TestDiskFull(t *testing.T) {
+	if testing.Short() || os.Geteuid() != 0 {
+		t.Skip("mounts a tmpfs (root only)")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	// Lazily: the process keeps its lock descriptor of the database.
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	db := filepath.Join(mnt, "full.db")
+	repo := filepath.Join(sampleDir, "platform")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
+		t.Fatal(errs)
+	}
+	stats := func() (chunks, vectors int, status string) {
+		t.Helper()
+		_, out, _ := coderag(t, "stats", "--db", db, "--json")
+		var st struct {
+			Chunks  int `json:"chunks"`
+			Vectors int `json:"vectors"`
+			LastRun struct {
+				Status string `json:"status"`
+			} `json:"last_run"`
+		}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("stats --json: %v\n%s", err, out)
+		}
+		return st.Chunks, st.Vectors, st.LastRun.Status
+	}
+	chunks, vectors, _ := stats()
+	if vectors != chunks || chunks == 0 {
+		t.Fatalf("first crawl: %d vectors for %d chunks", vectors, chunks)
+	}
+	filler := filepath.Join(mnt, "filler")
+	failed := false
+	for _, free := range []int64{64 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20} {
+		var fs syscall.Statfs_t
+		if err := syscall.Statfs(mnt, &fs); err != nil {
+			t.Fatal(err)
+		}
+		size := int64(fs.Bavail)*fs.Bsize - free
+		if out, err := exec.Command("fallocate", "-l", fmt.Sprint(size), filler).CombinedOutput(); err != nil {
+			t.Skipf("fallocate: %v %s", err, out)
+		}
+		code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none")
+		os.Remove(filler)
+		if code == 0 {
+			continue
+		}
+		failed = true
+		t.Logf("with %d KB free: %s", free>>10, strings.TrimSpace(errs))
+		if !strings.Contains(errs, "disk is full") || !strings.Contains(out, "crawl FAILED") || strings.Contains(out, "\nindexed ") {
+			t.Errorf("with %d KB free: exit %d, the output does not say the crawl failed:\n%s%s", free>>10, code, out, errs)
+		}
+		c, v, status := stats()
+		if c != chunks || v != vectors {
+			t.Errorf("with %d KB free: the failed crawl left %d chunks and %d vectors, want %d and %d", free>>10, c, v, chunks, vectors)
+		}
+		if status != "failed" && status != "interrupted" {
+			t.Errorf("with %d KB free: last run %q, want failed or interrupted", free>>10, status)
+		}
+		if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
+			t.Fatalf("the crawl after the space came back: %s", errs)
+		}
+	}
+	if !failed {
+		t.Skip("no crawl ran out of space at the sizes tried")
+	}
+}

@@ -220,8 +220,11 @@ func (s SourceSummary) ChunkCount() int {
 
 // Summary is the outcome of a crawl.
 type Summary struct {
-	RunID   int64
-	Sources []SourceSummary
+	RunID int64
+	// RunUnrecorded: the run's end could not be written (a full disk);
+	// stats shows it as interrupted once the crawl's process is gone.
+	RunUnrecorded bool
+	Sources       []SourceSummary
 	// Pruned are the sources removed (Options.Prune).
 	Pruned   []string
 	Duration time.Duration
@@ -357,8 +360,11 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		}
 	}
 	// Record the run's end even when ctx was cancelled.
-	if err := c.store.FinishRun(context.WithoutCancel(ctx), runID, rec); err != nil && runErr == nil {
-		runErr = err
+	if err := c.store.FinishRun(context.WithoutCancel(ctx), runID, rec); err != nil {
+		sum.RunUnrecorded = true
+		if runErr == nil {
+			runErr = err
+		}
 	}
 	return sum, runErr
 }

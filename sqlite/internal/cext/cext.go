@@ -41,6 +41,13 @@ import (
 	"coderag/core/codetok"
 )
 
+// DiskFull reports whether err is SQLite saying the database or its
+// journal could not grow (SQLITE_FULL).
+func DiskFull(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code == sqlite3.ErrFull
+}
+
 // Transient reports whether err is SQLite saying that another connection
 // changed the schema (a crawl that re-embeds drops and creates the vector
 // table, and a virtual table's constructor then fails with SQLITE_SCHEMA
