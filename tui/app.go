@@ -558,7 +558,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	types := append([]key.Binding{}, k.TypeFilter[:]...)
 	return [][]key.Binding{
 		{k.Search, k.Back, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Left, k.Right, k.Open},
 		{k.Edit, k.Copy, k.Explain, k.ToService, k.Recrawl, k.Crawl},
 		append(types, k.ClearTypes),
 		{k.Graph, k.Blast, k.Incidents, k.Neighbors, k.Deeper, k.Shallower},

@@ -518,3 +518,33 @@ func TestFullHelpFitsSmallTerminals(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviewSideways (issue 23, item 16): a code line wider than the
+// preview is cut at its edge; →/l scrolls the code sideways (the gutter
+// stays) to show its end, and ←/h back.
+func TestPreviewSideways(t *testing.T) {
+	keys := DefaultKeyMap()
+	d := newDriver(t, testOptions(newFakeIndex()), 80, 24)
+	d.typeText("cart unavailable")
+	d.press(keys.Back)
+	d.press(keys.Open)
+	if s := d.screen(); !strings.Contains(s, "CartStore.Get") || strings.Contains(s, "ErrCartUnavailable)") {
+		t.Fatalf("the preview does not show CartStore.Get with its long line cut:\n%s", s)
+	}
+	for i := 0; i < 8; i++ {
+		d.press(keys.Right)
+	}
+	s := d.screen()
+	if !strings.Contains(s, "ErrCartUnavailable)") || strings.Contains(s, "func (s *CartStore)") {
+		t.Errorf("→ does not bring the end of the long line into view:\n%s", s)
+	}
+	if !strings.Contains(s, "16▶") && !strings.Contains(s, "16│") {
+		t.Errorf("the gutter scrolled away with the code:\n%s", s)
+	}
+	for i := 0; i < 8; i++ {
+		d.press(keys.Left)
+	}
+	if s := d.screen(); !strings.Contains(s, "func (s *CartStore) Get") {
+		t.Errorf("← does not scroll back to the first column:\n%s", s)
+	}
+}

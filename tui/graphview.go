@@ -612,6 +612,9 @@ func (v *graphView) incidentLines(st Styles, name string, w int) []gLine {
 		line := st.badge(c.Corpus) + " " + loc + "  " + st.Dim.Render(summary(c))
 		out = append(out, gLine{text: line, row: v.addRow(gRow{chunk: &c})})
 	}
+	if more := mm.total - len(mm.chunks); more > 0 {
+		out = append(out, gLine{text: st.Dim.Render(fmt.Sprintf("… %d older: coderag graph --service %s --mentions %d", more, name, mm.total)), row: -1})
+	}
 	return out
 }
 

@@ -25,6 +25,8 @@ type KeyMap struct {
 	PageDown key.Binding
 	Top      key.Binding
 	Bottom   key.Binding
+	Left     key.Binding // the preview, sideways
+	Right    key.Binding
 	Open     key.Binding
 
 	// Search results.
@@ -66,6 +68,8 @@ func DefaultKeyMap() KeyMap {
 		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn/ctrl+d", "page down")),
 		Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
+		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "scroll left (preview)")),
+		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "scroll right (preview)")),
 		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 
 		Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "open in $EDITOR")),
@@ -91,7 +95,7 @@ func DefaultKeyMap() KeyMap {
 // the README and for tests.
 func (k KeyMap) Bindings() []key.Binding {
 	out := []key.Binding{k.Search, k.Back, k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom,
-		k.Open, k.Edit, k.Copy, k.Explain, k.ToService}
+		k.Left, k.Right, k.Open, k.Edit, k.Copy, k.Explain, k.ToService}
 	out = append(out, k.TypeFilter[:]...)
 	return append(out, k.ClearTypes, k.Graph, k.Blast, k.Incidents, k.Neighbors, k.Deeper, k.Shallower,
 		k.Crawl, k.Recrawl, k.Help, k.Quit, k.ForceQuit)

@@ -15,6 +15,7 @@ import (
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/charmbracelet/x/ansi"
 
 	"coderag/core"
 )
@@ -31,9 +32,13 @@ type preview struct {
 	title         string
 	width, height int
 	offset        int
-	lines         []string
-	anchor        int // the line scrolled to when the content is new
-	valid, placed bool
+	// hoffset is how many columns code lines are scrolled sideways;
+	// wide is the widest code line's width past its gutter, and room the
+	// columns the pane has for it.
+	hoffset, wide, room int
+	lines               []string
+	anchor              int // the line scrolled to when the content is new
+	valid, placed       bool
 	// scrolled says the user moved since the content was placed: until
 	// then a re-render (the file around a chunk arrives, the pane is
 	// resized) places it at its anchor again, so the match stays in view.
@@ -57,7 +62,7 @@ func (p *preview) setSize(w, h int) {
 // setChunks shows new chunks, scrolled to the first one.
 func (p *preview) setChunks(cs []core.Chunk, title string) {
 	p.chunks, p.title, p.hit, p.focusLines = cs, title, nil, nil
-	p.valid, p.placed, p.scrolled, p.offset = false, false, false, 0
+	p.valid, p.placed, p.scrolled, p.offset, p.hoffset = false, false, false, 0, 0
 }
 
 func (p *preview) invalidate() { p.valid = false }
@@ -84,8 +89,20 @@ func (p *preview) key(k KeyMap, msg tea.KeyPressMsg) {
 		p.offset = 0
 	case key.Matches(msg, k.Bottom):
 		p.offset = len(p.lines)
+	case key.Matches(msg, k.Left):
+		p.sideways(-8)
+	case key.Matches(msg, k.Right):
+		p.sideways(8)
 	}
 	p.clamp()
+}
+
+// sideways scrolls code lines by n columns, within the widest line.
+func (p *preview) sideways(n int) {
+	h := max(min(p.hoffset+n, p.wide-p.room), 0)
+	if h != p.hoffset {
+		p.hoffset, p.valid = h, false
+	}
 }
 
 func (p *preview) clamp() {
@@ -125,6 +142,7 @@ func (p *preview) render(m *Model) ([]string, int) {
 	w := p.innerWidth()
 	var out []string
 	anchor := -1
+	p.wide, p.room = 0, w
 	if p.title != "" {
 		out = append(out, st.Title.Render(truncate(p.title, w)), "")
 	}
@@ -135,6 +153,9 @@ func (p *preview) render(m *Model) ([]string, int) {
 		head := st.badge(c.Corpus) + " " + c.Location()
 		if c.SymbolName != "" {
 			head += "  " + st.Title.Render(c.SymbolName)
+		}
+		if p.hoffset > 0 {
+			head += st.Dim.Render(fmt.Sprintf("  (from column %d, ←/h)", p.hoffset+1))
 		}
 		out = append(out, truncate(head, w))
 		if c.ContextPrefix != "" {
@@ -257,7 +278,12 @@ func (p *preview) code(m *Model, c core.Chunk, words []string, w int) ([]string,
 			anchor = i
 		}
 		gutter := m.st.LineNo.Render(fmt.Sprintf("%*d", numW, n)) + mark + " "
-		out = append(out, truncate(gutter+expandTabs(l), w))
+		text := expandTabs(l)
+		p.wide, p.room = max(p.wide, ansi.StringWidth(text)), w-(numW+2)
+		if p.hoffset > 0 {
+			text = ansi.TruncateLeft(text, p.hoffset, "")
+		}
+		out = append(out, truncate(gutter+text, w))
 	}
 	if anchor < 0 {
 		anchor = max(c.LineStart-first, 0)
