@@ -382,8 +382,8 @@ func (v *graphView) serviceList(st Styles, w, h int) string {
 		if s.Kind != graph.KindService || what == "" {
 			what = s.Kind
 		}
-		deps, _ := v.splitUnresolved(v.ix.Dependencies(s.Name))
-		deg := fmt.Sprintf("%d↑ %d↓", len(v.ix.Dependents(s.Name)), len(deps))
+		up, down := v.ix.Degree(s.Name)
+		deg := fmt.Sprintf("%d↑ %d↓", up, down)
 		nameW := max(w-len(what)-lipgloss.Width(deg)-3, 6)
 		if len(s.Name) > nameW {
 			// The name tells services apart; the language is in the

@@ -308,12 +308,7 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 		if s.Kind == graph.KindUnresolved {
 			continue
 		}
-		up, down := len(ix.Dependents(s.Name)), 0
-		for _, e := range ix.Dependencies(s.Name) {
-			if t := g.Service(e.Target); t == nil || t.Kind != graph.KindUnresolved {
-				down++
-			}
-		}
+		up, down := ix.Degree(s.Name)
 		place := s.Repo
 		if s.Directory != "" {
 			place += "/" + s.Directory

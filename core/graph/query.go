@@ -60,11 +60,18 @@ type Index struct {
 	// dependents[x] are the edges of services depending on x,
 	// dependencies[x] those x depends on; both in stable order.
 	dependents, dependencies map[string][]Edge
+	// unresolved are the nodes standing for addresses nothing declares.
+	unresolved map[string]bool
 }
 
 // Index indexes the edges at least minConf sure.
 func (g *Graph) Index(minConf float64) *Index {
-	ix := &Index{dependents: map[string][]Edge{}, dependencies: map[string][]Edge{}}
+	ix := &Index{dependents: map[string][]Edge{}, dependencies: map[string][]Edge{}, unresolved: map[string]bool{}}
+	for _, s := range g.Services {
+		if s.Kind == KindUnresolved {
+			ix.unresolved[s.Name] = true
+		}
+	}
 	for _, e := range g.Edges {
 		if e.Confidence < minConf {
 			continue
@@ -87,6 +94,20 @@ func (ix *Index) Dependents(name string) []Edge { return ix.dependents[name] }
 
 // Dependencies returns the edges through which name depends on others.
 func (ix *Index) Dependencies(name string) []Edge { return ix.dependencies[name] }
+
+// Degree is the one meaning of a service's counts, wherever they are
+// shown (graph's list, the TUI's "n↑ n↓"): up is the edges through which
+// others depend on it, down the edges through which it depends on a
+// known service (calls to addresses nothing declares are listed apart,
+// as unresolved).
+func (ix *Index) Degree(name string) (up, down int) {
+	for _, e := range ix.dependencies[name] {
+		if !ix.unresolved[e.Target] {
+			down++
+		}
+	}
+	return len(ix.dependents[name]), down
+}
 
 // Upstream returns the services that depend on name, up to depth levels.
 func (ix *Index) Upstream(name string, depth int) []Hop {

@@ -139,3 +139,28 @@ func TestNameKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDegree (issue 23, item 17): a service's counts have one meaning,
+// the one the CLI's graph list and the TUI both show: edges others depend
+// on it through (up), and edges it depends on known services through
+// (down); a call to an address nothing declares is not counted down.
+func TestDegree(t *testing.T) {
+	g := shop()
+	g.Services = append(g.Services, Service{Name: "?env:LEDGER_URL", Kind: KindUnresolved})
+	g.Edges = append(g.Edges, Edge{Source: "api", Target: "?env:LEDGER_URL", Type: EdgeHTTP, Method: "POST", Path: "/entries", Confidence: 0.9})
+	g.Sort()
+	ix := g.Index(0)
+	for _, tt := range []struct {
+		name     string
+		up, down int
+	}{
+		{"api", 3, 3}, // web, worker, audit -> api; api -> db, orders, audit (not the unresolved address)
+		{"db", 1, 0},
+		{"orders", 2, 0}, // its publisher and its consumer depend on the topic
+		{"ingress:web", 0, 1},
+	} {
+		if up, down := ix.Degree(tt.name); up != tt.up || down != tt.down {
+			t.Errorf("Degree(%s) = %d↑ %d↓, want %d↑ %d↓", tt.name, up, down, tt.up, tt.down)
+		}
+	}
+}
