@@ -547,3 +547,44 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	}
 	return hits, nil
 }
+
+// FileChunks returns the chunks of the files whose path is p or ends in
+// "/"+p, in file order, at most k (pack.Store).
+func (db *DB) FileChunks(ctx context.Context, p string, k int) ([]core.Chunk, error) {
+	p = strings.TrimPrefix(p, "/")
+	return db.chunksWhere(ctx, "read chunks of "+p+" from", `c.file_path = ? OR c.file_path LIKE '%/' || ? ESCAPE '\'`, k, p, escapeLike(p))
+}
+
+// SymbolChunks returns the chunks of the declaration named name: the
+// chunk whose symbol it is, and the chunks of its members when it was cut
+// into several (their scope holds it), in file order, at most k
+// (pack.Store).
+func (db *DB) SymbolChunks(ctx context.Context, name string, k int) ([]core.Chunk, error) {
+	e := escapeLike(name)
+	return db.chunksWhere(ctx, "read chunks of symbol "+name+" from",
+		`c.symbol_name = ? OR c.symbol_name LIKE '%.' || ? ESCAPE '\' OR c.context_prefix LIKE '% > ' || ? || ' > %' ESCAPE '\'
+		OR ', ' || c.symbol_name || ', ' LIKE '%, ' || ? || ', %' ESCAPE '\'`, k, name, e, e, e)
+}
+
+func (db *DB) chunksWhere(ctx context.Context, what, where string, k int, args ...any) ([]core.Chunk, error) {
+	rows, err := db.query(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE `+where+`
+		ORDER BY c.repo_name, c.file_path, c.line_start LIMIT ?`, append(args, k)...)
+	if err != nil {
+		return nil, db.wrap(what, err)
+	}
+	defer rows.Close()
+	var out []core.Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, db.wrap(what, err)
+		}
+		out = append(out, c)
+	}
+	return out, db.wrap(what, rows.Err())
+}
+
+// escapeLike escapes LIKE's wildcards in s (ESCAPE '\').
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

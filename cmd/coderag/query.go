@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -99,6 +100,34 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 	return cmd
 }
 
+// openSearch opens the database at path for reading and the search engine
+// the query flags ask for: the embedder (warn says why dense search is
+// off, if it is), the reranker and the ranking parameters.
+func openSearch(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (db *sqlite.DB, eng *search.Engine, warn string, err error) {
+	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	emb, warn, err := ef.queryEmbedder(ctx, db)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	rr, err := rf.reranker()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	params, err := rf.loadParams()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return db, search.New(db, search.Options{Params: params, Embedder: emb, Reranker: rr, PathPriority: rf.pathPriority}), warn, nil
+}
+
 // jsonHit is one hit of `coderag query --json`. Fields are only ever added.
 type jsonHit struct {
 	ChunkID       string          `json:"chunk_id"`
@@ -143,25 +172,13 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		return err
 	}
 	ctx := cmd.Context()
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{})
+	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	emb, warn, err := o.embed.queryEmbedder(ctx, db)
-	if err != nil {
-		return err
-	}
-	rr, err := o.rerank.reranker()
-	if err != nil {
-		return err
-	}
 	full := strings.TrimSpace(text + " " + o.filterText())
-	params, err := o.rerank.loadParams()
-	if err != nil {
-		return err
-	}
-	res, err := search.New(db, search.Options{Params: params, Embedder: emb, Reranker: rr, PathPriority: o.rerank.pathPriority}).Search(ctx, search.Query{Text: full, K: o.k})
+	res, err := eng.Search(ctx, search.Query{Text: full, K: o.k})
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 	root.AddCommand(
 		newCrawlCmd(io, &dbPath),
 		newQueryCmd(io, &dbPath),
+		newContextCmd(io, &dbPath),
 		newStatsCmd(io, &dbPath),
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"coderag/core/pack"
+)
+
+type contextOptions struct {
+	db                      *string
+	budget, k               int
+	format                  string
+	json, noServices        bool
+	include, symbol, prefer []string
+	embed                   embedFlags
+	rerank                  rerankFlags
+}
+
+const contextLong = `Context packs the best evidence for a question into a token budget, for a
+language model: the search's best chunks (as 'coderag query' finds them),
+merged per file in file order under one header, with the services they
+belong to.
+
+Each file is a <codeRag:chunk> (seed 004) with <codeRag:metadata> (repo,
+file, lines, symbols, type, language, service), <codeRag:commentary> (each
+piece's scope and signature, from the index; no model is asked) and
+<codeRag:content>. A chunk that does not fit whole keeps its doc comment's
+first line, its signature, the lines holding a question word with one line
+around them and its last line; ". . ." stands for the rest. A chunk that
+does not fit even so is listed under <codeRag:dropped>. The budget bounds
+the whole output, measured with the index's token estimate (a token per
+four bytes, runs of blanks as one).
+
+The <codeRag:services> block lists, for the services of the evidence, who
+depends on each, what it depends on and the routes it serves; when the
+question asks what breaks (down, outage, impact, fail, ...), its blast
+radius too.
+
+Boost directives, in the text or as flags, come first, subject to the
+budget:
+  include:README.md     a whole file (its path, or the end of its path)
+  symbol:CartStore      a whole declaration (with its members)
+  prefer:src/auth/**    hits under this path glob rank first
+(path: keeps its meaning of a filter, as in 'coderag query'.)
+
+--format json prints
+  {"query","budget","used_tokens","chunks":[{"chunk_id","repo_name","file_path",
+   "line_start","line_end","symbol_name","service_name","corpus_type","score",
+   "forced","elided","text"}],"services":[{"name","upstream","downstream",
+   "routes","blast_radius"}],"dropped":[{"chunk_id","location","reason"}]}`
+
+func newContextCmd(io *ioStreams, db *string) *cobra.Command {
+	o := &contextOptions{db: db}
+	cmd := &cobra.Command{
+		Use:   "context [flags] QUESTION...",
+		Short: "Pack the best evidence for a question into a token budget, for a language model",
+		Long:  contextLong,
+		Example: `  coderag context "why does checkout return 503 when redis is down?"
+  coderag context --budget 2000 --format markdown "how are carts stored"
+  coderag context "include:docs/architecture.md symbol:CartStore what breaks if redis is down"`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return contextRun(cmd, io, o, strings.Join(args, " ")) },
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.budget, "budget", pack.DefaultBudget, "most tokens the pack may take")
+	f.StringVar(&o.format, "format", "xml", "xml (seed 004's <codeRag:chunk> markup), markdown or json")
+	f.BoolVar(&o.json, "json", false, "same as --format json")
+	f.IntVarP(&o.k, "candidates", "k", 40, "search hits considered")
+	f.StringArrayVar(&o.include, "include", nil, "a file to include whole, as include: (repeatable)")
+	f.StringArrayVar(&o.symbol, "symbol", nil, "a declaration to include whole, as symbol: (repeatable)")
+	f.StringArrayVar(&o.prefer, "prefer", nil, "a path glob whose hits rank first, as prefer: (repeatable)")
+	f.BoolVar(&o.noServices, "no-services", false, "leave the services block out")
+	o.embed.register(f, true)
+	o.rerank.register(f)
+	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"xml", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// directives takes include:, symbol: and prefer: out of a question.
+func directives(text string) (rest string, include, symbol, prefer []string) {
+	var words []string
+	for _, w := range strings.Fields(text) {
+		switch {
+		case strings.HasPrefix(w, "include:") && len(w) > len("include:"):
+			include = append(include, strings.TrimPrefix(w, "include:"))
+		case strings.HasPrefix(w, "symbol:") && len(w) > len("symbol:"):
+			symbol = append(symbol, strings.TrimPrefix(w, "symbol:"))
+		case strings.HasPrefix(w, "prefer:") && len(w) > len("prefer:"):
+			prefer = append(prefer, strings.TrimPrefix(w, "prefer:"))
+		default:
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " "), include, symbol, prefer
+}
+
+func contextRun(cmd *cobra.Command, io *ioStreams, o *contextOptions, text string) error {
+	if o.json {
+		o.format = "json"
+	}
+	switch o.format {
+	case "xml", "markdown", "json":
+	default:
+		return usagef("--format must be xml, markdown or json, got %q", o.format)
+	}
+	if err := positiveInt("budget", o.budget); err != nil {
+		return err
+	}
+	if err := positiveInt("candidates", o.k); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	g, err := db.Graph(ctx)
+	if err != nil {
+		return err
+	}
+	question, include, symbol, prefer := directives(text)
+	p, err := pack.Build(ctx, eng, db, g, question, pack.Options{Budget: o.budget, Format: o.format, Candidates: o.k,
+		Include: append(include, o.include...), Symbols: append(symbol, o.symbol...), Prefer: append(prefer, o.prefer...),
+		NoServices: o.noServices})
+	if err != nil {
+		return err
+	}
+	if warn != "" {
+		p.Warnings = append([]string{warn}, p.Warnings...)
+	}
+	fmt.Fprint(io.out, p.Render())
+	if o.format != "json" {
+		for _, w := range p.Warnings {
+			fmt.Fprintln(io.err, "warning: "+w)
+		}
+		fmt.Fprintf(io.err, "%d of %d tokens, %d files, %d dropped\n", p.Used, p.Budget, len(p.Files), len(p.Dropped))
+	}
+	return nil
+}

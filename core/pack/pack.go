@@ -1,0 +1,489 @@
+// Package pack builds context packs: the best evidence for a question,
+// packed into a token budget for a language model (seed 004's
+// <codeRag:chunk> format, Markdown or JSON). Chunks of one file are
+// merged in file order under one header; a chunk that does not fit whole
+// keeps its signature and the lines that match the question, the rest
+// elided with ". . ."; forced items (a whole file, a whole declaration)
+// come first; the services the evidence belongs to follow with their
+// neighbours, routes and, when the question asks what breaks, their
+// blast radius. What did not fit is listed as dropped.
+package pack
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"coderag/core"
+	"coderag/core/graph"
+	"coderag/core/search"
+)
+
+// DefaultBudget is the token budget of a pack unless Options say otherwise.
+const DefaultBudget = 8000
+
+// Searcher runs a query; *search.Engine is one.
+type Searcher interface {
+	Search(ctx context.Context, q search.Query) (search.Result, error)
+}
+
+// Store fetches what boost directives force into a pack; sqlite.DB is one.
+type Store interface {
+	// FileChunks returns the chunks of the files whose path is p or ends
+	// in "/"+p, in file order.
+	FileChunks(ctx context.Context, p string, k int) ([]core.Chunk, error)
+	// SymbolChunks returns the chunks of the declaration named name (and
+	// of its members, when it was cut into several), in file order.
+	SymbolChunks(ctx context.Context, name string, k int) ([]core.Chunk, error)
+}
+
+// Options configure a pack. The zero value packs 8,000 tokens from the
+// best 40 hits.
+type Options struct {
+	// Budget is the most tokens (core.EstimateTokens) the rendered pack
+	// may take; default DefaultBudget.
+	Budget int
+	// Format is what the budget is measured in: "xml" (default),
+	// "markdown" or "json".
+	Format string
+	// Candidates is how many search hits are considered (default 40).
+	Candidates int
+	// Include names files to include whole (include:README.md), Symbols
+	// declarations (symbol:CartStore); both come first. Prefer are path
+	// globs whose hits rank first among the others (prefer:src/auth/**).
+	Include, Symbols, Prefer []string
+	// NoServices leaves the services block out.
+	NoServices bool
+}
+
+// Pack is a packed context.
+type Pack struct {
+	Query  string
+	Budget int
+	// Used is the estimated tokens of the rendered pack (at most Budget).
+	Used     int
+	Format   string
+	Files    []File
+	Services []Service
+	Dropped  []Dropped
+	// shown is how many of Dropped the text formats list (the rest are
+	// counted); as many as the budget leaves room for.
+	shown int
+	// order are the ids of the pieces in the order they were added.
+	order []string
+	// Warnings say what part of the search could not run.
+	Warnings []string
+}
+
+// File is the evidence of one file, its pieces in line order.
+type File struct {
+	Repo, Path, Corpus, Language, Service string
+	Pieces                                []Piece
+}
+
+// Piece is one chunk in a pack, whole or elided.
+type Piece struct {
+	Chunk core.Chunk
+	Score float64
+	// Forced: a boost directive asked for it (include:, symbol:).
+	Forced bool
+	// Elided is true when Text leaves lines out (". . ." stands for them).
+	Elided bool
+	Text   string
+}
+
+// Service is a service the evidence belongs to, with its neighbours.
+type Service struct {
+	Name       string
+	Upstream   []string // "checkout (http GET /api/cart/{userId})": who depends on it
+	Downstream []string // what it depends on
+	Routes     []string // "GET /api/cart/{userId} GetCart": what it serves
+	// BlastRadius is what breaks when it is down, when the question asks.
+	BlastRadius []string
+}
+
+// Dropped is an item left out, and why.
+type Dropped struct {
+	ChunkID, Location, Reason string
+}
+
+// elision is the line that stands for left-out lines.
+const elision = ". . ."
+
+// Build searches for query, then packs the best evidence into the budget.
+// g may be nil (no services block).
+func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query string, o Options) (Pack, error) {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.Candidates <= 0 {
+		o.Candidates = 40
+	}
+	if o.Format == "" {
+		o.Format = "xml"
+	}
+	p := Pack{Query: query, Budget: o.Budget, Format: o.Format}
+	var forced []Piece
+	seen := map[string]bool{}
+	force := func(name, what string, fetch func(context.Context, string, int) ([]core.Chunk, error), k int) error {
+		cs, err := fetch(ctx, name, k)
+		if err != nil {
+			return err
+		}
+		if len(cs) == 0 {
+			p.Dropped = append(p.Dropped, Dropped{Location: name, Reason: what})
+		}
+		for _, c := range cs {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				forced = append(forced, Piece{Chunk: c, Forced: true})
+			}
+		}
+		return nil
+	}
+	for _, inc := range o.Include {
+		if err := force(inc, "include: no such file in the index", st.FileChunks, 2000); err != nil {
+			return p, err
+		}
+	}
+	for _, sym := range o.Symbols {
+		if err := force(sym, "symbol: no such declaration in the index", st.SymbolChunks, 200); err != nil {
+			return p, err
+		}
+	}
+	var hits []core.Hit
+	var words []string
+	if strings.TrimSpace(query) != "" {
+		res, err := s.Search(ctx, search.Query{Text: query, K: o.Candidates})
+		if err != nil {
+			return p, err
+		}
+		hits, p.Warnings = res.Hits, res.Warnings
+		words = search.Terms(res.Text)
+	}
+	var ranked []Piece
+	for _, h := range hits {
+		if seen[h.Chunk.ID] {
+			continue
+		}
+		seen[h.Chunk.ID] = true
+		ranked = append(ranked, Piece{Chunk: h.Chunk, Score: h.Score})
+	}
+	if len(o.Prefer) > 0 {
+		sort.SliceStable(ranked, func(i, j int) bool {
+			return preferred(ranked[i].Chunk.FilePath, o.Prefer) && !preferred(ranked[j].Chunk.FilePath, o.Prefer)
+		})
+	}
+	if g != nil && !o.NoServices {
+		p.Services = services(g, append(append([]Piece{}, forced...), ranked...), query)
+	}
+	if p.tokens() > p.Budget {
+		p.Services = nil // alone over the budget
+	}
+	// Greedy: each item whole if the rendered pack still fits, else
+	// elided, else dropped. The services block is measured with the
+	// files, so the budget holds for the whole output.
+	for _, it := range append(forced, ranked...) {
+		it.Text = it.Chunk.Text
+		if p.add(it) {
+			continue
+		}
+		if el, ok := elide(it.Chunk, words); ok {
+			it.Text, it.Elided = el, true
+			if p.add(it) {
+				continue
+			}
+		}
+		p.Dropped = append(p.Dropped, Dropped{ChunkID: it.Chunk.ID, Location: it.Chunk.Location(), Reason: "budget"})
+	}
+	// Later drops lengthen the dropped count: make the whole fit again,
+	// taking out the services block, then the last pieces added.
+	for p.tokens() > p.Budget {
+		if p.Services != nil {
+			p.Services = nil
+			continue
+		}
+		if !p.removeLast() {
+			break
+		}
+	}
+	// Name as many dropped items as still fit; the others are counted.
+	for p.shown < len(p.Dropped) {
+		p.shown++
+		if p.tokens() > p.Budget {
+			p.shown--
+			break
+		}
+	}
+	p.Used = p.tokens()
+	if p.Used > p.Budget {
+		return p, fmt.Errorf("context pack: a budget of %d tokens is too small even for the pack's frame (%d tokens)", p.Budget, p.Used)
+	}
+	return p, nil
+}
+
+// removeLast takes the piece added last out of the pack and lists it as
+// dropped; false when the pack holds none.
+func (p *Pack) removeLast() bool {
+	if len(p.order) == 0 {
+		return false
+	}
+	id := p.order[len(p.order)-1]
+	p.order = p.order[:len(p.order)-1]
+	for i := range p.Files {
+		f := &p.Files[i]
+		for k, pc := range f.Pieces {
+			if pc.Chunk.ID != id {
+				continue
+			}
+			f.Pieces = append(f.Pieces[:k], f.Pieces[k+1:]...)
+			if len(f.Pieces) == 0 {
+				p.Files = append(p.Files[:i], p.Files[i+1:]...)
+			}
+			p.Dropped = append(p.Dropped, Dropped{ChunkID: id, Location: pc.Chunk.Location(), Reason: "budget"})
+			return true
+		}
+	}
+	return false
+}
+
+// add puts a piece into its file's block when the rendered pack still
+// fits the budget, and reports whether it did.
+func (p *Pack) add(it Piece) bool {
+	before := cloneFiles(p.Files)
+	c := it.Chunk
+	i := -1
+	for k := range p.Files {
+		if p.Files[k].Repo == c.RepoName && p.Files[k].Path == c.FilePath && c.Verbatim() && p.Files[k].Corpus == string(c.Corpus) {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		p.Files = append(p.Files, File{Repo: c.RepoName, Path: c.FilePath, Corpus: string(c.Corpus), Language: c.Language, Service: c.ServiceName})
+		i = len(p.Files) - 1
+	}
+	f := &p.Files[i]
+	f.Pieces = append(f.Pieces, it)
+	sort.SliceStable(f.Pieces, func(a, b int) bool { return f.Pieces[a].Chunk.LineStart < f.Pieces[b].Chunk.LineStart })
+	if f.Service == "" {
+		f.Service = c.ServiceName
+	}
+	if p.tokens() <= p.Budget {
+		p.order = append(p.order, c.ID)
+		return true
+	}
+	p.Files = before
+	return false
+}
+
+func cloneFiles(fs []File) []File {
+	out := make([]File, len(fs))
+	for i, f := range fs {
+		out[i] = f
+		out[i].Pieces = append([]Piece(nil), f.Pieces...)
+	}
+	return out
+}
+
+// tokens is the estimated size of the pack rendered in its format, with
+// Used at its widest (the budget), so that writing the real Used later
+// cannot make the output longer than measured.
+func (p *Pack) tokens() int {
+	used := p.Used
+	p.Used = p.Budget
+	n := core.EstimateTokens(p.Render())
+	p.Used = used
+	return n
+}
+
+// Render writes the pack in its format.
+func (p *Pack) Render() string {
+	switch p.Format {
+	case "markdown":
+		return p.Markdown()
+	case "json":
+		return p.JSON()
+	}
+	return p.XML()
+}
+
+// preferred reports whether a path matches one of the globs (a glob
+// without a slash matches any path segment; "dir/**" everything under dir).
+func preferred(p string, globs []string) bool {
+	for _, g := range globs {
+		if strings.HasSuffix(g, "/**") && (strings.HasPrefix(p, strings.TrimSuffix(g, "**")) || strings.Contains(p, "/"+strings.TrimSuffix(g, "**"))) {
+			return true
+		}
+		if ok, _ := path.Match(g, p); ok {
+			return true
+		}
+		if ok, _ := path.Match(g, path.Base(p)); ok && !strings.Contains(g, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// elide keeps what tells a chunk apart when it does not fit whole: its
+// leading doc comment's first line, its signature line, the lines that
+// hold a query word with one line around them, and its last line; the
+// rest becomes ". . .". It reports false when nothing would be left out.
+func elide(c core.Chunk, words []string) (string, bool) {
+	lines := strings.Split(c.Text, "\n")
+	if len(lines) < 4 {
+		return "", false
+	}
+	keep := make([]bool, len(lines))
+	sig := signatureLine(lines, c)
+	keep[sig] = true
+	if sig > 0 {
+		keep[0] = true // the doc comment's first line, or the heading
+	}
+	lower := make([]string, 0, len(words))
+	for _, w := range words {
+		if len(w) > 1 {
+			lower = append(lower, strings.ToLower(w))
+		}
+	}
+	for i, l := range lines {
+		ll := strings.ToLower(l)
+		for _, w := range lower {
+			if strings.Contains(ll, w) {
+				for k := max(i-1, 0); k <= min(i+1, len(lines)-1); k++ {
+					keep[k] = true
+				}
+				break
+			}
+		}
+	}
+	keep[len(lines)-1] = true
+	var out []string
+	gap, left := false, 0
+	for i, l := range lines {
+		if keep[i] {
+			if gap {
+				out = append(out, elision)
+				gap = false
+			}
+			out = append(out, l)
+			continue
+		}
+		if strings.TrimSpace(l) != "" {
+			left++
+		}
+		gap = true
+	}
+	if left == 0 {
+		return "", false
+	}
+	return strings.Join(out, "\n"), true
+}
+
+// commentLine matches a line that is a comment (or a decorator), not code.
+var commentLine = regexp.MustCompile(`^\s*(//|#|/\*|\*|"""|'''|@|--|<!--)`)
+
+// signatureLine is the line of a chunk that declares it: the first line
+// holding its symbol's last name, else the first line that is not a
+// comment.
+func signatureLine(lines []string, c core.Chunk) int {
+	if name := c.SymbolName; name != "" {
+		name = strings.TrimSpace(strings.Split(name, ",")[0])
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:]
+		}
+		for i, l := range lines {
+			if strings.Contains(l, name) && !commentLine.MatchString(l) {
+				return i
+			}
+		}
+	}
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" && !commentLine.MatchString(l) {
+			return i
+		}
+	}
+	return 0
+}
+
+// breakWords are question words asking what a failure affects.
+var breakWords = regexp.MustCompile(`(?i)\b(break|breaks|broken|down|outage|blast|impact|impacted|affect|affected|affects|fail|fails|failing|depends? on)\b`)
+
+// services describes the services the question names and those the best
+// pieces belong to (three at most, unless the question names more): who
+// depends on each, what it depends on, what it serves and, when the
+// question asks what breaks, the blast radius of the services it names
+// (or else of the first).
+func services(g *graph.Graph, pieces []Piece, query string) []Service {
+	var names []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) {
+		if g.Service(w) != nil && !seen[w] {
+			seen[w] = true
+			names = append(names, w) // a service the question names comes first
+		}
+	}
+	named := len(names)
+	for _, p := range pieces {
+		n := p.Chunk.ServiceName
+		if n == "" || seen[n] || g.Service(n) == nil {
+			continue
+		}
+		seen[n] = true
+		names = append(names, n)
+	}
+	names = names[:min(len(names), max(named, 3))]
+	asks := breakWords.MatchString(query)
+	ix := g.Index(0)
+	var out []Service
+	for i, n := range names {
+		s := Service{Name: n}
+		for _, e := range ix.Dependents(n) {
+			s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
+		}
+		for _, e := range ix.Dependencies(n) {
+			s.Downstream = appendOnce(s.Downstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
+		}
+		for _, r := range g.Contract(n) {
+			route := strings.TrimSpace(r.Method + " " + r.Path)
+			if r.Handler != "" {
+				route += " " + r.Handler
+			}
+			s.Routes = appendOnce(s.Routes, route)
+		}
+		if asks && (i < named || named == 0 && i == 0) {
+			for _, h := range g.BlastRadius(n, 3, 0) {
+				s.BlastRadius = appendOnce(s.BlastRadius, fmt.Sprintf("%s (depth %d, via %s)", h.Service, h.Depth, h.From))
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// other is the service at the other end of an edge from n.
+func other(e graph.Edge, n string) string {
+	if e.Source == n {
+		return e.Target
+	}
+	return e.Source
+}
+
+// label is an edge's type, method and path: "http GET /api/cart/{id}".
+func label(e graph.Edge) string {
+	return strings.Join(strings.Fields(e.Type+" "+e.Method+" "+e.Path), " ")
+}
+
+func appendOnce(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}

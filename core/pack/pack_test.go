@@ -1,0 +1,192 @@
+package pack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"coderag/core"
+	"coderag/core/graph"
+	"coderag/core/search"
+)
+
+// A ledger service's files as the index would hold them.
+func ledgerChunks() []core.Chunk {
+	var post strings.Builder
+	post.WriteString("// Post records a transfer between two accounts.\nfunc (l *Ledger) Post(ctx context.Context, t Transfer) error {\n")
+	for i := 0; i < 30; i++ {
+		if i == 15 {
+			post.WriteString("\tif balance < t.Cents { return ErrInsufficientFunds }\n")
+			continue
+		}
+		fmt.Fprintf(&post, "\tstep%d := l.prepare(ctx, %d)\n", i, i)
+	}
+	post.WriteString("\treturn l.commit(ctx, t)\n}")
+	text := post.String()
+	n := strings.Count(text, "\n") + 1
+	return []core.Chunk{
+		{ID: "post", RepoName: "bank", FilePath: "ledger/post.go", LineStart: 10, LineEnd: 9 + n, Corpus: core.CodeLogic,
+			Language: "go", SymbolName: "Ledger.Post", ServiceName: "ledger", ContextPrefix: "ledger/post.go > Ledger > Post",
+			Signature: "func (l *Ledger) Post(ctx context.Context, t Transfer) error", Text: text},
+		{ID: "hdr", RepoName: "bank", FilePath: "ledger/post.go", LineStart: 1, LineEnd: 7, Corpus: core.CodeLogic,
+			Language: "go", ServiceName: "ledger", ContextPrefix: "ledger/post.go",
+			Text: "package ledger\n\nimport (\n\t\"context\"\n\t\"errors\"\n)\n"},
+		{ID: "readme", RepoName: "bank", FilePath: "ledger/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme,
+			Language: "markdown", ServiceName: "ledger", Text: "# Ledger\n\nRecords transfers; the balance check refuses overdrafts."},
+		{ID: "deploy", RepoName: "bank", FilePath: "deploy/ledger.yaml", LineStart: 1, LineEnd: 4, Corpus: core.CodeDeploy,
+			Language: "yaml", ServiceName: "ledger", Text: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ledger"},
+	}
+}
+
+type fakeSearch struct{ hits []core.Hit }
+
+func (f fakeSearch) Search(_ context.Context, q search.Query) (search.Result, error) {
+	return search.Result{Hits: f.hits, Text: q.Text}, nil
+}
+
+type fakeStore struct{ chunks []core.Chunk }
+
+func (f fakeStore) FileChunks(_ context.Context, p string, _ int) ([]core.Chunk, error) {
+	var out []core.Chunk
+	for _, c := range f.chunks {
+		if c.FilePath == p || strings.HasSuffix(c.FilePath, "/"+p) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func (f fakeStore) SymbolChunks(_ context.Context, name string, _ int) ([]core.Chunk, error) {
+	var out []core.Chunk
+	for _, c := range f.chunks {
+		if c.SymbolName == name {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func ledgerGraph() *graph.Graph {
+	g := &graph.Graph{
+		Services: []graph.Service{{Name: "ledger", Kind: graph.KindService}, {Name: "frontend", Kind: graph.KindService},
+			{Name: "ledgerdb", Kind: graph.KindDatabase}, {Name: "ingress:web", Kind: graph.KindIngress}},
+		Edges: []graph.Edge{
+			{Source: "frontend", Target: "ledger", Type: graph.EdgeHTTP, Method: "POST", Path: "/transfers", Confidence: 0.9},
+			{Source: "ledger", Target: "ledgerdb", Type: graph.EdgeDB, Confidence: 0.9},
+			{Source: "ingress:web", Target: "frontend", Type: graph.EdgeHTTP, Method: "ANY", Path: "/", Confidence: 0.9},
+		},
+	}
+	g.Sort()
+	return g
+}
+
+func hits(cs []core.Chunk, ids ...string) []core.Hit {
+	var out []core.Hit
+	for i, id := range ids {
+		for _, c := range cs {
+			if c.ID == id {
+				out = append(out, core.Hit{Chunk: c, Score: 1 / float64(i+1)})
+			}
+		}
+	}
+	return out
+}
+
+// TestBudgetHolds: whatever the budget and the format, the rendered pack
+// is at most the budget, and Used is its size.
+func TestBudgetHolds(t *testing.T) {
+	cs := ledgerChunks()
+	s := fakeSearch{hits(cs, "post", "readme", "deploy", "hdr")}
+	for _, format := range []string{"xml", "markdown", "json"} {
+		for _, budget := range []int{60, 120, 200, 300, 500, 2000} {
+			p, err := Build(context.Background(), s, fakeStore{cs}, ledgerGraph(), "balance check overdraft", Options{Budget: budget, Format: format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := core.EstimateTokens(p.Render())
+			if got > budget || p.Used != got {
+				t.Errorf("%s, budget %d: rendered %d tokens, Used %d", format, budget, got, p.Used)
+			}
+		}
+	}
+}
+
+// TestElision: a chunk that does not fit whole keeps its doc comment's
+// first line, its signature, the matching line with its neighbours and
+// its last line; ". . ." stands for the rest.
+func TestElision(t *testing.T) {
+	cs := ledgerChunks()
+	p, err := Build(context.Background(), fakeSearch{hits(cs, "post")}, fakeStore{cs}, nil, "balance", Options{Budget: 260})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Files) != 1 || !p.Files[0].Pieces[0].Elided {
+		t.Fatalf("want Ledger.Post elided:\n%s", p.Render())
+	}
+	text := p.Files[0].Pieces[0].Text
+	for _, want := range []string{"// Post records a transfer", "func (l *Ledger) Post(", "step14 :=", "if balance < t.Cents", "step16 :=", ". . .", "}"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("elided text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "step3 :=") {
+		t.Errorf("elided text keeps a line far from the match:\n%s", text)
+	}
+	if !strings.Contains(p.Render(), "elided to the lines that match") {
+		t.Errorf("the commentary does not say the chunk was elided:\n%s", p.Render())
+	}
+}
+
+// TestForcedAndMerged: an included file comes first, whole, even when
+// the search ranks it last; the chunks of one file are one block, in line
+// order, with ". . ." over the lines between them.
+func TestForcedAndMerged(t *testing.T) {
+	cs := ledgerChunks()
+	p, err := Build(context.Background(), fakeSearch{hits(cs, "post", "readme", "hdr")}, fakeStore{cs}, nil, "transfer",
+		Options{Budget: 4000, Include: []string{"deploy/ledger.yaml"}, Format: "xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Files[0].Path != "deploy/ledger.yaml" || !p.Files[0].Pieces[0].Forced {
+		t.Fatalf("the included file is not first: %v", p.Files[0].Path)
+	}
+	var post *File
+	for i := range p.Files {
+		if p.Files[i].Path == "ledger/post.go" {
+			post = &p.Files[i]
+		}
+	}
+	if post == nil || len(post.Pieces) != 2 || post.Pieces[0].Chunk.ID != "hdr" {
+		t.Fatalf("ledger/post.go is not one block with its header first: %+v", post)
+	}
+	out := p.Render()
+	if strings.Count(out, "file: ledger/post.go") != 1 || !strings.Contains(out, "lines: 1-7, 10-") {
+		t.Errorf("post.go's pieces are not merged under one header:\n%s", out)
+	}
+	if !strings.Contains(post.content(), ")\n\n. . .\n// Post records") {
+		t.Errorf("no elision line over the gap between the header and Post:\n%s", post.content())
+	}
+	missing, _ := Build(context.Background(), fakeSearch{}, fakeStore{cs}, nil, "", Options{Include: []string{"nope.md"}})
+	if len(missing.Dropped) != 1 || !strings.Contains(missing.Dropped[0].Reason, "no such file") {
+		t.Errorf("an include: of a missing file is not reported: %+v", missing.Dropped)
+	}
+}
+
+// TestServicesBlock: the services of the evidence with their neighbours;
+// the blast radius only when the question asks what breaks.
+func TestServicesBlock(t *testing.T) {
+	cs := ledgerChunks()
+	s := fakeSearch{hits(cs, "readme")}
+	p, _ := Build(context.Background(), s, fakeStore{cs}, ledgerGraph(), "how are transfers recorded", Options{})
+	if len(p.Services) != 1 || p.Services[0].Name != "ledger" || len(p.Services[0].BlastRadius) != 0 {
+		t.Fatalf("services = %+v", p.Services)
+	}
+	if fmt.Sprint(p.Services[0].Upstream) != "[frontend (http POST /transfers)]" || fmt.Sprint(p.Services[0].Downstream) != "[ledgerdb (db)]" {
+		t.Errorf("ledger's neighbours = %v / %v", p.Services[0].Upstream, p.Services[0].Downstream)
+	}
+	p, _ = Build(context.Background(), s, fakeStore{cs}, ledgerGraph(), "what breaks when ledgerdb is down", Options{})
+	if p.Services[0].Name != "ledgerdb" || len(p.Services[0].BlastRadius) != 3 {
+		t.Errorf("the named service's blast radius: %+v", p.Services)
+	}
+}
