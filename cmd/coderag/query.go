@@ -103,27 +103,26 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 // openSearch opens the database at path for reading and the search engine
 // the query flags ask for: the embedder (warn says why dense search is
 // off, if it is), the reranker and the ranking parameters.
-func openSearch(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (db *sqlite.DB, eng *search.Engine, warn string, err error) {
-	db, err = sqlite.Open(ctx, path, sqlite.Options{})
+func openSearch(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (*sqlite.DB, *search.Engine, string, error) {
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
 		return nil, nil, "", err
 	}
-	defer func() {
-		if err != nil {
-			db.Close()
-		}
-	}()
+	fail := func(err error) (*sqlite.DB, *search.Engine, string, error) {
+		db.Close()
+		return nil, nil, "", err
+	}
 	emb, warn, err := ef.queryEmbedder(ctx, db)
 	if err != nil {
-		return nil, nil, "", err
+		return fail(err)
 	}
 	rr, err := rf.reranker()
 	if err != nil {
-		return nil, nil, "", err
+		return fail(err)
 	}
 	params, err := rf.loadParams()
 	if err != nil {
-		return nil, nil, "", err
+		return fail(err)
 	}
 	return db, search.New(db, search.Options{Params: params, Embedder: emb, Reranker: rr, PathPriority: rf.pathPriority}), warn, nil
 }
