@@ -16,9 +16,21 @@ python3-psycopg2 python3-aiohttp python3-fastapi python3-pydantic python3-starle
 python3-tornado python3-twisted python3-kafka python3-elasticsearch python3-prometheus-client python3-pymysql
 python3-marshmallow python3-paramiko python3-docker python3-httpx python3-urllib3 python3-click python3-gunicorn
 python3-structlog python3-tenacity python3-cachetools python3-stripe python3-botocore"
+# Debian: Rust crates (sources under /usr/share/cargo/registry, with the
+# crates they depend on).
+RUSTPKGS="librust-tokio-dev librust-hyper-dev librust-serde-dev librust-reqwest-dev librust-tower-dev
+librust-tracing-dev librust-futures-dev librust-prost-dev librust-chrono-dev librust-regex-dev
+librust-clap-dev librust-rand-dev librust-anyhow-dev librust-async-trait-dev librust-backoff-dev
+librust-bytes-dev librust-config-dev librust-crossbeam-dev librust-dashmap-dev
+librust-env-logger-dev librust-h2-dev librust-http-dev librust-isahc-dev librust-log-dev
+librust-lru-dev librust-mio-dev librust-native-tls-dev librust-parking-lot-dev
+librust-prometheus-dev librust-r2d2-dev librust-rayon-dev librust-retry-dev librust-rusqlite-dev
+librust-rustls-dev librust-serde-json-dev librust-thiserror-dev librust-tokio-postgres-dev
+librust-tokio-util-dev librust-tracing-subscriber-dev librust-ureq-dev librust-url-dev
+librust-uuid-dev"
 need=""
 [ -s /usr/lib/jvm/openjdk-17/src.zip ] || need="openjdk-17-source"
-for p in $PYPKGS; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+for p in $PYPKGS $RUSTPKGS; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
 if [ -n "$need" ]; then
 	log "installing Debian packages:$need"
 	apt-get install -y --no-install-recommends $need >&2
@@ -69,5 +81,13 @@ args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x gomodx=$WORK/g
 for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette \
 	tornado twisted kafka elasticsearch prometheus_client pymysql marshmallow paramiko docker httpx urllib3 click gunicorn structlog tenacity cachetools stripe botocore; do
 	[ -d "/usr/lib/python3/dist-packages/$p" ] && args="$args py-$p=/usr/lib/python3/dist-packages/$p"
+done
+# Rust crates, less the generated bindings of C and platform APIs
+# (*-sys, winapi, windows*, web-sys, js-sys), whose doc comments are one
+# template repeated.
+for d in /usr/share/cargo/registry/*; do
+	b=$(basename "$d")
+	case "$b" in *-sys-*|winapi*|windows*|web-sys*|js-sys*) continue ;; esac
+	args="$args rs-$b=$d"
 done
 echo "$args"
