@@ -588,3 +588,42 @@ func (db *DB) chunksWhere(ctx context.Context, what, where string, k int, args .
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// RefTargets returns, for each of the given chunks, the chunks that
+// define a name it calls or refers to (symbol_refs), by declared name;
+// names declared by more than maxDefs chunks (get, Close, string) are too
+// common to follow (pack.Store).
+func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (map[string][]core.Chunk, error) {
+	out := map[string][]core.Chunk{}
+	what := "follow references in"
+	for start := 0; start < len(chunkIDs); start += 500 {
+		part := chunkIDs[start:min(start+500, len(chunkIDs))]
+		args := make([]any, 0, len(part)+1)
+		for _, id := range part {
+			args = append(args, id)
+		}
+		args = append(args, maxDefs)
+		rows, err := db.query(ctx, `SELECT `+chunkCols+`, r.chunk_id FROM symbol_refs r
+			JOIN chunks c ON c.symbol_name = r.name AND c.symbol_name != ''
+			WHERE r.chunk_id IN (`+placeholders(len(part))+`) AND c.id != r.chunk_id
+			  AND (SELECT count(*) FROM chunks d WHERE d.symbol_name = r.name) <= ?
+			ORDER BY r.chunk_id, c.repo_name, c.file_path, c.line_start`, args...)
+		if err != nil {
+			return nil, db.wrap(what, err)
+		}
+		for rows.Next() {
+			var from string
+			c, err := scanChunk(rows, &from)
+			if err != nil {
+				rows.Close()
+				return nil, db.wrap(what, err)
+			}
+			out[from] = append(out[from], c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, db.wrap(what, err)
+		}
+	}
+	return out, nil
+}

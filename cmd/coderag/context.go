@@ -12,6 +12,7 @@ import (
 type contextOptions struct {
 	db                      *string
 	budget, k               int
+	follow                  float64
 	format                  string
 	json, noServices        bool
 	include, symbol, prefer []string
@@ -34,6 +35,14 @@ does not fit even so is listed under <codeRag:dropped>. The budget bounds
 the whole output, measured with the index's token estimate (a token per
 four bytes, runs of blanks as one).
 
+The candidates are reranked by personalized PageRank over references
+(--follow, default 0.3): the walk restarts at a hit in proportion to its
+score (one of the best ten) and moves to the chunks defining the names it
+calls or refers to, so
+a function several hits call rises above a hit that only matches words, and
+joins the pack though the search did not find it. --follow 0 keeps the
+search's order.
+
 The <codeRag:services> block lists, for the services of the evidence, who
 depends on each, what it depends on and the routes it serves; when the
 question asks what breaks (down, outage, impact, fail, ...), its blast
@@ -50,7 +59,10 @@ budget:
   {"query","budget","used_tokens","chunks":[{"chunk_id","repo_name","file_path",
    "line_start","line_end","symbol_name","service_name","corpus_type","score",
    "forced","elided","text"}],"services":[{"name","upstream","downstream",
-   "routes","blast_radius"}],"dropped":[{"chunk_id","location","reason"}]}`
+   "routes","blast_radius"}],"dropped":[{"chunk_id","location","reason"}],
+   "dropped_count"}
+score is what the pack ordered by: the search's score, or with --follow
+the PageRank share.`
 
 func newContextCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &contextOptions{db: db}
@@ -73,6 +85,7 @@ func newContextCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringArrayVar(&o.symbol, "symbol", nil, "a declaration to include whole, as symbol: (repeatable)")
 	f.StringArrayVar(&o.prefer, "prefer", nil, "a path glob whose hits rank first, as prefer: (repeatable)")
 	f.BoolVar(&o.noServices, "no-services", false, "leave the services block out")
+	f.Float64Var(&o.follow, "follow", pack.DefaultFollow, "how much references count (0: the search's order; 1: references alone)")
 	o.embed.register(f, true)
 	o.rerank.register(f)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"xml", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -112,6 +125,9 @@ func contextRun(cmd *cobra.Command, io *ioStreams, o *contextOptions, text strin
 	if err := positiveInt("candidates", o.k); err != nil {
 		return err
 	}
+	if o.follow < 0 || o.follow > 1 {
+		return usagef("--follow must be between 0 and 1, got %g", o.follow)
+	}
 	ctx := cmd.Context()
 	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
 	if err != nil {
@@ -125,7 +141,7 @@ func contextRun(cmd *cobra.Command, io *ioStreams, o *contextOptions, text strin
 	question, include, symbol, prefer := directives(text)
 	p, err := pack.Build(ctx, eng, db, g, question, pack.Options{Budget: o.budget, Format: o.format, Candidates: o.k,
 		Include: append(include, o.include...), Symbols: append(symbol, o.symbol...), Prefer: append(prefer, o.prefer...),
-		NoServices: o.noServices})
+		NoServices: o.noServices, Follow: o.follow})
 	if err != nil {
 		return err
 	}

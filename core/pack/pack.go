@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,6 +39,10 @@ type Store interface {
 	// SymbolChunks returns the chunks of the declaration named name (and
 	// of its members, when it was cut into several), in file order.
 	SymbolChunks(ctx context.Context, name string, k int) ([]core.Chunk, error)
+	// RefTargets returns, for each chunk, the chunks defining the names it
+	// calls or refers to, leaving out names more than maxDefs chunks
+	// declare.
+	RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (map[string][]core.Chunk, error)
 }
 
 // Options configure a pack. The zero value packs 8,000 tokens from the
@@ -57,7 +62,16 @@ type Options struct {
 	Include, Symbols, Prefer []string
 	// NoServices leaves the services block out.
 	NoServices bool
+	// Follow is how much the references of the hits count (personalized
+	// PageRank over calls and type references, seeded by the hits' scores;
+	// the damping factor): 0 ranks by the search alone, 1 by references
+	// alone. Negative means DefaultFollow.
+	Follow float64
 }
+
+// DefaultFollow is Options.Follow unless set: references lift a chunk
+// that several hits call past hits that only match words.
+const DefaultFollow = 0.3
 
 // Pack is a packed context.
 type Pack struct {
@@ -171,6 +185,15 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 		}
 		seen[h.Chunk.ID] = true
 		ranked = append(ranked, Piece{Chunk: h.Chunk, Score: h.Score})
+	}
+	if o.Follow < 0 {
+		o.Follow = DefaultFollow
+	}
+	if o.Follow > 0 && len(ranked) > 0 {
+		var err error
+		if ranked, err = follow(ctx, st, ranked, seen, min(o.Follow, 1)); err != nil {
+			return p, err
+		}
 	}
 	if len(o.Prefer) > 0 {
 		sort.SliceStable(ranked, func(i, j int) bool {
@@ -309,6 +332,93 @@ func (p *Pack) Render() string {
 		return p.JSON()
 	}
 	return p.XML()
+}
+
+// seeds is how many of the best hits personalize the walk.
+const seeds = 10
+
+// follow reranks the pieces by personalized PageRank over references: the
+// walk restarts at one of the best hits (seeds) in proportion to its score
+// and, with probability f, moves from it to a chunk defining a name it
+// calls or refers to (one hop; names declared more than three times are
+// not followed). Chunks the best hits reference rise, and join the
+// candidates when the search did not find them; the other hits follow in
+// the search's order.
+func follow(ctx context.Context, st Store, pieces []Piece, seen map[string]bool, f float64) ([]Piece, error) {
+	idx := map[string]int{}
+	for i, pc := range pieces {
+		idx[pc.Chunk.ID] = i
+	}
+	ids := make([]string, min(len(pieces), seeds))
+	for i := range ids {
+		ids[i] = pieces[i].Chunk.ID
+	}
+	targets, err := st.RefTargets(ctx, ids, 3)
+	if err != nil {
+		return nil, err
+	}
+	edges := make([][]int, len(pieces))
+	for i, id := range ids {
+		for _, c := range targets[id] {
+			j, ok := idx[c.ID]
+			if !ok {
+				if seen[c.ID] {
+					continue // forced already
+				}
+				j = len(pieces)
+				idx[c.ID] = j
+				pieces = append(pieces, Piece{Chunk: c})
+				edges = append(edges, nil)
+			}
+			if j != i && !slices.Contains(edges[i], j) {
+				edges[i] = append(edges[i], j)
+			}
+		}
+	}
+	n := len(pieces)
+	restart := make([]float64, n)
+	total := 0.0
+	for i := range ids {
+		restart[i] = max(pieces[i].Score, 1e-9)
+		total += restart[i]
+	}
+	for i := range restart {
+		restart[i] /= total
+	}
+	rank := append([]float64(nil), restart...)
+	for iter := 0; iter < 30; iter++ {
+		next := make([]float64, n)
+		dangling := 0.0
+		for i, r := range rank {
+			if len(edges[i]) == 0 {
+				dangling += r
+				continue
+			}
+			share := f * r / float64(len(edges[i]))
+			for _, j := range edges[i] {
+				next[j] += share
+			}
+			dangling += (1 - f) * r // back to the hits, below
+		}
+		for i := range next {
+			next[i] += dangling * restart[i]
+		}
+		rank = next
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rank[order[a]] > rank[order[b]] })
+	out := make([]Piece, n)
+	for k, i := range order {
+		out[k] = pieces[i]
+		out[k].Score = rank[i]
+	}
+	for _, pc := range out {
+		seen[pc.Chunk.ID] = true
+	}
+	return out, nil
 }
 
 // preferred reports whether a path matches one of the globs (a glob

@@ -45,7 +45,24 @@ func (f fakeSearch) Search(_ context.Context, q search.Query) (search.Result, er
 	return search.Result{Hits: f.hits, Text: q.Text}, nil
 }
 
-type fakeStore struct{ chunks []core.Chunk }
+type fakeStore struct {
+	chunks []core.Chunk
+	refs   map[string][]string // chunk id -> ids of the chunks it refers to
+}
+
+func (f fakeStore) RefTargets(_ context.Context, ids []string, _ int) (map[string][]core.Chunk, error) {
+	out := map[string][]core.Chunk{}
+	for _, id := range ids {
+		for _, to := range f.refs[id] {
+			for _, c := range f.chunks {
+				if c.ID == to {
+					out[id] = append(out[id], c)
+				}
+			}
+		}
+	}
+	return out, nil
+}
 
 func (f fakeStore) FileChunks(_ context.Context, p string, _ int) ([]core.Chunk, error) {
 	var out []core.Chunk
@@ -100,7 +117,7 @@ func TestBudgetHolds(t *testing.T) {
 	s := fakeSearch{hits(cs, "post", "readme", "deploy", "hdr")}
 	for _, format := range []string{"xml", "markdown", "json"} {
 		for _, budget := range []int{60, 120, 200, 300, 500, 2000} {
-			p, err := Build(context.Background(), s, fakeStore{cs}, ledgerGraph(), "balance check overdraft", Options{Budget: budget, Format: format})
+			p, err := Build(context.Background(), s, fakeStore{chunks: cs}, ledgerGraph(), "balance check overdraft", Options{Budget: budget, Format: format})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +134,7 @@ func TestBudgetHolds(t *testing.T) {
 // its last line; ". . ." stands for the rest.
 func TestElision(t *testing.T) {
 	cs := ledgerChunks()
-	p, err := Build(context.Background(), fakeSearch{hits(cs, "post")}, fakeStore{cs}, nil, "balance", Options{Budget: 260})
+	p, err := Build(context.Background(), fakeSearch{hits(cs, "post")}, fakeStore{chunks: cs}, nil, "balance", Options{Budget: 260})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +160,7 @@ func TestElision(t *testing.T) {
 // order, with ". . ." over the lines between them.
 func TestForcedAndMerged(t *testing.T) {
 	cs := ledgerChunks()
-	p, err := Build(context.Background(), fakeSearch{hits(cs, "post", "readme", "hdr")}, fakeStore{cs}, nil, "transfer",
+	p, err := Build(context.Background(), fakeSearch{hits(cs, "post", "readme", "hdr")}, fakeStore{chunks: cs}, nil, "transfer",
 		Options{Budget: 4000, Include: []string{"deploy/ledger.yaml"}, Format: "xml"})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +184,7 @@ func TestForcedAndMerged(t *testing.T) {
 	if !strings.Contains(post.content(), ")\n\n. . .\n// Post records") {
 		t.Errorf("no elision line over the gap between the header and Post:\n%s", post.content())
 	}
-	missing, _ := Build(context.Background(), fakeSearch{}, fakeStore{cs}, nil, "", Options{Include: []string{"nope.md"}})
+	missing, _ := Build(context.Background(), fakeSearch{}, fakeStore{chunks: cs}, nil, "", Options{Include: []string{"nope.md"}})
 	if len(missing.Dropped) != 1 || !strings.Contains(missing.Dropped[0].Reason, "no such file") {
 		t.Errorf("an include: of a missing file is not reported: %+v", missing.Dropped)
 	}
@@ -178,15 +195,48 @@ func TestForcedAndMerged(t *testing.T) {
 func TestServicesBlock(t *testing.T) {
 	cs := ledgerChunks()
 	s := fakeSearch{hits(cs, "readme")}
-	p, _ := Build(context.Background(), s, fakeStore{cs}, ledgerGraph(), "how are transfers recorded", Options{})
+	p, _ := Build(context.Background(), s, fakeStore{chunks: cs}, ledgerGraph(), "how are transfers recorded", Options{})
 	if len(p.Services) != 1 || p.Services[0].Name != "ledger" || len(p.Services[0].BlastRadius) != 0 {
 		t.Fatalf("services = %+v", p.Services)
 	}
 	if fmt.Sprint(p.Services[0].Upstream) != "[frontend (http POST /transfers)]" || fmt.Sprint(p.Services[0].Downstream) != "[ledgerdb (db)]" {
 		t.Errorf("ledger's neighbours = %v / %v", p.Services[0].Upstream, p.Services[0].Downstream)
 	}
-	p, _ = Build(context.Background(), s, fakeStore{cs}, ledgerGraph(), "what breaks when ledgerdb is down", Options{})
+	p, _ = Build(context.Background(), s, fakeStore{chunks: cs}, ledgerGraph(), "what breaks when ledgerdb is down", Options{})
 	if p.Services[0].Name != "ledgerdb" || len(p.Services[0].BlastRadius) != 3 {
 		t.Errorf("the named service's blast radius: %+v", p.Services)
+	}
+}
+
+// TestFollowReferences: a chunk two hits call ranks above a hit that only
+// matches words, and joins the pack though the search did not find it;
+// with Follow 0 the search's order stands.
+func TestFollowReferences(t *testing.T) {
+	chunk := func(id, file string) core.Chunk {
+		return core.Chunk{ID: id, RepoName: "bank", FilePath: file, LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
+			Language: "go", SymbolName: id, Text: "func " + id + "() {\n\treturn\n}"}
+	}
+	cs := []core.Chunk{chunk("transfer", "a.go"), chunk("refund", "b.go"), chunk("overdraft", "c.go"), chunk("checkBalance", "d.go")}
+	st := fakeStore{chunks: cs, refs: map[string][]string{"transfer": {"checkBalance"}, "refund": {"checkBalance"}}}
+	s := fakeSearch{hits(cs, "transfer", "refund", "overdraft")}
+	order := func(follow float64) string {
+		p, err := Build(context.Background(), s, st, nil, "balance", Options{Follow: follow, Format: "json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, f := range p.Files {
+			ids = append(ids, f.Pieces[0].Chunk.ID)
+		}
+		return strings.Join(ids, " ")
+	}
+	if got := order(0); got != "transfer refund overdraft" {
+		t.Errorf("Follow 0: %s", got)
+	}
+	if got := order(0.5); got != "checkBalance transfer refund overdraft" && got != "transfer checkBalance refund overdraft" {
+		t.Errorf("Follow 0.5: %s, want checkBalance (called by two hits) above overdraft", got)
+	}
+	if got := order(-1); !strings.Contains(got, "checkBalance") || strings.Index(got, "checkBalance") > strings.Index(got, "overdraft") {
+		t.Errorf("default Follow: %s", got)
 	}
 }
