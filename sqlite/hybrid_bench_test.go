@@ -129,6 +129,9 @@ func builtinDB(b *testing.B, n int) *embedded {
 			c := core.Chunk{ID: core.ChunkID(uri, off, off+len(text)), SourceURI: uri, ByteStart: off, ByteEnd: off + len(text),
 				LineStart: j*30 + 1, LineEnd: j*30 + 30, Corpus: core.CodeLogic, Text: text, FilePath: path,
 				RepoName: "bench", Language: "go", SymbolName: s.ident(topic), ContextPrefix: path}
+			for k := 0; k < 8; k++ { // what it calls: names of its topic
+				c.Refs = append(c.Refs, core.Ref{Name: s.ident(topic), Kind: "call"})
+			}
 			off += len(text)
 			cc, err := gate.Clean(c)
 			if err != nil {
@@ -303,4 +306,36 @@ func BenchmarkHybrid(b *testing.B) {
 			reportLatencies(b, lat)
 		})
 	}
+}
+
+// BenchmarkRefTargets follows the references of the ten best hits, as a
+// context pack does (--follow), in an index of 100,000 chunks with eight
+// references each.
+func BenchmarkRefTargets(b *testing.B) {
+	ctx := context.Background()
+	e := builtinDB(b, 100_000)
+	rows, err := e.db.sql.QueryContext(ctx, `SELECT id FROM chunks ORDER BY pk LIMIT 2000`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	found := 0
+	i := 0
+	for b.Loop() {
+		t, err := e.db.RefTargets(ctx, ids[i%190*10:i%190*10+10], 3)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, cs := range t {
+			found += len(cs)
+		}
+		i++
+	}
+	b.ReportMetric(float64(found)/float64(b.N), "targets/op")
 }

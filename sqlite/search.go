@@ -606,7 +606,7 @@ func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (m
 		rows, err := db.query(ctx, `SELECT `+chunkCols+`, r.chunk_id FROM symbol_refs r
 			JOIN chunks c ON c.symbol_name = r.name AND c.symbol_name != ''
 			WHERE r.chunk_id IN (`+placeholders(len(part))+`) AND c.id != r.chunk_id
-			  AND (SELECT count(*) FROM chunks d WHERE d.symbol_name = r.name) <= ?
+			  AND (SELECT count(*) FROM chunks d WHERE d.symbol_name = r.name AND d.symbol_name != '') <= ?
 			ORDER BY r.chunk_id, c.repo_name, c.file_path, c.line_start`, args...)
 		if err != nil {
 			return nil, db.wrap(what, err)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	goio "io"
+	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +19,7 @@ type contextOptions struct {
 	format                  string
 	json, noServices        bool
 	include, symbol, prefer []string
+	diff, gitRange, gitRepo string
 	embed                   embedFlags
 	rerank                  rerankFlags
 }
@@ -55,6 +59,18 @@ budget:
   prefer:src/auth/**    hits under this path glob rank first
 (path: keeps its meaning of a filter, as in 'coderag query'.)
 
+PR context: --diff FILE (or - for standard input; git diff, git
+format-patch) or --git RANGE (git diff RANGE in --git-repo, a crawled
+repository; HEAD~3..HEAD, or HEAD for the working tree) packs the context
+of a change instead of a question: the chunks it changes, the callers of
+the routes those chunks serve (in other services, with their evidence
+lines), then the best hits of the queries the change is decomposed into
+(its title or commit subjects, weight 1.0; per directory, the title within
+that directory, 0.8; per hunk, the identifiers of its changed lines, 1.2),
+run concurrently and fused; the services block gives the services whose
+code changed, their blast radius and the callers of the changed routes. A
+QUESTION given with it is the change's intent.
+
 --format json prints
   {"query","budget","used_tokens","chunks":[{"chunk_id","repo_name","file_path",
    "line_start","line_end","symbol_name","service_name","corpus_type","score",
@@ -73,7 +89,12 @@ func newContextCmd(io *ioStreams, db *string) *cobra.Command {
 		Example: `  coderag context "why does checkout return 503 when redis is down?"
   coderag context --budget 2000 --format markdown "how are carts stored"
   coderag context "include:docs/architecture.md symbol:CartStore what breaks if redis is down"`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && o.diff == "" && o.gitRange == "" {
+				return usagef("context needs a QUESTION, --diff FILE or --git RANGE")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error { return contextRun(cmd, io, o, strings.Join(args, " ")) },
 	}
 	f := cmd.Flags()
@@ -85,11 +106,61 @@ func newContextCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringArrayVar(&o.symbol, "symbol", nil, "a declaration to include whole, as symbol: (repeatable)")
 	f.StringArrayVar(&o.prefer, "prefer", nil, "a path glob whose hits rank first, as prefer: (repeatable)")
 	f.BoolVar(&o.noServices, "no-services", false, "leave the services block out")
+	f.StringVar(&o.diff, "diff", "", "pack the context of a change: a unified diff FILE, or - for standard input (git diff, git format-patch)")
+	f.StringVar(&o.gitRange, "git", "", "pack the context of the commits in a git RANGE (HEAD~1..HEAD; HEAD for the working tree's changes) of --git-repo")
+	f.StringVar(&o.gitRepo, "git-repo", ".", "the crawled repository --git reads")
 	f.Float64Var(&o.follow, "follow", pack.DefaultFollow, "how much references count (0: the search's order; 1: references alone)")
 	o.embed.register(f, true)
 	o.rerank.register(f)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"xml", "markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// change reads the change --diff or --git names.
+func (o *contextOptions) change() (pack.Change, error) {
+	if o.diff != "" && o.gitRange != "" {
+		return pack.Change{}, usagef("--diff and --git: give one")
+	}
+	if o.diff != "" {
+		var r goio.Reader = os.Stdin
+		if o.diff != "-" {
+			f, err := os.Open(o.diff)
+			if err != nil {
+				return pack.Change{}, fmt.Errorf("read the diff: %w", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		ch, err := pack.ParseDiff(r)
+		if err != nil {
+			return ch, fmt.Errorf("%s: %w", o.diff, err)
+		}
+		return ch, nil
+	}
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"-C", o.gitRepo}, args...)...)
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("git %s in %s: %v: %s", strings.Join(args, " "), o.gitRepo, err, strings.TrimSpace(errb.String()))
+		}
+		return string(out), nil
+	}
+	d, err := git("diff", "--no-color", "--no-ext-diff", o.gitRange)
+	if err != nil {
+		return pack.Change{}, err
+	}
+	ch, err := pack.ParseDiff(strings.NewReader(d))
+	if err != nil {
+		return ch, fmt.Errorf("git diff %s: %w", o.gitRange, err)
+	}
+	if strings.Contains(o.gitRange, "..") {
+		if log, err := git("log", "--format=%s", o.gitRange); err == nil {
+			ch.Title = strings.TrimSpace(strings.Join(strings.Fields(strings.ReplaceAll(log, "\n", "; ")), " "))
+		}
+	}
+	return ch, nil
 }
 
 // directives takes include:, symbol: and prefer: out of a question.
@@ -139,10 +210,23 @@ func contextRun(cmd *cobra.Command, io *ioStreams, o *contextOptions, text strin
 		return err
 	}
 	question, include, symbol, prefer := directives(text)
-	p, err := pack.Build(ctx, eng, db, g, question, pack.Options{Budget: o.budget, Format: o.format, Candidates: o.k,
+	opts := pack.Options{Budget: o.budget, Format: o.format, Candidates: o.k,
 		Include: append(include, o.include...), Symbols: append(symbol, o.symbol...), Prefer: append(prefer, o.prefer...),
-		NoServices: o.noServices, Follow: o.follow})
-	if err != nil {
+		NoServices: o.noServices, Follow: o.follow}
+	var p pack.Pack
+	if o.diff != "" || o.gitRange != "" {
+		ch, err := o.change()
+		if err != nil {
+			return err
+		}
+		if question != "" {
+			ch.Title = question // the question, if any, is the change's intent
+		}
+		p, err = pack.BuildPR(ctx, eng, db, g, ch, opts)
+		if err != nil {
+			return err
+		}
+	} else if p, err = pack.Build(ctx, eng, db, g, question, opts); err != nil {
 		return err
 	}
 	if warn != "" {

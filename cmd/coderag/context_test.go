@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,5 +102,107 @@ func TestContextForcedAndJSON(t *testing.T) {
 	}
 	if _, out, _ := coderag(t, "context", "--db", db, "--budget", "400", "checkout handler"); !strings.Contains(out, "<codeRag:dropped>") {
 		t.Errorf("a small budget lists nothing as dropped:\n%s", out)
+	}
+}
+
+// TestContextPR: a change to a route handler, made and committed in a
+// copy of the sample, packs the handler, the code that calls the route
+// in other services (and their evidence lines), and the blast radius of
+// the service whose code changed.
+func TestContextPR(t *testing.T) {
+	dir := t.TempDir()
+	for _, repo := range []string{"platform", "storefront"} {
+		if out, err := exec.Command("cp", "-r", filepath.Join(sampleDir, repo), filepath.Join(dir, repo)).CombinedOutput(); err != nil {
+			t.Fatalf("copy the sample: %v %s", err, out)
+		}
+	}
+	repo := filepath.Join(dir, "platform")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "sample")
+	db := filepath.Join(dir, "pr.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--repo-path", filepath.Join(dir, "storefront"), "--progress", "none"); code != 0 {
+		t.Fatal(errs)
+	}
+	ctrl := filepath.Join(repo, "services/cart/Controllers/CartController.cs")
+	src, err := os.ReadFile(ctrl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(src), "public async Task<ActionResult<ShoppingCart>> GetCart(string userId)\n    {\n",
+		"public async Task<ActionResult<ShoppingCart>> GetCart(string userId)\n    {\n        if (string.IsNullOrWhiteSpace(userId)) return BadRequest(\"userId is required\");\n", 1)
+	if changed == string(src) {
+		t.Fatal("the handler to change was not found")
+	}
+	os.WriteFile(ctrl, []byte(changed), 0o644)
+	git("commit", "-q", "-am", "Cart: refuse a blank user id when loading a cart")
+
+	code, out, errs := coderag(t, "context", "--db", db, "--json", "--budget", "6000", "--git", "HEAD~1..HEAD", "--git-repo", repo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Query  string `json:"query"`
+		Diff   string `json:"diff"`
+		Chunks []struct {
+			RepoName string `json:"repo_name"`
+			FilePath string `json:"file_path"`
+			Forced   bool   `json:"forced"`
+			Text     string `json:"text"`
+		} `json:"chunks"`
+		Services []struct {
+			Name        string   `json:"name"`
+			BlastRadius []string `json:"blast_radius"`
+			Callers     []string `json:"callers"`
+		} `json:"services"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(p.Query, "refuse a blank user id") {
+		t.Errorf("query %q is not the commit's subject", p.Query)
+	}
+	has := func(repo, file, text string) bool {
+		for _, c := range p.Chunks {
+			if c.RepoName == repo && c.FilePath == file && c.Forced && strings.Contains(c.Text, text) {
+				return true
+			}
+		}
+		return false
+	}
+	// The change itself, and the handler as the index holds it (the base).
+	if !strings.Contains(p.Diff, "+        if (string.IsNullOrWhiteSpace(userId))") || !has("platform", "services/cart/Controllers/CartController.cs", "GetCart(string userId)") {
+		t.Errorf("the change or the changed handler is not in the pack:\n%s", out)
+	}
+	if !has("platform", "services/checkout/clients.go", "/api/cart/") || !has("storefront", "src/clients/cart.ts", "/api/cart/") {
+		t.Errorf("the callers of GET /api/cart/{userId} in checkout and storefront are not in the pack:\n%s", out)
+	}
+	if len(p.Services) == 0 || p.Services[0].Name != "cart" {
+		t.Fatalf("services = %+v", p.Services)
+	}
+	blast := strings.Join(p.Services[0].BlastRadius, "; ")
+	callers := strings.Join(p.Services[0].Callers, "; ")
+	if !strings.Contains(blast, "checkout") || !strings.Contains(blast, "storefront") {
+		t.Errorf("cart's blast radius = %s", blast)
+	}
+	if !strings.Contains(callers, "checkout calls GET /api/cart/{userId} at platform/services/checkout/clients.go:") {
+		t.Errorf("callers = %s", callers)
+	}
+	// The same change as a diff on standard input's stand-in, a file.
+	diff := filepath.Join(dir, "change.diff")
+	d, _ := exec.Command("git", "-C", repo, "format-patch", "-1", "--stdout").Output()
+	os.WriteFile(diff, d, 0o644)
+	if code, out, errs := coderag(t, "context", "--db", db, "--diff", diff, "--format", "markdown"); code != 0 || !strings.Contains(out, "IsNullOrWhiteSpace") || !strings.Contains(out, "refuse a blank user id") {
+		t.Errorf("--diff: exit %d %s\n%s", code, errs, out)
+	}
+	if code, _, errs := coderag(t, "context", "--db", db, "--diff", filepath.Join(dir, "missing.diff")); code == 0 || !strings.Contains(errs, "missing.diff") {
+		t.Errorf("a missing diff file: exit %d, %q", code, errs)
 	}
 }

@@ -43,6 +43,8 @@ type Store interface {
 	// calls or refers to, leaving out names more than maxDefs chunks
 	// declare.
 	RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (map[string][]core.Chunk, error)
+	// Chunk returns the chunk with the given id.
+	Chunk(ctx context.Context, id string) (core.Chunk, error)
 }
 
 // Options configure a pack. The zero value packs 8,000 tokens from the
@@ -78,8 +80,10 @@ type Pack struct {
 	Query  string
 	Budget int
 	// Used is the estimated tokens of the rendered pack (at most Budget).
-	Used     int
-	Format   string
+	Used   int
+	Format string
+	// Diff is the change a PR context pack is about, as a unified diff.
+	Diff     string
 	Files    []File
 	Services []Service
 	Dropped  []Dropped
@@ -117,6 +121,9 @@ type Service struct {
 	Routes     []string // "GET /api/cart/{userId} GetCart": what it serves
 	// BlastRadius is what breaks when it is down, when the question asks.
 	BlastRadius []string
+	// Callers are the calls of routes a change touches, from other
+	// services, with their evidence lines (PR context).
+	Callers []string
 }
 
 // Dropped is an item left out, and why.
@@ -124,12 +131,8 @@ type Dropped struct {
 	ChunkID, Location, Reason string
 }
 
-// elision is the line that stands for left-out lines.
-const elision = ". . ."
-
-// Build searches for query, then packs the best evidence into the budget.
-// g may be nil (no services block).
-func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query string, o Options) (Pack, error) {
+// withDefaults fills in what the zero value leaves open.
+func (o Options) withDefaults() Options {
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}
@@ -139,6 +142,16 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 	if o.Format == "" {
 		o.Format = "xml"
 	}
+	return o
+}
+
+// elision is the line that stands for left-out lines.
+const elision = ". . ."
+
+// Build searches for query, then packs the best evidence into the budget.
+// g may be nil (no services block).
+func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query string, o Options) (Pack, error) {
+	o = o.withDefaults()
 	p := Pack{Query: query, Budget: o.Budget, Format: o.Format}
 	var forced []Piece
 	seen := map[string]bool{}
@@ -203,12 +216,17 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 	if g != nil && !o.NoServices {
 		p.Services = services(g, append(append([]Piece{}, forced...), ranked...), query)
 	}
+	return p.fill(forced, ranked, words)
+}
+
+// fill packs the forced pieces, then the ranked ones: each whole if the
+// rendered pack still fits, else elided to the lines holding words, else
+// dropped. The services block is measured with the files, so the budget
+// holds for the whole output.
+func (p *Pack) fill(forced, ranked []Piece, words []string) (Pack, error) {
 	if p.tokens() > p.Budget {
 		p.Services = nil // alone over the budget
 	}
-	// Greedy: each item whole if the rendered pack still fits, else
-	// elided, else dropped. The services block is measured with the
-	// files, so the budget holds for the whole output.
 	for _, it := range append(forced, ranked...) {
 		it.Text = it.Chunk.Text
 		if p.add(it) {
@@ -243,9 +261,9 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 	}
 	p.Used = p.tokens()
 	if p.Used > p.Budget {
-		return p, fmt.Errorf("context pack: a budget of %d tokens is too small even for the pack's frame (%d tokens)", p.Budget, p.Used)
+		return *p, fmt.Errorf("context pack: a budget of %d tokens is too small even for the pack's frame (%d tokens)", p.Budget, p.Used)
 	}
-	return p, nil
+	return *p, nil
 }
 
 // removeLast takes the piece added last out of the pack and lists it as
@@ -552,28 +570,34 @@ func services(g *graph.Graph, pieces []Piece, query string) []Service {
 	ix := g.Index(0)
 	var out []Service
 	for i, n := range names {
-		s := Service{Name: n}
-		for _, e := range ix.Dependents(n) {
-			s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
-		}
-		for _, e := range ix.Dependencies(n) {
-			s.Downstream = appendOnce(s.Downstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
-		}
-		for _, r := range g.Contract(n) {
-			route := strings.TrimSpace(r.Method + " " + r.Path)
-			if r.Handler != "" {
-				route += " " + r.Handler
-			}
-			s.Routes = appendOnce(s.Routes, route)
-		}
-		if asks && (i < named || named == 0 && i == 0) {
-			for _, h := range g.BlastRadius(n, 3, 0) {
-				s.BlastRadius = appendOnce(s.BlastRadius, fmt.Sprintf("%s (depth %d, via %s)", h.Service, h.Depth, h.From))
-			}
-		}
-		out = append(out, s)
+		out = append(out, describe(g, ix, n, asks && (i < named || named == 0 && i == 0)))
 	}
 	return out
+}
+
+// describe gives a service's neighbours and routes, and its blast radius
+// when blast is set.
+func describe(g *graph.Graph, ix *graph.Index, n string, blast bool) Service {
+	s := Service{Name: n}
+	for _, e := range ix.Dependents(n) {
+		s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
+	}
+	for _, e := range ix.Dependencies(n) {
+		s.Downstream = appendOnce(s.Downstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
+	}
+	for _, r := range g.Contract(n) {
+		route := strings.TrimSpace(r.Method + " " + r.Path)
+		if r.Handler != "" {
+			route += " " + r.Handler
+		}
+		s.Routes = appendOnce(s.Routes, route)
+	}
+	if blast {
+		for _, h := range g.BlastRadius(n, 3, 0) {
+			s.BlastRadius = appendOnce(s.BlastRadius, fmt.Sprintf("%s (depth %d, via %s)", h.Service, h.Depth, h.From))
+		}
+	}
+	return s
 }
 
 // other is the service at the other end of an edge from n.

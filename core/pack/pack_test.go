@@ -50,6 +50,15 @@ type fakeStore struct {
 	refs   map[string][]string // chunk id -> ids of the chunks it refers to
 }
 
+func (f fakeStore) Chunk(_ context.Context, id string) (core.Chunk, error) {
+	for _, c := range f.chunks {
+		if c.ID == id {
+			return c, nil
+		}
+	}
+	return core.Chunk{}, fmt.Errorf("no chunk %s", id)
+}
+
 func (f fakeStore) RefTargets(_ context.Context, ids []string, _ int) (map[string][]core.Chunk, error) {
 	out := map[string][]core.Chunk{}
 	for _, id := range ids {

@@ -14,6 +14,9 @@ import (
 func (p *Pack) XML() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<codeRag:context query=%q budget=\"%d\">\n", p.Query, p.Budget)
+	if p.Diff != "" {
+		b.WriteString("<codeRag:change>\n" + strings.ReplaceAll(p.Diff, "</codeRag:", "</ codeRag:") + "\n</codeRag:change>\n")
+	}
 	for _, f := range p.Files {
 		b.WriteString("<codeRag:chunk>\n<codeRag:metadata>\n")
 		for _, kv := range f.metadata() {
@@ -51,6 +54,13 @@ func (p *Pack) XML() string {
 func (p *Pack) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Context: %s\n\n", p.Query)
+	if p.Diff != "" {
+		fence := "```"
+		for strings.Contains(p.Diff, fence) {
+			fence += "`"
+		}
+		fmt.Fprintf(&b, "## Change\n\n%sdiff\n%s\n%s\n\n", fence, p.Diff, fence)
+	}
 	for _, f := range p.Files {
 		fmt.Fprintf(&b, "## %s/%s\n\n", f.Repo, f.Path)
 		var meta []string
@@ -93,6 +103,7 @@ func (p *Pack) Markdown() string {
 // jsonPack is the JSON form of a pack. Fields are only ever added.
 type jsonPack struct {
 	Query    string        `json:"query"`
+	Diff     string        `json:"diff,omitempty"`
 	Budget   int           `json:"budget"`
 	Used     int           `json:"used_tokens"`
 	Chunks   []jsonChunk   `json:"chunks"`
@@ -125,6 +136,7 @@ type jsonService struct {
 	Downstream  []string `json:"downstream"`
 	Routes      []string `json:"routes"`
 	BlastRadius []string `json:"blast_radius"`
+	Callers     []string `json:"callers,omitempty"`
 }
 
 type jsonDropped struct {
@@ -136,7 +148,7 @@ type jsonDropped struct {
 // JSON writes the pack as one JSON object (see jsonPack). used_tokens is
 // the estimate of the JSON text itself, which the budget bounds.
 func (p *Pack) JSON() string {
-	out := jsonPack{Query: p.Query, Budget: p.Budget, Used: p.Used, Chunks: []jsonChunk{}, Services: []jsonService{},
+	out := jsonPack{Query: p.Query, Diff: p.Diff, Budget: p.Budget, Used: p.Used, Chunks: []jsonChunk{}, Services: []jsonService{},
 		Dropped: []jsonDropped{}, Warnings: p.Warnings}
 	for _, f := range p.Files {
 		for _, pc := range f.Pieces {
@@ -148,7 +160,7 @@ func (p *Pack) JSON() string {
 	}
 	for _, s := range p.Services {
 		out.Services = append(out.Services, jsonService{Name: s.Name, Upstream: nonNil(s.Upstream), Downstream: nonNil(s.Downstream),
-			Routes: nonNil(s.Routes), BlastRadius: nonNil(s.BlastRadius)})
+			Routes: nonNil(s.Routes), BlastRadius: nonNil(s.BlastRadius), Callers: s.Callers})
 	}
 	for _, d := range p.Dropped[:min(p.shown, len(p.Dropped))] {
 		out.Dropped = append(out.Dropped, jsonDropped(d))
@@ -268,5 +280,6 @@ func (s Service) lines() []string {
 	add("depends on", s.Downstream)
 	add("serves", s.Routes)
 	add("blast radius (what breaks when it is down)", s.BlastRadius)
+	add("callers of the changed routes", s.Callers)
 	return out
 }
