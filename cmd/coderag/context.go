@@ -42,7 +42,8 @@ four bytes, runs of blanks as one).
 The candidates are reranked by personalized PageRank over references
 (--follow, default 0.3): the walk restarts at a hit in proportion to its
 score (one of the best ten) and moves to the chunks defining the names it
-calls or refers to, so
+calls or refers to, or to the handler of another service's route it
+calls, so
 a function several hits call rises above a hit that only matches words, and
 joins the pack though the search did not find it. --follow 0 keeps the
 search's order.

@@ -204,7 +204,7 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 	}
 	if o.Follow > 0 && len(ranked) > 0 {
 		var err error
-		if ranked, err = follow(ctx, st, ranked, seen, min(o.Follow, 1)); err != nil {
+		if ranked, err = follow(ctx, st, g, ranked, seen, min(o.Follow, 1)); err != nil {
 			return p, err
 		}
 	}
@@ -352,6 +352,31 @@ func (p *Pack) Render() string {
 	return p.XML()
 }
 
+// routeHandlers maps each of the given chunks that is the evidence of a
+// call to another service's route to the chunks of the handlers serving
+// that route.
+func routeHandlers(g *graph.Graph, ids []string) map[string][]string {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := map[string][]string{}
+	for _, e := range g.Edges {
+		for _, ev := range e.Evidence {
+			if !want[ev.ChunkID] {
+				continue
+			}
+			for _, r := range g.Routes {
+				if r.Service == e.Target && r.Path == e.Path && (r.Method == e.Method || r.Method == "ANY") && r.ChunkID != "" &&
+					!slices.Contains(out[ev.ChunkID], r.ChunkID) {
+					out[ev.ChunkID] = append(out[ev.ChunkID], r.ChunkID)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // seeds is how many of the best hits personalize the walk.
 const seeds = 10
 
@@ -359,10 +384,11 @@ const seeds = 10
 // walk restarts at one of the best hits (seeds) in proportion to its score
 // and, with probability f, moves from it to a chunk defining a name it
 // calls or refers to (one hop; names declared more than three times are
-// not followed). Chunks the best hits reference rise, and join the
+// not followed) or to the handler of another service's route it calls
+// (the service graph's edges). Chunks the best hits reference rise, and join the
 // candidates when the search did not find them; the other hits follow in
 // the search's order.
-func follow(ctx context.Context, st Store, pieces []Piece, seen map[string]bool, f float64) ([]Piece, error) {
+func follow(ctx context.Context, st Store, g *graph.Graph, pieces []Piece, seen map[string]bool, f float64) ([]Piece, error) {
 	idx := map[string]int{}
 	for i, pc := range pieces {
 		idx[pc.Chunk.ID] = i
@@ -374,6 +400,17 @@ func follow(ctx context.Context, st Store, pieces []Piece, seen map[string]bool,
 	targets, err := st.RefTargets(ctx, ids, 3)
 	if err != nil {
 		return nil, err
+	}
+	// The service graph's edges too: a hit that calls another service's
+	// route leads to the route's handler.
+	if g != nil {
+		for id, handlers := range routeHandlers(g, ids) {
+			for _, hid := range handlers {
+				if c, err := st.Chunk(ctx, hid); err == nil {
+					targets[id] = append(targets[id], c)
+				}
+			}
+		}
 	}
 	edges := make([][]int, len(pieces))
 	for i, id := range ids {

@@ -249,3 +249,32 @@ func TestFollowReferences(t *testing.T) {
 		t.Errorf("default Follow: %s", got)
 	}
 }
+
+// TestFollowServiceEdges: a hit that calls another service's route leads
+// the walk to the route's handler, which joins the pack.
+func TestFollowServiceEdges(t *testing.T) {
+	client := core.Chunk{ID: "client", RepoName: "web", FilePath: "api/ledger.ts", LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
+		Text: "export function transfer(t) {\n  return post('/transfers', t)\n}"}
+	handler := core.Chunk{ID: "handler", RepoName: "bank", FilePath: "ledger/http.go", LineStart: 5, LineEnd: 7, Corpus: core.CodeLogic,
+		SymbolName: "handleTransfer", Text: "func handleTransfer(w http.ResponseWriter, r *http.Request) {\n\tpost(r)\n}"}
+	g := ledgerGraph()
+	for i := range g.Edges {
+		if g.Edges[i].Target == "ledger" {
+			g.Edges[i].Evidence = []graph.Evidence{{ChunkID: "client", Repo: "web", File: "api/ledger.ts", Line: 2}}
+		}
+	}
+	g.Routes = append(g.Routes, graph.Route{Service: "ledger",
+		RouteAt: core.RouteAt{Repo: "bank", File: "ledger/http.go", ChunkID: "handler", Route: core.Route{Method: "POST", Path: "/transfers", Handler: "handleTransfer"}}})
+	st := fakeStore{chunks: []core.Chunk{client, handler}}
+	p, err := Build(context.Background(), fakeSearch{[]core.Hit{{Chunk: client, Score: 1}}}, st, g, "send a transfer", Options{Follow: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range p.Files {
+		files = append(files, f.Path)
+	}
+	if !strings.Contains(strings.Join(files, " "), "ledger/http.go") {
+		t.Errorf("the called route's handler is not in the pack: %v", files)
+	}
+}
