@@ -552,7 +552,9 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 // "/"+p, in file order, at most k (pack.Store).
 func (db *DB) FileChunks(ctx context.Context, p string, k int) ([]core.Chunk, error) {
 	p = strings.TrimPrefix(p, "/")
-	return db.chunksWhere(ctx, "read chunks of "+p+" from", `c.file_path = ? OR c.file_path LIKE '%/' || ? ESCAPE '\'`, k, p, escapeLike(p))
+	// Through files, many times smaller than chunks, for the suffix match.
+	return db.chunksWhere(ctx, "read chunks of "+p+" from",
+		`c.file_id IN (SELECT id FROM files WHERE path = ? OR path LIKE '%/' || ? ESCAPE '\')`, k, p, escapeLike(p))
 }
 
 // SymbolChunks returns the chunks of the declaration named name: the

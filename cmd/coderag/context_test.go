@@ -27,6 +27,8 @@ func TestContextGolden(t *testing.T) {
 		{"redis-down.xml", []string{"--budget", "1500", "what breaks when redis is down"}, 1500},
 		{"cart-store.md", []string{"--budget", "900", "--format", "markdown", "how does the cart store items in redis"}, 900},
 		{"checkout-503.json", []string{"--budget", "1200", "--json", "include:docs/runbooks/checkout-5xx.md symbol:CartStore checkout 503"}, 1200},
+		// A forced class over the budget: elided to its signature and ends.
+		{"cart-controller-elided.xml", []string{"--budget", "450", "symbol:CartController clear the cart after checkout"}, 450},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,5 +206,35 @@ func TestContextPR(t *testing.T) {
 	}
 	if code, _, errs := coderag(t, "context", "--db", db, "--diff", filepath.Join(dir, "missing.diff")); code == 0 || !strings.Contains(errs, "missing.diff") {
 		t.Errorf("a missing diff file: exit %d, %q", code, errs)
+	}
+}
+
+// TestContextFollowChangesOrder: on the sample, following references and
+// service edges (the default) orders a pack differently from the search
+// alone (--follow 0), and brings in chunks the search did not rank.
+func TestContextFollowChangesOrder(t *testing.T) {
+	db := crawlSample(t)
+	order := func(follow string) []string {
+		_, out, errs := coderag(t, "context", "--db", db, "--json", "--budget", "20000", "--follow", follow, "place an order at checkout")
+		var p struct {
+			Chunks []struct {
+				ChunkID string `json:"chunk_id"`
+			} `json:"chunks"`
+		}
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatalf("%v: %s", err, errs)
+		}
+		var ids []string
+		for _, c := range p.Chunks {
+			ids = append(ids, c.ChunkID)
+		}
+		return ids
+	}
+	plain, followed := order("0"), order("0.3")
+	if strings.Join(plain, " ") == strings.Join(followed, " ") {
+		t.Error("--follow 0.3 packs the same chunks in the same order as --follow 0")
+	}
+	if code, _, _ := coderag(t, "context", "--db", db, "--follow", "1.5", "x"); code != 2 {
+		t.Errorf("--follow 1.5: exit %d, want 2", code)
 	}
 }

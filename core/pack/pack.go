@@ -221,22 +221,38 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 
 // fill packs the forced pieces, then the ranked ones: each whole if the
 // rendered pack still fits, else elided to the lines holding words, else
-// dropped. The services block is measured with the files, so the budget
-// holds for the whole output.
+// dropped. The services block (as many services as fit a quarter of the
+// budget) is measured with the files, so the budget holds for the whole
+// output.
 func (p *Pack) fill(forced, ranked []Piece, words []string) (Pack, error) {
-	if p.tokens() > p.Budget {
-		p.Services = nil // alone over the budget
+	// The services block may take a quarter of the budget, a service at
+	// a time; the evidence comes first.
+	all := p.Services
+	p.Services = nil
+	for _, sv := range all {
+		p.Services = append(p.Services, sv)
+		if p.tokens() > p.Budget/4 {
+			p.Services = p.Services[:len(p.Services)-1]
+			break
+		}
+	}
+	if len(p.Services) == 0 {
+		p.Services = nil
 	}
 	for _, it := range append(forced, ranked...) {
 		it.Text = it.Chunk.Text
 		if p.add(it) {
 			continue
 		}
-		if el, ok := elide(it.Chunk, words); ok {
-			it.Text, it.Elided = el, true
-			if p.add(it) {
-				continue
+		added := false
+		for level := 0; level < 3 && !added; level++ {
+			if el, ok := elide(it.Chunk, words, level); ok {
+				it.Text, it.Elided = el, true
+				added = p.add(it)
 			}
+		}
+		if added {
+			continue
 		}
 		p.Dropped = append(p.Dropped, Dropped{ChunkID: it.Chunk.ID, Location: it.Chunk.Location(), Reason: "budget"})
 	}
@@ -495,9 +511,11 @@ func preferred(p string, globs []string) bool {
 
 // elide keeps what tells a chunk apart when it does not fit whole: its
 // leading doc comment's first line, its signature line, the lines that
-// hold a query word with one line around them, and its last line; the
-// rest becomes ". . .". It reports false when nothing would be left out.
-func elide(c core.Chunk, words []string) (string, bool) {
+// hold a query word, and its last line; the rest becomes ". . .". Level 0
+// keeps a line around each matching line, level 1 the matching lines
+// alone, level 2 none of them (the signature and the ends only). It
+// reports false when nothing would be left out.
+func elide(c core.Chunk, words []string, level int) (string, bool) {
 	lines := strings.Split(c.Text, "\n")
 	if len(lines) < 4 {
 		return "", false
@@ -505,8 +523,11 @@ func elide(c core.Chunk, words []string) (string, bool) {
 	keep := make([]bool, len(lines))
 	sig := signatureLine(lines, c)
 	keep[sig] = true
-	if sig > 0 {
-		keep[0] = true // the doc comment's first line, or the heading
+	for i := 0; i < sig; i++ { // the doc comment's first line that says something
+		if wordy(lines[i]) {
+			keep[i] = true
+			break
+		}
 	}
 	lower := make([]string, 0, len(words))
 	for _, w := range words {
@@ -514,11 +535,15 @@ func elide(c core.Chunk, words []string) (string, bool) {
 			lower = append(lower, strings.ToLower(w))
 		}
 	}
+	around := 1 - level
 	for i, l := range lines {
+		if level == 2 {
+			break
+		}
 		ll := strings.ToLower(l)
 		for _, w := range lower {
 			if strings.Contains(ll, w) {
-				for k := max(i-1, 0); k <= min(i+1, len(lines)-1); k++ {
+				for k := max(i-around, 0); k <= min(i+around, len(lines)-1); k++ {
 					keep[k] = true
 				}
 				break
@@ -546,6 +571,21 @@ func elide(c core.Chunk, words []string) (string, bool) {
 		return "", false
 	}
 	return strings.Join(out, "\n"), true
+}
+
+// markupRE is comment markers and XML doc tags.
+var markupRE = regexp.MustCompile(`^[\s/*#"'-]+|<[^>]*>`)
+
+// wordy reports whether a comment line holds words, not only markers and
+// tags ("/// <summary>", "/**").
+func wordy(l string) bool {
+	letters := 0
+	for _, r := range markupRE.ReplaceAllString(l, "") {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			letters++
+		}
+	}
+	return letters >= 3
 }
 
 // commentLine matches a line that is a comment (or a decorator), not code.
