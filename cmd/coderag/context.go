@@ -68,7 +68,9 @@ the routes those chunks serve (in other services, with their evidence
 lines), then the best hits of the queries the change is decomposed into
 (its title or commit subjects, weight 1.0; per directory, the title within
 that directory, 0.8; per hunk, the identifiers of its changed lines, 1.2),
-run concurrently and fused; the services block gives the services whose
+run concurrently, fused and reranked by seed 003's path priorities
+(service, handler, api, auth code x1.3; tests, mocks, fixtures x0.8); the
+services block gives the services whose
 code changed, their blast radius and the callers of the changed routes. A
 QUESTION given with it is the change's intent.
 

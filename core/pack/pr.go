@@ -227,7 +227,8 @@ var commonWord = map[string]bool{"func": true, "return": true, "err": true, "nil
 // to half the budget), the indexed chunks it changes, the
 // callers of the routes those chunks serve (in other services, with the
 // evidence line), then the best hits of the queries the change is
-// decomposed into (run concurrently, fused by weight); the services
+// decomposed into (run concurrently, fused by weight, then reranked by
+// seed 003's path priorities); the services
 // block gives the services whose code changed with their blast radius.
 func BuildPR(ctx context.Context, s Searcher, st Store, g *graph.Graph, ch Change, o Options) (Pack, error) {
 	o = o.withDefaults()
@@ -329,7 +330,9 @@ func BuildPR(ctx context.Context, s Searcher, st Store, g *graph.Graph, ch Chang
 	var ranked []Piece
 	for id, sc := range score {
 		if !seen[id] {
-			ranked = append(ranked, Piece{Chunk: chunks[id], Score: sc})
+			// Seed 003's priority rerank: service, handler, api, auth
+			// code up, tests, mocks and fixtures down.
+			ranked = append(ranked, Piece{Chunk: chunks[id], Score: sc * search.PathPriority(chunks[id])})
 		}
 	}
 	sort.Slice(ranked, func(i, j int) bool {

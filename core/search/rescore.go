@@ -199,6 +199,14 @@ var (
 
 // pathPriority is the factor of a code chunk's path: low-priority words
 // win over high ones (a test of a handler is a test).
+// PathPriority is seed 003's priority of a code chunk by its path's words
+// (see Options.PathPriority): 1.3, 1.1, 0.8, or 1 for none and for chunks
+// that are not code.
+func PathPriority(c core.Chunk) float64 {
+	f, _ := pathPriority(c)
+	return f
+}
+
 func pathPriority(c core.Chunk) (float64, string) {
 	if !strings.HasPrefix(string(c.Corpus), "CODE_") {
 		return 1, ""
