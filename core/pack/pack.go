@@ -257,15 +257,15 @@ func (p *Pack) fill(forced, ranked []Piece, words []string) (Pack, error) {
 		p.Dropped = append(p.Dropped, Dropped{ChunkID: it.Chunk.ID, Location: it.Chunk.Location(), Reason: "budget"})
 	}
 	// Later drops lengthen the dropped count: make the whole fit again,
-	// taking out the services block, then the last pieces added.
+	// taking out the last pieces added, then the services block.
 	for p.tokens() > p.Budget {
-		if p.Services != nil {
-			p.Services = nil
+		if p.removeLast() {
 			continue
 		}
-		if !p.removeLast() {
+		if p.Services == nil {
 			break
 		}
+		p.Services = nil
 	}
 	// Name as many dropped items as still fit; the others are counted.
 	for p.shown < len(p.Dropped) {
@@ -647,14 +647,14 @@ func services(g *graph.Graph, pieces []Piece, query string) []Service {
 	ix := g.Index(0)
 	var out []Service
 	for i, n := range names {
-		out = append(out, describe(g, ix, n, asks && (i < named || named == 0 && i == 0)))
+		out = append(out, Describe(g, ix, n, asks && (i < named || named == 0 && i == 0)))
 	}
 	return out
 }
 
-// describe gives a service's neighbours and routes, and its blast radius
-// when blast is set.
-func describe(g *graph.Graph, ix *graph.Index, n string, blast bool) Service {
+// Describe gives a service's neighbours and routes, and its blast radius
+// when blast is set, as a pack's services block lists them.
+func Describe(g *graph.Graph, ix *graph.Index, n string, blast bool) Service {
 	s := Service{Name: n}
 	for _, e := range ix.Dependents(n) {
 		s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
