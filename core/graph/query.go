@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	dgraph "github.com/dominikbraun/graph"
+
+	"coderag/core"
 )
 
 // ErrNoService is returned for a service name the graph does not know.
@@ -41,14 +43,11 @@ func (g *Graph) Resolve(name string) (string, error) {
 	if s := g.Lookup(name); s != nil {
 		return s.Name, nil
 	}
-	var near []string
-	l := strings.ToLower(name)
-	for _, s := range g.Services {
-		if strings.Contains(strings.ToLower(s.Name), l) {
-			near = append(near, s.Name)
-		}
+	names := make([]string, len(g.Services))
+	for i, s := range g.Services {
+		names[i] = s.Name
 	}
-	if len(near) > 0 {
+	if near := core.Closest(name, names, 3); len(near) > 0 {
 		return "", fmt.Errorf("service %q: %w (did you mean %s?)", name, ErrNoService, strings.Join(near, ", "))
 	}
 	return "", fmt.Errorf("service %q: %w", name, ErrNoService)

@@ -71,7 +71,7 @@ func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filt
 				continue
 			}
 			msg := fmt.Sprintf("no %s %q in the index", c.field, v)
-			if near := closest(v, known, 3); len(near) > 0 {
+			if near := core.Closest(v, known, 3); len(near) > 0 {
 				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 			} else if len(known) == 0 {
 				msg += " (no chunk belongs to a " + c.field + ")"
@@ -80,61 +80,6 @@ func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filt
 		}
 	}
 	return nil
-}
-
-// closest returns up to n of names nearest to s: those that contain it or
-// that it contains first, then by edit distance (at most a third of the
-// longer name).
-func closest(s string, names []string, n int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	ls := strings.ToLower(s)
-	var cs []cand
-	for _, name := range names {
-		ln := strings.ToLower(name)
-		d := editDistance(ls, ln)
-		if strings.Contains(ln, ls) || strings.Contains(ls, ln) {
-			d = 0
-		}
-		if d <= max(len(ls), len(ln), 3)/3 {
-			cs = append(cs, cand{name, d})
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	var out []string
-	for i := 0; i < len(cs) && i < n; i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
-}
-
-// editDistance is the optimal-string-alignment distance of two strings,
-// by bytes: insertions, deletions, substitutions and swaps of neighbours
-// (crat for cart) cost one.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // Options tune an Engine. The zero value uses the defaults.
