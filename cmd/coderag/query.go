@@ -145,6 +145,14 @@ type jsonHit struct {
 	Explain       core.Explain    `json:"explain"`
 }
 
+// toJSONHit is a hit as query --json (and the MCP search tool) print it.
+func toJSONHit(h core.Hit) jsonHit {
+	c := h.Chunk
+	return jsonHit{ChunkID: c.ID, FilePath: c.FilePath, LineStart: c.LineStart, LineEnd: c.LineEnd,
+		CorpusType: string(c.Corpus), Language: c.Language, SymbolName: c.SymbolName, RepoName: c.RepoName,
+		ServiceName: c.ServiceName, Score: h.Score, Text: c.Text, ContextPrefix: c.ContextPrefix, Lists: h.Lists, Explain: h.Explain}
+}
+
 // filterFlags turns the filter flags into query syntax, so that flags and
 // text go through one parser and one set of error messages.
 func (o *queryOptions) filterText() string {
@@ -197,10 +205,7 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		}{Query: full, Text: res.Text, TookMS: float64(res.Took.Microseconds()) / 1000, Lists: res.Lists, Reranker: res.Reranker,
 			Warnings: res.Warnings, Dropped: res.Dropped, Hits: []jsonHit{}}
 		for _, h := range res.Hits {
-			c := h.Chunk
-			out.Hits = append(out.Hits, jsonHit{ChunkID: c.ID, FilePath: c.FilePath, LineStart: c.LineStart, LineEnd: c.LineEnd,
-				CorpusType: string(c.Corpus), Language: c.Language, SymbolName: c.SymbolName, RepoName: c.RepoName,
-				ServiceName: c.ServiceName, Score: h.Score, Text: c.Text, ContextPrefix: c.ContextPrefix, Lists: h.Lists, Explain: h.Explain})
+			out.Hits = append(out.Hits, toJSONHit(h))
 		}
 		enc := json.NewEncoder(io.out)
 		enc.SetEscapeHTML(false)

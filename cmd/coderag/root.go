@@ -42,6 +42,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newCrawlCmd(io, &dbPath),
 		newQueryCmd(io, &dbPath),
 		newContextCmd(io, &dbPath),
+		newMCPCmd(io, &dbPath),
 		newStatsCmd(io, &dbPath),
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),

@@ -351,7 +351,7 @@ func BuildPR(ctx context.Context, s Searcher, st Store, g *graph.Graph, ch Chang
 			if g.Service(n) == nil {
 				continue
 			}
-			sv := describe(g, ix, n, true)
+			sv := Describe(g, ix, n, true)
 			for _, c := range callers {
 				if strings.Contains(c, " "+n+" ") || strings.HasPrefix(c, n+" ") {
 					continue
