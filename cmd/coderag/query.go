@@ -145,6 +145,26 @@ type jsonHit struct {
 	Explain       core.Explain    `json:"explain"`
 }
 
+// queryResultJSON is a search result as query --json prints it (and the HTTP
+// API's /v1/search answers).
+func queryResultJSON(full string, res search.Result) any {
+	out := struct {
+		Query    string    `json:"query"`
+		Text     string    `json:"text"`
+		TookMS   float64   `json:"took_ms"`
+		Lists    []string  `json:"lists"`
+		Reranker string    `json:"reranker,omitempty"`
+		Warnings []string  `json:"warnings,omitempty"`
+		Dropped  []string  `json:"dropped_terms,omitempty"`
+		Hits     []jsonHit `json:"hits"`
+	}{Query: full, Text: res.Text, TookMS: float64(res.Took.Microseconds()) / 1000, Lists: res.Lists, Reranker: res.Reranker,
+		Warnings: res.Warnings, Dropped: res.Dropped, Hits: []jsonHit{}}
+	for _, h := range res.Hits {
+		out.Hits = append(out.Hits, toJSONHit(h))
+	}
+	return out
+}
+
 // toJSONHit is a hit as query --json (and the MCP search tool) print it.
 func toJSONHit(h core.Hit) jsonHit {
 	c := h.Chunk
@@ -193,20 +213,7 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		res.Warnings = append([]string{warn}, res.Warnings...)
 	}
 	if o.json {
-		out := struct {
-			Query    string    `json:"query"`
-			Text     string    `json:"text"`
-			TookMS   float64   `json:"took_ms"`
-			Lists    []string  `json:"lists"`
-			Reranker string    `json:"reranker,omitempty"`
-			Warnings []string  `json:"warnings,omitempty"`
-			Dropped  []string  `json:"dropped_terms,omitempty"`
-			Hits     []jsonHit `json:"hits"`
-		}{Query: full, Text: res.Text, TookMS: float64(res.Took.Microseconds()) / 1000, Lists: res.Lists, Reranker: res.Reranker,
-			Warnings: res.Warnings, Dropped: res.Dropped, Hits: []jsonHit{}}
-		for _, h := range res.Hits {
-			out.Hits = append(out.Hits, toJSONHit(h))
-		}
+		out := queryResultJSON(full, res)
 		enc := json.NewEncoder(io.out)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)

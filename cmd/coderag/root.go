@@ -43,6 +43,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newQueryCmd(io, &dbPath),
 		newContextCmd(io, &dbPath),
 		newMCPCmd(io, &dbPath),
+		newServeCmd(io, &dbPath),
 		newStatsCmd(io, &dbPath),
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),
