@@ -40,15 +40,22 @@ the MCP tools of 'coderag mcp' over streamable HTTP at /mcp.
   POST /v1/pr-context                    {"diff", "title", "budget", "format"}
   GET  /v1/graph?service=&depth=         the graph, or a service's neighbourhood
   GET  /v1/services/{name}/blast-radius  what breaks when it is down (?depth=)
+  POST /v1/index                         crawl the index's sources again (202)
+  POST /v1/index/update                  crawl the files that changed (202)
+  GET  /v1/crawls/{id}                   progress and result (SSE with
+                                         Accept: text/event-stream)
   GET  /v1/openapi.json                  this API as OpenAPI 3.1
   *    /mcp                              MCP, streamable HTTP
 
 Errors are JSON: {"error": {"code": "bad_request", "message": "..."}}.
 It binds to loopback by default. A bearer token (--token-file, or
 CODERAG_TOKEN) is required for any other address; when one is set every
-request but /health must carry 'Authorization: Bearer TOKEN'. Request
-bodies are limited to 8 MB and requests to 60 s; queries keep working
-while a crawl writes the index (WAL). It only reads the index.`
+request but /health must carry 'Authorization: Bearer TOKEN'. The write
+endpoints (the crawls) need a token to be set; one crawl runs at a time
+(409 while one runs, or while a CLI crawl holds the index), and stopping
+the server cancels it at a transaction's end. Request bodies are limited
+to 8 MB and requests to 60 s; queries keep working while a crawl writes
+the index (WAL).`
 
 func newServeCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &serveOptions{db: db}
@@ -132,7 +139,9 @@ func badRequest(format string, args ...any) error {
 	return &apiError{http.StatusBadRequest, "bad_request", fmt.Sprintf(format, args...)}
 }
 
-// newAPI opens the index and returns the HTTP handler of serve.
+// newAPI opens the index and returns the HTTP handler of serve. Crawls it
+// starts run under ctx; the close function cancels a running one and
+// waits for it to end its transaction.
 func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, token string) (http.Handler, func(), error) {
 	db, eng, warn, err := openSearch(ctx, path, ef, rf)
 	if err != nil {
@@ -143,13 +152,18 @@ func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, t
 		db.Close()
 		return nil, nil, err
 	}
-	a := &api{db: db, eng: eng, warn: warn, path: path}
+	cctx, cancel := context.WithCancel(ctx)
+	a := &api{db: db, eng: eng, warn: warn, path: path, writable: token != "",
+		crawls: &crawls{path: path, base: cctx, jobs: map[int]*crawlJob{}}}
 	routes := a.routes()
 	mux := http.NewServeMux()
 	for _, rt := range routes {
 		mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) {
 			r.Body = http.MaxBytesReader(w, r.Body, 8<<20)
-			ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
+			ctx, cancel := r.Context(), context.CancelFunc(func() {})
+			if r.Header.Get("Accept") != "text/event-stream" { // a stream lasts the crawl
+				ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+			}
 			defer cancel()
 			if err := rt.handle(w, r.WithContext(ctx)); err != nil {
 				writeError(w, err)
@@ -165,7 +179,7 @@ func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, t
 	if token != "" {
 		h = requireToken(token, mux)
 	}
-	return h, func() { mcpClose(); db.Close() }, nil
+	return h, func() { cancel(); a.crawls.wg.Wait(); mcpClose(); db.Close() }, nil
 }
 
 // requireToken lets through requests carrying the bearer token, and
@@ -187,6 +201,10 @@ type api struct {
 	eng  *search.Engine
 	warn string
 	path string
+	// writable: a token is set, so the write endpoints are open to
+	// whoever holds it.
+	writable bool
+	crawls   *crawls
 }
 
 func (a *api) routes() []apiRoute {
@@ -197,6 +215,9 @@ func (a *api) routes() []apiRoute {
 		{"POST", "/v1/pr-context", "a context pack for a change", `diff (string, a unified diff, required), title (string), budget, format`, a.prContext},
 		{"GET", "/v1/graph", "the service graph, or a service's neighbourhood (?service=&depth=)", "", a.graph},
 		{"GET", "/v1/services/{name}/blast-radius", "what breaks when a service is down (?depth=)", "", a.blast},
+		{"POST", "/v1/index", "crawl the index's sources again, whole (202; one at a time; needs the token)", "", a.startCrawl(false)},
+		{"POST", "/v1/index/update", "crawl the files that changed (202; one at a time; needs the token)", "", a.startCrawl(true)},
+		{"GET", "/v1/crawls/{id}", "a crawl's progress and result; server-sent events with Accept: text/event-stream", "", a.crawlStatus},
 	}
 }
 
@@ -457,8 +478,10 @@ func openAPI(routes []apiRoute) map[string]any {
 			op["requestBody"] = map[string]any{"required": true, "description": rt.body,
 				"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}}
 		}
-		if strings.Contains(rt.path, "{name}") {
-			op["parameters"] = []any{map[string]any{"name": "name", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
+		for _, param := range []string{"name", "id"} {
+			if strings.Contains(rt.path, "{"+param+"}") {
+				op["parameters"] = []any{map[string]any{"name": param, "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
+			}
 		}
 		item, _ := paths[rt.path].(map[string]any)
 		if item == nil {

@@ -229,3 +229,55 @@ func TestServeDuringCrawl(t *testing.T) {
 		t.Errorf("%d requests during the crawl, %d failed: %v", requests, len(failures), failures[:min(len(failures), 3)])
 	}
 }
+
+// TestServeCrawl: the write endpoints need a token; a crawl started over
+// HTTP runs one at a time (409 for a second), streams its progress as
+// server-sent events and ends with its result.
+func TestServeCrawl(t *testing.T) {
+	db := sampleCopy(t)
+	open := startAPI(t, db, "")
+	if status, out := call(t, open, "POST", "/v1/index", "", ""); status != 403 || !strings.Contains(js(out), "token") {
+		t.Errorf("a crawl without a token set: %d %v", status, out)
+	}
+	srv := startAPI(t, db, "tok")
+	status, out := call(t, srv, "POST", "/v1/index", "", "tok")
+	if status != 202 || out["id"] == nil {
+		t.Fatalf("POST /v1/index: %d %v", status, out)
+	}
+	id := int(out["id"].(float64))
+	if status, out := call(t, srv, "POST", "/v1/index/update", "", "tok"); status != 409 || !strings.Contains(js(out), "is running") {
+		t.Errorf("a second crawl while one runs: %d %v", status, out)
+	}
+	req, _ := http.NewRequest("GET", fmt.Sprintf("%s/v1/crawls/%d", srv.URL, id), nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer tok")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body) // until the crawl ends
+	resp.Body.Close()
+	stream := string(body)
+	i := strings.Index(stream, "event: done\ndata: ")
+	if resp.Header.Get("Content-Type") != "text/event-stream" || i < 0 {
+		t.Fatalf("no done event in the stream:\n%s", stream)
+	}
+	var done struct {
+		Status string `json:"status"`
+		Files  int    `json:"files"`
+		Chunks int    `json:"chunks"`
+	}
+	json.Unmarshal([]byte(strings.SplitN(stream[i+len("event: done\ndata: "):], "\n", 2)[0]), &done)
+	if done.Status != "ok" || done.Files == 0 || done.Chunks == 0 {
+		t.Errorf("crawl result %+v\n%s", done, stream)
+	}
+	if status, out := call(t, srv, "GET", fmt.Sprintf("/v1/crawls/%d", id), "", "tok"); status != 200 || out["status"] != "ok" {
+		t.Errorf("GET the finished crawl: %d %v", status, out)
+	}
+	if status, _ := call(t, srv, "GET", "/v1/crawls/99", "", "tok"); status != 404 {
+		t.Errorf("an unknown crawl: %d", status)
+	}
+	if status, out := call(t, srv, "POST", "/v1/index/update", "", "tok"); status != 202 {
+		t.Errorf("an update after the crawl ended: %d %v", status, out)
+	}
+}

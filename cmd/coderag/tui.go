@@ -180,6 +180,13 @@ func (s *searchers) engine(ctx context.Context) (*search.Engine, string, error) 
 // recrawl is the app's incremental re-crawl of the sources the index
 // holds, with the embedder it was built with.
 func recrawl(dbPath string) tui.CrawlFunc {
+	return storedCrawl(dbPath, true, "tui re-crawl")
+}
+
+// storedCrawl crawls the sources a database holds again, with the
+// embedder its vectors come from: incrementally (files whose content
+// changed) or whole. args is recorded with the run.
+func storedCrawl(dbPath string, incremental bool, args string) func(context.Context, func(core.Event)) (ingest.Summary, error) {
 	return func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
 		unlock, err := sqlite.LockCrawl(ctx, dbPath, false)
 		if err != nil {
@@ -202,7 +209,7 @@ func recrawl(dbPath string) tui.CrawlFunc {
 		if err != nil {
 			return ingest.Summary{}, err
 		}
-		return ingest.New(db, ingest.Options{Progress: progress, Incremental: true, Embed: eo, Args: "tui re-crawl"}).Run(ctx, sources)
+		return ingest.New(db, ingest.Options{Progress: progress, Incremental: incremental, Embed: eo, Args: args}).Run(ctx, sources)
 	}
 }
 

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"coderag/core"
+	"coderag/sqlite"
+)
+
+// crawls runs the crawls the HTTP API starts, one at a time, and keeps
+// what they did for GET /v1/crawls/{id}.
+type crawls struct {
+	path string
+	// base is cancelled at shutdown; wg waits for a running crawl to
+	// finish its transaction.
+	base context.Context
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	jobs    map[int]*crawlJob
+	running *crawlJob
+	nextID  int
+}
+
+// crawlJob is one crawl the API started.
+type crawlJob struct {
+	ID          int       `json:"id"`
+	Incremental bool      `json:"incremental"`
+	Status      string    `json:"status"` // running, ok, failed
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished,omitzero"`
+	Phase       string    `json:"phase,omitempty"`
+	Source      string    `json:"source,omitempty"`
+	FilesDone   int       `json:"files_done"`
+	FilesTotal  int       `json:"files_total"`
+	Skipped     int       `json:"skipped"`
+	Files       int       `json:"files"`
+	Chunks      int       `json:"chunks"`
+	Error       string    `json:"error,omitempty"`
+
+	// changed is closed and replaced whenever the job moves, so that
+	// event streams wake up.
+	changed chan struct{}
+}
+
+// start begins a crawl of the index's sources, unless one is running.
+func (c *crawls) start(incremental bool) (*crawlJob, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running != nil {
+		return nil, &apiError{http.StatusConflict, "crawl_running", fmt.Sprintf("crawl %d is running (GET /v1/crawls/%d)", c.running.ID, c.running.ID)}
+	}
+	if sqlite.CrawlAlive(c.path) {
+		return nil, &apiError{http.StatusConflict, "crawl_running", "another process is crawling " + c.path}
+	}
+	c.nextID++
+	j := &crawlJob{ID: c.nextID, Incremental: incremental, Status: "running", Started: time.Now().UTC(), changed: make(chan struct{})}
+	c.jobs[j.ID] = j
+	c.running = j
+	c.wg.Add(1)
+	run := storedCrawl(c.path, incremental, "serve: POST /v1/index")
+	go func() {
+		defer c.wg.Done()
+		sum, err := run(c.base, func(e core.Event) { c.event(j, e) })
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		j.Status, j.Finished = "ok", time.Now().UTC()
+		for _, s := range sum.Sources {
+			j.Files += s.Files
+			j.Chunks += s.ChunkCount()
+		}
+		if err != nil {
+			j.Status, j.Error = "failed", err.Error()
+		} else if sum.Failed() {
+			j.Status = "failed"
+			for _, s := range sum.Sources {
+				if s.Err != nil {
+					j.Error = s.Err.Error()
+				}
+			}
+		}
+		c.running = nil
+		close(j.changed)
+	}()
+	return j, nil
+}
+
+// event records a crawl's progress.
+func (c *crawls) event(j *crawlJob, e core.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	j.Phase, j.Source = string(e.Phase), e.Source
+	switch e.Kind {
+	case core.EventProgress:
+		j.FilesDone, j.FilesTotal = e.FilesDone, e.FilesTotal
+	case core.EventSkip:
+		j.Skipped++
+	}
+	close(j.changed)
+	j.changed = make(chan struct{})
+}
+
+// get returns a copy of a job and the channel its next change closes.
+func (c *crawls) get(id int) (crawlJob, <-chan struct{}, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	j, ok := c.jobs[id]
+	if !ok {
+		return crawlJob{}, nil, false
+	}
+	return *j, j.changed, true
+}
+
+func (a *api) startCrawl(incremental bool) func(w http.ResponseWriter, r *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if !a.writable {
+			return &apiError{http.StatusForbidden, "token_required", "the write endpoints need a token: start serve with --token-file or CODERAG_TOKEN"}
+		}
+		j, err := a.crawls.start(incremental)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Location", fmt.Sprintf("/v1/crawls/%d", j.ID))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		json.NewEncoder(w).Encode(map[string]any{"id": j.ID, "status": j.Status, "progress": fmt.Sprintf("/v1/crawls/%d", j.ID)})
+		return nil
+	}
+}
+
+// crawlStatus answers with a crawl's state, or, asked for
+// text/event-stream, streams it as server-sent events until it ends.
+func (a *api) crawlStatus(w http.ResponseWriter, r *http.Request) error {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil {
+		return badRequest("crawl id %q is not a number", r.PathValue("id"))
+	}
+	j, changed, ok := a.crawls.get(id)
+	if !ok {
+		return &apiError{http.StatusNotFound, "no_such_crawl", fmt.Sprintf("no crawl %d since this server started", id)}
+	}
+	if r.Header.Get("Accept") != "text/event-stream" {
+		writeJSON(w, j)
+		return nil
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		return fmt.Errorf("streaming is not supported here")
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	http.NewResponseController(w).SetWriteDeadline(time.Time{}) // a stream lasts the crawl
+	for {
+		b, _ := json.Marshal(j)
+		kind := "progress"
+		if j.Status != "running" {
+			kind = "done"
+		}
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", kind, b)
+		fl.Flush()
+		if kind == "done" {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return nil
+		}
+		// At most ten events a second.
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-r.Context().Done():
+			return nil
+		}
+		j, changed, _ = a.crawls.get(id)
+	}
+}
