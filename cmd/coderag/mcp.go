@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,6 +16,7 @@ import (
 	"coderag/core/graph"
 	"coderag/core/pack"
 	"coderag/core/search"
+	"coderag/sqlite"
 )
 
 type mcpOptions struct {
@@ -26,7 +31,9 @@ Protocol, on standard input and output (the official Go SDK): register
 
 Tools (each with a JSON schema): search, context, graph_service,
 blast_radius, path_between, explain_hit, stats. Resources: a chunk as
-coderag://chunk/{id}. It only reads the index.`
+coderag://chunk/{id}; lines of an indexed file as
+coderag://file/{repo}/{path}?lines=10-40 (read from its source). It only
+reads the index.`
 
 func newMCPCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &mcpOptions{db: db}
@@ -262,7 +269,74 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain",
 				Text: c.Location() + "\n" + c.Text}}}, nil
 		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "file", URITemplate: "coderag://file/{repo}/{+path}{?lines}", MIMEType: "text/plain",
+		Description: "Lines of an indexed file, read from its source: coderag://file/REPO/PATH?lines=10-40 (all lines without ?lines)"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			text, err := fileSlice(ctx, db, req.Params.URI)
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
+		})
 	return s, func() { db.Close() }, nil
+}
+
+// fileSlice reads the lines a coderag://file/REPO/PATH?lines=A-B URI
+// names from the source the index crawled them from; the path must be a
+// file the index holds.
+func fileSlice(ctx context.Context, db *sqlite.DB, uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", mcp.ResourceNotFoundError(uri)
+	}
+	repo, rel, _ := strings.Cut(strings.TrimPrefix(u.Host+u.Path, "file/"), "/")
+	if u.Host != "file" {
+		repo, rel, _ = strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return "", err
+	}
+	root := ""
+	for _, s := range st.Sources {
+		if s.Name == repo {
+			root = s.Path
+		}
+	}
+	if root == "" || rel == "" {
+		return "", mcp.ResourceNotFoundError(uri)
+	}
+	cs, err := db.FileChunks(ctx, rel, 1)
+	if err != nil || len(cs) == 0 || cs[0].FilePath != rel {
+		return "", mcp.ResourceNotFoundError(uri) // only files the index holds
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", fmt.Errorf("read %s/%s: %w", repo, rel, err)
+	}
+	lines := strings.Split(string(data), "\n")
+	from, to := 1, len(lines)
+	if l := u.Query().Get("lines"); l != "" {
+		a, b, _ := strings.Cut(l, "-")
+		if from, err = strconv.Atoi(a); err != nil || from < 1 {
+			return "", fmt.Errorf("lines=%s: want FROM-TO", l)
+		}
+		to = from
+		if b != "" {
+			if to, err = strconv.Atoi(b); err != nil || to < from {
+				return "", fmt.Errorf("lines=%s: want FROM-TO", l)
+			}
+		}
+	}
+	if from > len(lines) {
+		return "", fmt.Errorf("%s/%s has %d lines", repo, rel, len(lines))
+	}
+	to = min(to, len(lines))
+	var b strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&b, "%d\t%s\n", i, lines[i-1])
+	}
+	return b.String(), nil
 }
 
 // hops are graph hops as the tools return them.

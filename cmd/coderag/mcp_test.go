@@ -86,6 +86,13 @@ func callAll(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "RedisConnectionException") {
 		t.Errorf("read chunk resource: %v %+v", err, res)
 	}
+	res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "coderag://file/platform/services/cart/Controllers/CartController.cs?lines=27-28"})
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "27\t    [HttpGet(\"{userId}\")]\n28\t    public async Task<ActionResult<ShoppingCart>> GetCart(string userId)\n" {
+		t.Errorf("read file slice: %v %+v", err, res)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "coderag://file/platform/../../etc/passwd"}); err == nil {
+		t.Error("a path outside the index was read")
+	}
 }
 
 func jsonText(v any) string {

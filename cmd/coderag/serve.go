@@ -42,6 +42,7 @@ the MCP tools of 'coderag mcp' over streamable HTTP at /mcp.
   GET  /v1/services/{name}/blast-radius  what breaks when it is down (?depth=)
   POST /v1/index                         crawl the index's sources again (202)
   POST /v1/index/update                  crawl the files that changed (202)
+  DELETE /v1/index/files                 {"source", "paths"}: remove files
   GET  /v1/crawls/{id}                   progress and result (SSE with
                                          Accept: text/event-stream)
   GET  /v1/openapi.json                  this API as OpenAPI 3.1
@@ -217,6 +218,7 @@ func (a *api) routes() []apiRoute {
 		{"GET", "/v1/services/{name}/blast-radius", "what breaks when a service is down (?depth=)", "", a.blast},
 		{"POST", "/v1/index", "crawl the index's sources again, whole (202; one at a time; needs the token)", "", a.startCrawl(false)},
 		{"POST", "/v1/index/update", "crawl the files that changed (202; one at a time; needs the token)", "", a.startCrawl(true)},
+		{"DELETE", "/v1/index/files", "remove files of a source from the index (needs the token)", `source (string, required), paths (array of strings, required)`, a.deleteFiles},
 		{"GET", "/v1/crawls/{id}", "a crawl's progress and result; server-sent events with Accept: text/event-stream", "", a.crawlStatus},
 	}
 }

@@ -281,3 +281,31 @@ func TestServeCrawl(t *testing.T) {
 		t.Errorf("an update after the crawl ended: %d %v", status, out)
 	}
 }
+
+// TestServeDeleteFiles: DELETE /v1/index/files removes a source's files
+// from the index (they stop being found) and reports paths it does not
+// hold; it needs a token, and names the closest source for a typo.
+func TestServeDeleteFiles(t *testing.T) {
+	db := sampleCopy(t)
+	if status, _ := call(t, startAPI(t, db, ""), "DELETE", "/v1/index/files", `{"source": "platform", "paths": ["x"]}`, ""); status != 403 {
+		t.Errorf("without a token set: %d", status)
+	}
+	srv := startAPI(t, db, "tok")
+	found := func() bool {
+		_, out := call(t, srv, "POST", "/v1/search", `{"query": "RedisConnectionException", "k": 20}`, "tok")
+		return strings.Contains(js(out), `"file_path":"docs/runbooks/cart-redis-outage.md"`)
+	}
+	if !found() {
+		t.Fatal("the runbook is not found before the delete")
+	}
+	status, out := call(t, srv, "DELETE", "/v1/index/files", `{"source": "platform", "paths": ["docs/runbooks/cart-redis-outage.md", "nope.md"]}`, "tok")
+	if status != 200 || js(out["deleted"]) != "[\"docs/runbooks/cart-redis-outage.md\"]\n" || js(out["not_in_index"]) != "[\"nope.md\"]\n" {
+		t.Fatalf("DELETE: %d %v", status, out)
+	}
+	if found() {
+		t.Error("the deleted runbook is still found")
+	}
+	if status, out := call(t, srv, "DELETE", "/v1/index/files", `{"source": "platfrom", "paths": ["a"]}`, "tok"); status != 404 || !strings.Contains(js(out), "did you mean platform") {
+		t.Errorf("a mistyped source: %d %v", status, out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -180,4 +181,87 @@ func (a *api) crawlStatus(w http.ResponseWriter, r *http.Request) error {
 		}
 		j, changed, _ = a.crawls.get(id)
 	}
+}
+
+// deleteFiles removes files from a source of the index, in one
+// transaction under the crawl lock: DELETE /v1/index/files with
+// {"source": NAME, "paths": [PATH, ...]}. Paths the source does not hold
+// are reported, not an error; the service graph is rebuilt by the next
+// crawl when a deleted file mattered to it.
+func (a *api) deleteFiles(w http.ResponseWriter, r *http.Request) error {
+	if !a.writable {
+		return &apiError{http.StatusForbidden, "token_required", "the write endpoints need a token: start serve with --token-file or CODERAG_TOKEN"}
+	}
+	var in struct {
+		Source string   `json:"source"`
+		Paths  []string `json:"paths"`
+	}
+	if err := decode(r, &in); err != nil {
+		return err
+	}
+	if in.Source == "" || len(in.Paths) == 0 {
+		return badRequest("source and paths are required")
+	}
+	ctx := r.Context()
+	st, err := a.db.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	var src *core.Source
+	var names []string
+	for _, s := range st.Sources {
+		names = append(names, s.Name)
+		if s.Name == in.Source {
+			src = &core.Source{Kind: s.Kind, Path: s.Path, Name: s.Name}
+		}
+	}
+	if src == nil {
+		msg := fmt.Sprintf("no source %q in the index", in.Source)
+		if near := core.Closest(in.Source, names, 3); len(near) > 0 {
+			msg += " (did you mean " + strings.Join(near, ", ") + "?)"
+		}
+		return &apiError{http.StatusNotFound, "no_such_source", msg}
+	}
+	unlock, err := sqlite.LockCrawl(ctx, a.path, false)
+	if err != nil {
+		return &apiError{http.StatusConflict, "crawl_running", err.Error()}
+	}
+	defer unlock()
+	run, err := a.db.StartRun(ctx, "serve: DELETE /v1/index/files")
+	if err != nil {
+		return err
+	}
+	rec := core.CrawlRun{Status: "failed", Sources: 1}
+	defer func() { a.db.FinishRun(context.WithoutCancel(ctx), run, rec) }()
+	up, err := a.db.BeginSourceUpdate(ctx, run, *src)
+	if err != nil {
+		rec.Error = err.Error()
+		return err
+	}
+	stored, err := up.StoredFiles(ctx)
+	if err != nil {
+		up.Rollback()
+		rec.Error = err.Error()
+		return err
+	}
+	deleted, missing := []string{}, []string{}
+	for _, p := range in.Paths {
+		if _, ok := stored[p]; !ok {
+			missing = append(missing, p)
+			continue
+		}
+		if err := up.DeleteFile(ctx, p); err != nil {
+			up.Rollback()
+			rec.Error = err.Error()
+			return err
+		}
+		deleted = append(deleted, p)
+	}
+	if err := up.Commit(ctx); err != nil {
+		rec.Error = err.Error()
+		return err
+	}
+	rec.Status = "ok"
+	writeJSON(w, map[string]any{"source": in.Source, "deleted": deleted, "not_in_index": missing})
+	return nil
 }
