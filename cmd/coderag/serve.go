@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"coderag/core/embed"
 	"coderag/core/graph"
 	"coderag/core/pack"
 	"coderag/core/search"
@@ -153,8 +154,14 @@ func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, t
 		db.Close()
 		return nil, nil, err
 	}
+	emb, _, err := ef.queryEmbedder(ctx, db) // for /health's reachability probe
+	if err != nil {
+		db.Close()
+		mcpClose()
+		return nil, nil, err
+	}
 	cctx, cancel := context.WithCancel(ctx)
-	a := &api{db: db, eng: eng, warn: warn, path: path, writable: token != "",
+	a := &api{db: db, eng: eng, emb: emb, warn: warn, path: path, writable: token != "",
 		crawls: &crawls{path: path, base: cctx, jobs: map[int]*crawlJob{}}}
 	routes := a.routes()
 	mux := http.NewServeMux()
@@ -200,6 +207,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 type api struct {
 	db   *sqlite.DB
 	eng  *search.Engine
+	emb  embed.Embedder // nil without dense search
 	warn string
 	path string
 	// writable: a token is set, so the write endpoints are open to
@@ -211,7 +219,7 @@ type api struct {
 func (a *api) routes() []apiRoute {
 	return []apiRoute{
 		{"GET", "/health", "the index: schema, counts, embedder, last crawl", "", a.health},
-		{"POST", "/v1/search", "search, as coderag query --json", `query (string, required), k (integer, default 10)`, a.search},
+		{"POST", "/v1/search", "search, as coderag query --json", `query (string, required), k (integer, default 10); filters as arrays of strings: type, service, repo, lang, path`, a.search},
 		{"POST", "/v1/context", "a context pack for a question", `query (string, required), budget (integer), format (xml|markdown|json), follow (0..1)`, a.context},
 		{"POST", "/v1/pr-context", "a context pack for a change", `diff (string, a unified diff, required), title (string), budget, format`, a.prContext},
 		{"GET", "/v1/graph", "the service graph, or a service's neighbourhood (?service=&depth=)", "", a.graph},
@@ -243,9 +251,19 @@ func (a *api) health(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := map[string]any{"status": "ok", "db": a.path, "schema": st.SchemaVersion, "chunks": st.Chunks, "files": st.Files,
-		"sources": len(st.Sources), "vectors": st.Vectors, "embedder": st.Embedder.ID, "dense_search": a.warn == ""}
+		"sources": len(st.Sources), "vectors": st.Vectors, "embedder": st.Embedder.ID, "dense_search": a.warn == "" && a.emb != nil}
 	if a.warn != "" {
 		out["dense_search_off"] = a.warn
+	}
+	if a.emb != nil {
+		// Embed a word, as a query would: a server that is down says so.
+		pctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		_, err := a.emb.Embed(pctx, embed.Query, []string{"health"})
+		cancel()
+		out["embedder_reachable"] = err == nil
+		if err != nil {
+			out["embedder_error"] = err.Error()
+		}
 	}
 	if st.LastRun != nil {
 		out["last_crawl"] = map[string]any{"id": st.LastRun.ID, "status": st.LastRun.Status, "started": st.LastRun.Started, "finished": st.LastRun.Finished}
@@ -258,6 +276,12 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Query string `json:"query"`
 		K     int    `json:"k"`
+		// Filters, as query's flags: alternatives within one.
+		Type    []string `json:"type"`
+		Service []string `json:"service"`
+		Repo    []string `json:"repo"`
+		Lang    []string `json:"lang"`
+		Path    []string `json:"path"`
 	}
 	if err := decode(r, &in); err != nil {
 		return err
@@ -265,6 +289,8 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(in.Query) == "" {
 		return badRequest("query is required")
 	}
+	filters := (&queryOptions{types: in.Type, service: in.Service, repo: in.Repo, lang: in.Lang, path: in.Path}).filterText()
+	in.Query = strings.TrimSpace(in.Query + " " + filters)
 	if in.K < 0 || in.K > 200 {
 		return badRequest("k must be between 1 and 200, got %d", in.K)
 	}

@@ -37,7 +37,7 @@ func sampleCopy(t *testing.T) string {
 }
 
 // startAPI serves a database on a loopback port.
-func startAPI(t *testing.T, db, token string) *httptest.Server {
+func startAPI(t testing.TB, db, token string) *httptest.Server {
 	t.Helper()
 	h, closeFn, err := newAPI(context.Background(), db, &embedFlags{}, &rerankFlags{}, token)
 	if err != nil {
@@ -86,7 +86,9 @@ func TestServeAPI(t *testing.T) {
 		status             int
 		want               string // a piece of the JSON answer
 	}{
-		{"GET", "/health", "", 200, `"status":"ok"`},
+		{"GET", "/health", "", 200, `"embedder_reachable":true`},
+		{"POST", "/v1/search", `{"query": "redis", "type": ["runbook"], "k": 3}`, 200, `"corpus_type":"DOC_RUNBOOK"`},
+		{"POST", "/v1/search", `{"query": "redis", "service": ["kart"]}`, 400, `did you mean cart`},
 		{"POST", "/v1/search", `{"query": "RedisConnectionException", "k": 3}`, 200, `"file_path":"docs/runbooks/cart-redis-outage.md"`},
 		{"POST", "/v1/search", `{"query": ""}`, 400, `query is required`},
 		{"POST", "/v1/search", `{"query": "x", "limit": 3}`, 400, `unknown field`},
