@@ -86,7 +86,7 @@ bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./tui/
-	$(GO) test -tags $(TAGS) -run '^$$' -bench Crawl50MB -benchtime 1x -timeout 30m ./cmd/coderag
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'Crawl50MB|ServeSearch' -benchtime 1x -timeout 30m ./cmd/coderag
 
 # eval crawls the sample into its own database and runs the sample
 # questions in every search mode (the table in docs/eval.md).
