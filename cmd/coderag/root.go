@@ -8,19 +8,25 @@ import (
 )
 
 const rootLong = `coderag indexes a company's services into one SQLite file and searches all
-of it at once: source code (Go, C#, Python, TypeScript, JavaScript, Java),
+of it at once: source code (Go, C#, Python, TypeScript, JavaScript, Java,
+PHP, Rust),
 the deploy and config files that wire services together, READMEs, runbooks
 and ADRs, Slack exports, meeting transcripts and Google Docs exports. The
 file holds the chunks, two full-text indexes (a code-aware one that splits
 getUserProfile, get_user_profile and user-profile alike, and a stemmed one
-for prose), the service graph built from the code and deploy files, and room
-for vectors.
+for prose), the service graph built from the code and deploy files, and the
+vectors.
 
 Start with
   coderag crawl --repo-path ./platform --repo-path ./web --slack-export slack.zip
   coderag query "where do we call the payment provider"
   coderag graph --service cart --blast-radius
-  coderag stats`
+  coderag stats
+
+For language models and agents
+  coderag context "what breaks when redis is down"   (a context pack)
+  coderag mcp                                        (MCP on stdio)
+  coderag serve                                      (HTTP API and MCP)`
 
 func newRootCmd(io *ioStreams) *cobra.Command {
 	var dbPath string
