@@ -421,3 +421,22 @@ func TestDiskFull(t *testing.T) {
 		t.Skip("no crawl ran out of space at the sizes tried")
 	}
 }
+
+// TestMakeSaysFirstBuildTakesMinutes (issue 23, item 23): before the first
+// build (no binary yet), make says what it is doing and that it takes
+// minutes, once; with a binary it says nothing of it.
+func TestMakeSaysFirstBuildTakesMinutes(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	out, err := exec.Command("make", "-s", "-C", root, "deps", "BIN="+filepath.Join(t.TempDir(), "none")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "takes a few minutes, once") {
+		t.Errorf("make deps without a binary: %v\n%s", err, out)
+	}
+	self, _ := os.Executable()
+	out, _ = exec.Command("make", "-s", "-C", root, "deps", "BIN="+self).CombinedOutput()
+	if strings.Contains(string(out), "minutes") {
+		t.Errorf("make deps with a binary still warns:\n%s", out)
+	}
+}
