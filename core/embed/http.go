@@ -257,7 +257,7 @@ func (h *HTTP) once(ctx context.Context, body []byte, n int) ([][]float32, time.
 		return nil, 0, retryable{fmt.Errorf("embedder %s at %s: reading the answer: %w", h.o.Provider, h.endpoint, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("embedder %s at %s: HTTP %d: %s", h.o.Provider, h.endpoint, resp.StatusCode, errorText(data))
+		err := fmt.Errorf("embedder %s at %s: HTTP %d: %s", h.o.Provider, h.endpoint, resp.StatusCode, core.ErrorText(data))
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 			ra, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
 			return nil, time.Duration(ra) * time.Second, retryable{err}
@@ -304,27 +304,4 @@ func (h *HTTP) decode(data []byte, n int) ([][]float32, error) {
 		copy(out, r.Embeddings)
 	}
 	return out, nil
-}
-
-// errorText is the message of an error answer: the "error" field of the
-// usual JSON shapes, else the start of the body.
-func errorText(data []byte) string {
-	var e struct {
-		Error any `json:"error"`
-	}
-	if json.Unmarshal(data, &e) == nil && e.Error != nil {
-		switch v := e.Error.(type) {
-		case string:
-			return v
-		case map[string]any:
-			if m, ok := v["message"].(string); ok {
-				return m
-			}
-		}
-	}
-	s := strings.TrimSpace(string(data))
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
 }
