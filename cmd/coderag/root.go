@@ -50,6 +50,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newContextCmd(io, &dbPath),
 		newMCPCmd(io, &dbPath),
 		newServeCmd(io, &dbPath),
+		newAskCmd(io, &dbPath),
 		newStatsCmd(io, &dbPath),
 		newGraphCmd(io, &dbPath),
 		newEvalCmd(io, &dbPath),

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"coderag/core/ask"
+	"coderag/core/llm"
+	"coderag/core/pack"
+	"coderag/core/search"
+)
+
+type askOptions struct {
+	db               *string
+	llmURL, llmModel string
+	pipeline         string
+	json             bool
+	embed            embedFlags
+	rerank           rerankFlags
+}
+
+const askLong = `Ask answers a question about the indexed code with a language model, through
+a YAML pipeline (seed 002): the model routes the question to a retrieval
+mode (hybrid, bm25, semantic, or direct for general knowledge), the
+evidence is packed as by 'coderag context' (with the services involved),
+the model answers citing file:line, and when it asks for more context
+another search runs (at most max_turn_loops times). The answer streams to
+standard output, followed by the evidence it was given.
+
+The model is any OpenAI-compatible chat completions server (llama.cpp,
+vLLM, Ollama's /v1, LM Studio, hosted APIs): --llm-url and --llm-model, or
+CODERAG_LLM_URL and CODERAG_LLM_MODEL; a key in CODERAG_LLM_KEY.
+
+--pipeline FILE runs another pipeline; it may extend the default
+(pipeline.extends: default) or other files beside it (NAME.yaml). --json
+prints {"answer","mode","loops","citations":[{"file_path","line_start",
+"line_end"}],"steps"}.
+
+Not yet: conversation history (--session), translation in and out, graph
+expansion and targeted fetch actions, budget gates with summaries.`
+
+func newAskCmd(io *ioStreams, db *string) *cobra.Command {
+	o := &askOptions{db: db}
+	cmd := &cobra.Command{
+		Use:   "ask [flags] QUESTION...",
+		Short: "Answer a question about the code with a language model, citing the evidence",
+		Long:  askLong,
+		Example: `  coderag ask --llm-url http://localhost:8080 --llm-model qwen2.5-coder "why does checkout return 502?"
+  CODERAG_LLM_URL=http://localhost:11434/v1 CODERAG_LLM_MODEL=llama3.1 coderag ask --json "where are carts stored?"`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error { return askRun(cmd, io, o, strings.Join(args, " ")) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.llmURL, "llm-url", os.Getenv("CODERAG_LLM_URL"), "the OpenAI-compatible server (base URL, .../v1 or .../v1/chat/completions)")
+	f.StringVar(&o.llmModel, "llm-model", os.Getenv("CODERAG_LLM_MODEL"), "the model the server serves")
+	f.StringVar(&o.pipeline, "pipeline", "", "a pipeline YAML file (default: the built-in one)")
+	f.BoolVar(&o.json, "json", false, "print the answer, mode, loops and citations as JSON")
+	o.embed.register(f, true)
+	o.rerank.register(f)
+	return cmd
+}
+
+// pipelineReader reads pipelines by name: "default" is the built-in one,
+// a path is a file, another name is NAME.yaml beside the first file.
+func pipelineReader(dir string) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		if name == "default" {
+			return ask.DefaultPipeline, nil
+		}
+		p := name
+		if !strings.ContainsAny(name, "/\\") && !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
+			p = filepath.Join(dir, name+".yaml")
+		}
+		return os.ReadFile(p)
+	}
+}
+
+func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) error {
+	ctx := cmd.Context()
+	chat, err := llm.New(llm.Options{URL: o.llmURL, Model: o.llmModel, APIKey: os.Getenv("CODERAG_LLM_KEY")})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	name, dir := "default", "."
+	if o.pipeline != "" {
+		name, dir = o.pipeline, filepath.Dir(o.pipeline)
+	}
+	p, warnings, err := ask.Load(name, pipelineReader(dir))
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(io.err, "coderag: warning: "+w)
+	}
+	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if warn != "" {
+		fmt.Fprintln(io.err, "coderag: warning: "+warn)
+	}
+	emb, _, err := o.embed.queryEmbedder(ctx, db)
+	if err != nil {
+		return err
+	}
+	params, err := o.rerank.loadParams()
+	if err != nil {
+		return err
+	}
+	rr, err := o.rerank.reranker()
+	if err != nil {
+		return err
+	}
+	searchers := map[string]pack.Searcher{
+		"bm25": search.New(db, search.Options{Params: params, Reranker: rr, PathPriority: o.rerank.pathPriority}),
+	}
+	if emb != nil {
+		searchers["semantic"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true, Reranker: rr})
+	}
+	g, err := db.Graph(ctx)
+	if err != nil {
+		return err
+	}
+	d := &ask.Deps{Search: eng, Searchers: searchers, Store: db, Graph: g, Model: chat}
+	streamed := false
+	if !o.json {
+		d.OnAnswer = func(s string) { streamed = true; fmt.Fprint(io.out, s) }
+	}
+	st, err := ask.Run(ctx, p, d, question)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(io.out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"answer": st.Answer, "mode": st.Mode, "loops": st.Loops,
+			"citations": st.Citations(), "steps": st.Steps})
+	}
+	if !streamed {
+		fmt.Fprint(io.out, st.Answer)
+	}
+	fmt.Fprintln(io.out)
+	if cs := st.Citations(); len(cs) > 0 {
+		fmt.Fprintln(io.out, "\nevidence given to the model:")
+		for _, c := range cs {
+			fmt.Fprintf(io.out, "  %s:%d-%d\n", c.FilePath, c.LineStart, c.LineEnd)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package ask
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"coderag/core/graph"
+	"coderag/core/llm"
+	"coderag/core/pack"
+)
+
+// DefaultPipeline is the pipeline coderag ask runs unless given another:
+// route the question to a retrieval mode, pack the evidence, answer, and
+// fetch more (at most max_turn_loops times) when the answer asks for it.
+//
+//go:embed default.yaml
+var DefaultPipeline []byte
+
+// Chatter is a language model; *llm.Client is one.
+type Chatter interface {
+	Chat(ctx context.Context, msgs []llm.Message, onDelta func(string)) (llm.Reply, error)
+}
+
+// Deps are what the actions work with.
+type Deps struct {
+	// Search runs hybrid search; Searchers, by mode (bm25, semantic),
+	// the others (Search stands in for a mode they lack).
+	Search    pack.Searcher
+	Searchers map[string]pack.Searcher
+	Store     pack.Store
+	Graph     *graph.Graph // may be nil
+	Model     Chatter
+	// OnAnswer receives the answer's text as it streams (nil: none).
+	OnAnswer func(string)
+}
+
+// State is a run's state, which the actions read and write.
+type State struct {
+	Question string
+	// Mode is the retrieval mode the router chose: hybrid, bm25,
+	// semantic or direct.
+	Mode string
+	// Query is what the next retrieval looks for (the question, or what
+	// the answer asked for).
+	Query string
+	Pack  *pack.Pack
+	// Evidence is every pack's rendered text, in order.
+	Evidence []string
+	Answer   string
+	Loops    int
+	// Steps are the ids of the steps run, in order.
+	Steps []string
+}
+
+// Citation is a piece of evidence an answer used.
+type Citation struct {
+	FilePath  string `json:"file_path"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
+}
+
+// Citations are the files and lines of the evidence packed, in order.
+func (s *State) Citations() []Citation {
+	out := []Citation{}
+	if s.Pack == nil {
+		return out
+	}
+	for _, f := range s.Pack.Files {
+		for _, pc := range f.Pieces {
+			out = append(out, Citation{FilePath: f.Path, LineStart: pc.Chunk.LineStart, LineEnd: pc.Chunk.LineEnd})
+		}
+	}
+	return out
+}
+
+// Action runs one step and returns its outcome, which picks the step's
+// on_<outcome> transition.
+type Action func(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (string, error)
+
+// Actions are the actions the engine knows, by name.
+var Actions = map[string]Action{
+	"call_model":         callModel,
+	"fetch_more_context": fetchMoreContext,
+	"loop_guard":         loopGuard,
+	"finalize":           finalize,
+}
+
+// finalize ends a run: an answer that never came says what was missing.
+func finalize(_ context.Context, _ *Deps, _ Pipeline, st *State, _ Step) (string, error) {
+	if st.Answer == "" && st.Mode != "direct" {
+		st.Answer = "The evidence found does not answer this; the last search was for: " + st.Query
+	}
+	return "ok", nil
+}
+
+// maxSteps bounds a run whatever its transitions (a loop_guard is the
+// pipeline's own bound).
+const maxSteps = 100
+
+// Run runs the pipeline on a question from its entry step until a step
+// has no transition.
+func Run(ctx context.Context, p Pipeline, d *Deps, question string) (*State, error) {
+	for _, s := range p.Steps {
+		if _, ok := Actions[s.Action]; !ok {
+			return nil, fmt.Errorf("pipeline %s: step %s: unknown action %q", p.Name, s.ID, s.Action)
+		}
+	}
+	st := &State{Question: question, Query: question, Mode: "hybrid"}
+	id := p.EntryStep()
+	for n := 0; id != ""; n++ {
+		if n == maxSteps {
+			return st, fmt.Errorf("pipeline %s: %d steps without an end (%s)", p.Name, maxSteps, strings.Join(st.Steps[len(st.Steps)-5:], " -> "))
+		}
+		step, ok := p.Step(id)
+		if !ok {
+			return st, fmt.Errorf("pipeline %s: no step %s", p.Name, id)
+		}
+		st.Steps = append(st.Steps, id)
+		outcome, err := Actions[step.Action](ctx, d, p, st, step)
+		if err != nil {
+			return st, fmt.Errorf("pipeline %s: step %s (%s): %w", p.Name, step.ID, step.Action, err)
+		}
+		switch {
+		case step.Next != "":
+			id = step.Next
+		case len(step.On) > 0:
+			next, ok := step.On[outcome]
+			if !ok {
+				return st, fmt.Errorf("pipeline %s: step %s ended %q, and has no on_%s", p.Name, step.ID, outcome, outcome)
+			}
+			id = next
+		default:
+			id = ""
+		}
+	}
+	return st, nil
+}
+
+// settingInt reads an integer setting.
+func settingInt(p Pipeline, key string, def int) int {
+	switch v := p.Settings[key].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	}
+	return def
+}
+
+// Prompts by name: the system message of each model call. The protocol
+// lines they ask for are parsed strictly (parsePrefix).
+var prompts = map[string]string{
+	"router": `You route a developer's question about a codebase to a way of finding the answer.
+Reply with exactly one line, one of:
+MODE: HYBRID    (most questions: behaviour, design, where something happens)
+MODE: BM25      (the question names identifiers, error messages, config keys or file names)
+MODE: SEMANTIC  (a plain-language question whose words the code may not use)
+MODE: DIRECT    (general knowledge, nothing about this codebase)`,
+	"answer": `You answer a developer's question about a codebase from the evidence given (code, deploy files,
+docs, conversations, each with its file and lines, and the services involved). Cite the evidence as
+file:line for every claim. Reply in one of two ways:
+ANSWER: <the answer, citing file:line>
+NEED_MORE_CONTEXT: <what to search for next>   (only when the evidence cannot answer it)`,
+}
+
+// parsePrefix finds the first line of text starting with one of the
+// prefixes and returns the prefix and the rest of the text from there.
+func parsePrefix(text string, prefixes ...string) (string, string, bool) {
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(strings.TrimLeft(line, "*#> "))
+		for _, p := range prefixes {
+			if strings.HasPrefix(strings.ToUpper(l), p) {
+				i := strings.Index(text, line)
+				rest := strings.TrimSpace(text[i:])
+				rest = strings.TrimSpace(strings.TrimLeft(rest, "*#> "))
+				return p, strings.TrimSpace(rest[len(p):]), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// callModel asks the model with the step's prompt. The router's outcome
+// is the mode; the answer's is ok, or follow_up with the query it asks
+// for. A reply that breaks the protocol is asked again once.
+func callModel(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (string, error) {
+	if d.Model == nil {
+		return "", fmt.Errorf("no language model configured (--llm-url, --llm-model)")
+	}
+	name, _ := step.Params["prompt"].(string)
+	system, ok := prompts[name]
+	if !ok {
+		return "", fmt.Errorf("unknown prompt %q (router, answer)", name)
+	}
+	user := "Question: " + st.Question
+	if name == "answer" && len(st.Evidence) > 0 {
+		user = "Evidence:\n" + strings.Join(st.Evidence, "\n") + "\n\n" + user
+	}
+	msgs := []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
+	for attempt := 0; attempt < 2; attempt++ {
+		var onDelta func(string)
+		if name == "answer" && d.OnAnswer != nil {
+			onDelta = answerStream(d.OnAnswer)
+		}
+		reply, err := d.Model.Chat(ctx, msgs, onDelta)
+		if err != nil {
+			return "", err
+		}
+		switch name {
+		case "router":
+			if _, rest, ok := parsePrefix(reply.Text, "MODE:"); ok {
+				mode := strings.ToLower(strings.Fields(rest + " hybrid")[0])
+				switch mode {
+				case "hybrid", "bm25", "semantic", "direct":
+					st.Mode = mode
+					return mode, nil
+				}
+			}
+		case "answer":
+			if pre, rest, ok := parsePrefix(reply.Text, "ANSWER:", "NEED_MORE_CONTEXT:"); ok {
+				if pre == "ANSWER:" {
+					st.Answer = rest
+					return "ok", nil
+				}
+				st.Query = rest
+				return "follow_up", nil
+			}
+		}
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: reply.Text},
+			llm.Message{Role: "user", Content: "Your reply did not follow the format. Reply again, starting with the required prefix."})
+	}
+	return "", fmt.Errorf("the model's %s reply broke the protocol twice", name)
+}
+
+// answerStream forwards an answer's streamed text after its ANSWER:
+// prefix, and nothing of a NEED_MORE_CONTEXT: reply.
+func answerStream(out func(string)) func(string) {
+	var head strings.Builder
+	decided, forward := false, false
+	return func(piece string) {
+		if decided {
+			if forward {
+				out(piece)
+			}
+			return
+		}
+		head.WriteString(piece)
+		h := strings.TrimLeft(head.String(), " \n*#>")
+		switch {
+		case strings.HasPrefix(strings.ToUpper(h), "ANSWER:"):
+			decided, forward = true, true
+			if rest := strings.TrimLeft(h[len("ANSWER:"):], " "); rest != "" {
+				out(rest)
+			}
+		case strings.HasPrefix(strings.ToUpper(h), "NEED_MORE_CONTEXT:"), len(h) > 20:
+			decided = true
+		}
+	}
+}
+
+// fetchMoreContext packs the evidence for the current query with the
+// retrieval mode (the step's mode parameter, else the router's), into
+// settings.max_context_tokens.
+func fetchMoreContext(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (string, error) {
+	mode := st.Mode
+	if m, ok := step.Params["mode"].(string); ok && m != "" {
+		mode = m
+	}
+	if mode == "direct" {
+		return "empty", nil
+	}
+	budget := settingInt(p, "max_context_tokens", pack.DefaultBudget)
+	s := d.Search
+	if m, ok := d.Searchers[mode]; ok {
+		s = m
+	}
+	pk, err := pack.Build(ctx, s, d.Store, d.Graph, st.Query, pack.Options{Budget: budget, Follow: pack.DefaultFollow})
+	if err != nil {
+		return "", err
+	}
+	st.Pack = &pk
+	st.Evidence = append(st.Evidence, pk.Render())
+	if len(pk.Files) == 0 {
+		return "empty", nil
+	}
+	return "ok", nil
+}
+
+// loopGuard counts follow-up loops: exhausted once settings.max_turn_loops
+// have run.
+func loopGuard(_ context.Context, _ *Deps, p Pipeline, st *State, _ Step) (string, error) {
+	st.Loops++
+	if st.Loops > settingInt(p, "max_turn_loops", 3) {
+		return "exhausted", nil
+	}
+	return "ok", nil
+}
