@@ -19,6 +19,7 @@ type askOptions struct {
 	db               *string
 	llmURL, llmModel string
 	pipeline         string
+	session          string
 	json             bool
 	embed            embedFlags
 	rerank           rerankFlags
@@ -39,10 +40,14 @@ CODERAG_LLM_URL and CODERAG_LLM_MODEL; a key in CODERAG_LLM_KEY.
 --pipeline FILE runs another pipeline; it may extend the default
 (pipeline.extends: default) or other files beside it (NAME.yaml). --json
 prints {"answer","mode","loops","citations":[{"file_path","line_start",
-"line_end"}],"steps"}.
+"line_end"}],"steps","session"}.
 
-Not yet: conversation history (--session), translation in and out, graph
-expansion and targeted fetch actions, budget gates with summaries.`
+--session NAME continues a conversation: its earlier turns (as many as
+max_history_tokens hold, newest first) are shown to the model, and this
+turn is kept in the database.
+
+Not yet: rolling summaries of long sessions, translation in and out,
+graph expansion and targeted fetch actions, budget gates.`
 
 func newAskCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &askOptions{db: db}
@@ -59,6 +64,7 @@ func newAskCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringVar(&o.llmURL, "llm-url", os.Getenv("CODERAG_LLM_URL"), "the OpenAI-compatible server (base URL, .../v1 or .../v1/chat/completions)")
 	f.StringVar(&o.llmModel, "llm-model", os.Getenv("CODERAG_LLM_MODEL"), "the model the server serves")
 	f.StringVar(&o.pipeline, "pipeline", "", "a pipeline YAML file (default: the built-in one)")
+	f.StringVar(&o.session, "session", "", "continue (or start) the conversation of this name: its earlier turns are shown to the model, this one is kept")
 	f.BoolVar(&o.json, "json", false, "print the answer, mode, loops and citations as JSON")
 	o.embed.register(f, true)
 	o.rerank.register(f)
@@ -127,7 +133,7 @@ func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) e
 	if err != nil {
 		return err
 	}
-	d := &ask.Deps{Search: eng, Searchers: searchers, Store: db, Graph: g, Model: chat}
+	d := &ask.Deps{Search: eng, Searchers: searchers, Store: db, Graph: g, Model: chat, History: db, Session: o.session}
 	streamed := false
 	if !o.json {
 		d.OnAnswer = func(s string) { streamed = true; fmt.Fprint(io.out, s) }
@@ -140,7 +146,7 @@ func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) e
 		enc := json.NewEncoder(io.out)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(map[string]any{"answer": st.Answer, "mode": st.Mode, "loops": st.Loops,
-			"citations": st.Citations(), "steps": st.Steps})
+			"citations": st.Citations(), "steps": st.Steps, "session": o.session})
 	}
 	if !streamed {
 		fmt.Fprint(io.out, st.Answer)

@@ -67,7 +67,7 @@ func TestAsk(t *testing.T) {
 	if !strings.Contains(res.Answer, "30 days") || res.Mode != "hybrid" || res.Loops != 1 || len(res.Citations) == 0 {
 		t.Errorf("ask = %+v", res)
 	}
-	if got := strings.Join(res.Steps, " "); got != "route retrieve answer guard retrieve answer finalize" {
+	if got := strings.Join(res.Steps, " "); got != "history route retrieve answer guard retrieve answer finalize" {
 		t.Errorf("steps = %s", got)
 	}
 	srv2, _ := chatServer(t)
@@ -78,5 +78,52 @@ func TestAsk(t *testing.T) {
 	}
 	if code, _, errs := coderag(t, "ask", "--db", db, "--llm-model", "m", "x"); code != 2 || !strings.Contains(errs, "--llm-url") {
 		t.Errorf("no server: exit %d, %q", code, errs)
+	}
+}
+
+// TestAskSession: with --session the second question is asked with the
+// first turn before it, and both turns are kept.
+func TestAskSession(t *testing.T) {
+	db := sampleCopy(t)
+	var sawHistory atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		reply := "MODE: DIRECT"
+		if strings.Contains(body.Messages[0].Content, "You answer") {
+			reply = "ANSWER: first answer"
+			for _, m := range body.Messages[1:] {
+				if m.Role == "assistant" && m.Content == "first answer" {
+					sawHistory.Store(true)
+					reply = "ANSWER: second answer"
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"message":{"role":"assistant","content":%q}}]}`, reply)
+	}))
+	defer srv.Close()
+	ask := func(q string) string {
+		t.Helper()
+		code, out, errs := coderag(t, "ask", "--db", db, "--llm-url", srv.URL, "--llm-model", "m", "--session", "oncall", "--json", q)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var res struct {
+			Answer, Session string
+		}
+		json.Unmarshal([]byte(out), &res)
+		if res.Session != "oncall" {
+			t.Errorf("session %q", res.Session)
+		}
+		return res.Answer
+	}
+	if a := ask("what is a 502?"); a != "first answer" {
+		t.Errorf("first turn: %q", a)
+	}
+	if a := ask("and a 503?"); a != "second answer" || !sawHistory.Load() {
+		t.Errorf("second turn did not see the first: %q", a)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"coderag/core"
 	"coderag/core/graph"
 	"coderag/core/llm"
 	"coderag/core/pack"
@@ -34,6 +35,20 @@ type Deps struct {
 	Model     Chatter
 	// OnAnswer receives the answer's text as it streams (nil: none).
 	OnAnswer func(string)
+	// History keeps the turns of Session (none when either is empty).
+	History History
+	Session string
+}
+
+// Turn is one question and its answer in a session.
+type Turn struct {
+	Question, Answer, Mode string
+}
+
+// History stores the turns of ask sessions; sqlite.DB is one.
+type History interface {
+	Turns(ctx context.Context, session string, n int) ([]Turn, error)
+	AddTurn(ctx context.Context, session string, t Turn) error
 }
 
 // State is a run's state, which the actions read and write.
@@ -52,6 +67,8 @@ type State struct {
 	Loops    int
 	// Steps are the ids of the steps run, in order.
 	Steps []string
+	// History are the session's earlier turns the model is shown.
+	History []Turn
 }
 
 // Citation is a piece of evidence an answer used.
@@ -85,6 +102,46 @@ var Actions = map[string]Action{
 	"fetch_more_context": fetchMoreContext,
 	"loop_guard":         loopGuard,
 	"finalize":           finalize,
+	// seed 002 §10.2's names for the session's turns.
+	"load_conversation_history": loadHistory,
+	"persist_turn_and_finalize": persistTurn,
+}
+
+// loadHistory reads the session's last turns that fit
+// settings.max_history_tokens (newest kept first).
+func loadHistory(ctx context.Context, d *Deps, p Pipeline, st *State, _ Step) (string, error) {
+	if d.History == nil || d.Session == "" {
+		return "none", nil
+	}
+	turns, err := d.History.Turns(ctx, d.Session, 50)
+	if err != nil {
+		return "", err
+	}
+	budget := settingInt(p, "max_history_tokens", 2000)
+	used := 0
+	for i := len(turns) - 1; i >= 0; i-- {
+		used += core.EstimateTokens(turns[i].Question) + core.EstimateTokens(turns[i].Answer)
+		if used > budget {
+			turns = turns[i+1:]
+			break
+		}
+	}
+	st.History = turns
+	if len(turns) == 0 {
+		return "none", nil
+	}
+	return "ok", nil
+}
+
+// persistTurn finalizes the run and records the turn in the session.
+func persistTurn(ctx context.Context, d *Deps, p Pipeline, st *State, s Step) (string, error) {
+	if _, err := finalize(ctx, d, p, st, s); err != nil {
+		return "", err
+	}
+	if d.History == nil || d.Session == "" {
+		return "ok", nil
+	}
+	return "ok", d.History.AddTurn(ctx, d.Session, Turn{Question: st.Question, Answer: st.Answer, Mode: st.Mode})
 }
 
 // finalize ends a run: an answer that never came says what was missing.
@@ -198,7 +255,11 @@ func callModel(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (
 	if name == "answer" && len(st.Evidence) > 0 {
 		user = "Evidence:\n" + strings.Join(st.Evidence, "\n") + "\n\n" + user
 	}
-	msgs := []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
+	msgs := []llm.Message{{Role: "system", Content: system}}
+	for _, t := range st.History { // the session so far, oldest first
+		msgs = append(msgs, llm.Message{Role: "user", Content: t.Question}, llm.Message{Role: "assistant", Content: t.Answer})
+	}
+	msgs = append(msgs, llm.Message{Role: "user", Content: user})
 	for attempt := 0; attempt < 2; attempt++ {
 		var onDelta func(string)
 		if name == "answer" && d.OnAnswer != nil {

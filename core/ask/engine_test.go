@@ -63,11 +63,11 @@ func TestRunProtocol(t *testing.T) {
 		steps   string
 		err     string
 	}{
-		{"direct", []string{"MODE: DIRECT", "ANSWER: HTTP 502 means a bad gateway."}, "bad gateway", "route answer finalize", ""},
-		{"a broken router reply is asked again", []string{"I think hybrid", "MODE: BM25", "ANSWER: done"}, "done", "route retrieve answer finalize", ""},
+		{"direct", []string{"MODE: DIRECT", "ANSWER: HTTP 502 means a bad gateway."}, "bad gateway", "history route answer finalize", ""},
+		{"a broken router reply is asked again", []string{"I think hybrid", "MODE: BM25", "ANSWER: done"}, "done", "history route retrieve answer finalize", ""},
 		{"broken twice", []string{"hybrid?", "still no prefix"}, "", "", "broke the protocol twice"},
 		{"loops run out", []string{"MODE: HYBRID", "NEED_MORE_CONTEXT: a", "NEED_MORE_CONTEXT: b", "NEED_MORE_CONTEXT: c"},
-			"does not answer this; the last search was for: c", "route retrieve answer guard retrieve answer guard retrieve answer guard finalize", ""},
+			"does not answer this; the last search was for: c", "history route retrieve answer guard retrieve answer guard retrieve answer guard finalize", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
