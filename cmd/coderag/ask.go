@@ -46,8 +46,11 @@ prints {"answer","mode","loops","citations":[{"file_path","line_start",
 max_history_tokens hold, newest first) are shown to the model, and this
 turn is kept in the database.
 
-Not yet: rolling summaries of long sessions, translation in and out,
-graph expansion and targeted fetch actions, budget gates.`
+A question that is not plainly English is translated into English by the
+model for retrieval and answering, and the answer translated back.
+
+Not yet: rolling summaries of long sessions, graph expansion and targeted
+fetch actions, budget gates.`
 
 func newAskCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &askOptions{db: db}

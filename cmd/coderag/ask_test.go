@@ -67,7 +67,7 @@ func TestAsk(t *testing.T) {
 	if !strings.Contains(res.Answer, "30 days") || res.Mode != "hybrid" || res.Loops != 1 || len(res.Citations) == 0 {
 		t.Errorf("ask = %+v", res)
 	}
-	if got := strings.Join(res.Steps, " "); got != "history route retrieve answer guard retrieve answer finalize" {
+	if got := strings.Join(res.Steps, " "); got != "history translate route retrieve answer guard retrieve answer finalize" {
 		t.Errorf("steps = %s", got)
 	}
 	srv2, _ := chatServer(t)

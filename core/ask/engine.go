@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"coderag/core"
 	"coderag/core/graph"
@@ -69,6 +70,17 @@ type State struct {
 	Steps []string
 	// History are the session's earlier turns the model is shown.
 	History []Turn
+	// Lang is the question's language ("en" unless translate_in found
+	// another); English is the question in English.
+	Lang, English string
+}
+
+// asked is the question as the model is asked it: in English.
+func (s *State) asked() string {
+	if s.English != "" {
+		return s.English
+	}
+	return s.Question
 }
 
 // Citation is a piece of evidence an answer used.
@@ -98,10 +110,11 @@ type Action func(ctx context.Context, d *Deps, p Pipeline, st *State, step Step)
 
 // Actions are the actions the engine knows, by name.
 var Actions = map[string]Action{
-	"call_model":         callModel,
-	"fetch_more_context": fetchMoreContext,
-	"loop_guard":         loopGuard,
-	"finalize":           finalize,
+	"call_model":             callModel,
+	"fetch_more_context":     fetchMoreContext,
+	"loop_guard":             loopGuard,
+	"finalize":               finalize,
+	"translate_in_if_needed": translateIn,
 	// seed 002 §10.2's names for the session's turns.
 	"load_conversation_history": loadHistory,
 	"persist_turn_and_finalize": persistTurn,
@@ -145,11 +158,97 @@ func persistTurn(ctx context.Context, d *Deps, p Pipeline, st *State, s Step) (s
 }
 
 // finalize ends a run: an answer that never came says what was missing.
-func finalize(_ context.Context, _ *Deps, _ Pipeline, st *State, _ Step) (string, error) {
+func finalize(ctx context.Context, d *Deps, _ Pipeline, st *State, _ Step) (string, error) {
 	if st.Answer == "" && st.Mode != "direct" {
 		st.Answer = "The evidence found does not answer this; the last search was for: " + st.Query
 	}
+	// Translate out: the answer in the question's language.
+	if st.Lang != "" && st.Lang != "en" && d.Model != nil {
+		out, err := ask(ctx, d.Model, fmt.Sprintf(prompts["translate_out"], st.Lang), st.Answer, nil, "TRANSLATION:")
+		if err != nil {
+			return "", err
+		}
+		st.Answer = out["TRANSLATION:"]
+	}
 	return "ok", nil
+}
+
+// englishWords are words most English questions hold.
+var englishWords = map[string]bool{"the": true, "is": true, "are": true, "how": true, "what": true, "why": true, "where": true,
+	"does": true, "do": true, "which": true, "when": true, "who": true, "can": true, "to": true, "of": true, "in": true, "a": true}
+
+// looksEnglish reports whether a question is plainly English: almost no
+// letters outside ASCII and an English function word.
+func looksEnglish(q string) bool {
+	ascii, other := 0, 0
+	for _, r := range q {
+		switch {
+		case r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'):
+			ascii++
+		case r >= 128 && unicode.IsLetter(r):
+			other++
+		}
+	}
+	if other*20 > ascii+other {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if englishWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// translateIn finds the question's language and, when it is not
+// English, has the model translate it: retrieval and the model's answer
+// work in English, finalize translates the answer back.
+func translateIn(ctx context.Context, d *Deps, _ Pipeline, st *State, _ Step) (string, error) {
+	st.Lang = "en"
+	if looksEnglish(st.Question) || d.Model == nil {
+		return "english", nil
+	}
+	out, err := ask(ctx, d.Model, prompts["translate_in"], st.Question, nil, "LANG:", "TRANSLATION:")
+	if err != nil {
+		return "", err
+	}
+	lang := strings.ToLower(strings.Fields(out["LANG:"] + " en")[0])
+	if lang == "en" {
+		return "english", nil
+	}
+	st.Lang, st.English, st.Query = lang, out["TRANSLATION:"], out["TRANSLATION:"]
+	return "translated", nil
+}
+
+// ask calls the model with a system prompt and one user message and
+// reads the lines starting with each prefix (the rest of the line, and
+// for the last prefix the rest of the reply); a reply missing one is
+// asked again once.
+func ask(ctx context.Context, m Chatter, system, user string, onDelta func(string), prefixes ...string) (map[string]string, error) {
+	msgs := []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: user}}
+	for attempt := 0; attempt < 2; attempt++ {
+		reply, err := m.Chat(ctx, msgs, onDelta)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		for i, p := range prefixes {
+			_, rest, ok := parsePrefix(reply.Text, p)
+			if !ok {
+				break
+			}
+			if i < len(prefixes)-1 {
+				rest = strings.SplitN(rest, "\n", 2)[0]
+			}
+			out[p] = strings.TrimSpace(rest)
+		}
+		if len(out) == len(prefixes) {
+			return out, nil
+		}
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: reply.Text},
+			llm.Message{Role: "user", Content: "Your reply did not follow the format. Reply again with the lines " + strings.Join(prefixes, " and ") + "."})
+	}
+	return nil, fmt.Errorf("the model's reply broke the protocol (%s) twice", strings.Join(prefixes, " "))
 }
 
 // maxSteps bounds a run whatever its transitions (a loop_guard is the
@@ -215,6 +314,13 @@ MODE: HYBRID    (most questions: behaviour, design, where something happens)
 MODE: BM25      (the question names identifiers, error messages, config keys or file names)
 MODE: SEMANTIC  (a plain-language question whose words the code may not use)
 MODE: DIRECT    (general knowledge, nothing about this codebase)`,
+	"translate_in": `You find the language of a developer's question and translate it into English.
+Reply with two lines:
+LANG: <the question's ISO 639-1 language code, en for English>
+TRANSLATION: <the question in English; identifiers, file names and error messages unchanged>`,
+	"translate_out": `Translate the answer the user gives into the language with ISO 639-1 code %s. Keep code,
+identifiers, file:line citations and error messages unchanged. Reply with one line:
+TRANSLATION: <the translated answer>`,
 	"answer": `You answer a developer's question about a codebase from the evidence given (code, deploy files,
 docs, conversations, each with its file and lines, and the services involved). Cite the evidence as
 file:line for every claim. Reply in one of two ways:
@@ -251,7 +357,7 @@ func callModel(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (
 	if !ok {
 		return "", fmt.Errorf("unknown prompt %q (router, answer)", name)
 	}
-	user := "Question: " + st.Question
+	user := "Question: " + st.asked()
 	if name == "answer" && len(st.Evidence) > 0 {
 		user = "Evidence:\n" + strings.Join(st.Evidence, "\n") + "\n\n" + user
 	}

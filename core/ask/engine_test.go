@@ -63,17 +63,23 @@ func TestRunProtocol(t *testing.T) {
 		steps   string
 		err     string
 	}{
-		{"direct", []string{"MODE: DIRECT", "ANSWER: HTTP 502 means a bad gateway."}, "bad gateway", "history route answer finalize", ""},
-		{"a broken router reply is asked again", []string{"I think hybrid", "MODE: BM25", "ANSWER: done"}, "done", "history route retrieve answer finalize", ""},
+		{"direct", []string{"MODE: DIRECT", "ANSWER: HTTP 502 means a bad gateway."}, "bad gateway", "history translate route answer finalize", ""},
+		{"a broken router reply is asked again", []string{"I think hybrid", "MODE: BM25", "ANSWER: done"}, "done", "history translate route retrieve answer finalize", ""},
 		{"broken twice", []string{"hybrid?", "still no prefix"}, "", "", "broke the protocol twice"},
+		{"a question in Polish is translated in and out", []string{"LANG: pl\nTRANSLATION: What does HTTP 502 mean?", "MODE: DIRECT",
+			"ANSWER: A bad gateway.", "TRANSLATION: Zła brama."}, "Zła brama.", "history translate route answer finalize", ""},
 		{"loops run out", []string{"MODE: HYBRID", "NEED_MORE_CONTEXT: a", "NEED_MORE_CONTEXT: b", "NEED_MORE_CONTEXT: c"},
-			"does not answer this; the last search was for: c", "history route retrieve answer guard retrieve answer guard retrieve answer guard finalize", ""},
+			"does not answer this; the last search was for: c", "history translate route retrieve answer guard retrieve answer guard retrieve answer guard finalize", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var streamed strings.Builder
 			d := &Deps{Search: noHits{}, Store: noStore{}, Model: &scripted{replies: tt.replies}, OnAnswer: func(s string) { streamed.WriteString(s) }}
-			st, err := Run(context.Background(), p, d, "what is a 502?")
+			q := "what is a 502?"
+			if strings.Contains(tt.name, "Polish") {
+				q = "Co oznacza błąd 502?"
+			}
+			st, err := Run(context.Background(), p, d, q)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err %v, want %q", err, tt.err)
@@ -104,5 +110,21 @@ func TestRunRefusesUnknownActionsAndOutcomes(t *testing.T) {
 	p, _ = Parse("y", []byte("pipeline:\n  name: y\n  settings: {entry_step_id: a}\n  steps:\n    - {id: a, action: loop_guard, on_exhausted: b}\n    - {id: b, action: finalize}\n"))
 	if _, err := Run(context.Background(), p, &Deps{}, "q"); err == nil || !strings.Contains(err.Error(), `ended "ok", and has no on_ok`) {
 		t.Errorf("an outcome without a transition: %v", err)
+	}
+}
+
+func TestLooksEnglish(t *testing.T) {
+	for q, want := range map[string]bool{
+		"why does checkout return 502?": true,
+		"Where is the cart kept":        true,
+		"Co oznacza błąd 502?":          false,
+		"jak dziala koszyk":             false,
+		"Wie lange leben Warenkörbe?":   false,
+		"getUserProfile":                false,
+		"what does flag cartFailure do": true,
+	} {
+		if got := looksEnglish(q); got != want {
+			t.Errorf("looksEnglish(%q) = %v", q, got)
+		}
 	}
 }
