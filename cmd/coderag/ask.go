@@ -49,8 +49,12 @@ turn is kept in the database.
 A question that is not plainly English is translated into English by the
 model for retrieval and answering, and the answer translated back.
 
-Not yet: rolling summaries of long sessions, graph expansion and targeted
-fetch actions, budget gates.`
+The default pipeline (core/ask/default.yaml) also adds the evidence's
+services' neighbours in the service graph and the declarations the
+question names, and summarizes the evidence when follow-up searches take
+it over max_context_tokens.
+
+Not yet: rolling summaries of long sessions.`
 
 func newAskCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &askOptions{db: db}

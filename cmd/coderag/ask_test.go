@@ -22,6 +22,9 @@ func chatServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 		json.NewDecoder(r.Body).Decode(&body)
 		system, user := body.Messages[0].Content, body.Messages[1].Content
 		reply := "MODE: HYBRID"
+		if strings.HasPrefix(system, "Summarize") {
+			reply = "SUMMARY: CartStore keeps carts with TimeSpan.FromDays(30) (services/cart/Services/CartStore.cs:9)."
+		}
 		if strings.Contains(system, "You answer") {
 			switch {
 			case answers.Add(1) == 1:
@@ -43,8 +46,10 @@ func chatServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 }
 
 // TestAsk runs the default pipeline on the sample against a chat server:
-// routed to hybrid, a follow-up search when the model asks for more, an
-// answer that cites the evidence, streamed without its protocol prefix.
+// routed to hybrid, the service graph and named declarations added, a
+// follow-up search when the model asks for more, the evidence summarized
+// when the second search takes it over the budget, an answer that cites
+// the evidence, streamed without its protocol prefix.
 func TestAsk(t *testing.T) {
 	db := crawlSample(t)
 	srv, _ := chatServer(t)
@@ -67,7 +72,7 @@ func TestAsk(t *testing.T) {
 	if !strings.Contains(res.Answer, "30 days") || res.Mode != "hybrid" || res.Loops != 1 || len(res.Citations) == 0 {
 		t.Errorf("ask = %+v", res)
 	}
-	if got := strings.Join(res.Steps, " "); got != "history translate route retrieve answer guard retrieve answer finalize" {
+	if got := strings.Join(res.Steps, " "); got != "history translate route retrieve expand fetch gate answer guard retrieve expand fetch gate summarize answer finalize" {
 		t.Errorf("steps = %s", got)
 	}
 	srv2, _ := chatServer(t)

@@ -115,6 +115,10 @@ var Actions = map[string]Action{
 	"loop_guard":             loopGuard,
 	"finalize":               finalize,
 	"translate_in_if_needed": translateIn,
+	"expand_dependency_tree": expandDependencyTree,
+	"fetch_node_texts":       fetchNodeTexts,
+	"check_context_budget":   checkContextBudget,
+	"summarize_context":      summarizeContext,
 	// seed 002 §10.2's names for the session's turns.
 	"load_conversation_history": loadHistory,
 	"persist_turn_and_finalize": persistTurn,
@@ -170,6 +174,135 @@ func finalize(ctx context.Context, d *Deps, _ Pipeline, st *State, _ Step) (stri
 		}
 		st.Answer = out["TRANSLATION:"]
 	}
+	return "ok", nil
+}
+
+// settingStrings reads a list-of-strings setting.
+func settingStrings(p Pipeline, key string) []string {
+	var out []string
+	if vs, ok := p.Settings[key].([]any); ok {
+		for _, v := range vs {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// expandDependencyTree adds, for the services of the evidence, their
+// neighbours in the service graph within settings.graph_max_depth hops
+// (default 1), at most graph_max_nodes (default 12) services, following
+// only the edge types of graph_edge_allowlist when it is set.
+func expandDependencyTree(_ context.Context, d *Deps, p Pipeline, st *State, _ Step) (string, error) {
+	if d.Graph == nil || st.Pack == nil {
+		return "none", nil
+	}
+	depth := settingInt(p, "graph_max_depth", 1)
+	maxNodes := settingInt(p, "graph_max_nodes", 12)
+	allow := map[string]bool{}
+	for _, t := range settingStrings(p, "graph_edge_allowlist") {
+		allow[t] = true
+	}
+	ix := d.Graph.Index(0)
+	seen := map[string]bool{}
+	var lines []string
+	add := func(from string, hops []graph.Hop, dir string) {
+		for _, h := range hops {
+			if len(seen) >= maxNodes {
+				return
+			}
+			if len(allow) > 0 && !allow[h.Edge.Type] {
+				continue
+			}
+			key := from + dir + h.Service
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			lines = append(lines, fmt.Sprintf("%s %s %s (%s, depth %d)", from, dir, h.Service,
+				strings.Join(strings.Fields(h.Edge.Type+" "+h.Edge.Method+" "+h.Edge.Path), " "), h.Depth))
+		}
+	}
+	done := map[string]bool{}
+	for _, f := range st.Pack.Files {
+		if f.Service == "" || done[f.Service] || d.Graph.Service(f.Service) == nil {
+			continue
+		}
+		done[f.Service] = true
+		add(f.Service, ix.Upstream(f.Service, depth), "is called by")
+		add(f.Service, ix.Downstream(f.Service, depth), "depends on")
+	}
+	if len(lines) == 0 {
+		return "none", nil
+	}
+	st.Evidence = append(st.Evidence, "Service graph:\n"+strings.Join(lines, "\n"))
+	return "ok", nil
+}
+
+// fetchNodeTexts adds the declarations the current query names, by
+// identity (symbol), at most settings.node_text_fetch_top_n of them
+// (default 3), that the evidence does not hold yet.
+func fetchNodeTexts(ctx context.Context, d *Deps, p Pipeline, st *State, _ Step) (string, error) {
+	if d.Store == nil {
+		return "none", nil
+	}
+	have := map[string]bool{}
+	if st.Pack != nil {
+		for _, f := range st.Pack.Files {
+			for _, pc := range f.Pieces {
+				have[pc.Chunk.ID] = true
+			}
+		}
+	}
+	n := settingInt(p, "node_text_fetch_top_n", 3)
+	var texts []string
+	for _, w := range strings.FieldsFunc(st.Query, func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.') }) {
+		if len(texts) >= n || len(w) < 4 || !strings.ContainsFunc(w[1:], unicode.IsUpper) && !strings.Contains(w, "_") {
+			continue // identifiers only: camelCase, PascalCase or snake_case
+		}
+		cs, err := d.Store.SymbolChunks(ctx, w, 3)
+		if err != nil {
+			return "", err
+		}
+		for _, c := range cs {
+			if !have[c.ID] && len(texts) < n {
+				have[c.ID] = true
+				texts = append(texts, c.Location()+"\n"+c.Text)
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return "none", nil
+	}
+	st.Evidence = append(st.Evidence, "Declarations named in the question:\n"+strings.Join(texts, "\n\n"))
+	return "ok", nil
+}
+
+// checkContextBudget is the budget gate: ok while the evidence fits
+// settings.max_context_tokens, over_limit otherwise.
+func checkContextBudget(_ context.Context, _ *Deps, p Pipeline, st *State, _ Step) (string, error) {
+	used := 0
+	for _, e := range st.Evidence {
+		used += core.EstimateTokens(e)
+	}
+	if used > settingInt(p, "max_context_tokens", pack.DefaultBudget) {
+		return "over_limit", nil
+	}
+	return "ok", nil
+}
+
+// summarizeContext has the model summarize the evidence against the
+// question ('SUMMARY:', citations kept), replacing it.
+func summarizeContext(ctx context.Context, d *Deps, p Pipeline, st *State, _ Step) (string, error) {
+	if d.Model == nil {
+		return "", fmt.Errorf("no language model configured")
+	}
+	out, err := ask(ctx, d.Model, prompts["summarize"], "Question: "+st.asked()+"\n\nEvidence:\n"+strings.Join(st.Evidence, "\n"), nil, "SUMMARY:")
+	if err != nil {
+		return "", err
+	}
+	st.Evidence = []string{"Summary of the evidence:\n" + out["SUMMARY:"]}
 	return "ok", nil
 }
 
@@ -314,6 +447,9 @@ MODE: HYBRID    (most questions: behaviour, design, where something happens)
 MODE: BM25      (the question names identifiers, error messages, config keys or file names)
 MODE: SEMANTIC  (a plain-language question whose words the code may not use)
 MODE: DIRECT    (general knowledge, nothing about this codebase)`,
+	"summarize": `Summarize the evidence given for the developer's question: keep what bears on it, with its
+file:line citations, service names, identifiers and error messages unchanged; drop the rest.
+Reply with: SUMMARY: <the summary>`,
 	"translate_in": `You find the language of a developer's question and translate it into English.
 Reply with two lines:
 LANG: <the question's ISO 639-1 language code, en for English>
@@ -429,7 +565,7 @@ func answerStream(out func(string)) func(string) {
 
 // fetchMoreContext packs the evidence for the current query with the
 // retrieval mode (the step's mode parameter, else the router's), into
-// settings.max_context_tokens.
+// what settings.max_context_tokens leaves after the evidence so far.
 func fetchMoreContext(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (string, error) {
 	mode := st.Mode
 	if m, ok := step.Params["mode"].(string); ok && m != "" {
@@ -438,7 +574,15 @@ func fetchMoreContext(ctx context.Context, d *Deps, p Pipeline, st *State, step 
 	if mode == "direct" {
 		return "empty", nil
 	}
+	// Four fifths of what the evidence so far leaves of the budget (room
+	// for the graph and the declarations the next steps add), a quarter
+	// of it at least (the gate summarizes when it runs over).
 	budget := settingInt(p, "max_context_tokens", pack.DefaultBudget)
+	used := 0
+	for _, e := range st.Evidence {
+		used += core.EstimateTokens(e)
+	}
+	budget = max((budget-used)*4/5, budget/4)
 	s := d.Search
 	if m, ok := d.Searchers[mode]; ok {
 		s = m

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"coderag/core"
+	"coderag/core/graph"
 	"coderag/core/llm"
+	"coderag/core/pack"
 	"coderag/core/search"
 )
 
@@ -64,12 +66,12 @@ func TestRunProtocol(t *testing.T) {
 		err     string
 	}{
 		{"direct", []string{"MODE: DIRECT", "ANSWER: HTTP 502 means a bad gateway."}, "bad gateway", "history translate route answer finalize", ""},
-		{"a broken router reply is asked again", []string{"I think hybrid", "MODE: BM25", "ANSWER: done"}, "done", "history translate route retrieve answer finalize", ""},
+		{"a broken router reply is asked again", []string{"I think hybrid", "MODE: BM25", "ANSWER: done"}, "done", "history translate route retrieve fetch gate answer finalize", ""},
 		{"broken twice", []string{"hybrid?", "still no prefix"}, "", "", "broke the protocol twice"},
 		{"a question in Polish is translated in and out", []string{"LANG: pl\nTRANSLATION: What does HTTP 502 mean?", "MODE: DIRECT",
 			"ANSWER: A bad gateway.", "TRANSLATION: Zła brama."}, "Zła brama.", "history translate route answer finalize", ""},
 		{"loops run out", []string{"MODE: HYBRID", "NEED_MORE_CONTEXT: a", "NEED_MORE_CONTEXT: b", "NEED_MORE_CONTEXT: c"},
-			"does not answer this; the last search was for: c", "history translate route retrieve answer guard retrieve answer guard retrieve answer guard finalize", ""},
+			"does not answer this; the last search was for: c", "history translate route retrieve fetch gate answer guard retrieve fetch gate answer guard retrieve fetch gate answer guard finalize", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,5 +128,44 @@ func TestLooksEnglish(t *testing.T) {
 		if got := looksEnglish(q); got != want {
 			t.Errorf("looksEnglish(%q) = %v", q, got)
 		}
+	}
+}
+
+type symbolStore struct{ noStore }
+
+func (symbolStore) SymbolChunks(_ context.Context, name string, _ int) ([]core.Chunk, error) {
+	if name == "CartStore" {
+		return []core.Chunk{{ID: "cs", FilePath: "cart/store.go", LineStart: 3, LineEnd: 9, Corpus: core.CodeLogic, Text: "type CartStore struct{}"}}, nil
+	}
+	return nil, nil
+}
+
+// TestGraphAndFetchActions: expand_dependency_tree adds the evidence's
+// services' neighbours, only the allowed edge types; fetch_node_texts adds
+// the declarations the query names; the budget gate and summary.
+func TestGraphAndFetchActions(t *testing.T) {
+	g := &graph.Graph{
+		Services: []graph.Service{{Name: "cart", Kind: graph.KindService}, {Name: "redis", Kind: graph.KindCache}, {Name: "checkout", Kind: graph.KindService}},
+		Edges: []graph.Edge{{Source: "cart", Target: "redis", Type: graph.EdgeCache, Confidence: 0.9},
+			{Source: "checkout", Target: "cart", Type: graph.EdgeHTTP, Method: "GET", Path: "/cart", Confidence: 0.9}},
+	}
+	g.Sort()
+	p, _ := Parse("x", []byte("pipeline:\n  name: x\n  settings: {entry_step_id: a, graph_edge_allowlist: [cache], max_context_tokens: 30}\n  steps:\n    - {id: a, action: finalize}\n"))
+	st := &State{Query: "where does CartStore keep carts", Pack: &pack.Pack{Files: []pack.File{{Path: "cart/api.go", Service: "cart"}}}}
+	d := &Deps{Graph: g, Store: symbolStore{}, Model: &scripted{replies: []string{"SUMMARY: carts live in redis (cart/store.go:3)"}}}
+	if out, err := expandDependencyTree(context.Background(), d, p, st, Step{}); err != nil || out != "ok" {
+		t.Fatalf("expand: %s %v", out, err)
+	}
+	if e := strings.Join(st.Evidence, "\n"); !strings.Contains(e, "cart depends on redis (cache, depth 1)") || strings.Contains(e, "checkout") {
+		t.Errorf("graph evidence (cache edges only):\n%s", e)
+	}
+	if out, err := fetchNodeTexts(context.Background(), d, p, st, Step{}); err != nil || out != "ok" || !strings.Contains(st.Evidence[len(st.Evidence)-1], "type CartStore struct{}") {
+		t.Errorf("fetch: %s %v %v", out, err, st.Evidence)
+	}
+	if out, _ := checkContextBudget(context.Background(), d, p, st, Step{}); out != "over_limit" {
+		t.Errorf("gate over 30 tokens: %s", out)
+	}
+	if _, err := summarizeContext(context.Background(), d, p, st, Step{}); err != nil || len(st.Evidence) != 1 || !strings.Contains(st.Evidence[0], "carts live in redis") {
+		t.Errorf("summary: %v %v", err, st.Evidence)
 	}
 }
