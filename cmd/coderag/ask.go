@@ -42,9 +42,9 @@ CODERAG_LLM_URL and CODERAG_LLM_MODEL; a key in CODERAG_LLM_KEY.
 prints {"answer","mode","loops","citations":[{"file_path","line_start",
 "line_end"}],"steps","session"}.
 
---session NAME continues a conversation: its earlier turns (as many as
-max_history_tokens hold, newest first) are shown to the model, and this
-turn is kept in the database.
+--session NAME continues a conversation: its turns are kept in the
+database and shown to the model; when they run over max_history_tokens the
+model summarizes all but the last two (the summary is kept, rolling).
 
 A question that is not plainly English is translated into English by the
 model for retrieval and answering, and the answer translated back.
@@ -53,8 +53,7 @@ The default pipeline (core/ask/default.yaml) also adds the evidence's
 services' neighbours in the service graph and the declarations the
 question names, and summarizes the evidence when follow-up searches take
 it over max_context_tokens.
-
-Not yet: rolling summaries of long sessions.`
+`
 
 func newAskCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &askOptions{db: db}

@@ -124,24 +124,56 @@ var Actions = map[string]Action{
 	"persist_turn_and_finalize": persistTurn,
 }
 
-// loadHistory reads the session's last turns that fit
-// settings.max_history_tokens (newest kept first).
+// loadHistory reads the session's turns since its last summary. When
+// they are over settings.max_history_tokens, the model summarizes all but
+// the last two against the new question ('SUMMARY:'), the summary is kept
+// in the session as a turn of mode "summary" (rolling: the next summary
+// starts from it), and the model is shown the summary and the last two.
 func loadHistory(ctx context.Context, d *Deps, p Pipeline, st *State, _ Step) (string, error) {
 	if d.History == nil || d.Session == "" {
 		return "none", nil
 	}
-	turns, err := d.History.Turns(ctx, d.Session, 50)
+	turns, err := d.History.Turns(ctx, d.Session, 200)
 	if err != nil {
 		return "", err
 	}
-	budget := settingInt(p, "max_history_tokens", 2000)
-	used := 0
+	// Since the last summary: it, the two turns it left whole (stored
+	// before it), and the turns after it.
 	for i := len(turns) - 1; i >= 0; i-- {
-		used += core.EstimateTokens(turns[i].Question) + core.EstimateTokens(turns[i].Answer)
-		if used > budget {
-			turns = turns[i+1:]
+		if turns[i].Mode == "summary" {
+			kept := []Turn{turns[i]}
+			for _, t := range turns[max(i-2, 0):i] {
+				if t.Mode != "summary" {
+					kept = append(kept, t)
+				}
+			}
+			turns = append(kept, turns[i+1:]...)
 			break
 		}
+	}
+	used := 0
+	for _, t := range turns {
+		used += core.EstimateTokens(t.Question) + core.EstimateTokens(t.Answer)
+	}
+	if used > settingInt(p, "max_history_tokens", 2000) && len(turns) > 2 && d.Model != nil {
+		old, recent := turns[:len(turns)-2], turns[len(turns)-2:]
+		var b strings.Builder
+		for _, t := range old {
+			if t.Mode == "summary" {
+				fmt.Fprintf(&b, "Summary so far: %s\n", t.Answer)
+				continue
+			}
+			fmt.Fprintf(&b, "Q: %s\nA: %s\n", t.Question, t.Answer)
+		}
+		out, err := ask(ctx, d.Model, prompts["summarize_history"], "New question: "+st.Question+"\n\nEarlier conversation:\n"+b.String(), nil, "SUMMARY:")
+		if err != nil {
+			return "", err
+		}
+		sum := Turn{Question: "(the conversation so far)", Answer: out["SUMMARY:"], Mode: "summary"}
+		if err := d.History.AddTurn(ctx, d.Session, sum); err != nil {
+			return "", err
+		}
+		turns = append([]Turn{sum}, recent...)
 	}
 	st.History = turns
 	if len(turns) == 0 {
@@ -447,6 +479,8 @@ MODE: HYBRID    (most questions: behaviour, design, where something happens)
 MODE: BM25      (the question names identifiers, error messages, config keys or file names)
 MODE: SEMANTIC  (a plain-language question whose words the code may not use)
 MODE: DIRECT    (general knowledge, nothing about this codebase)`,
+	"summarize_history": `Summarize the earlier conversation between a developer and you for their new question:
+keep the facts, file:line citations, services and decisions that bear on it. Reply with: SUMMARY: <the summary>`,
 	"summarize": `Summarize the evidence given for the developer's question: keep what bears on it, with its
 file:line citations, service names, identifiers and error messages unchanged; drop the rest.
 Reply with: SUMMARY: <the summary>`,

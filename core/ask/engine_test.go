@@ -3,6 +3,7 @@ package ask
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -167,5 +168,82 @@ func TestGraphAndFetchActions(t *testing.T) {
 	}
 	if _, err := summarizeContext(context.Background(), d, p, st, Step{}); err != nil || len(st.Evidence) != 1 || !strings.Contains(st.Evidence[0], "carts live in redis") {
 		t.Errorf("summary: %v %v", err, st.Evidence)
+	}
+}
+
+// memHistory keeps sessions in memory.
+type memHistory struct{ turns []Turn }
+
+func (m *memHistory) Turns(_ context.Context, _ string, n int) ([]Turn, error) {
+	return m.turns[max(len(m.turns)-n, 0):], nil
+}
+func (m *memHistory) AddTurn(_ context.Context, _ string, t Turn) error {
+	m.turns = append(m.turns, t)
+	return nil
+}
+
+// TestHistorySummarized: once a session's turns are over
+// max_history_tokens, all but the last two are summarized against the new
+// question, the summary is kept, and the next load starts from it with
+// the two turns it left whole.
+func TestHistorySummarized(t *testing.T) {
+	p, _ := Parse("x", []byte("pipeline:\n  name: x\n  settings: {entry_step_id: a, max_history_tokens: 70}\n  steps:\n    - {id: a, action: finalize}\n"))
+	h := &memHistory{}
+	for i := 1; i <= 5; i++ {
+		h.AddTurn(context.Background(), "s", Turn{Question: fmt.Sprintf("question %d about the cart service", i), Answer: fmt.Sprintf("answer %d: carts live in redis for thirty days", i)})
+	}
+	model := &scripted{replies: []string{"SUMMARY: carts live in redis (turns 1-3)"}}
+	d := &Deps{History: h, Session: "s", Model: model}
+	st := &State{Question: "and the ttl?"}
+	if out, err := loadHistory(context.Background(), d, p, st, Step{}); err != nil || out != "ok" {
+		t.Fatalf("load: %s %v", out, err)
+	}
+	if len(st.History) != 3 || st.History[0].Mode != "summary" || !strings.Contains(st.History[1].Question, "question 4") || !strings.Contains(st.History[2].Question, "question 5") {
+		t.Fatalf("history = %+v", st.History)
+	}
+	if len(h.turns) != 6 || h.turns[5].Mode != "summary" {
+		t.Errorf("the summary was not kept: %+v", h.turns)
+	}
+	// The next turn is recorded; loading again starts from the summary.
+	h.AddTurn(context.Background(), "s", Turn{Question: "q6", Answer: "a6"})
+	st = &State{Question: "next"}
+	d.Model = &scripted{} // under the budget now: no model call
+	if _, err := loadHistory(context.Background(), d, p, st, Step{}); err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	for _, tt := range st.History {
+		qs = append(qs, tt.Question)
+	}
+	if got := strings.Join(qs, " | "); got != "(the conversation so far) | question 4 about the cart service | question 5 about the cart service | q6" {
+		t.Errorf("second load = %s", got)
+	}
+}
+
+// recordingSearch remembers that it was asked.
+type recordingSearch struct {
+	name  string
+	asked *[]string
+}
+
+func (r recordingSearch) Search(_ context.Context, q search.Query) (search.Result, error) {
+	*r.asked = append(*r.asked, r.name)
+	return search.Result{}, nil
+}
+
+// TestModes: the router's mode picks the search that runs.
+func TestModes(t *testing.T) {
+	p := defaultPipeline(t)
+	for _, mode := range []string{"HYBRID", "BM25", "SEMANTIC"} {
+		var asked []string
+		d := &Deps{Search: recordingSearch{"hybrid", &asked}, Store: noStore{},
+			Searchers: map[string]pack.Searcher{"bm25": recordingSearch{"bm25", &asked}, "semantic": recordingSearch{"semantic", &asked}},
+			Model:     &scripted{replies: []string{"MODE: " + mode, "ANSWER: ok"}}}
+		if _, err := Run(context.Background(), p, d, "where is the cart kept?"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(asked, " ") != strings.ToLower(mode) {
+			t.Errorf("MODE: %s ran %v", mode, asked)
+		}
 	}
 }
