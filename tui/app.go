@@ -59,6 +59,9 @@ type Options struct {
 	// StartCrawl, when set, runs at start in the crawl view
 	// (coderag crawl --tui).
 	StartCrawl CrawlFunc
+	// Ask answers a question with a language model (the a key); nil
+	// turns the key into a note on how to enable it.
+	Ask AskFunc
 	// DB is the database path shown in the status bar.
 	DB     string
 	Styles Styles
@@ -83,6 +86,7 @@ const (
 	modeSearch mode = iota
 	modeGraph
 	modeCrawl
+	modeAsk
 )
 
 type focus int
@@ -169,6 +173,7 @@ type Model struct {
 	statsErr error
 	graph    graphView
 	crawl    crawlView
+	ask      askView
 	notice   string
 }
 
@@ -285,6 +290,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.preview.invalidate()
 		m.graph.preview.invalidate()
+		m.ask.preview.invalidate()
 		return m, nil
 	case evidenceMsg:
 		return m, m.graph.setEvidence(m, msg)
@@ -302,6 +308,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.crawl.wait()
+	case askDeltaMsg:
+		m.ask.answer += msg.text
+		return m, m.waitAsk()
+	case askDoneMsg:
+		m.ask.running, m.ask.err = false, msg.err
+		if msg.err == nil {
+			m.ask.answer, m.ask.cites, m.ask.cursor = msg.res.Answer, msg.res.Citations, 0
+			return m, m.showCitation()
+		}
+		return m, nil
 	case crawlDoneMsg:
 		m.crawl.finish(msg, m.opts.Now())
 		return m, tea.Batch(m.loadStats(), m.loadGraph(), m.rerun())
@@ -352,6 +368,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeCrawl
 		m.input.Blur()
 		return nil
+	case key.Matches(msg, k.Ask) && !typing && m.mode == modeSearch:
+		return m.startAsk()
 	}
 	switch m.mode {
 	case modeGraph:
@@ -363,6 +381,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.crawl.key(k, msg)
 		return nil
+	case modeAsk:
+		return m.askKey(msg)
 	}
 	return m.searchKey(msg)
 }
@@ -461,6 +481,8 @@ func (m *Model) Render() string {
 		body = m.graph.view(m)
 	case modeCrawl:
 		body = m.crawl.view(m.st, m.width, m.bodyHeight(), m.opts.Now())
+	case modeAsk:
+		body = m.askBody()
 	default:
 		body = m.searchBody()
 	}
@@ -489,6 +511,12 @@ func (m *Model) topLine() string {
 		return m.st.Title.Render("service graph") + m.st.Dim.Render("  "+m.graph.title())
 	case modeCrawl:
 		return m.st.Title.Render("crawl") + m.st.Dim.Render("  "+m.crawl.title())
+	case modeAsk:
+		state := "answered"
+		if m.ask.running {
+			state = "answering…"
+		}
+		return m.st.Title.Render("ask") + m.st.Dim.Render("  "+state)
 	}
 	left := m.input.View()
 	gap := m.width - lipgloss.Width(left) - lipgloss.Width(right)
@@ -545,6 +573,8 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{k.Up, k.Down, k.Open, k.Blast, k.Incidents, k.Deeper, k.Back, k.Help, k.Quit}
 	case modeCrawl:
 		return []key.Binding{k.Back, k.Recrawl, k.Help, k.Quit}
+	case modeAsk:
+		return []key.Binding{k.Up, k.Down, k.PageDown, k.Back, k.Help, k.Quit}
 	}
 	if m.focus == focusInput {
 		return []key.Binding{k.Down, k.Open, k.Back, k.NextPane, k.Recrawl, k.ForceQuit}
@@ -559,7 +589,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Search, k.Back, k.NextPane, k.PrevPane, k.Help, k.Quit, k.ForceQuit},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Left, k.Right, k.Open},
-		{k.Edit, k.Copy, k.Explain, k.ToService, k.Recrawl, k.Crawl},
+		{k.Edit, k.Copy, k.Explain, k.ToService, k.Ask, k.Recrawl, k.Crawl},
 		append(types, k.ClearTypes),
 		{k.Graph, k.Blast, k.Incidents, k.Neighbors, k.Deeper, k.Shallower},
 	}

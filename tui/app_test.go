@@ -548,3 +548,46 @@ func TestPreviewSideways(t *testing.T) {
 		t.Errorf("← does not scroll back to the first column:\n%s", s)
 	}
 }
+
+// TestAskPane: a on the results asks the search box's question; the answer
+// streams into the ask pane, its evidence is listed and previewed, ↓
+// moves to the next piece, esc goes back; without a model the key says
+// how to enable it.
+func TestAskPane(t *testing.T) {
+	keys := DefaultKeyMap()
+	opts := testOptions(newFakeIndex())
+	var asked string
+	opts.Ask = func(ctx context.Context, q string, onDelta func(string)) (AskResult, error) {
+		asked = q
+		for _, s := range []string{"Carts live ", "in Redis ", "(services/cart/store.go:13)."} {
+			onDelta(s)
+		}
+		return AskResult{Answer: "Carts live in Redis (services/cart/store.go:13).", Citations: []core.Chunk{testChunks[0], testChunks[1]}}, nil
+	}
+	d := newDriver(t, opts, 100, 24)
+	d.typeText("where are carts kept")
+	d.press(keys.Back)
+	d.press(keys.Ask)
+	s := d.screen()
+	if asked != "where are carts kept" || !strings.Contains(s, "Carts live in Redis") || !strings.Contains(s, "evidence") {
+		t.Fatalf("ask pane after a:\n%s", s)
+	}
+	if !strings.Contains(s, "CartStore > Get") || !strings.Contains(s, "rdb.Get(ctx") {
+		t.Errorf("the first piece of evidence is not previewed:\n%s", s)
+	}
+	d.press(keys.Down)
+	if s := d.screen(); !strings.Contains(s, "Cart / Redis outage") {
+		t.Errorf("↓ does not preview the next piece:\n%s", s)
+	}
+	d.press(keys.Back)
+	if s := d.screen(); strings.Contains(s, "ask:") {
+		t.Errorf("esc does not leave the ask pane:\n%s", s)
+	}
+	plain := newDriver(t, testOptions(newFakeIndex()), 100, 24)
+	plain.typeText("redis")
+	plain.press(keys.Back)
+	plain.press(keys.Ask)
+	if s := plain.screen(); !strings.Contains(s, "--llm-url") {
+		t.Errorf("a without a model says nothing:\n%s", s)
+	}
+}

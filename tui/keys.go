@@ -34,6 +34,7 @@ type KeyMap struct {
 	Copy       key.Binding
 	Explain    key.Binding
 	ToService  key.Binding
+	Ask        key.Binding
 	TypeFilter [6]key.Binding
 	ClearTypes key.Binding
 
@@ -76,6 +77,7 @@ func DefaultKeyMap() KeyMap {
 		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path:line")),
 		Explain:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "explain rank")),
 		ToService:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "its service in the graph")),
+		Ask:        key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "ask a language model")),
 		ClearTypes: key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "all types")),
 
 		Blast:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blast radius")),
@@ -95,7 +97,7 @@ func DefaultKeyMap() KeyMap {
 // the README and for tests.
 func (k KeyMap) Bindings() []key.Binding {
 	out := []key.Binding{k.Search, k.Back, k.NextPane, k.PrevPane, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom,
-		k.Left, k.Right, k.Open, k.Edit, k.Copy, k.Explain, k.ToService}
+		k.Left, k.Right, k.Open, k.Edit, k.Copy, k.Explain, k.ToService, k.Ask}
 	out = append(out, k.TypeFilter[:]...)
 	return append(out, k.ClearTypes, k.Graph, k.Blast, k.Incidents, k.Neighbors, k.Deeper, k.Shallower,
 		k.Crawl, k.Recrawl, k.Help, k.Quit, k.ForceQuit)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"coderag/core/llm"
 	"coderag/core/pack"
 	"coderag/core/search"
+	"coderag/sqlite"
 )
 
 type askOptions struct {
@@ -92,22 +94,52 @@ func pipelineReader(dir string) func(string) ([]byte, error) {
 	}
 }
 
-func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) error {
-	ctx := cmd.Context()
-	chat, err := llm.New(llm.Options{URL: o.llmURL, Model: o.llmModel, APIKey: os.Getenv("CODERAG_LLM_KEY")})
+// askSetup builds what the ask pipeline needs over an open index: the
+// pipeline (the built-in one, or the file at pipelinePath), the model
+// client and the dependencies (a search per retrieval mode, the graph,
+// the session history). Warnings are the pipeline's.
+func askSetup(ctx context.Context, db *sqlite.DB, eng pack.Searcher, ef *embedFlags, rf *rerankFlags, llmURL, llmModel, pipelinePath string) (ask.Pipeline, *ask.Deps, []string, error) {
+	chat, err := llm.New(llm.Options{URL: llmURL, Model: llmModel, APIKey: os.Getenv("CODERAG_LLM_KEY")})
 	if err != nil {
-		return usagef("%v", err)
+		return ask.Pipeline{}, nil, nil, usagef("%v", err)
 	}
 	name, dir := "default", "."
-	if o.pipeline != "" {
-		name, dir = o.pipeline, filepath.Dir(o.pipeline)
+	if pipelinePath != "" {
+		name, dir = pipelinePath, filepath.Dir(pipelinePath)
 	}
 	p, warnings, err := ask.Load(name, pipelineReader(dir))
 	if err != nil {
-		return err
+		return p, nil, nil, err
 	}
-	for _, w := range warnings {
-		fmt.Fprintln(io.err, "coderag: warning: "+w)
+	emb, _, err := ef.queryEmbedder(ctx, db)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	params, err := rf.loadParams()
+	if err != nil {
+		return p, nil, nil, err
+	}
+	rr, err := rf.reranker()
+	if err != nil {
+		return p, nil, nil, err
+	}
+	searchers := map[string]pack.Searcher{
+		"bm25": search.New(db, search.Options{Params: params, Reranker: rr, PathPriority: rf.pathPriority}),
+	}
+	if emb != nil {
+		searchers["semantic"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true, Reranker: rr})
+	}
+	g, err := db.Graph(ctx)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	return p, &ask.Deps{Search: eng, Searchers: searchers, Store: db, Graph: g, Model: chat, History: db}, warnings, nil
+}
+
+func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) error {
+	ctx := cmd.Context()
+	if _, err := llm.New(llm.Options{URL: o.llmURL, Model: o.llmModel}); err != nil {
+		return usagef("%v", err) // before opening anything
 	}
 	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
 	if err != nil {
@@ -117,29 +149,14 @@ func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) e
 	if warn != "" {
 		fmt.Fprintln(io.err, "coderag: warning: "+warn)
 	}
-	emb, _, err := o.embed.queryEmbedder(ctx, db)
+	p, d, warnings, err := askSetup(ctx, db, eng, &o.embed, &o.rerank, o.llmURL, o.llmModel, o.pipeline)
 	if err != nil {
 		return err
 	}
-	params, err := o.rerank.loadParams()
-	if err != nil {
-		return err
+	for _, w := range warnings {
+		fmt.Fprintln(io.err, "coderag: warning: "+w)
 	}
-	rr, err := o.rerank.reranker()
-	if err != nil {
-		return err
-	}
-	searchers := map[string]pack.Searcher{
-		"bm25": search.New(db, search.Options{Params: params, Reranker: rr, PathPriority: o.rerank.pathPriority}),
-	}
-	if emb != nil {
-		searchers["semantic"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true, Reranker: rr})
-	}
-	g, err := db.Graph(ctx)
-	if err != nil {
-		return err
-	}
-	d := &ask.Deps{Search: eng, Searchers: searchers, Store: db, Graph: g, Model: chat, History: db, Session: o.session}
+	d.Session = o.session
 	streamed := false
 	if !o.json {
 		d.OnAnswer = func(s string) { streamed = true; fmt.Fprint(io.out, s) }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"coderag/core"
+	"coderag/core/ask"
 	"coderag/core/embed"
 	"coderag/core/ingest"
 	"coderag/core/search"
@@ -20,10 +21,11 @@ import (
 )
 
 type tuiOptions struct {
-	db     *string
-	light  bool
-	embed  embedFlags
-	rerank rerankFlags
+	db               *string
+	light            bool
+	llmURL, llmModel string
+	embed            embedFlags
+	rerank           rerankFlags
 }
 
 const tuiLong = `Tui opens the terminal UI: type to search code, deploy files, runbooks, ADRs,
@@ -57,6 +59,8 @@ func newTUICmd(io *ioStreams, db *string) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.llmURL, "llm-url", os.Getenv("CODERAG_LLM_URL"), "an OpenAI-compatible server for the ask pane (a), as coderag ask")
+	f.StringVar(&o.llmModel, "llm-model", os.Getenv("CODERAG_LLM_MODEL"), "the model the ask pane uses")
 	f.BoolVar(&o.light, "light", false, "start with colours for a light background (the terminal's is detected when it answers)")
 	o.embed.register(f, true)
 	o.rerank.register(f)
@@ -96,12 +100,29 @@ func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, sta
 	}
 	s := &searchers{db: db, flags: &o.embed, rerank: rr, pathPriority: o.rerank.pathPriority, params: params}
 	noColor := os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
+	var askFn tui.AskFunc
+	if o.llmURL != "" && o.llmModel != "" {
+		p, d, _, err := askSetup(ctx, db, s, &o.embed, &o.rerank, o.llmURL, o.llmModel, "")
+		if err != nil {
+			return err
+		}
+		askFn = func(ctx context.Context, q string, onDelta func(string)) (tui.AskResult, error) {
+			run := *d
+			run.OnAnswer = onDelta
+			st, err := ask.Run(ctx, p, &run, q)
+			if err != nil {
+				return tui.AskResult{}, err
+			}
+			return tui.AskResult{Answer: st.Answer, Citations: st.Chunks()}, nil
+		}
+	}
 	app := tui.New(tui.Options{
 		Backend:    db,
 		Fast:       s.fast(),
 		Full:       s,
 		Recrawl:    recrawl(*o.db),
 		StartCrawl: start,
+		Ask:        askFn,
 		DB:         *o.db,
 		Styles:     tui.DefaultStyles(!o.light, noColor),
 		Query:      query,

@@ -90,6 +90,20 @@ type Citation struct {
 	LineEnd   int    `json:"line_end"`
 }
 
+// Chunks are the chunks of the evidence packed last, in order.
+func (s *State) Chunks() []core.Chunk {
+	var out []core.Chunk
+	if s.Pack == nil {
+		return out
+	}
+	for _, f := range s.Pack.Files {
+		for _, pc := range f.Pieces {
+			out = append(out, pc.Chunk)
+		}
+	}
+	return out
+}
+
 // Citations are the files and lines of the evidence packed, in order.
 func (s *State) Citations() []Citation {
 	out := []Citation{}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"coderag/core"
@@ -14,22 +17,31 @@ import (
 	"coderag/core/search"
 )
 
-// scripted is a model that replies from a script, in turn.
-type scripted struct {
-	replies []string
-	n       int
-}
-
-func (s *scripted) Chat(_ context.Context, _ []llm.Message, onDelta func(string)) (llm.Reply, error) {
-	if s.n >= len(s.replies) {
-		return llm.Reply{}, errors.New("script ran out")
+// scripted is a chat completions server (httptest, the OpenAI wire
+// format, streaming as server-sent events) that replies from a script,
+// in turn; a request past the script's end is an HTTP 500. The engine
+// talks to it through llm.Client, as to a real server.
+func scripted(t *testing.T, replies ...string) *llm.Client {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		if i >= len(replies) {
+			http.Error(w, `{"error": {"message": "script ran out"}}`, http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, piece := range strings.SplitAfter(replies[i], " ") {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", piece)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	c, err := llm.New(llm.Options{URL: srv.URL, Model: "scripted", Retries: -1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := s.replies[s.n]
-	s.n++
-	if onDelta != nil {
-		onDelta(r)
-	}
-	return llm.Reply{Text: r}, nil
+	return c
 }
 
 type noHits struct{}
@@ -77,7 +89,7 @@ func TestRunProtocol(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var streamed strings.Builder
-			d := &Deps{Search: noHits{}, Store: noStore{}, Model: &scripted{replies: tt.replies}, OnAnswer: func(s string) { streamed.WriteString(s) }}
+			d := &Deps{Search: noHits{}, Store: noStore{}, Model: scripted(t, tt.replies...), OnAnswer: func(s string) { streamed.WriteString(s) }}
 			q := "what is a 502?"
 			if strings.Contains(tt.name, "Polish") {
 				q = "Co oznacza błąd 502?"
@@ -153,7 +165,7 @@ func TestGraphAndFetchActions(t *testing.T) {
 	g.Sort()
 	p, _ := Parse("x", []byte("pipeline:\n  name: x\n  settings: {entry_step_id: a, graph_edge_allowlist: [cache], max_context_tokens: 30}\n  steps:\n    - {id: a, action: finalize}\n"))
 	st := &State{Query: "where does CartStore keep carts", Pack: &pack.Pack{Files: []pack.File{{Path: "cart/api.go", Service: "cart"}}}}
-	d := &Deps{Graph: g, Store: symbolStore{}, Model: &scripted{replies: []string{"SUMMARY: carts live in redis (cart/store.go:3)"}}}
+	d := &Deps{Graph: g, Store: symbolStore{}, Model: scripted(t, "SUMMARY: carts live in redis (cart/store.go:3)")}
 	if out, err := expandDependencyTree(context.Background(), d, p, st, Step{}); err != nil || out != "ok" {
 		t.Fatalf("expand: %s %v", out, err)
 	}
@@ -192,7 +204,7 @@ func TestHistorySummarized(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		h.AddTurn(context.Background(), "s", Turn{Question: fmt.Sprintf("question %d about the cart service", i), Answer: fmt.Sprintf("answer %d: carts live in redis for thirty days", i)})
 	}
-	model := &scripted{replies: []string{"SUMMARY: carts live in redis (turns 1-3)"}}
+	model := scripted(t, "SUMMARY: carts live in redis (turns 1-3)")
 	d := &Deps{History: h, Session: "s", Model: model}
 	st := &State{Question: "and the ttl?"}
 	if out, err := loadHistory(context.Background(), d, p, st, Step{}); err != nil || out != "ok" {
@@ -207,7 +219,7 @@ func TestHistorySummarized(t *testing.T) {
 	// The next turn is recorded; loading again starts from the summary.
 	h.AddTurn(context.Background(), "s", Turn{Question: "q6", Answer: "a6"})
 	st = &State{Question: "next"}
-	d.Model = &scripted{} // under the budget now: no model call
+	d.Model = scripted(t) // under the budget now: no model call
 	if _, err := loadHistory(context.Background(), d, p, st, Step{}); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +250,7 @@ func TestModes(t *testing.T) {
 		var asked []string
 		d := &Deps{Search: recordingSearch{"hybrid", &asked}, Store: noStore{},
 			Searchers: map[string]pack.Searcher{"bm25": recordingSearch{"bm25", &asked}, "semantic": recordingSearch{"semantic", &asked}},
-			Model:     &scripted{replies: []string{"MODE: " + mode, "ANSWER: ok"}}}
+			Model:     scripted(t, "MODE: "+mode, "ANSWER: ok")}
 		if _, err := Run(context.Background(), p, d, "where is the cart kept?"); err != nil {
 			t.Fatal(err)
 		}
