@@ -127,7 +127,10 @@ func askSetup(ctx context.Context, db *sqlite.DB, eng pack.Searcher, ef *embedFl
 		"bm25": search.New(db, search.Options{Params: params, Reranker: rr, PathPriority: rf.pathPriority}),
 	}
 	if emb != nil {
-		searchers["semantic"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true, Reranker: rr})
+		// SEMANTIC: vectors alone, as they rank; SEMANTIC_RERANK: the
+		// vectors' best reranked.
+		searchers["semantic"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true})
+		searchers["semantic_rerank"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true, Reranker: rr})
 	}
 	g, err := db.Graph(ctx)
 	if err != nil {

@@ -492,6 +492,7 @@ Reply with exactly one line, one of:
 MODE: HYBRID    (most questions: behaviour, design, where something happens)
 MODE: BM25      (the question names identifiers, error messages, config keys or file names)
 MODE: SEMANTIC  (a plain-language question whose words the code may not use)
+MODE: SEMANTIC_RERANK  (as SEMANTIC, when many near answers must be told apart)
 MODE: DIRECT    (general knowledge, nothing about this codebase)`,
 	"summarize_history": `Summarize the earlier conversation between a developer and you for their new question:
 keep the facts, file:line citations, services and decisions that bear on it. Reply with: SUMMARY: <the summary>`,
@@ -564,7 +565,7 @@ func callModel(ctx context.Context, d *Deps, p Pipeline, st *State, step Step) (
 			if _, rest, ok := parsePrefix(reply.Text, "MODE:"); ok {
 				mode := strings.ToLower(strings.Fields(rest + " hybrid")[0])
 				switch mode {
-				case "hybrid", "bm25", "semantic", "direct":
+				case "hybrid", "bm25", "semantic", "semantic_rerank", "direct":
 					st.Mode = mode
 					return mode, nil
 				}

@@ -246,11 +246,12 @@ func (r recordingSearch) Search(_ context.Context, q search.Query) (search.Resul
 // TestModes: the router's mode picks the search that runs.
 func TestModes(t *testing.T) {
 	p := defaultPipeline(t)
-	for _, mode := range []string{"HYBRID", "BM25", "SEMANTIC"} {
+	for _, mode := range []string{"HYBRID", "BM25", "SEMANTIC", "SEMANTIC_RERANK"} {
 		var asked []string
 		d := &Deps{Search: recordingSearch{"hybrid", &asked}, Store: noStore{},
-			Searchers: map[string]pack.Searcher{"bm25": recordingSearch{"bm25", &asked}, "semantic": recordingSearch{"semantic", &asked}},
-			Model:     scripted(t, "MODE: "+mode, "ANSWER: ok")}
+			Searchers: map[string]pack.Searcher{"bm25": recordingSearch{"bm25", &asked}, "semantic": recordingSearch{"semantic", &asked},
+				"semantic_rerank": recordingSearch{"semantic_rerank", &asked}},
+			Model: scripted(t, "MODE: "+mode, "ANSWER: ok")}
 		if _, err := Run(context.Background(), p, d, "where is the cart kept?"); err != nil {
 			t.Fatal(err)
 		}
