@@ -275,13 +275,13 @@ func TestMentionsNewestFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("docker-compose.yml", "services:\n  ledger:\n    image: acme/ledger:1.4\n    environment:\n      DB_HOST: ledgerdb\n  ledgerdb:\n    image: postgres:16\n")
-	write("CHANGELOG.md", "# Changelog\n\n## [3.0.0] - 2024-02-01\n\nThe ledger service retries failed postings with backoff.\n\n"+
-		"## [0.2.0] - 2021-05-01\n\nFirst release of the ledger service.\n")
-	write("docs/adr/0002-ledger-outbox.md", "# 2. Ledger writes through an outbox\n\nDate: 2023-03-10\n\n## Status\n\nAccepted\n\n## Decision\n\nThe ledger service writes postings through an outbox table.\n")
-	write("runbooks/ledger-lag.md", "---\ntitle: Ledger lag\ndate: 2022-07-01\n---\n\n# Ledger lag\n\nWhen the ledger service falls behind, check the outbox table.\n")
-	write("docs/notes.md", "# Notes\n\nThe ledger service was split from the monolith.\n")
-	write("docs/overview.md", "# Overview\n\nThe ledger service keeps the postings.\n")
+	write("docker-compose.yml", "services:\n  tally:\n    image: acme/tally:1.4\n    environment:\n      DB_HOST: tallydb\n  tallydb:\n    image: postgres:16\n")
+	write("CHANGELOG.md", "# Changelog\n\n## [3.0.0] - 2024-02-01\n\nThe tally service retries failed postings with backoff.\n\n"+
+		"## [0.2.0] - 2021-05-01\n\nFirst release of the tally service.\n")
+	write("docs/adr/0002-tally-outbox.md", "# 2. Tally writes through an outbox\n\nDate: 2023-03-10\n\n## Status\n\nAccepted\n\n## Decision\n\nThe tally service writes postings through an outbox table.\n")
+	write("runbooks/tally-lag.md", "---\ntitle: Tally lag\ndate: 2022-07-01\n---\n\n# Tally lag\n\nWhen the tally service falls behind, check the outbox table.\n")
+	write("docs/notes.md", "# Notes\n\nThe tally service was split from the monolith.\n")
+	write("docs/overview.md", "# Overview\n\nThe tally service keeps the postings.\n")
 	for rel, year := range map[string]int{"docs/notes.md": 2020, "docs/overview.md": 2021} {
 		at := time.Date(year, 1, 2, 0, 0, 0, 0, time.UTC)
 		if err := os.Chtimes(filepath.Join(repo, rel), at, at); err != nil {
@@ -292,8 +292,8 @@ func TestMentionsNewestFirst(t *testing.T) {
 	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
 		t.Fatal(errs)
 	}
-	_, out, _ := coderag(t, "graph", "--db", db, "--service", "ledger", "--mentions", "20")
-	want := []string{"CHANGELOG.md:1-5 2024-02-01", "0002-ledger-outbox.md", "ledger-lag.md", "CHANGELOG.md:7-9 2021-05-01", "overview.md", "notes.md"}
+	_, out, _ := coderag(t, "graph", "--db", db, "--service", "tally", "--mentions", "20")
+	want := []string{"CHANGELOG.md:1-5 2024-02-01", "0002-tally-outbox.md", "tally-lag.md", "CHANGELOG.md:7-9 2021-05-01", "overview.md", "notes.md"}
 	last := -1
 	for _, w := range want {
 		i := strings.Index(out, w)

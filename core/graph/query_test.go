@@ -146,8 +146,8 @@ func TestNameKey(t *testing.T) {
 // (down); a call to an address nothing declares is not counted down.
 func TestDegree(t *testing.T) {
 	g := shop()
-	g.Services = append(g.Services, Service{Name: "?env:LEDGER_URL", Kind: KindUnresolved})
-	g.Edges = append(g.Edges, Edge{Source: "api", Target: "?env:LEDGER_URL", Type: EdgeHTTP, Method: "POST", Path: "/entries", Confidence: 0.9})
+	g.Services = append(g.Services, Service{Name: "?env:TALLY_URL", Kind: KindUnresolved})
+	g.Edges = append(g.Edges, Edge{Source: "api", Target: "?env:TALLY_URL", Type: EdgeHTTP, Method: "POST", Path: "/entries", Confidence: 0.9})
 	g.Sort()
 	ix := g.Index(0)
 	for _, tt := range []struct {

@@ -39,9 +39,9 @@ func TestFailedCrawlKeepsVectors(t *testing.T) {
 	}
 	src := []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}}
 	files := fstest.MapFS{
-		"ledger/post.go":   {Data: []byte("package ledger\n\n// Post records a transfer between two accounts after checking the balance.\nfunc Post(from, to string, cents int64) error {\n\treturn nil\n}\n")},
-		"ledger/refund.go": {Data: []byte("package ledger\n\n// Refund reverses a posting and notifies the customer by e-mail.\nfunc Refund(id int64) error {\n\treturn nil\n}\n")},
-		"docs/runbook.md":  {Data: []byte("# Ledger lag\n\nWhen postings queue up, restart the ledger worker.\n")},
+		"tally/post.go":   {Data: []byte("package tally\n\n// Post records a transfer between two accounts after checking the balance.\nfunc Post(from, to string, cents int64) error {\n\treturn nil\n}\n")},
+		"tally/refund.go": {Data: []byte("package tally\n\n// Refund reverses a posting and notifies the customer by e-mail.\nfunc Refund(id int64) error {\n\treturn nil\n}\n")},
+		"docs/runbook.md": {Data: []byte("# Tally lag\n\nWhen postings queue up, restart the tally worker.\n")},
 	}
 	opts := func() ingest.Options {
 		return ingest.Options{
@@ -57,7 +57,7 @@ func TestFailedCrawlKeepsVectors(t *testing.T) {
 		t.Fatalf("first crawl: %d vectors for %d chunks", n, total)
 	}
 	// One file changes; the re-crawl replaces the source, then fails.
-	files["ledger/refund.go"] = &fstest.MapFile{Data: []byte("package ledger\n\n// Refund reverses a posting and credits the sender's account at once.\nfunc Refund(id int64) error {\n\treturn nil\n}\n")}
+	files["tally/refund.go"] = &fstest.MapFile{Data: []byte("package tally\n\n// Refund reverses a posting and credits the sender's account at once.\nfunc Refund(id int64) error {\n\treturn nil\n}\n")}
 	sum, err := ingest.New(failingOwners{db}, opts()).Run(ctx, src)
 	if !errors.Is(err, errDiskFull) {
 		t.Fatalf("Run = %v, want the store's failure", err)
@@ -78,8 +78,8 @@ func TestFailedCrawlKeepsVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	hits, err := db.KNN(ctx, q[0], 1, core.Filter{})
-	if err != nil || len(hits) == 0 || hits[0].Chunk.FilePath != "ledger/post.go" {
-		t.Errorf("vector search after the failed crawl: %v, %v; want ledger/post.go", hits, err)
+	if err != nil || len(hits) == 0 || hits[0].Chunk.FilePath != "tally/post.go" {
+		t.Errorf("vector search after the failed crawl: %v, %v; want tally/post.go", hits, err)
 	}
 	// The next crawl, with a working store, embeds the changed chunk.
 	if _, err := ingest.New(db, opts()).Run(ctx, src); err != nil {

@@ -22,10 +22,10 @@ import (
 func TestLargeFilesStreamed(t *testing.T) {
 	var txt bytes.Buffer
 	for i := 0; txt.Len() < 3*ingest.StreamAbove; i++ {
-		fmt.Fprintf(&txt, "line %d: the ledger posts a transfer of %d coins between two accounts é\n", i, i*7)
+		fmt.Fprintf(&txt, "line %d: the tally posts a transfer of %d coins between two accounts é\n", i, i*7)
 	}
 	var md bytes.Buffer
-	md.WriteString("# Operations guide\n\nHow the ledger is run.\n\n")
+	md.WriteString("# Operations guide\n\nHow the tally is run.\n\n")
 	for i := 0; md.Len() < ingest.StreamMarkdownAbove+(600<<10); i++ {
 		fmt.Fprintf(&md, "## Procedure %d\n\nDrain the queue, then restart worker %d. ", i, i)
 		md.WriteString(strings.Repeat("Check the dashboards and the alerts before you go on. ", 20) + "\n\n")
@@ -36,7 +36,7 @@ func TestLargeFilesStreamed(t *testing.T) {
 	nul := append(bytes.Clone(txt.Bytes()), []byte("tail\x00\n")...)
 	bad := append(bytes.Clone(txt.Bytes()), []byte("caf\xe9\n")...)
 	fsys := fstest.MapFS{
-		"logs/ledger.txt":   {Data: txt.Bytes()},
+		"logs/tally.txt":    {Data: txt.Bytes()},
 		"docs/guide.md":     {Data: md.Bytes()},
 		"data/runes.txt":    {Data: runes},
 		"logs/with-nul.txt": {Data: nul},
@@ -79,8 +79,8 @@ func TestLargeFilesStreamed(t *testing.T) {
 	for _, w := range ss.Warnings {
 		warned[w.Path] = w.Reason
 	}
-	if !strings.Contains(warned["logs/ledger.txt"], "only the first 2500 chunks indexed") {
-		t.Errorf("ledger.txt: warning %q, want the chunk limit", warned["logs/ledger.txt"])
+	if !strings.Contains(warned["logs/tally.txt"], "only the first 2500 chunks indexed") {
+		t.Errorf("tally.txt: warning %q, want the chunk limit", warned["logs/tally.txt"])
 	}
 	chunks, err := db.SourceChunks(ctx, "repo")
 	if err != nil {
@@ -90,12 +90,12 @@ func TestLargeFilesStreamed(t *testing.T) {
 	for _, ch := range chunks {
 		byFile[ch.FilePath] = append(byFile[ch.FilePath], ch)
 	}
-	for name, n := range map[string]int{"logs/ledger.txt": limit, "docs/small.md": 1} {
+	for name, n := range map[string]int{"logs/tally.txt": limit, "docs/small.md": 1} {
 		if len(byFile[name]) != n {
 			t.Errorf("%s: %d chunks, want %d", name, len(byFile[name]), n)
 		}
 	}
-	for _, name := range []string{"logs/ledger.txt", "docs/guide.md", "data/runes.txt"} {
+	for _, name := range []string{"logs/tally.txt", "docs/guide.md", "data/runes.txt"} {
 		data := fsys[name].Data
 		cs := byFile[name]
 		if len(cs) == 0 {
@@ -112,7 +112,7 @@ func TestLargeFilesStreamed(t *testing.T) {
 			}
 			lastEnd = max(lastEnd, ch.ByteEnd)
 		}
-		if name != "logs/ledger.txt" && lastEnd < len(bytes.TrimRight(data, "\n ")) {
+		if name != "logs/tally.txt" && lastEnd < len(bytes.TrimRight(data, "\n ")) {
 			t.Errorf("%s: chunks end at byte %d of %d", name, lastEnd, len(data))
 		}
 	}

@@ -27,7 +27,7 @@ func BenchmarkPack(b *testing.B) {
 			Corpus: core.CodeLogic, Language: "go", SymbolName: fmt.Sprint("Handle", i), ServiceName: fmt.Sprint("svc", i%12), Text: text}})
 	}
 	s := fakeSearch{hs}
-	g := ledgerGraph()
+	g := tallyGraph()
 	for _, format := range []string{"xml", "json"} {
 		b.Run(format, func(b *testing.B) {
 			for b.Loop() {

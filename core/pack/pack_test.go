@@ -11,10 +11,10 @@ import (
 	"coderag/core/search"
 )
 
-// A ledger service's files as the index would hold them.
-func ledgerChunks() []core.Chunk {
+// A tally service's files as the index would hold them.
+func tallyChunks() []core.Chunk {
 	var post strings.Builder
-	post.WriteString("// Post records a transfer between two accounts.\nfunc (l *Ledger) Post(ctx context.Context, t Transfer) error {\n")
+	post.WriteString("// Post records a transfer between two accounts.\nfunc (l *Tally) Post(ctx context.Context, t Transfer) error {\n")
 	for i := 0; i < 30; i++ {
 		if i == 15 {
 			post.WriteString("\tif balance < t.Cents { return ErrInsufficientFunds }\n")
@@ -26,16 +26,16 @@ func ledgerChunks() []core.Chunk {
 	text := post.String()
 	n := strings.Count(text, "\n") + 1
 	return []core.Chunk{
-		{ID: "post", RepoName: "bank", FilePath: "ledger/post.go", LineStart: 10, LineEnd: 9 + n, Corpus: core.CodeLogic,
-			Language: "go", SymbolName: "Ledger.Post", ServiceName: "ledger", ContextPrefix: "ledger/post.go > Ledger > Post",
-			Signature: "func (l *Ledger) Post(ctx context.Context, t Transfer) error", Text: text},
-		{ID: "hdr", RepoName: "bank", FilePath: "ledger/post.go", LineStart: 1, LineEnd: 7, Corpus: core.CodeLogic,
-			Language: "go", ServiceName: "ledger", ContextPrefix: "ledger/post.go",
-			Text: "package ledger\n\nimport (\n\t\"context\"\n\t\"errors\"\n)\n"},
-		{ID: "readme", RepoName: "bank", FilePath: "ledger/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme,
-			Language: "markdown", ServiceName: "ledger", Text: "# Ledger\n\nRecords transfers; the balance check refuses overdrafts."},
-		{ID: "deploy", RepoName: "bank", FilePath: "deploy/ledger.yaml", LineStart: 1, LineEnd: 4, Corpus: core.CodeDeploy,
-			Language: "yaml", ServiceName: "ledger", Text: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ledger"},
+		{ID: "post", RepoName: "bank", FilePath: "tally/post.go", LineStart: 10, LineEnd: 9 + n, Corpus: core.CodeLogic,
+			Language: "go", SymbolName: "Tally.Post", ServiceName: "tally", ContextPrefix: "tally/post.go > Tally > Post",
+			Signature: "func (l *Tally) Post(ctx context.Context, t Transfer) error", Text: text},
+		{ID: "hdr", RepoName: "bank", FilePath: "tally/post.go", LineStart: 1, LineEnd: 7, Corpus: core.CodeLogic,
+			Language: "go", ServiceName: "tally", ContextPrefix: "tally/post.go",
+			Text: "package tally\n\nimport (\n\t\"context\"\n\t\"errors\"\n)\n"},
+		{ID: "readme", RepoName: "bank", FilePath: "tally/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme,
+			Language: "markdown", ServiceName: "tally", Text: "# Tally\n\nRecords transfers; the balance check refuses overdrafts."},
+		{ID: "deploy", RepoName: "bank", FilePath: "deploy/tally.yaml", LineStart: 1, LineEnd: 4, Corpus: core.CodeDeploy,
+			Language: "yaml", ServiceName: "tally", Text: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tally"},
 	}
 }
 
@@ -93,13 +93,13 @@ func (f fakeStore) SymbolChunks(_ context.Context, name string, _ int) ([]core.C
 	return out, nil
 }
 
-func ledgerGraph() *graph.Graph {
+func tallyGraph() *graph.Graph {
 	g := &graph.Graph{
-		Services: []graph.Service{{Name: "ledger", Kind: graph.KindService}, {Name: "frontend", Kind: graph.KindService},
-			{Name: "ledgerdb", Kind: graph.KindDatabase}, {Name: "ingress:web", Kind: graph.KindIngress}},
+		Services: []graph.Service{{Name: "tally", Kind: graph.KindService}, {Name: "frontend", Kind: graph.KindService},
+			{Name: "tallydb", Kind: graph.KindDatabase}, {Name: "ingress:web", Kind: graph.KindIngress}},
 		Edges: []graph.Edge{
-			{Source: "frontend", Target: "ledger", Type: graph.EdgeHTTP, Method: "POST", Path: "/transfers", Confidence: 0.9},
-			{Source: "ledger", Target: "ledgerdb", Type: graph.EdgeDB, Confidence: 0.9},
+			{Source: "frontend", Target: "tally", Type: graph.EdgeHTTP, Method: "POST", Path: "/transfers", Confidence: 0.9},
+			{Source: "tally", Target: "tallydb", Type: graph.EdgeDB, Confidence: 0.9},
 			{Source: "ingress:web", Target: "frontend", Type: graph.EdgeHTTP, Method: "ANY", Path: "/", Confidence: 0.9},
 		},
 	}
@@ -122,11 +122,11 @@ func hits(cs []core.Chunk, ids ...string) []core.Hit {
 // TestBudgetHolds: whatever the budget and the format, the rendered pack
 // is at most the budget, and Used is its size.
 func TestBudgetHolds(t *testing.T) {
-	cs := ledgerChunks()
+	cs := tallyChunks()
 	s := fakeSearch{hits(cs, "post", "readme", "deploy", "hdr")}
 	for _, format := range []string{"xml", "markdown", "json"} {
 		for _, budget := range []int{60, 120, 200, 300, 500, 2000} {
-			p, err := Build(context.Background(), s, fakeStore{chunks: cs}, ledgerGraph(), "balance check overdraft", Options{Budget: budget, Format: format})
+			p, err := Build(context.Background(), s, fakeStore{chunks: cs}, tallyGraph(), "balance check overdraft", Options{Budget: budget, Format: format})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,16 +142,16 @@ func TestBudgetHolds(t *testing.T) {
 // first line, its signature, the matching line with its neighbours and
 // its last line; ". . ." stands for the rest.
 func TestElision(t *testing.T) {
-	cs := ledgerChunks()
+	cs := tallyChunks()
 	p, err := Build(context.Background(), fakeSearch{hits(cs, "post")}, fakeStore{chunks: cs}, nil, "balance", Options{Budget: 260})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Files) != 1 || !p.Files[0].Pieces[0].Elided {
-		t.Fatalf("want Ledger.Post elided:\n%s", p.Render())
+		t.Fatalf("want Tally.Post elided:\n%s", p.Render())
 	}
 	text := p.Files[0].Pieces[0].Text
-	for _, want := range []string{"// Post records a transfer", "func (l *Ledger) Post(", "step14 :=", "if balance < t.Cents", "step16 :=", ". . .", "}"} {
+	for _, want := range []string{"// Post records a transfer", "func (l *Tally) Post(", "step14 :=", "if balance < t.Cents", "step16 :=", ". . .", "}"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("elided text lacks %q:\n%s", want, text)
 		}
@@ -168,26 +168,26 @@ func TestElision(t *testing.T) {
 // the search ranks it last; the chunks of one file are one block, in line
 // order, with ". . ." over the lines between them.
 func TestForcedAndMerged(t *testing.T) {
-	cs := ledgerChunks()
+	cs := tallyChunks()
 	p, err := Build(context.Background(), fakeSearch{hits(cs, "post", "readme", "hdr")}, fakeStore{chunks: cs}, nil, "transfer",
-		Options{Budget: 4000, Include: []string{"deploy/ledger.yaml"}, Format: "xml"})
+		Options{Budget: 4000, Include: []string{"deploy/tally.yaml"}, Format: "xml"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Files[0].Path != "deploy/ledger.yaml" || !p.Files[0].Pieces[0].Forced {
+	if p.Files[0].Path != "deploy/tally.yaml" || !p.Files[0].Pieces[0].Forced {
 		t.Fatalf("the included file is not first: %v", p.Files[0].Path)
 	}
 	var post *File
 	for i := range p.Files {
-		if p.Files[i].Path == "ledger/post.go" {
+		if p.Files[i].Path == "tally/post.go" {
 			post = &p.Files[i]
 		}
 	}
 	if post == nil || len(post.Pieces) != 2 || post.Pieces[0].Chunk.ID != "hdr" {
-		t.Fatalf("ledger/post.go is not one block with its header first: %+v", post)
+		t.Fatalf("tally/post.go is not one block with its header first: %+v", post)
 	}
 	out := p.Render()
-	if strings.Count(out, "file: ledger/post.go") != 1 || !strings.Contains(out, "lines: 1-7, 10-") {
+	if strings.Count(out, "file: tally/post.go") != 1 || !strings.Contains(out, "lines: 1-7, 10-") {
 		t.Errorf("post.go's pieces are not merged under one header:\n%s", out)
 	}
 	if !strings.Contains(post.content(), ")\n\n. . .\n// Post records") {
@@ -202,17 +202,17 @@ func TestForcedAndMerged(t *testing.T) {
 // TestServicesBlock: the services of the evidence with their neighbours;
 // the blast radius only when the question asks what breaks.
 func TestServicesBlock(t *testing.T) {
-	cs := ledgerChunks()
+	cs := tallyChunks()
 	s := fakeSearch{hits(cs, "readme")}
-	p, _ := Build(context.Background(), s, fakeStore{chunks: cs}, ledgerGraph(), "how are transfers recorded", Options{})
-	if len(p.Services) != 1 || p.Services[0].Name != "ledger" || len(p.Services[0].BlastRadius) != 0 {
+	p, _ := Build(context.Background(), s, fakeStore{chunks: cs}, tallyGraph(), "how are transfers recorded", Options{})
+	if len(p.Services) != 1 || p.Services[0].Name != "tally" || len(p.Services[0].BlastRadius) != 0 {
 		t.Fatalf("services = %+v", p.Services)
 	}
-	if fmt.Sprint(p.Services[0].Upstream) != "[frontend (http POST /transfers)]" || fmt.Sprint(p.Services[0].Downstream) != "[ledgerdb (db)]" {
-		t.Errorf("ledger's neighbours = %v / %v", p.Services[0].Upstream, p.Services[0].Downstream)
+	if fmt.Sprint(p.Services[0].Upstream) != "[frontend (http POST /transfers)]" || fmt.Sprint(p.Services[0].Downstream) != "[tallydb (db)]" {
+		t.Errorf("tally's neighbours = %v / %v", p.Services[0].Upstream, p.Services[0].Downstream)
 	}
-	p, _ = Build(context.Background(), s, fakeStore{chunks: cs}, ledgerGraph(), "what breaks when ledgerdb is down", Options{})
-	if p.Services[0].Name != "ledgerdb" || len(p.Services[0].BlastRadius) != 3 {
+	p, _ = Build(context.Background(), s, fakeStore{chunks: cs}, tallyGraph(), "what breaks when tallydb is down", Options{})
+	if p.Services[0].Name != "tallydb" || len(p.Services[0].BlastRadius) != 3 {
 		t.Errorf("the named service's blast radius: %+v", p.Services)
 	}
 }
@@ -253,18 +253,18 @@ func TestFollowReferences(t *testing.T) {
 // TestFollowServiceEdges: a hit that calls another service's route leads
 // the walk to the route's handler, which joins the pack.
 func TestFollowServiceEdges(t *testing.T) {
-	client := core.Chunk{ID: "client", RepoName: "web", FilePath: "api/ledger.ts", LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
+	client := core.Chunk{ID: "client", RepoName: "web", FilePath: "api/tally.ts", LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
 		Text: "export function transfer(t) {\n  return post('/transfers', t)\n}"}
-	handler := core.Chunk{ID: "handler", RepoName: "bank", FilePath: "ledger/http.go", LineStart: 5, LineEnd: 7, Corpus: core.CodeLogic,
+	handler := core.Chunk{ID: "handler", RepoName: "bank", FilePath: "tally/http.go", LineStart: 5, LineEnd: 7, Corpus: core.CodeLogic,
 		SymbolName: "handleTransfer", Text: "func handleTransfer(w http.ResponseWriter, r *http.Request) {\n\tpost(r)\n}"}
-	g := ledgerGraph()
+	g := tallyGraph()
 	for i := range g.Edges {
-		if g.Edges[i].Target == "ledger" {
-			g.Edges[i].Evidence = []graph.Evidence{{ChunkID: "client", Repo: "web", File: "api/ledger.ts", Line: 2}}
+		if g.Edges[i].Target == "tally" {
+			g.Edges[i].Evidence = []graph.Evidence{{ChunkID: "client", Repo: "web", File: "api/tally.ts", Line: 2}}
 		}
 	}
-	g.Routes = append(g.Routes, graph.Route{Service: "ledger",
-		RouteAt: core.RouteAt{Repo: "bank", File: "ledger/http.go", ChunkID: "handler", Route: core.Route{Method: "POST", Path: "/transfers", Handler: "handleTransfer"}}})
+	g.Routes = append(g.Routes, graph.Route{Service: "tally",
+		RouteAt: core.RouteAt{Repo: "bank", File: "tally/http.go", ChunkID: "handler", Route: core.Route{Method: "POST", Path: "/transfers", Handler: "handleTransfer"}}})
 	st := fakeStore{chunks: []core.Chunk{client, handler}}
 	p, err := Build(context.Background(), fakeSearch{[]core.Hit{{Chunk: client, Score: 1}}}, st, g, "send a transfer", Options{Follow: 0.3})
 	if err != nil {
@@ -274,7 +274,7 @@ func TestFollowServiceEdges(t *testing.T) {
 	for _, f := range p.Files {
 		files = append(files, f.Path)
 	}
-	if !strings.Contains(strings.Join(files, " "), "ledger/http.go") {
+	if !strings.Contains(strings.Join(files, " "), "tally/http.go") {
 		t.Errorf("the called route's handler is not in the pack: %v", files)
 	}
 }

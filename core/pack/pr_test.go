@@ -9,18 +9,18 @@ import (
 const patch = `From 3f2a Mon Sep 17 00:00:00 2001
 From: Dev <dev@example.com>
 Date: Mon, 23 Nov 2026 10:00:00 +0000
-Subject: [PATCH 1/2] Ledger: refuse overdrafts at posting time
+Subject: [PATCH 1/2] Tally: refuse overdrafts at posting time
 
 ---
- ledger/post.go | 3 ++-
+ tally/post.go | 3 ++-
  old.txt        | 1 -
  2 files changed
 
-diff --git a/ledger/post.go b/ledger/post.go
+diff --git a/tally/post.go b/tally/post.go
 index 1111111..2222222 100644
---- a/ledger/post.go
-+++ b/ledger/post.go
-@@ -10,6 +10,7 @@ func (l *Ledger) Post(ctx context.Context, t Transfer) error {
+--- a/tally/post.go
++++ b/tally/post.go
+@@ -10,6 +10,7 @@ func (l *Tally) Post(ctx context.Context, t Transfer) error {
  	balance := l.balance(t.From)
 -	if balance < 0 {
 +	if balance < t.Cents {
@@ -44,10 +44,10 @@ func TestParseDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch.Title != "Ledger: refuse overdrafts at posting time" {
+	if ch.Title != "Tally: refuse overdrafts at posting time" {
 		t.Errorf("title %q", ch.Title)
 	}
-	if len(ch.Files) != 1 || ch.Files[0].Path != "ledger/post.go" {
+	if len(ch.Files) != 1 || ch.Files[0].Path != "tally/post.go" {
 		t.Fatalf("files %+v", ch.Files)
 	}
 	h := ch.Files[0].Hunks[0]
@@ -55,10 +55,10 @@ func TestParseDiff(t *testing.T) {
 		t.Errorf("hunk %+v", h)
 	}
 	qs := ch.queries()
-	if len(qs) != 3 || qs[0].weight != weightIntent || qs[1].text != "Ledger: refuse overdrafts at posting time path:ledger/**" || qs[2].weight != weightSnippet {
+	if len(qs) != 3 || qs[0].weight != weightIntent || qs[1].text != "Tally: refuse overdrafts at posting time path:tally/**" || qs[2].weight != weightSnippet {
 		t.Fatalf("queries %+v", qs)
 	}
-	for _, w := range []string{"Ledger", "Post", "balance", "Cents", "ErrOverdraft"} {
+	for _, w := range []string{"Tally", "Post", "balance", "Cents", "ErrOverdraft"} {
 		if !strings.Contains(qs[2].text, w) {
 			t.Errorf("snippet query %q lacks %s", qs[2].text, w)
 		}

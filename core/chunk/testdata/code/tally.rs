@@ -1,4 +1,4 @@
-//! Ledger service: records postings and serves balances over HTTP.
+//! Tally service: records postings and serves balances over HTTP.
 
 use std::collections::HashMap;
 use std::env;
@@ -86,7 +86,7 @@ mod limits {
 
 #[actix_web::main]
 async fn main() -> std::io::Result<()> {
-    let port: u16 = env::var("LEDGER_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(8088);
+    let port: u16 = env::var("TALLY_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(8088);
     let store: Arc<dyn PostingStore> = Arc::new(MemoryStore::default());
     HttpServer::new(move || {
         App::new()

@@ -1,4 +1,4 @@
-//! Postings: money moved between two accounts of the ledger.
+//! Postings: money moved between two accounts of the tally.
 
 use std::collections::HashMap;
 
