@@ -421,6 +421,7 @@ func (m *Model) layout() {
 	bodyH := m.bodyHeight()
 	listW := m.listWidth()
 	m.preview.setSize(w-listW, bodyH)
+	m.ask.preview.setSize(w-listW, bodyH)
 	m.graph.setSize(w, bodyH)
 }
 

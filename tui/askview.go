@@ -57,7 +57,8 @@ func (m *Model) startAsk() tea.Cmd {
 	}
 	m.mode = modeAsk
 	m.input.Blur()
-	m.ask = askView{question: q, running: true, ch: make(chan tea.Msg, 256)}
+	m.ask = askView{question: q, running: true, ch: make(chan tea.Msg, 256), preview: m.ask.preview}
+	m.ask.preview.setChunks(nil, "") // sized by layout; empty until the evidence comes
 	ch, fn, ctx := m.ask.ch, m.opts.Ask, m.ctx
 	go func() {
 		res, err := fn(ctx, q, func(s string) { ch <- askDeltaMsg{s} })
@@ -129,7 +130,6 @@ func (m *Model) askBody() string {
 		}
 	}
 	left := m.st.PaneFocused.Width(listW).Height(h).Render(fitBlock(strings.Join(lines, "\n"), w, h-2))
-	m.ask.preview.setSize(m.width-listW, h)
 	right := m.st.Pane.Width(m.width - listW).Height(h).Render(m.ask.preview.view(m))
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
 }

@@ -14,7 +14,6 @@ import (
 	"coderag/core/llm"
 	"coderag/core/pack"
 	"coderag/core/search"
-	"coderag/sqlite"
 )
 
 type askOptions struct {
@@ -94,15 +93,11 @@ func pipelineReader(dir string) func(string) ([]byte, error) {
 	}
 }
 
-// askSetup builds what the ask pipeline needs over an open index: the
-// pipeline (the built-in one, or the file at pipelinePath), the model
-// client and the dependencies (a search per retrieval mode, the graph,
-// the session history). Warnings are the pipeline's.
-func askSetup(ctx context.Context, db *sqlite.DB, eng pack.Searcher, ef *embedFlags, rf *rerankFlags, llmURL, llmModel, pipelinePath string) (ask.Pipeline, *ask.Deps, []string, error) {
-	chat, err := llm.New(llm.Options{URL: llmURL, Model: llmModel, APIKey: os.Getenv("CODERAG_LLM_KEY")})
-	if err != nil {
-		return ask.Pipeline{}, nil, nil, usagef("%v", err)
-	}
+// askSetup builds what the ask pipeline needs over an opened index: the
+// pipeline (the built-in one, or the file at pipelinePath) and the
+// dependencies (a search per retrieval mode, the graph, the session
+// history, the model). Warnings are the pipeline's.
+func askSetup(ctx context.Context, env *searchEnv, chat *llm.Client, pipelinePath string) (ask.Pipeline, *ask.Deps, []string, error) {
 	name, dir := "default", "."
 	if pipelinePath != "" {
 		name, dir = pipelinePath, filepath.Dir(pipelinePath)
@@ -111,48 +106,47 @@ func askSetup(ctx context.Context, db *sqlite.DB, eng pack.Searcher, ef *embedFl
 	if err != nil {
 		return p, nil, nil, err
 	}
-	emb, _, err := ef.queryEmbedder(ctx, db)
-	if err != nil {
-		return p, nil, nil, err
-	}
-	params, err := rf.loadParams()
-	if err != nil {
-		return p, nil, nil, err
-	}
-	rr, err := rf.reranker()
-	if err != nil {
-		return p, nil, nil, err
-	}
 	searchers := map[string]pack.Searcher{
-		"bm25": search.New(db, search.Options{Params: params, Reranker: rr, PathPriority: rf.pathPriority}),
+		"bm25": search.New(env.db, search.Options{Params: env.params, Reranker: env.rr, PathPriority: env.pathPriority}),
 	}
-	if emb != nil {
+	if env.emb != nil {
 		// SEMANTIC: vectors alone, as they rank; SEMANTIC_RERANK: the
 		// vectors' best reranked.
-		searchers["semantic"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true})
-		searchers["semantic_rerank"] = search.New(db, search.Options{Params: params, Embedder: emb, NoBM25: true, Reranker: rr})
+		searchers["semantic"] = search.New(env.db, search.Options{Params: env.params, Embedder: env.emb, NoBM25: true})
+		searchers["semantic_rerank"] = search.New(env.db, search.Options{Params: env.params, Embedder: env.emb, NoBM25: true, Reranker: env.rr})
 	}
-	g, err := db.Graph(ctx)
+	g, err := env.db.Graph(ctx)
 	if err != nil {
 		return p, nil, nil, err
 	}
-	return p, &ask.Deps{Search: eng, Searchers: searchers, Store: db, Graph: g, Model: chat, History: db}, warnings, nil
+	return p, &ask.Deps{Search: env.eng, Searchers: searchers, Store: env.db, Graph: g, Model: chat, History: env.db}, warnings, nil
+}
+
+// newChat is the model client the --llm flags name (a usage error when
+// they are missing).
+func newChat(url, model string) (*llm.Client, error) {
+	c, err := llm.New(llm.Options{URL: url, Model: model, APIKey: os.Getenv("CODERAG_LLM_KEY")})
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return c, nil
 }
 
 func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) error {
 	ctx := cmd.Context()
-	if _, err := llm.New(llm.Options{URL: o.llmURL, Model: o.llmModel}); err != nil {
-		return usagef("%v", err) // before opening anything
-	}
-	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
+	chat, err := newChat(o.llmURL, o.llmModel) // before opening anything
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if warn != "" {
-		fmt.Fprintln(io.err, "coderag: warning: "+warn)
+	env, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
+	if err != nil {
+		return err
 	}
-	p, d, warnings, err := askSetup(ctx, db, eng, &o.embed, &o.rerank, o.llmURL, o.llmModel, o.pipeline)
+	defer env.db.Close()
+	if env.warn != "" {
+		fmt.Fprintln(io.err, "coderag: warning: "+env.warn)
+	}
+	p, d, warnings, err := askSetup(ctx, env, chat, o.pipeline)
 	if err != nil {
 		return err
 	}

@@ -203,11 +203,12 @@ func contextRun(cmd *cobra.Command, io *ioStreams, o *contextOptions, text strin
 		return usagef("--follow must be between 0 and 1, got %g", o.follow)
 	}
 	ctx := cmd.Context()
-	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
+	env, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer env.db.Close()
+	db, eng, warn := env.db, env.eng, env.warn
 	g, err := db.Graph(ctx)
 	if err != nil {
 		return err

@@ -137,18 +137,28 @@ type (
 )
 
 // newMCPServer opens the index and returns an MCP server with coderag's
-// tools and resources over it.
+// tools and resources over it, and the function that closes the index.
 func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (*mcp.Server, func(), error) {
-	db, eng, warn, err := openSearch(ctx, path, ef, rf)
+	env, err := openSearch(ctx, path, ef, rf)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := db.Graph(ctx)
+	s, err := mcpServer(ctx, env, path)
 	if err != nil {
-		db.Close()
+		env.db.Close()
 		return nil, nil, err
 	}
-	ix := g.Index(0)
+	return s, func() { env.db.Close() }, nil
+}
+
+// mcpServer is the MCP server over an opened index (coderag mcp, and
+// serve's /mcp beside its API on the same index).
+func mcpServer(ctx context.Context, env *searchEnv, path string) (*mcp.Server, error) {
+	db, eng, warn := env.db, env.eng, env.warn
+	graphs := &graphCache{db: db}
+	if _, _, err := graphs.get(ctx); err != nil {
+		return nil, err
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "coderag", Version: buildVersion()}, nil)
 	warnings := func(ws []string) []string {
 		if warn != "" {
@@ -156,7 +166,7 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 		}
 		return ws
 	}
-	resolve := func(name string) (string, error) {
+	resolve := func(g *graph.Graph, name string) (string, error) {
 		if len(g.Services) == 0 {
 			return "", fmt.Errorf("%s has no service graph: crawl repositories with deploy files", path)
 		}
@@ -181,6 +191,10 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "context", Description: "Pack the best evidence for a question into a token budget: chunks merged per file, elided to the matching lines when large, with the services involved (neighbours, routes, blast radius when the question asks what breaks). Use it to answer a question about the codebase."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in contextIn) (*mcp.CallToolResult, contextOut, error) {
+			g, _, err := graphs.get(ctx)
+			if err != nil {
+				return nil, contextOut{}, err
+			}
 			q, include, symbol, prefer := directives(in.Query)
 			follow := in.Follow
 			if follow == 0 {
@@ -199,7 +213,11 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "graph_service", Description: "A service of the service graph: who depends on it, what it depends on (HTTP, gRPC, queues, databases, caches) and the routes it serves."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in serviceIn) (*mcp.CallToolResult, serviceOut, error) {
-			name, err := resolve(in.Name)
+			g, ix, err := graphs.get(ctx)
+			if err != nil {
+				return nil, serviceOut{}, err
+			}
+			name, err := resolve(g, in.Name)
 			if err != nil {
 				return nil, serviceOut{}, err
 			}
@@ -210,7 +228,11 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "blast_radius", Description: "What breaks when a service is down: the services that depend on it, directly or through others, with the edge and its evidence line."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in blastIn) (*mcp.CallToolResult, hopsOut, error) {
-			name, err := resolve(in.Service)
+			g, ix, err := graphs.get(ctx)
+			if err != nil {
+				return nil, hopsOut{}, err
+			}
+			name, err := resolve(g, in.Service)
 			if err != nil {
 				return nil, hopsOut{}, err
 			}
@@ -222,11 +244,15 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "path_between", Description: "How one service reaches another through the dependency graph: the shortest chain of calls, with each edge and its evidence."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in pathIn) (*mcp.CallToolResult, hopsOut, error) {
-			from, err := resolve(in.From)
+			g, _, err := graphs.get(ctx)
 			if err != nil {
 				return nil, hopsOut{}, err
 			}
-			to, err := resolve(in.To)
+			from, err := resolve(g, in.From)
+			if err != nil {
+				return nil, hopsOut{}, err
+			}
+			to, err := resolve(g, in.To)
 			if err != nil {
 				return nil, hopsOut{}, err
 			}
@@ -247,6 +273,10 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "stats", Description: "What the index holds: chunks, files, sources, vectors and embedder, services and dependencies, the last crawl."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ statsIn) (*mcp.CallToolResult, statsOut, error) {
+			g, _, err := graphs.get(ctx)
+			if err != nil {
+				return nil, statsOut{}, err
+			}
 			st, err := db.Stats(ctx)
 			if err != nil {
 				return nil, statsOut{}, err
@@ -278,7 +308,7 @@ func newMCPServer(ctx context.Context, path string, ef *embedFlags, rf *rerankFl
 			}
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
 		})
-	return s, func() { db.Close() }, nil
+	return s, nil
 }
 
 // fileSlice reads the lines a coderag://file/REPO/PATH?lines=A-B URI

@@ -12,6 +12,8 @@ import (
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/embed"
+	"coderag/core/pack"
 	"coderag/core/search"
 	"coderag/sqlite"
 )
@@ -100,31 +102,39 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 	return cmd
 }
 
+// searchEnv is an opened index and what searching it takes: the
+// database, the hybrid engine the flags ask for, its embedder (nil
+// without dense search; warn says why), reranker and ranking parameters.
+// The commands that search, pack, ask or serve open it once and share it.
+type searchEnv struct {
+	db           *sqlite.DB
+	eng          pack.Searcher
+	emb          embed.Embedder
+	params       *search.Params
+	rr           search.Reranker
+	pathPriority bool
+	warn         string
+}
+
 // openSearch opens the database at path for reading and the search engine
-// the query flags ask for: the embedder (warn says why dense search is
-// off, if it is), the reranker and the ranking parameters.
-func openSearch(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (*sqlite.DB, *search.Engine, string, error) {
+// the query flags ask for. The caller closes env.db.
+func openSearch(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (*searchEnv, error) {
 	db, err := sqlite.Open(ctx, path, sqlite.Options{})
 	if err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
-	fail := func(err error) (*sqlite.DB, *search.Engine, string, error) {
+	env := &searchEnv{db: db, pathPriority: rf.pathPriority}
+	if env.emb, env.warn, err = ef.queryEmbedder(ctx, db); err == nil {
+		if env.rr, err = rf.reranker(); err == nil {
+			env.params, err = rf.loadParams()
+		}
+	}
+	if err != nil {
 		db.Close()
-		return nil, nil, "", err
+		return nil, err
 	}
-	emb, warn, err := ef.queryEmbedder(ctx, db)
-	if err != nil {
-		return fail(err)
-	}
-	rr, err := rf.reranker()
-	if err != nil {
-		return fail(err)
-	}
-	params, err := rf.loadParams()
-	if err != nil {
-		return fail(err)
-	}
-	return db, search.New(db, search.Options{Params: params, Embedder: emb, Reranker: rr, PathPriority: rf.pathPriority}), warn, nil
+	env.eng = search.New(db, search.Options{Params: env.params, Embedder: env.emb, Reranker: env.rr, PathPriority: env.pathPriority})
+	return env, nil
 }
 
 // jsonHit is one hit of `coderag query --json`. Fields are only ever added.
@@ -199,13 +209,14 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		return err
 	}
 	ctx := cmd.Context()
-	db, eng, warn, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
+	env, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer env.db.Close()
+	warn := env.warn
 	full := strings.TrimSpace(text + " " + o.filterText())
-	res, err := eng.Search(ctx, search.Query{Text: full, K: o.k})
+	res, err := env.eng.Search(ctx, search.Query{Text: full, K: o.k})
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"coderag/core/embed"
-	"coderag/core/graph"
 	"coderag/core/pack"
 	"coderag/core/search"
 	"coderag/sqlite"
@@ -145,23 +144,17 @@ func badRequest(format string, args ...any) error {
 // starts run under ctx; the close function cancels a running one and
 // waits for it to end its transaction.
 func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, token string) (http.Handler, func(), error) {
-	db, eng, warn, err := openSearch(ctx, path, ef, rf)
+	env, err := openSearch(ctx, path, ef, rf)
 	if err != nil {
 		return nil, nil, err
 	}
-	mcpSrv, mcpClose, err := newMCPServer(ctx, path, ef, rf)
+	mcpSrv, err := mcpServer(ctx, env, path) // the same index for /mcp
 	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	emb, _, err := ef.queryEmbedder(ctx, db) // for /health's reachability probe
-	if err != nil {
-		db.Close()
-		mcpClose()
+		env.db.Close()
 		return nil, nil, err
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	a := &api{db: db, eng: eng, emb: emb, warn: warn, path: path, writable: token != "",
+	a := &api{db: env.db, eng: env.eng, emb: env.emb, warn: env.warn, path: path, writable: token != "", graphs: &graphCache{db: env.db},
 		crawls: &crawls{path: path, base: cctx, jobs: map[int]*crawlJob{}}}
 	routes := a.routes()
 	mux := http.NewServeMux()
@@ -187,7 +180,7 @@ func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, t
 	if token != "" {
 		h = requireToken(token, mux)
 	}
-	return h, func() { cancel(); a.crawls.wg.Wait(); mcpClose(); db.Close() }, nil
+	return h, func() { cancel(); a.crawls.wg.Wait(); env.db.Close() }, nil
 }
 
 // requireToken lets through requests carrying the bearer token, and
@@ -206,7 +199,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 
 type api struct {
 	db   *sqlite.DB
-	eng  *search.Engine
+	eng  pack.Searcher
 	emb  embed.Embedder // nil without dense search
 	warn string
 	path string
@@ -214,6 +207,7 @@ type api struct {
 	// whoever holds it.
 	writable bool
 	crawls   *crawls
+	graphs   *graphCache
 }
 
 func (a *api) routes() []apiRoute {
@@ -344,14 +338,6 @@ func writePack(w http.ResponseWriter, p pack.Pack) {
 	writeJSON(w, map[string]any{"format": p.Format, "budget": p.Budget, "used_tokens": p.Used, "text": p.Render()})
 }
 
-func (a *api) graphOrNil(ctx context.Context) (*graph.Graph, error) {
-	g, err := a.db.Graph(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return g, nil
-}
-
 func (a *api) context(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Query string `json:"query"`
@@ -369,7 +355,7 @@ func (a *api) context(w http.ResponseWriter, r *http.Request) error {
 	}
 	q, include, symbol, prefer := directives(in.Query)
 	opts.Include, opts.Symbols, opts.Prefer = include, symbol, prefer
-	g, err := a.graphOrNil(r.Context())
+	g, _, err := a.graphs.get(r.Context())
 	if err != nil {
 		return err
 	}
@@ -401,7 +387,7 @@ func (a *api) prContext(w http.ResponseWriter, r *http.Request) error {
 	if in.Title != "" {
 		ch.Title = in.Title
 	}
-	g, err := a.graphOrNil(r.Context())
+	g, _, err := a.graphs.get(r.Context())
 	if err != nil {
 		return err
 	}
@@ -427,43 +413,34 @@ func intParam(r *http.Request, name string) (int, error) {
 }
 
 func (a *api) graph(w http.ResponseWriter, r *http.Request) error {
+	return a.serviceGraph(w, r, r.URL.Query().Get("service"), graphOptions{})
+}
+
+func (a *api) blast(w http.ResponseWriter, r *http.Request) error {
+	return a.serviceGraph(w, r, r.PathValue("name"), graphOptions{blast: true})
+}
+
+// serviceGraph answers with the graph (service empty) or a service's
+// view as graph --json prints it, at ?depth=.
+func (a *api) serviceGraph(w http.ResponseWriter, r *http.Request, service string, o graphOptions) error {
 	depth, err := intParam(r, "depth")
 	if err != nil {
 		return err
 	}
-	g, err := a.graphOrNil(r.Context())
+	g, _, err := a.graphs.get(r.Context())
 	if err != nil {
 		return err
 	}
 	v := view{g: g}
-	if s := r.URL.Query().Get("service"); s != "" {
-		name, err := g.Resolve(s)
+	if service != "" {
+		name, err := g.Resolve(service)
 		if err != nil {
 			return &apiError{http.StatusNotFound, "no_such_service", err.Error()}
 		}
-		if v, err = serviceView(g, name, &graphOptions{depth: depth}); err != nil {
+		o.depth = depth
+		if v, err = serviceView(g, name, &o); err != nil {
 			return err
 		}
-	}
-	return writeViewJSON(w, v)
-}
-
-func (a *api) blast(w http.ResponseWriter, r *http.Request) error {
-	depth, err := intParam(r, "depth")
-	if err != nil {
-		return err
-	}
-	g, err := a.graphOrNil(r.Context())
-	if err != nil {
-		return err
-	}
-	name, err := g.Resolve(r.PathValue("name"))
-	if err != nil {
-		return &apiError{http.StatusNotFound, "no_such_service", err.Error()}
-	}
-	v, err := serviceView(g, name, &graphOptions{blast: true, depth: depth})
-	if err != nil {
-		return err
 	}
 	return writeViewJSON(w, v)
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"coderag/sqlite"
 )
 
 // sampleCopy copies the crawled sample database, so that a test may write
@@ -309,5 +311,31 @@ func TestServeDeleteFiles(t *testing.T) {
 	}
 	if status, out := call(t, srv, "DELETE", "/v1/index/files", `{"source": "platfrom", "paths": ["a"]}`, "tok"); status != 404 || !strings.Contains(js(out), "did you mean platform") {
 		t.Errorf("a mistyped source: %d %v", status, out)
+	}
+}
+
+// TestGraphCache: a server reads the graph once, and again only after a
+// crawl ended.
+func TestGraphCache(t *testing.T) {
+	ctx := context.Background()
+	path := sampleCopy(t)
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c := &graphCache{db: db}
+	g1, _, err := c.get(ctx)
+	if err != nil || len(g1.Services) == 0 {
+		t.Fatalf("graph: %v", err)
+	}
+	if g2, _, _ := c.get(ctx); g2 != g1 {
+		t.Error("the graph was read again with no crawl in between")
+	}
+	if code, _, errs := coderag(t, "crawl", "--db", path, "--repo-path", filepath.Join(sampleDir, "platform"), "--progress", "none"); code != 0 {
+		t.Fatal(errs)
+	}
+	if g3, _, _ := c.get(ctx); g3 == g1 {
+		t.Error("the graph was not read again after a crawl")
 	}
 }

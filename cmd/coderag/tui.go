@@ -102,7 +102,16 @@ func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, sta
 	noColor := os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb"
 	var askFn tui.AskFunc
 	if o.llmURL != "" && o.llmModel != "" {
-		p, d, _, err := askSetup(ctx, db, s, &o.embed, &o.rerank, o.llmURL, o.llmModel, "")
+		chat, err := newChat(o.llmURL, o.llmModel)
+		if err != nil {
+			return err
+		}
+		emb, _, err := o.embed.queryEmbedder(ctx, db) // the semantic modes' vectors
+		if err != nil {
+			return err
+		}
+		env := &searchEnv{db: db, eng: s, emb: emb, params: params, rr: rr, pathPriority: o.rerank.pathPriority}
+		p, d, _, err := askSetup(ctx, env, chat, "")
 		if err != nil {
 			return err
 		}

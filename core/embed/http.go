@@ -196,35 +196,18 @@ func (h *HTTP) roundTrip(ctx context.Context, texts []string) ([][]float32, erro
 		Model string   `json:"model"`
 		Input []string `json:"input"`
 	}{h.o.Model, texts})
-	wait := h.o.Backoff
-	var last error
-	for attempt := 0; ; attempt++ {
-		vecs, retryAfter, err := h.once(ctx, body, len(texts))
-		if err == nil {
-			return vecs, nil
-		}
-		last = err
-		var re retryable
-		if !errors.As(err, &re) || attempt >= h.o.Retries {
-			break
-		}
-		d := wait
-		if retryAfter > 0 {
-			d = retryAfter
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(d):
-		}
-		wait *= 2
+	var vecs [][]float32
+	err := core.Retry(ctx, h.o.Retries, h.o.Backoff, func() (time.Duration, error) {
+		var retryAfter time.Duration
+		var err error
+		vecs, retryAfter, err = h.once(ctx, body, len(texts))
+		return retryAfter, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, last
+	return vecs, nil
 }
-
-type retryable struct{ error }
-
-func (r retryable) Unwrap() error { return r.error }
 
 func (h *HTTP) once(ctx context.Context, body []byte, n int) ([][]float32, time.Duration, error) {
 	rctx, cancel := context.WithTimeout(ctx, h.o.Timeout)
@@ -247,20 +230,20 @@ func (h *HTTP) once(ctx context.Context, body []byte, n int) ([][]float32, time.
 			return nil, 0, fmt.Errorf("embedder %s at %s is not reachable (%v); start the server, or use --embedder builtin", h.o.Provider, h.endpoint, op.Err)
 		}
 		if rctx.Err() != nil {
-			return nil, 0, retryable{fmt.Errorf("embedder %s at %s: no answer within %s", h.o.Provider, h.endpoint, h.o.Timeout)}
+			return nil, 0, core.Retryable{Err: fmt.Errorf("embedder %s at %s: no answer within %s", h.o.Provider, h.endpoint, h.o.Timeout)}
 		}
-		return nil, 0, retryable{fmt.Errorf("embedder %s at %s: %w", h.o.Provider, h.endpoint, err)}
+		return nil, 0, core.Retryable{Err: fmt.Errorf("embedder %s at %s: %w", h.o.Provider, h.endpoint, err)}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 512<<20))
 	if err != nil {
-		return nil, 0, retryable{fmt.Errorf("embedder %s at %s: reading the answer: %w", h.o.Provider, h.endpoint, err)}
+		return nil, 0, core.Retryable{Err: fmt.Errorf("embedder %s at %s: reading the answer: %w", h.o.Provider, h.endpoint, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("embedder %s at %s: HTTP %d: %s", h.o.Provider, h.endpoint, resp.StatusCode, core.ErrorText(data))
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 {
 			ra, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-			return nil, time.Duration(ra) * time.Second, retryable{err}
+			return nil, time.Duration(ra) * time.Second, core.Retryable{Err: err}
 		}
 		return nil, 0, err
 	}

@@ -103,11 +103,6 @@ func New(o Options) (*Client, error) {
 // Endpoint is the URL requests go to.
 func (c *Client) Endpoint() string { return c.endpoint }
 
-// retryable marks an error a retry may cure.
-type retryable struct{ error }
-
-func (r retryable) Unwrap() error { return r.error }
-
 // Chat sends the messages and returns the answer; onDelta, when not nil,
 // receives the answer's text as it streams.
 func (c *Client) Chat(ctx context.Context, msgs []Message, onDelta func(string)) (Reply, error) {
@@ -119,24 +114,14 @@ func (c *Client) Chat(ctx context.Context, msgs []Message, onDelta func(string))
 		req["max_tokens"] = c.o.MaxTokens
 	}
 	body, _ := json.Marshal(req)
-	wait := c.o.Backoff
-	for attempt := 0; ; attempt++ {
-		reply, retryAfter, err := c.once(ctx, body, onDelta)
-		var re retryable
-		if err == nil || !errors.As(err, &re) || attempt >= c.o.Retries {
-			return reply, err
-		}
-		d := wait
-		if retryAfter > 0 {
-			d = retryAfter
-		}
-		select {
-		case <-ctx.Done():
-			return Reply{}, ctx.Err()
-		case <-time.After(d):
-		}
-		wait *= 2
-	}
+	var reply Reply
+	err := core.Retry(ctx, c.o.Retries, c.o.Backoff, func() (time.Duration, error) {
+		var retryAfter time.Duration
+		var err error
+		reply, retryAfter, err = c.once(ctx, body, onDelta)
+		return retryAfter, err
+	})
+	return reply, err
 }
 
 func (c *Client) once(ctx context.Context, body []byte, onDelta func(string)) (Reply, time.Duration, error) {
@@ -164,9 +149,9 @@ func (c *Client) once(ctx context.Context, body []byte, onDelta func(string)) (R
 			return Reply{}, 0, fmt.Errorf("llm server at %s is not reachable (%v): start it, or check --llm-url", c.endpoint, op.Err)
 		}
 		if timedOut {
-			return Reply{}, 0, retryable{fmt.Errorf("llm server at %s: no answer within %s", c.endpoint, c.o.Timeout)}
+			return Reply{}, 0, core.Retryable{Err: fmt.Errorf("llm server at %s: no answer within %s", c.endpoint, c.o.Timeout)}
 		}
-		return Reply{}, 0, retryable{fmt.Errorf("llm server at %s: %w", c.endpoint, err)}
+		return Reply{}, 0, core.Retryable{Err: fmt.Errorf("llm server at %s: %w", c.endpoint, err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -175,7 +160,7 @@ func (c *Client) once(ctx context.Context, body []byte, onDelta func(string)) (R
 		switch {
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 			ra, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-			return Reply{}, time.Duration(ra) * time.Second, retryable{err}
+			return Reply{}, time.Duration(ra) * time.Second, core.Retryable{Err: err}
 		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 			return Reply{}, 0, fmt.Errorf("%w (is the key in CODERAG_LLM_KEY right?)", err)
 		case resp.StatusCode == http.StatusNotFound:
@@ -187,7 +172,7 @@ func (c *Client) once(ctx context.Context, body []byte, onDelta func(string)) (R
 		// A server that does not stream answers in one JSON object.
 		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 		if err != nil {
-			return Reply{}, 0, retryable{fmt.Errorf("llm server at %s: reading the answer: %w", c.endpoint, err)}
+			return Reply{}, 0, core.Retryable{Err: fmt.Errorf("llm server at %s: reading the answer: %w", c.endpoint, err)}
 		}
 		var r struct {
 			Choices []struct {
