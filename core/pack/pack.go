@@ -12,7 +12,6 @@ package pack
 import (
 	"context"
 	"fmt"
-	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -209,8 +208,17 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 		}
 	}
 	if len(o.Prefer) > 0 {
+		// prefer: globs mean what path: filters mean.
+		var match []func(string) bool
+		for _, g := range o.Prefer {
+			m, err := search.PathMatcher(g)
+			if err != nil {
+				return p, fmt.Errorf("prefer:%s: %w", g, err)
+			}
+			match = append(match, m)
+		}
 		sort.SliceStable(ranked, func(i, j int) bool {
-			return preferred(ranked[i].Chunk.FilePath, o.Prefer) && !preferred(ranked[j].Chunk.FilePath, o.Prefer)
+			return preferred(ranked[i].Chunk.FilePath, match) && !preferred(ranked[j].Chunk.FilePath, match)
 		})
 	}
 	if g != nil && !o.NoServices {
@@ -492,17 +500,10 @@ func follow(ctx context.Context, st Store, g *graph.Graph, pieces []Piece, seen 
 	return out, nil
 }
 
-// preferred reports whether a path matches one of the globs (a glob
-// without a slash matches any path segment; "dir/**" everything under dir).
-func preferred(p string, globs []string) bool {
-	for _, g := range globs {
-		if strings.HasSuffix(g, "/**") && (strings.HasPrefix(p, strings.TrimSuffix(g, "**")) || strings.Contains(p, "/"+strings.TrimSuffix(g, "**"))) {
-			return true
-		}
-		if ok, _ := path.Match(g, p); ok {
-			return true
-		}
-		if ok, _ := path.Match(g, path.Base(p)); ok && !strings.Contains(g, "/") {
+// preferred reports whether a path matches one of the matchers.
+func preferred(p string, match []func(string) bool) bool {
+	for _, m := range match {
+		if m(p) {
 			return true
 		}
 	}

@@ -26,15 +26,15 @@ func tallyChunks() []core.Chunk {
 	text := post.String()
 	n := strings.Count(text, "\n") + 1
 	return []core.Chunk{
-		{ID: "post", RepoName: "bank", FilePath: "tally/post.go", LineStart: 10, LineEnd: 9 + n, Corpus: core.CodeLogic,
+		{ID: "post", RepoName: "acme", FilePath: "tally/post.go", LineStart: 10, LineEnd: 9 + n, Corpus: core.CodeLogic,
 			Language: "go", SymbolName: "Tally.Post", ServiceName: "tally", ContextPrefix: "tally/post.go > Tally > Post",
 			Signature: "func (l *Tally) Post(ctx context.Context, t Transfer) error", Text: text},
-		{ID: "hdr", RepoName: "bank", FilePath: "tally/post.go", LineStart: 1, LineEnd: 7, Corpus: core.CodeLogic,
+		{ID: "hdr", RepoName: "acme", FilePath: "tally/post.go", LineStart: 1, LineEnd: 7, Corpus: core.CodeLogic,
 			Language: "go", ServiceName: "tally", ContextPrefix: "tally/post.go",
 			Text: "package tally\n\nimport (\n\t\"context\"\n\t\"errors\"\n)\n"},
-		{ID: "readme", RepoName: "bank", FilePath: "tally/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme,
+		{ID: "readme", RepoName: "acme", FilePath: "tally/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme,
 			Language: "markdown", ServiceName: "tally", Text: "# Tally\n\nRecords transfers; the balance check refuses overdrafts."},
-		{ID: "deploy", RepoName: "bank", FilePath: "deploy/tally.yaml", LineStart: 1, LineEnd: 4, Corpus: core.CodeDeploy,
+		{ID: "deploy", RepoName: "acme", FilePath: "deploy/tally.yaml", LineStart: 1, LineEnd: 4, Corpus: core.CodeDeploy,
 			Language: "yaml", ServiceName: "tally", Text: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tally"},
 	}
 }
@@ -222,7 +222,7 @@ func TestServicesBlock(t *testing.T) {
 // with Follow 0 the search's order stands.
 func TestFollowReferences(t *testing.T) {
 	chunk := func(id, file string) core.Chunk {
-		return core.Chunk{ID: id, RepoName: "bank", FilePath: file, LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
+		return core.Chunk{ID: id, RepoName: "acme", FilePath: file, LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
 			Language: "go", SymbolName: id, Text: "func " + id + "() {\n\treturn\n}"}
 	}
 	cs := []core.Chunk{chunk("transfer", "a.go"), chunk("refund", "b.go"), chunk("overdraft", "c.go"), chunk("checkBalance", "d.go")}
@@ -255,7 +255,7 @@ func TestFollowReferences(t *testing.T) {
 func TestFollowServiceEdges(t *testing.T) {
 	client := core.Chunk{ID: "client", RepoName: "web", FilePath: "api/tally.ts", LineStart: 1, LineEnd: 3, Corpus: core.CodeLogic,
 		Text: "export function transfer(t) {\n  return post('/transfers', t)\n}"}
-	handler := core.Chunk{ID: "handler", RepoName: "bank", FilePath: "tally/http.go", LineStart: 5, LineEnd: 7, Corpus: core.CodeLogic,
+	handler := core.Chunk{ID: "handler", RepoName: "acme", FilePath: "tally/http.go", LineStart: 5, LineEnd: 7, Corpus: core.CodeLogic,
 		SymbolName: "handleTransfer", Text: "func handleTransfer(w http.ResponseWriter, r *http.Request) {\n\tpost(r)\n}"}
 	g := tallyGraph()
 	for i := range g.Edges {
@@ -264,7 +264,7 @@ func TestFollowServiceEdges(t *testing.T) {
 		}
 	}
 	g.Routes = append(g.Routes, graph.Route{Service: "tally",
-		RouteAt: core.RouteAt{Repo: "bank", File: "tally/http.go", ChunkID: "handler", Route: core.Route{Method: "POST", Path: "/transfers", Handler: "handleTransfer"}}})
+		RouteAt: core.RouteAt{Repo: "acme", File: "tally/http.go", ChunkID: "handler", Route: core.Route{Method: "POST", Path: "/transfers", Handler: "handleTransfer"}}})
 	st := fakeStore{chunks: []core.Chunk{client, handler}}
 	p, err := Build(context.Background(), fakeSearch{[]core.Hit{{Chunk: client, Score: 1}}}, st, g, "send a transfer", Options{Follow: 0.3})
 	if err != nil {
@@ -276,5 +276,21 @@ func TestFollowServiceEdges(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(files, " "), "tally/http.go") {
 		t.Errorf("the called route's handler is not in the pack: %v", files)
+	}
+}
+
+// TestPrefer: prefer: globs (path: semantics) put their hits first.
+func TestPrefer(t *testing.T) {
+	cs := tallyChunks()
+	p, err := Build(context.Background(), fakeSearch{hits(cs, "post", "readme", "deploy")}, fakeStore{chunks: cs}, nil, "x",
+		Options{Budget: 4000, Prefer: []string{"deploy/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Files[0].Path != "deploy/tally.yaml" {
+		t.Errorf("first file %s, want the preferred deploy/tally.yaml", p.Files[0].Path)
+	}
+	if _, err := Build(context.Background(), fakeSearch{}, fakeStore{}, nil, "x", Options{Prefer: []string{"a[b"}}); err == nil {
+		t.Error("a bad prefer: glob is not an error")
 	}
 }

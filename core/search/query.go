@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -176,6 +177,43 @@ func PathGlob(v string) (string, error) {
 		v = strings.ReplaceAll(v, "**", "*")
 	}
 	return v, nil
+}
+
+// PathMatcher is PathGlob's match in Go, for the paths of chunks already
+// read: it reports whether a file path is one path:v admits.
+func PathMatcher(v string) (func(string) bool, error) {
+	g, err := PathGlob(v)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '[':
+			j := strings.IndexByte(g[i:], ']')
+			class := g[i+1 : i+j]
+			if strings.HasPrefix(class, "^") { // SQLite negates with ^, as regexp does
+				class = "^" + regexp.QuoteMeta(class[1:])
+			} else {
+				class = regexp.QuoteMeta(class)
+			}
+			b.WriteString("[" + class + "]")
+			i += j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, fmt.Errorf("path:%s: %w", v, err)
+	}
+	return re.MatchString, nil
 }
 
 // questionWords are words of plain-language questions that say nothing

@@ -178,3 +178,30 @@ func TestPlanDropsCommonTerms(t *testing.T) {
 		})
 	}
 }
+
+// TestPathMatcher: the Go match of path: values means what the SQL GLOB
+// of PathGlob means.
+func TestPathMatcher(t *testing.T) {
+	for _, tt := range []struct {
+		v, path string
+		want    bool
+	}{
+		{"src/auth/**", "src/auth/jwt/verify.go", true},
+		{"src/auth/**", "lib/src/auth/x.go", false},
+		{"test", "services/cart/cart_test.go", true},
+		{"*.md", "docs/runbooks/redis.md", true},
+		{"*.md", "docs/runbooks/redis.mdx", false},
+		{"svc/[ab]*.go", "svc/api.go", true},
+		{"svc/[^ab]*.go", "svc/api.go", false},
+		{"a?c.go", "abc.go", true},
+		{"a.c", "abc", false},
+	} {
+		m, err := PathMatcher(tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m(tt.path); got != tt.want {
+			t.Errorf("path:%s on %s = %v, want %v", tt.v, tt.path, got, tt.want)
+		}
+	}
+}
