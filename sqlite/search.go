@@ -519,10 +519,15 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	}
 	in := placeholders(len(ids))
 	if best != "" {
-		q := `SELECT ` + chunkCols + `, c.file_id FROM fts_code JOIN chunks c ON c.pk = fts_code.rowid
-			WHERE fts_code MATCH ? AND c.file_id IN (` + in + `)` + where + ` ORDER BY fts_code.rank`
-		if err := pick(q, append(append([]any{best}, ids...), args...)); err != nil {
-			return nil, db.bm25Error(best, err)
+		pks, err := db.bestChunks(ctx, best, in, where, ids, args)
+		if err != nil {
+			return nil, err
+		}
+		if len(pks) > 0 {
+			q := `SELECT ` + chunkCols + `, c.file_id FROM chunks c WHERE c.pk IN (` + placeholders(len(pks)) + `)`
+			if err := pick(q, pks); err != nil {
+				return nil, db.wrap("read file hits from", err)
+			}
 		}
 	}
 	if len(chosen) < len(ids) {
@@ -546,6 +551,58 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		}
 	}
 	return hits, nil
+}
+
+// bestChunks returns, for each of the files ids (those whose chunks the
+// filter where admits), the primary key of its chunk that ranks first
+// against the FTS5 expression best. The chunk list is ranked alone and
+// matched to the files here: joining it to chunks in SQL would read a
+// chunk row for every chunk in the index that matches.
+func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args []any) ([]any, error) {
+	rows, err := db.query(ctx, `SELECT c.pk, c.file_id FROM chunks c WHERE c.file_id IN (`+in+`)`+where,
+		append(append([]any{}, ids...), args...)...)
+	if err != nil {
+		return nil, db.wrap("read file hits from", err)
+	}
+	fileOf := map[int64]int64{}
+	files := map[int64]bool{}
+	for rows.Next() {
+		var pk, fid int64
+		if err := rows.Scan(&pk, &fid); err != nil {
+			rows.Close()
+			return nil, db.wrap("read file hits from", err)
+		}
+		fileOf[pk] = fid
+		files[fid] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("read file hits from", err)
+	}
+	if len(fileOf) == 0 {
+		return nil, nil
+	}
+	rows, err = db.query(ctx, `SELECT rowid FROM fts_code WHERE fts_code MATCH ? ORDER BY rank`, best)
+	if err != nil {
+		return nil, db.bm25Error(best, err)
+	}
+	defer rows.Close()
+	var pks []any
+	picked := map[int64]bool{}
+	for rows.Next() && len(picked) < len(files) {
+		var pk int64
+		if err := rows.Scan(&pk); err != nil {
+			return nil, db.wrap("read file hits from", err)
+		}
+		if fid, ok := fileOf[pk]; ok && !picked[fid] {
+			picked[fid] = true
+			pks = append(pks, pk)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.bm25Error(best, err)
+	}
+	return pks, nil
 }
 
 // FileChunks returns the chunks of the files whose path is p or ends in
