@@ -1,0 +1,500 @@
+// Package storetest is the contract every implementation of coderag's
+// store passes: the SQLite file (sqlite) and PostgreSQL (sqlite/postgres)
+// run the same tests against their own Open. It checks behaviour through
+// the interfaces core declares (ingest's writers, search.Index), never a
+// store's own tables.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"coderag/core"
+	"coderag/core/embed"
+	"coderag/core/ingest"
+	"coderag/core/scrub"
+	"coderag/core/search"
+)
+
+// Store is what the contract exercises.
+type Store interface {
+	search.Index
+	StartRun(ctx context.Context, args string) (int64, error)
+	FinishRun(ctx context.Context, id int64, r core.CrawlRun) error
+	BeginSource(ctx context.Context, runID int64, src core.Source) (ingest.SourceWriter, error)
+	BeginSourceUpdate(ctx context.Context, runID int64, src core.Source) (ingest.SourceUpdater, error)
+	SourceNames(ctx context.Context) ([]string, error)
+	DeleteSource(ctx context.Context, name string) error
+	Embedder() core.EmbedderInfo
+	UseEmbedder(ctx context.Context, e core.EmbedderInfo) error
+}
+
+// Open returns a new, empty store; the test closes nothing (Open registers
+// its own cleanup).
+type Open func(t *testing.T) Store
+
+// Run runs the contract against stores made by open.
+func Run(t *testing.T, open Open) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, Store)
+	}{
+		{"CodeTokens", testCodeTokens},
+		{"ProseStems", testProseStems},
+		{"ColumnsAndWeights", testColumnsAndWeights},
+		{"Filters", testFilters},
+		{"TermDocs", testTermDocs},
+		{"FileBM25", testFileBM25},
+		{"ReplaceAndRollback", testReplaceAndRollback},
+		{"Update", testUpdate},
+		{"DeleteSource", testDeleteSource},
+		{"Vectors", testVectors},
+		{"Engine", testEngine},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+	}
+}
+
+// file is a fixture file: its path, language, corpus type and chunks
+// (symbol, text, and an optional vector).
+type file struct {
+	path, lang string
+	corpus     core.CorpusType
+	chunks     []chunk
+}
+
+type chunk struct {
+	symbol, text string
+	vec          []float32
+}
+
+// acme is a small service repository: Go and Python code, a runbook, a
+// deploy file.
+var acme = []file{
+	{"services/profile/handler.go", "go", core.CodeLogic, []chunk{
+		{"getUserProfile", "func getUserProfile(ctx context.Context, id string) (*Profile, error) {\n\treturn store.Load(ctx, id)\n}", nil},
+		{"renderAvatar", "func renderAvatar(w http.ResponseWriter, p *Profile) {\n\t// the user profile picture, resized\n\tw.Write(p.Avatar)\n}", nil},
+	}},
+	{"services/profile/client.py", "python", core.CodeLogic, []chunk{
+		{"get_user_profile", "def get_user_profile(session, user_id):\n    return session.get(f\"/profiles/{user_id}\").json()", nil},
+	}},
+	{"services/cart/cart.go", "go", core.CodeLogic, []chunk{
+		{"AddItem", "func (c *Cart) AddItem(item Item) error {\n\tc.items = append(c.items, item)\n\treturn c.redis.Save(c)\n}", nil},
+		{"Checkout", "func (c *Cart) Checkout(ctx context.Context) error {\n\t// retries the payment twice before giving up\n\treturn c.pay(ctx)\n}", nil},
+	}},
+	{"docs/runbooks/cart-redis.md", "markdown", core.DocRunbook, []chunk{
+		{"Restarting the cart cache", "When Redis is OOMKilled the cart service loses sessions. Restart the pods and raise the memory limit.", nil},
+	}},
+	{"deploy/cart.yaml", "yaml", core.CodeDeploy, []chunk{
+		{"cart", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cart\nspec:\n  replicas: 3", nil},
+	}},
+}
+
+// write stores files as source name (replacing it) and commits.
+func write(t *testing.T, s Store, name string, files []file) {
+	t.Helper()
+	ctx := context.Background()
+	run, err := s.StartRun(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/src/" + name, Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	for _, f := range files {
+		writeFile(t, w, name, f)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(ctx, run, core.CrawlRun{Status: "ok", Sources: 1, Files: len(files)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, w ingest.SourceWriter, repo string, f file) {
+	t.Helper()
+	gate := scrub.New(scrub.Options{})
+	var chunks []embed.Chunk
+	off := 0
+	for i, c := range f.chunks {
+		uri := repo + "/" + f.path
+		ch := core.Chunk{ID: core.ChunkID(uri, off, off+len(c.text)), SourceURI: uri, ByteStart: off, ByteEnd: off + len(c.text),
+			LineStart: i*10 + 1, LineEnd: i*10 + 5, Corpus: f.corpus, Text: c.text, FilePath: f.path, RepoName: repo,
+			Language: f.lang, SymbolName: c.symbol, ContextPrefix: f.path + " > " + c.symbol}
+		off += len(c.text) + 1
+		cc, err := gate.Clean(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, embed.Chunk{Clean: cc, Vector: c.vec})
+	}
+	if err := w.WriteFile(context.Background(), core.File{Path: f.path, Language: f.lang, Corpus: f.corpus, Size: int64(off)}, "hash-"+f.path, chunks); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// symbols are the symbols of hits, in order.
+func symbols(hits []core.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Chunk.SymbolName)
+	}
+	return out
+}
+
+func bm25(t *testing.T, s Store, index, match string, f core.Filter) []string {
+	t.Helper()
+	hits, err := s.BM25(context.Background(), index, match, 20, f)
+	if err != nil {
+		t.Fatalf("BM25(%s, %s): %v", index, match, err)
+	}
+	for i, h := range hits {
+		if len(h.Lists) != 1 || h.Lists[0].List != "bm25-"+index || h.Lists[0].Rank != i+1 {
+			t.Errorf("BM25(%s, %s) hit %d lists = %+v", index, match, i, h.Lists)
+		}
+		if i > 0 && h.Score > hits[i-1].Score {
+			t.Errorf("BM25(%s, %s): scores not descending: %v", index, match, symbols(hits))
+		}
+	}
+	return symbols(hits)
+}
+
+func wantSet(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	g := slices.Clone(got)
+	slices.Sort(g)
+	w := slices.Clone(want)
+	slices.Sort(w)
+	if !slices.Equal(g, w) {
+		t.Errorf("%s = %v, want %v (any order)", what, got, want)
+	}
+}
+
+// testCodeTokens: identifiers meet across naming styles, subwords and
+// phrases of subwords match, as the code tokenizer splits them.
+func testCodeTokens(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	wantSet(t, `code "getUserProfile"`, bm25(t, s, "code", `"getUserProfile"`, core.Filter{}), "getUserProfile", "get_user_profile")
+	wantSet(t, `code "get-user-profile"`, bm25(t, s, "code", `"get-user-profile"`, core.Filter{}), "getUserProfile", "get_user_profile")
+	// A subword alone: in identifiers and in prose.
+	wantSet(t, `code "avatar"`, bm25(t, s, "code", `"avatar"`, core.Filter{}), "renderAvatar")
+	// The phrase "user profile": in the identifiers (subwords are
+	// adjacent) and in the comment.
+	wantSet(t, `code "user profile"`, bm25(t, s, "code", `"user profile"`, core.Filter{}), "getUserProfile", "get_user_profile", "renderAvatar")
+	wantSet(t, `code OR`, bm25(t, s, "code", `"OOMKilled" OR "replicas"`, core.Filter{}), "Restarting the cart cache", "cart")
+	wantSet(t, `code AND`, bm25(t, s, "code", `"cart" AND "redis"`, core.Filter{}), "AddItem", "Restarting the cart cache")
+	wantSet(t, `code nested`, bm25(t, s, "code", `("payment" OR "avatar") AND "ctx"`, core.Filter{}), "Checkout")
+	if got := bm25(t, s, "code", `"nosuchwordanywhere"`, core.Filter{}); len(got) != 0 {
+		t.Errorf("an unknown word found %v", got)
+	}
+	if got := bm25(t, s, "code", `"..."`, core.Filter{}); len(got) != 0 {
+		t.Errorf("a string of no tokens found %v", got)
+	}
+	if _, err := s.BM25(context.Background(), "nope", `"cart"`, 5, core.Filter{}); err == nil {
+		t.Error("an unknown index is not an error")
+	}
+}
+
+// testProseStems: the prose index stems English words.
+func testProseStems(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	wantSet(t, `prose "restart"`, bm25(t, s, "prose", `"restart"`, core.Filter{}), "Restarting the cart cache")
+	wantSet(t, `prose "retry"`, bm25(t, s, "prose", `"retry"`, core.Filter{}), "Checkout")
+	wantSet(t, `prose "losing sessions"`, bm25(t, s, "prose", `"losing session"`, core.Filter{}), "Restarting the cart cache")
+}
+
+// testColumnsAndWeights: a column filter restricts where a word may be; a
+// word in a symbol outranks the same word in a body.
+func testColumnsAndWeights(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	got := bm25(t, s, "code", `{symbol_name file_path context_prefix} : ("profile")`, core.Filter{})
+	wantSet(t, "profile in symbol, path or scope", got, "getUserProfile", "renderAvatar", "get_user_profile")
+	got = bm25(t, s, "code", `{symbol_name} : ("cart")`, core.Filter{})
+	wantSet(t, "cart in the symbol", got, "Restarting the cart cache", "cart")
+	got = bm25(t, s, "code", `"checkout" OR "payment"`, core.Filter{})
+	if len(got) == 0 || got[0] != "Checkout" {
+		t.Errorf(`"checkout" OR "payment" = %v, want Checkout first`, got)
+	}
+	// "cart" is the symbol of the deployment, a word of the runbook's
+	// title (its symbol too) and in the path of cart.go's chunks.
+	got = bm25(t, s, "code", `"replicas" OR "items"`, core.Filter{})
+	wantSet(t, "replicas or items", got, "cart", "AddItem")
+}
+
+// testFilters: corpus, repository, language and path filters apply.
+func testFilters(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	write(t, s, "other", []file{{"lib/cart.go", "go", core.CodeLogic, []chunk{{"cartTotal", "func cartTotal(c *Cart) int { return len(c.items) }", nil}}}})
+	all := bm25(t, s, "code", `"cart"`, core.Filter{})
+	if !slices.Contains(all, "cartTotal") || !slices.Contains(all, "AddItem") {
+		t.Fatalf(`"cart" over both sources = %v`, all)
+	}
+	for _, tc := range []struct {
+		name string
+		f    core.Filter
+		want []string
+	}{
+		{"repo", core.Filter{Repo: []string{"other"}}, []string{"cartTotal"}},
+		{"corpus", core.Filter{Corpus: []core.CorpusType{core.DocRunbook}}, []string{"Restarting the cart cache"}},
+		{"language", core.Filter{Language: []string{"yaml"}}, []string{"cart"}},
+		{"path glob", core.Filter{Path: []string{"services/*"}}, []string{"AddItem", "Checkout"}},
+		{"path glob any", core.Filter{Path: []string{"*cart.go*"}}, []string{"AddItem", "Checkout", "cartTotal"}},
+		{"not path", core.Filter{Repo: []string{"acme"}, NotPath: []string{"services/*", "docs/*"}}, []string{"cart"}},
+		{"two repos", core.Filter{Repo: []string{"acme", "other"}, Language: []string{"go"}}, []string{"AddItem", "Checkout", "cartTotal"}},
+	} {
+		wantSet(t, tc.name, bm25(t, s, "code", `"cart"`, tc.f), tc.want...)
+	}
+}
+
+// testTermDocs: chunk counts per code token.
+func testTermDocs(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	total, df, err := s.TermDocs(context.Background(), []string{"getuserprofile", "profile", "cart", "nosuchword", "cart"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 7 {
+		t.Errorf("TermDocs total = %d, want 7", total)
+	}
+	want := map[string]int{"getuserprofile": 2, "profile": 3, "cart": 4}
+	for k, v := range want {
+		if df[k] != v {
+			t.Errorf("TermDocs df[%s] = %d, want %d (all: %v)", k, df[k], v, df)
+		}
+	}
+	if n, ok := df["nosuchword"]; ok && n != 0 {
+		t.Errorf("TermDocs df[nosuchword] = %d", n)
+	}
+}
+
+// testFileBM25: whole files rank by all their text, and each names its
+// chunk that best matches.
+func testFileBM25(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	ctx := context.Background()
+	// "redis" is in AddItem, "payment" in Checkout: only the whole file
+	// holds both.
+	hits, err := s.FileBM25(ctx, `"redis" AND "payment"`, `"redis" OR "payment"`, 10, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Chunk.FilePath != "services/cart/cart.go" {
+		t.Fatalf("FileBM25(redis AND payment) = %v", symbols(hits))
+	}
+	if l := hits[0].Lists; len(l) != 1 || l[0].List != "bm25-file" || l[0].Rank != 1 {
+		t.Errorf("FileBM25 lists = %+v", l)
+	}
+	hits, err = s.FileBM25(ctx, `"profile"`, `"avatar"`, 10, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, h := range hits {
+		files[h.Chunk.FilePath] = h.Chunk.SymbolName
+	}
+	if files["services/profile/handler.go"] != "renderAvatar" {
+		t.Errorf("handler.go's best chunk for avatar = %q (hits %v)", files["services/profile/handler.go"], files)
+	}
+	if files["services/profile/client.py"] != "get_user_profile" {
+		t.Errorf("client.py's chunk (none matches avatar: its first) = %q", files["services/profile/client.py"])
+	}
+	// Stemmed: "retrying" meets "retries" in the file; no chunk holds the
+	// code token "retrying": the file's first chunk stands for it.
+	hits, err = s.FileBM25(ctx, `"retrying"`, `"retrying"`, 10, core.Filter{})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.SymbolName != "AddItem" {
+		t.Errorf("FileBM25(retrying) = %v, %v; want cart.go's first chunk AddItem", symbols(hits), err)
+	}
+	hits, err = s.FileBM25(ctx, `"cart"`, `"cart"`, 10, core.Filter{Language: []string{"yaml"}})
+	if err != nil || len(hits) != 1 || hits[0].Chunk.SymbolName != "cart" {
+		t.Errorf("FileBM25(cart, yaml only) = %v, %v", symbols(hits), err)
+	}
+}
+
+// testReplaceAndRollback: a source is replaced whole at Commit; a
+// rolled-back replace leaves the previous content.
+func testReplaceAndRollback(t *testing.T, s Store) {
+	ctx := context.Background()
+	write(t, s, "acme", acme)
+	w, err := s.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/acme", Name: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, w, "acme", file{"new.go", "go", core.CodeLogic, []chunk{{"brandNew", "func brandNew() {}", nil}}})
+	if err := w.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if got := bm25(t, s, "code", `"brandnew"`, core.Filter{}); len(got) != 0 {
+		t.Errorf("rolled back chunk found: %v", got)
+	}
+	if got := bm25(t, s, "code", `"checkout"`, core.Filter{}); len(got) != 1 {
+		t.Errorf("after a rollback, checkout = %v", got)
+	}
+	write(t, s, "acme", []file{{"new.go", "go", core.CodeLogic, []chunk{{"brandNew", "func brandNew() {}", nil}}}})
+	if got := bm25(t, s, "code", `"checkout"`, core.Filter{}); len(got) != 0 {
+		t.Errorf("replaced chunk still found: %v", got)
+	}
+	if got := bm25(t, s, "code", `"brandnew"`, core.Filter{}); len(got) != 1 {
+		t.Errorf("new chunk = %v", got)
+	}
+	total, _, err := s.TermDocs(ctx, nil)
+	if err != nil || total != 1 {
+		t.Errorf("chunks after the replace = %d, %v; want 1", total, err)
+	}
+	// A second path cannot take a name in use.
+	if _, err := s.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/elsewhere/acme", Name: "acme"}); err == nil {
+		t.Error("a second path under the name acme was accepted")
+	}
+}
+
+// testUpdate: an update replaces and deletes single files; the others
+// stay; what the store holds of each file is reported.
+func testUpdate(t *testing.T, s Store) {
+	ctx := context.Background()
+	write(t, s, "acme", acme)
+	u, err := s.BeginSourceUpdate(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/acme", Name: "acme", Commit: "abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Rollback()
+	stored, err := u.StoredFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != len(acme) || stored["services/cart/cart.go"].Hash != "hash-services/cart/cart.go" {
+		t.Fatalf("StoredFiles = %v", stored)
+	}
+	if !u.Outdated() {
+		t.Error("a new commit is not Outdated")
+	}
+	writeFile(t, u, "acme", file{"services/cart/cart.go", "go", core.CodeLogic, []chunk{{"RemoveItem", "func (c *Cart) RemoveItem(id string) error { return nil }", nil}}})
+	if err := u.DeleteFile(ctx, "deploy/cart.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantSet(t, "cart after the update", bm25(t, s, "code", `"cart"`, core.Filter{}), "RemoveItem", "Restarting the cart cache")
+	wantSet(t, "profile after the update", bm25(t, s, "code", `"getuserprofile"`, core.Filter{}), "getUserProfile", "get_user_profile")
+	hits, err := s.FileBM25(ctx, `"removeitem"`, `"removeitem"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("the updated file's document: %v, %v", symbols(hits), err)
+	}
+	total, _, _ := s.TermDocs(ctx, nil)
+	if total != 5 {
+		t.Errorf("chunks after the update = %d, want 5", total)
+	}
+}
+
+// testDeleteSource: a deleted source leaves nothing behind.
+func testDeleteSource(t *testing.T, s Store) {
+	ctx := context.Background()
+	write(t, s, "acme", acme)
+	write(t, s, "other", []file{{"lib/cart.go", "go", core.CodeLogic, []chunk{{"cartTotal", "func cartTotal() int { return 0 }", nil}}}})
+	names, err := s.SourceNames(ctx)
+	if err != nil || !slices.Equal(names, []string{"acme", "other"}) {
+		t.Fatalf("SourceNames = %v, %v", names, err)
+	}
+	if err := s.DeleteSource(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteSource(ctx, "never-was"); err != nil {
+		t.Errorf("deleting an unknown source: %v", err)
+	}
+	names, _ = s.SourceNames(ctx)
+	if !slices.Equal(names, []string{"other"}) {
+		t.Errorf("SourceNames after delete = %v", names)
+	}
+	wantSet(t, "cart after delete", bm25(t, s, "code", `"cart"`, core.Filter{}), "cartTotal")
+	hits, _ := s.FileBM25(ctx, `"profile"`, `"profile"`, 5, core.Filter{})
+	if len(hits) != 0 {
+		t.Errorf("a deleted source's files still rank: %v", symbols(hits))
+	}
+}
+
+// testVectors: vectors written with chunks are searched by cosine, with
+// filters; a different embedder is refused; a replace keeps the vectors
+// of unchanged chunks.
+func testVectors(t *testing.T, s Store) {
+	ctx := context.Background()
+	info := core.EmbedderInfo{ID: "test:4d", Dim: 4}
+	if err := s.UseEmbedder(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	if s.Embedder() != info {
+		t.Errorf("Embedder = %+v", s.Embedder())
+	}
+	if err := s.UseEmbedder(ctx, core.EmbedderInfo{ID: "other", Dim: 8}); !errors.Is(err, core.ErrEmbedderMismatch) {
+		t.Errorf("another embedder: %v, want ErrEmbedderMismatch", err)
+	}
+	files := []file{
+		{"a.go", "go", core.CodeLogic, []chunk{{"east", "func east() {}", []float32{1, 0, 0, 0}}, {"northeast", "func northeast() {}", []float32{1, 1, 0, 0}}}},
+		{"b.py", "python", core.CodeLogic, []chunk{{"north", "def north(): pass", []float32{0, 1, 0, 0}}, {"west", "def west(): pass", []float32{-1, 0, 0.1, 0}}}},
+	}
+	write(t, s, "acme", files)
+	hits, err := s.KNN(ctx, []float32{0.9, 0.2, 0, 0}, 3, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := symbols(hits); !slices.Equal(got, []string{"east", "northeast", "north"}) {
+		t.Errorf("KNN = %v, want east northeast north", got)
+	}
+	for i, h := range hits {
+		if h.Lists[0].List != "dense" || h.Lists[0].Rank != i+1 || h.Score > 1.0001 || h.Score < -1.0001 {
+			t.Errorf("KNN hit %d: score %v lists %+v", i, h.Score, h.Lists)
+		}
+	}
+	if want := 0.9 / (0.9*0.9 + 0.2*0.2); hits[0].Score < 0.97 || hits[0].Score > 0.98 {
+		_ = want
+		t.Errorf("KNN cosine of east = %v, want 0.976", hits[0].Score)
+	}
+	hits, err = s.KNN(ctx, []float32{0.9, 0.2, 0, 0}, 3, core.Filter{Language: []string{"python"}})
+	if err != nil || !slices.Equal(symbols(hits), []string{"north", "west"}) {
+		t.Errorf("KNN python only = %v, %v", symbols(hits), err)
+	}
+	if _, err := s.KNN(ctx, []float32{1, 0}, 3, core.Filter{}); err == nil {
+		t.Error("a query vector of the wrong dimension is not an error")
+	}
+	// A replace with the same chunks (no vectors given) keeps their
+	// vectors; a changed chunk loses its own.
+	files[0].chunks[0].vec, files[0].chunks[1].vec = nil, nil
+	files[1].chunks[0].vec, files[1].chunks[1].vec = nil, nil
+	files[1].chunks[1].text = "def west(): return 'changed'"
+	write(t, s, "acme", files)
+	hits, err = s.KNN(ctx, []float32{-1, 0, 0, 0}, 10, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSet(t, "vectors kept by a replace", symbols(hits), "east", "northeast", "north")
+}
+
+// testEngine: core/search's engine runs on the store: identifiers, plain
+// words and whole-file evidence.
+func testEngine(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	eng := search.New(s, search.Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		q, first string
+	}{
+		{"getUserProfile", "getUserProfile|get_user_profile"},
+		{"where does the cart retry the payment", "Checkout"},
+		{"redis OOMKilled", "Restarting the cart cache"},
+		{"how many replicas does cart run", "cart"},
+	} {
+		res, err := eng.Search(ctx, search.Query{Text: tc.q, K: 5})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", tc.q, err)
+		}
+		if len(res.Hits) == 0 || !slices.Contains(strings.Split(tc.first, "|"), res.Hits[0].Chunk.SymbolName) {
+			t.Errorf("Search(%q) = %v, want %s first", tc.q, symbols(res.Hits), tc.first)
+		}
+	}
+	_ = fmt.Sprint
+}

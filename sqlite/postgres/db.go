@@ -1,0 +1,230 @@
+// Package postgres is coderag's index on PostgreSQL, for an organisation
+// that shares one index: crawlers on many machines write it, every CLI,
+// TUI and server reads it. It implements the store interfaces core
+// declares (core/ingest, core/search) like the SQLite file does, with no
+// extension: full-text search over tsvector columns whose lexemes come
+// from coderag's own code tokenizer (core/codetok), BM25 computed in SQL,
+// and vectors as bytea with their sign bits as bit varying.
+//
+// Each source is written in its own transaction under an advisory lock
+// named after it: crawlers of different sources run at once, two of the
+// same source take turns.
+package postgres
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"coderag/core"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// schemaVersion is the version schema.sql creates.
+const schemaVersion = 1
+
+// migrateLock is the advisory lock key that serializes schema creation
+// between processes opening a new database at once.
+const migrateLock = 0x636f64657261 // "codera"
+
+// DB is an open coderag index on PostgreSQL. It is safe for concurrent
+// use.
+type DB struct {
+	pool *pgxpool.Pool
+	name string // the address without its password, for messages
+
+	mu       sync.Mutex
+	embedder core.EmbedderInfo
+}
+
+// IsDSN reports whether s names a PostgreSQL database (postgres:// or
+// postgresql://) rather than a SQLite file.
+func IsDSN(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database at dsn and creates coderag's tables when
+// they are missing. A database of a newer schema is refused with
+// core.ErrSchemaTooNew.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	name := redact(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	db := &DB{pool: pool, name: name}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := db.readEmbedder(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// redact drops the password from a connection address.
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Path returns the database's address (without its password).
+func (db *DB) Path() string { return db.name }
+
+// Close closes every connection.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+func (db *DB) wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %w", what, db.name, err)
+}
+
+// migrate creates the schema in a new database, under an advisory lock so
+// that processes opening it at once do not race.
+func (db *DB) migrate(ctx context.Context) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return db.wrap("connect to", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLock); err != nil {
+		return db.wrap("lock the schema of", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrateLock)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('meta') IS NOT NULL`).Scan(&exists); err != nil {
+		return db.wrap("read the schema of", err)
+	}
+	if exists {
+		var v string
+		err := conn.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+		if err != nil {
+			return db.wrap("read the schema version of", err)
+		}
+		n, _ := strconv.Atoi(v)
+		if n > schemaVersion {
+			return fmt.Errorf("%s has schema version %d, this coderag knows %d: %w", db.name, n, schemaVersion, core.ErrSchemaTooNew)
+		}
+		return nil
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return db.wrap("create the schema of", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, schemaSQL); err != nil {
+		return db.wrap("create the schema of", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', $1)`, strconv.Itoa(schemaVersion)); err != nil {
+		return db.wrap("create the schema of", err)
+	}
+	return db.wrap("create the schema of", tx.Commit(ctx))
+}
+
+// meta reads one meta value ("" when absent).
+func (db *DB) meta(ctx context.Context, q querier, key string) (string, error) {
+	var v string
+	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// querier is a pool, a connection or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func (db *DB) readEmbedder(ctx context.Context) error {
+	id, err := db.meta(ctx, db.pool, "embedder_id")
+	if err != nil {
+		return db.wrap("read the embedder of", err)
+	}
+	dim, err := db.meta(ctx, db.pool, "embedder_dim")
+	if err != nil {
+		return db.wrap("read the embedder of", err)
+	}
+	n, _ := strconv.Atoi(dim)
+	db.mu.Lock()
+	db.embedder = core.EmbedderInfo{ID: id, Dim: n}
+	db.mu.Unlock()
+	return nil
+}
+
+// Embedder returns the embedder whose vectors the index holds (zero when
+// it holds none).
+func (db *DB) Embedder() core.EmbedderInfo {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.embedder
+}
+
+// UseEmbedder records the embedder whose vectors the index holds. An index
+// built with another embedder or dimension is refused with
+// core.ErrEmbedderMismatch naming both.
+func (db *DB) UseEmbedder(ctx context.Context, e core.EmbedderInfo) error {
+	if e.ID == "" || e.Dim <= 0 || e.Dim > 8192 {
+		return fmt.Errorf("use embedder %q with dimension %d on %s: invalid embedder", e.ID, e.Dim, db.name)
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	// Another process may have recorded one since Open.
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return db.wrap("use embedder on", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `LOCK TABLE meta IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+		return db.wrap("use embedder on", err)
+	}
+	id, err := db.meta(ctx, tx, "embedder_id")
+	if err != nil {
+		return db.wrap("use embedder on", err)
+	}
+	if id != "" {
+		dim, _ := db.meta(ctx, tx, "embedder_dim")
+		n, _ := strconv.Atoi(dim)
+		db.embedder = core.EmbedderInfo{ID: id, Dim: n}
+		if db.embedder != e {
+			return fmt.Errorf("%s was built with embedder %s (dimension %d), this run uses %s (dimension %d): %w; use the same embedder or crawl into a new database",
+				db.name, id, n, e.ID, e.Dim, core.ErrEmbedderMismatch)
+		}
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO meta(key, value) VALUES ('embedder_id', $1), ('embedder_dim', $2)`, e.ID, strconv.Itoa(e.Dim)); err != nil {
+		return db.wrap("use embedder on", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return db.wrap("use embedder on", err)
+	}
+	db.embedder = e
+	return nil
+}

@@ -1,0 +1,543 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"coderag/core"
+	"coderag/core/search"
+)
+
+var _ search.Index = (*DB)(nil)
+
+const chunkCols = `c.id, c.source_uri, c.byte_start, c.byte_end, c.line_start, c.line_end, c.corpus_type,
+	c.text, c.context_prefix, c.language, c.symbol_name, c.symbol_kind, c.signature, c.file_path,
+	c.git_hash, c.section_path, c.author, c."timestamp", c.channel, c.thread_id, c.service_name,
+	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels, c.meta`
+
+func scanChunk(r pgx.Row, extra ...any) (core.Chunk, error) {
+	var c core.Chunk
+	var corpus, imports, callsOut, calledBy, labels, meta string
+	dest := []any{&c.ID, &c.SourceURI, &c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &corpus,
+		&c.Text, &c.ContextPrefix, &c.Language, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath,
+		&c.GitHash, &c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName,
+		&c.RepoName, &imports, &callsOut, &calledBy, &labels, &meta}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return c, err
+	}
+	c.Corpus = core.CorpusType(corpus)
+	json.Unmarshal([]byte(imports), &c.Imports)
+	json.Unmarshal([]byte(callsOut), &c.CallsOut)
+	json.Unmarshal([]byte(calledBy), &c.CalledBy)
+	if labels != "{}" {
+		json.Unmarshal([]byte(labels), &c.K8sLabels)
+	}
+	if meta != "{}" {
+		json.Unmarshal([]byte(meta), &c.Meta)
+	}
+	return c, nil
+}
+
+// args collects positional parameters and names them $1, $2, ...
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// filterSQL turns f into conditions on chunk alias c (" AND ..." or "").
+func filterSQL(f core.Filter, a *args) string {
+	var conds []string
+	in := func(col string, vals []string) {
+		if len(vals) > 0 {
+			conds = append(conds, "c."+col+" = ANY("+a.add(vals)+"::text[])")
+		}
+	}
+	corpus := make([]string, len(f.Corpus))
+	for i, c := range f.Corpus {
+		corpus[i] = string(c)
+	}
+	in("corpus_type", corpus)
+	in("repo_name", f.Repo)
+	in("language", f.Language)
+	in("service_name", f.Service)
+	if len(f.Path) > 0 {
+		var ors []string
+		for _, p := range f.Path {
+			ors = append(ors, "c.file_path ~ "+a.add(globRegexp(p)))
+		}
+		conds = append(conds, "("+strings.Join(ors, " OR ")+")")
+	}
+	for _, p := range f.NotPath {
+		conds = append(conds, "c.file_path !~ "+a.add(globRegexp(p)))
+	}
+	if len(conds) == 0 {
+		return ""
+	}
+	return " AND " + strings.Join(conds, " AND ")
+}
+
+// globRegexp turns an SQLite GLOB (what core.Filter's paths hold: *, ?,
+// [...] with ^ negating) into an anchored POSIX regular expression.
+func globRegexp(g string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '[':
+			j := strings.IndexByte(g[i:], ']')
+			if j < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			b.WriteString(g[i : i+j+1])
+			i += j
+		default:
+			if strings.ContainsRune(`\.+()|{}^$`, rune(c)) {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("$")
+	return b.String()
+}
+
+// BM25 parameters, FTS5's: k1 1.2, b 0.75; column weights 10/4/2/1 for
+// symbol, path, scope and text (tsvector weights A..D).
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// index names the tsvector and length columns of an FTS index.
+type index struct {
+	table, tsv, length, tokens string // tokens: the sources column summing lengths
+	count                      string // the sources column counting documents
+	analyzer                   analyzer
+}
+
+var (
+	codeIndex  = index{"chunks", "code_tsv", "code_len", "code_tokens", "chunk_total", codeText}
+	proseIndex = index{"chunks", "prose_tsv", "prose_len", "prose_tokens", "chunk_total", proseText}
+	docIndex   = index{"docs", "tsv", "len", "doc_tokens", "doc_count", docText}
+)
+
+// planned is a match expression translated for one index: the tsquery,
+// and each lexeme with the columns (weights) it may count in and its IDF.
+type planned struct {
+	query   string
+	lexemes []string
+	weights []string
+	idf     []float64
+	avgLen  float64
+}
+
+// plan parses match, translates it for ix and reads the statistics BM25
+// needs. ok is false when the expression can match nothing.
+func (db *DB) plan(ctx context.Context, ix index, match string) (p planned, ok bool, err error) {
+	m, err := parseMatch(match)
+	if err != nil {
+		return p, false, fmt.Errorf("%w: %v", core.ErrBadQuery, err)
+	}
+	lex := map[string]string{}
+	p.query, ok = ix.analyzer.tsquery(m, "", lex)
+	if !ok {
+		return p, false, nil
+	}
+	var n, total int64
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(`+ix.count+`), 0), coalesce(sum(`+ix.tokens+`), 0) FROM sources`).Scan(&n, &total); err != nil {
+		return p, false, db.wrap("read term statistics of", err)
+	}
+	p.avgLen = float64(total) / math.Max(float64(n), 1)
+	for l := range lex {
+		p.lexemes = append(p.lexemes, l)
+	}
+	sort.Strings(p.lexemes)
+	df, err := db.docFreqs(ctx, ix, p.lexemes)
+	if err != nil {
+		return p, false, err
+	}
+	for _, l := range p.lexemes {
+		p.weights = append(p.weights, lex[l])
+		idf := math.Log((float64(n) - float64(df[l]) + 0.5) / (float64(df[l]) + 0.5))
+		p.idf = append(p.idf, math.Max(idf, 1e-6))
+	}
+	return p, true, nil
+}
+
+// docFreqs counts the documents of ix holding each lexeme (GIN index
+// lookups, one round trip).
+func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[string]int, error) {
+	var batch pgx.Batch
+	for _, l := range lexemes {
+		batch.Queue(`SELECT count(*) FROM `+ix.table+` WHERE `+ix.tsv+` @@ $1::tsquery`, quoteLexeme(l))
+	}
+	br := db.pool.SendBatch(ctx, &batch)
+	defer br.Close()
+	df := make(map[string]int, len(lexemes))
+	for _, l := range lexemes {
+		var n int
+		if err := br.QueryRow().Scan(&n); err != nil {
+			return nil, db.wrap("read term statistics of", err)
+		}
+		df[l] = n
+	}
+	return df, br.Close()
+}
+
+// scoreSQL ranks the rows of ix matching the planned query by BM25 (FTS5's
+// formula: IDF log((N - n + 0.5) / (n + 0.5)), term frequency weighted by
+// column, k1 1.2, b 0.75, lengths in tokens): an expression over the
+// candidate table alias "d" whose key column is keyCol, best first, at
+// most limit (0: all). where filters the candidates.
+func scoreSQL(ix index, p planned, keyCol, join, where string, limit int, a *args) string {
+	q := `SELECT d.` + keyCol + ` AS key, sum(q.idf * t.tf * ` + ftoa(k1+1) + ` / (t.tf + ` + ftoa(k1) + ` * (` + ftoa(1-b) + ` + ` + ftoa(b) +
+		` * d.` + ix.length + ` / ` + a.add(math.Max(p.avgLen, 1)) + `::float8))) AS score
+		FROM (SELECT d.* FROM ` + ix.table + ` d ` + join + ` WHERE d.` + ix.tsv + ` @@ ` + a.add(p.query) + `::tsquery` + where + `) d
+		CROSS JOIN LATERAL unnest(d.` + ix.tsv + `) u
+		JOIN unnest(` + a.add(p.lexemes) + `::text[], ` + a.add(p.weights) + `::text[], ` + a.add(p.idf) + `::float8[]) AS q(lex, w, idf) ON q.lex = u.lexeme
+		CROSS JOIN LATERAL (SELECT sum(CASE wt WHEN 'A' THEN 10 WHEN 'B' THEN 4 WHEN 'C' THEN 2 ELSE 1 END)::float8 AS tf
+			FROM unnest(u.weights) wt WHERE q.w = '' OR strpos(q.w, wt::text) > 0) t
+		WHERE t.tf > 0
+		GROUP BY d.` + keyCol + ` ORDER BY score DESC, d.` + keyCol
+	if limit > 0 {
+		q += ` LIMIT ` + strconv.Itoa(limit)
+	}
+	return q
+}
+
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// BM25 runs an FTS5-style match expression against the "code" or "prose"
+// index and returns the best k hits, best first; the score is BM25
+// (higher is better).
+func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.Filter) ([]core.Hit, error) {
+	var ix index
+	switch indexName {
+	case "code":
+		ix = codeIndex
+	case "prose":
+		ix = proseIndex
+	default:
+		return nil, fmt.Errorf("bm25: unknown index %q (want code or prose)", indexName)
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	p, ok, err := db.plan(ctx, ix, match)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var a args
+	where := filterSQL(f, &a)
+	// The filter's conditions name c: the candidates are chunks here.
+	where = strings.ReplaceAll(where, "c.", "d.")
+	q := `SELECT ` + chunkCols + `, s.score FROM (` + scoreSQL(ix, p, "pk", "", where, k, &a) + `) s
+		JOIN chunks c ON c.pk = s.key ORDER BY s.score DESC, c.pk`
+	rows, err := db.pool.Query(ctx, q, a...)
+	if err != nil {
+		return nil, db.wrap("search", err)
+	}
+	defer rows.Close()
+	var hits []core.Hit
+	list := "bm25-" + indexName
+	for rows.Next() {
+		var score float64
+		c, err := scanChunk(rows, &score)
+		if err != nil {
+			return nil, db.wrap("read bm25 hits from", err)
+		}
+		hits = append(hits, core.Hit{Chunk: c, Score: score, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: score}}})
+	}
+	return hits, db.wrap("search", rows.Err())
+}
+
+// TermDocs returns the number of chunks and the number of chunks that
+// hold each of the given code tokens.
+func (db *DB) TermDocs(ctx context.Context, tokens []string) (int, map[string]int, error) {
+	var total int
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(chunk_total), 0) FROM sources`).Scan(&total); err != nil {
+		return 0, nil, db.wrap("read chunk count of", err)
+	}
+	uniq := map[string]bool{}
+	var ls []string
+	for _, t := range tokens {
+		if !uniq[t] && t != "" {
+			uniq[t] = true
+			ls = append(ls, t)
+		}
+	}
+	df, err := db.docFreqs(ctx, codeIndex, ls)
+	if err != nil {
+		return 0, nil, err
+	}
+	for t, n := range df {
+		if n == 0 {
+			delete(df, t)
+		}
+	}
+	return total, df, nil
+}
+
+// FileBM25 ranks whole files (and conversation chunks, documents of their
+// own) against match, and returns for each file its chunk that ranks
+// first against best in the code index (its first chunk when none
+// matches), at most k, best first.
+func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Filter) ([]core.Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	p, ok, err := db.plan(ctx, docIndex, match)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var a args
+	rows, err := db.pool.Query(ctx, `SELECT s.key, s.score, d.file_id, d.chunk_pk FROM (`+scoreSQL(docIndex, p, "id", "", "", 2*k, &a)+`) s
+		JOIN docs d ON d.id = s.key ORDER BY s.score DESC, s.key`, a...)
+	if err != nil {
+		return nil, db.wrap("search files in", err)
+	}
+	type doc struct {
+		score        float64
+		file, chunk  *int64
+		picked       core.Chunk
+		ok           bool
+		docID, dummy int64
+	}
+	var docs []*doc
+	for rows.Next() {
+		d := &doc{}
+		if err := rows.Scan(&d.docID, &d.score, &d.file, &d.chunk); err != nil {
+			rows.Close()
+			return nil, db.wrap("read file hits from", err)
+		}
+		docs = append(docs, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("search files in", err)
+	}
+	var files, convo []int64
+	for _, d := range docs {
+		if d.file != nil {
+			files = append(files, *d.file)
+		} else if d.chunk != nil {
+			convo = append(convo, *d.chunk)
+		}
+	}
+	byFile := map[int64]core.Chunk{}
+	byChunk := map[int64]core.Chunk{}
+	read := func(q string, qa args, into map[int64]core.Chunk) error {
+		rows, err := db.pool.Query(ctx, q, qa...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var key int64
+			c, err := scanChunk(rows, &key)
+			if err != nil {
+				return err
+			}
+			if _, ok := into[key]; !ok {
+				into[key] = c
+			}
+		}
+		return rows.Err()
+	}
+	if len(convo) > 0 {
+		var qa args
+		q := `SELECT ` + chunkCols + `, c.pk FROM chunks c WHERE c.pk = ANY(` + qa.add(convo) + `::bigint[])`
+		q += filterSQL(f, &qa)
+		if err := read(q, qa, byChunk); err != nil {
+			return nil, db.wrap("read file hits from", err)
+		}
+	}
+	if len(files) > 0 && best != "" {
+		bp, ok, err := db.plan(ctx, codeIndex, best)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			var qa args
+			where := strings.ReplaceAll(" AND d.file_id = ANY("+qa.add(files)+"::bigint[])"+filterSQL(f, &qa), "c.", "d.")
+			q := `SELECT ` + chunkCols + `, c.file_id FROM (` + scoreSQL(codeIndex, bp, "pk", "", where, 0, &qa) + `) s
+				JOIN chunks c ON c.pk = s.key ORDER BY s.score DESC, c.pk`
+			if err := read(q, qa, byFile); err != nil {
+				return nil, db.wrap("read file hits from", err)
+			}
+		}
+	}
+	if len(byFile) < len(files) {
+		// Files whose text matches in no chunk the code expression finds
+		// (stems): their first chunk.
+		var qa args
+		q := `SELECT ` + chunkCols + `, c.file_id FROM chunks c WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[])` +
+			filterSQL(f, &qa) + ` ORDER BY c.file_id, c.byte_start`
+		if err := read(q, qa, byFile); err != nil {
+			return nil, db.wrap("read file hits from", err)
+		}
+	}
+	var hits []core.Hit
+	for _, d := range docs {
+		var c core.Chunk
+		var ok bool
+		if d.file != nil {
+			c, ok = byFile[*d.file]
+		} else if d.chunk != nil {
+			c, ok = byChunk[*d.chunk]
+		}
+		if !ok {
+			continue // filtered out
+		}
+		hits = append(hits, core.Hit{Chunk: c, Score: d.score, Lists: []core.ListRank{{List: "bm25-file", Rank: len(hits) + 1, Score: d.score}}})
+		if len(hits) == k {
+			break
+		}
+	}
+	return hits, nil
+}
+
+// knnCandidates is how many candidates per wanted hit the Hamming pass
+// keeps for exact rescoring (at least 1,000).
+const knnCandidates = 20
+
+// KNN returns the k chunks whose vectors are nearest (cosine) to v, best
+// first, filters applied: the sign bits pick candidates by Hamming
+// distance in PostgreSQL, their float vectors rank them exactly here. An
+// index of at most max(20k, 1000) vectors is thus ranked exactly.
+func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	if dim := db.Embedder().Dim; dim != len(v) {
+		return nil, fmt.Errorf("knn: query vector has dimension %d, %s holds %d", len(v), db.name, dim)
+	}
+	var a args
+	bits := a.add(signBits(v))
+	where := filterSQL(f, &a)
+	q := `SELECT v.chunk_pk, v.vec FROM vectors v JOIN chunks c ON c.pk = v.chunk_pk WHERE true` + where +
+		` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(max(knnCandidates*k, 1000))
+	rows, err := db.pool.Query(ctx, q, a...)
+	if err != nil {
+		return nil, db.wrap("search vectors in", err)
+	}
+	type cand struct {
+		pk  int64
+		cos float64
+	}
+	var cands []cand
+	qn := norm(v)
+	for rows.Next() {
+		var pk int64
+		var raw []byte
+		if err := rows.Scan(&pk, &raw); err != nil {
+			rows.Close()
+			return nil, db.wrap("read vectors from", err)
+		}
+		cands = append(cands, cand{pk, cosine(v, qn, raw)})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("search vectors in", err)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].cos != cands[j].cos {
+			return cands[i].cos > cands[j].cos
+		}
+		return cands[i].pk < cands[j].pk
+	})
+	if len(cands) > k {
+		cands = cands[:k]
+	}
+	pks := make([]int64, len(cands))
+	for i, c := range cands {
+		pks[i] = c.pk
+	}
+	rows, err = db.pool.Query(ctx, `SELECT `+chunkCols+`, c.pk FROM chunks c WHERE c.pk = ANY($1::bigint[])`, pks)
+	if err != nil {
+		return nil, db.wrap("read vector hits from", err)
+	}
+	byPK := map[int64]core.Chunk{}
+	for rows.Next() {
+		var pk int64
+		c, err := scanChunk(rows, &pk)
+		if err != nil {
+			rows.Close()
+			return nil, db.wrap("read vector hits from", err)
+		}
+		byPK[pk] = c
+	}
+	rows.Close()
+	var hits []core.Hit
+	for _, c := range cands {
+		ch, ok := byPK[c.pk]
+		if !ok {
+			continue // deleted meanwhile
+		}
+		hits = append(hits, core.Hit{Chunk: ch, Score: c.cos, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: c.cos}}})
+	}
+	return hits, db.wrap("read vector hits from", rows.Err())
+}
+
+// floatBytes is v as little-endian float32s.
+func floatBytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
+}
+
+// signBits is the text form of v's sign bits (1: positive) as a bit
+// string.
+func signBits(v []float32) string {
+	b := make([]byte, len(v))
+	for i, x := range v {
+		b[i] = '0'
+		if x > 0 {
+			b[i] = '1'
+		}
+	}
+	return string(b)
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// cosine is the cosine similarity of v (with norm vn) and the stored
+// vector raw.
+func cosine(v []float32, vn float64, raw []byte) float64 {
+	if len(raw) != 4*len(v) || vn == 0 {
+		return 0
+	}
+	var dot, n float64
+	for i, x := range v {
+		y := float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+		dot += float64(x) * y
+		n += y * y
+	}
+	if n == 0 {
+		return 0
+	}
+	return dot / (vn * math.Sqrt(n))
+}
