@@ -9,28 +9,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"coderag/core"
 	"coderag/core/embed"
+	"coderag/core/graph"
 	"coderag/core/ingest"
 	"coderag/core/scrub"
 	"coderag/core/search"
 )
 
-// Store is what the contract exercises.
+// Store is what the contract exercises: what a crawl writes through,
+// what search reads, and the service graph.
 type Store interface {
 	search.Index
-	StartRun(ctx context.Context, args string) (int64, error)
-	FinishRun(ctx context.Context, id int64, r core.CrawlRun) error
-	BeginSource(ctx context.Context, runID int64, src core.Source) (ingest.SourceWriter, error)
-	BeginSourceUpdate(ctx context.Context, runID int64, src core.Source) (ingest.SourceUpdater, error)
-	SourceNames(ctx context.Context) ([]string, error)
-	DeleteSource(ctx context.Context, name string) error
-	Embedder() core.EmbedderInfo
-	UseEmbedder(ctx context.Context, e core.EmbedderInfo) error
+	ingest.Store
+	ingest.VectorStore
+	Graph(ctx context.Context) (*graph.Graph, error)
 }
 
 // Open returns a new, empty store; the test closes nothing (Open registers
@@ -54,6 +54,7 @@ func Run(t *testing.T, open Open) {
 		{"DeleteSource", testDeleteSource},
 		{"Vectors", testVectors},
 		{"Engine", testEngine},
+		{"CrawlSample", testCrawlSample},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -496,5 +497,122 @@ func testEngine(t *testing.T, s Store) {
 			t.Errorf("Search(%q) = %v, want %s first", tc.q, symbols(res.Hits), tc.first)
 		}
 	}
-	_ = fmt.Sprint
+}
+
+// sampleDir is testdata/sample of this repository.
+func sampleDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "sample")
+}
+
+// goldenEdges reads the edges testdata/sample really has.
+func goldenEdges(t *testing.T) []string {
+	data, err := os.ReadFile(filepath.Join(sampleDir(), "edges.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 7 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		dash := func(s string) string {
+			if s == "-" {
+				return ""
+			}
+			return s
+		}
+		out = append(out, edgeKey(f[0], f[2], f[3], dash(f[4]), dash(f[5])))
+	}
+	return out
+}
+
+func edgeKey(src, dst, typ, method, path string) string {
+	return fmt.Sprintf("%s -> %s %s %s %s", src, dst, typ, method, path)
+}
+
+// testCrawlSample: the crawler writes the bundled sample (two
+// repositories, a Slack export, transcripts, Google Docs) with the
+// corpus-learned embedder; the service graph is the sample's real one,
+// hybrid search answers, and a second crawl of unchanged sources keeps
+// everything.
+func testCrawlSample(t *testing.T, s Store) {
+	ctx := context.Background()
+	dir := sampleDir()
+	sources := []core.Source{
+		{Kind: core.SourceRepo, Path: filepath.Join(dir, "platform"), Name: "platform"},
+		{Kind: core.SourceRepo, Path: filepath.Join(dir, "storefront"), Name: "storefront"},
+		{Kind: core.SourceSlackExport, Path: filepath.Join(dir, "slack"), Name: "acme-slack"},
+		{Kind: core.SourceTranscriptDir, Path: filepath.Join(dir, "transcripts"), Name: "transcripts"},
+		{Kind: core.SourceGDocsDir, Path: filepath.Join(dir, "gdocs"), Name: "gdocs"},
+	}
+	opts := ingest.Options{Embed: ingest.EmbedOptions{Builtin: true}}
+	sum, err := ingest.New(s, opts).Run(ctx, sources)
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	if sum.Embed.Embedded == 0 {
+		t.Errorf("the crawl embedded no chunk: %+v", sum.Embed)
+	}
+	g, err := s.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range g.Edges {
+		got[edgeKey(e.Source, e.Target, e.Type, e.Method, e.Path)] = true
+	}
+	want := goldenEdges(t)
+	for _, k := range want {
+		if !got[k] {
+			t.Errorf("edge missing: %s", k)
+		}
+		delete(got, k)
+	}
+	for k := range got {
+		t.Errorf("edge not in the sample: %s", k)
+	}
+	if len(want) < 10 {
+		t.Fatalf("read %d golden edges", len(want))
+	}
+	emb := embed.Stored{Dim: s.Embedder().Dim, Load: s.LoadModel}
+	eng := search.New(s, search.Options{Embedder: emb, Reranker: search.BuiltinReranker{}})
+	for _, tc := range []struct{ q, file string }{
+		{"getUserProfile", "src/clients/accounts.ts"},
+		{"redis OOMKilled cart", ""},
+		{"kafka topic for order events", ""},
+	} {
+		res, err := eng.Search(ctx, search.Query{Text: tc.q, K: 10})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", tc.q, err)
+		}
+		if len(res.Hits) == 0 || !slices.Contains(res.Lists, "dense") {
+			t.Errorf("Search(%q): %d hits, lists %v", tc.q, len(res.Hits), res.Lists)
+			continue
+		}
+		if tc.file != "" && !strings.HasSuffix(res.Hits[0].Chunk.FilePath, tc.file) {
+			t.Errorf("Search(%q) first = %s, want %s", tc.q, res.Hits[0].Chunk.FilePath, tc.file)
+		}
+	}
+	total, err := s.ChunkTotal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing changed: an incremental crawl keeps the graph and every
+	// vector.
+	opts.Incremental = true
+	sum, err = ingest.New(s, opts).Run(ctx, sources)
+	if err != nil || sum.Failed() {
+		t.Fatalf("second crawl: %v %+v", err, sum)
+	}
+	if !sum.Graph.Kept {
+		t.Error("a crawl of unchanged sources rebuilt the graph")
+	}
+	if n, _ := s.ChunkTotal(ctx); n != total {
+		t.Errorf("chunks after the second crawl = %d, want %d", n, total)
+	}
+	if n, _ := s.VectorCount(ctx); n != total {
+		t.Errorf("vectors after the second crawl = %d, want %d", n, total)
+	}
 }

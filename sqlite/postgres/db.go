@@ -43,8 +43,9 @@ type DB struct {
 	pool *pgxpool.Pool
 	name string // the address without its password, for messages
 
-	mu       sync.Mutex
-	embedder core.EmbedderInfo
+	mu        sync.Mutex
+	embedder  core.EmbedderInfo
+	dirtySeen string // the graph_dirty mark GraphDirty saw (graph.go)
 }
 
 // IsDSN reports whether s names a PostgreSQL database (postgres:// or

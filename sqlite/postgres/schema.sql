@@ -211,6 +211,54 @@ CREATE TABLE bindings (
 );
 CREATE INDEX bindings_chunk ON bindings(chunk_id);
 
+-- The service graph: nodes, their other names, the chunks declaring
+-- them, edges with their evidence (as in the SQLite file).
+CREATE TABLE services (
+  id        bigserial PRIMARY KEY,
+  name      text NOT NULL UNIQUE,
+  kind      text NOT NULL DEFAULT 'service',
+  repo_name text NOT NULL DEFAULT '',
+  directory text NOT NULL DEFAULT '',
+  language  text NOT NULL DEFAULT '',
+  namespace text NOT NULL DEFAULT '',
+  ports     text NOT NULL DEFAULT '[]'
+);
+CREATE TABLE service_aliases (
+  alias      text NOT NULL,
+  service_id bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  kind       text NOT NULL DEFAULT '',
+  PRIMARY KEY (alias, service_id)
+);
+CREATE TABLE service_declarations (
+  id         bigserial,
+  service_id bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  chunk_id   text NOT NULL,
+  file_path  text NOT NULL DEFAULT '',
+  line       integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (service_id, chunk_id, line)
+);
+CREATE TABLE edges (
+  id         bigserial PRIMARY KEY,
+  source_id  bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  target_id  bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  type       text NOT NULL,
+  method     text NOT NULL DEFAULT '',
+  path       text NOT NULL DEFAULT '',
+  url        text NOT NULL DEFAULT '',
+  confidence double precision NOT NULL DEFAULT 1.0,
+  handler    text NOT NULL DEFAULT '',
+  via        text NOT NULL DEFAULT ''
+);
+CREATE TABLE edge_evidence (
+  id        bigserial,
+  edge_id   bigint NOT NULL REFERENCES edges(id) ON DELETE CASCADE,
+  chunk_id  text NOT NULL,
+  file_path text NOT NULL DEFAULT '',
+  line      integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (edge_id, chunk_id, line)
+);
+ALTER TABLE routes ADD FOREIGN KEY (service_id) REFERENCES services(id) ON DELETE SET NULL;
+
 -- One vector per chunk: float32 little-endian (the record, for exact
 -- rescoring) and the sign bits of each dimension (the Hamming candidate
 -- pass: bit_count(bits # query)).
@@ -218,6 +266,14 @@ CREATE TABLE vectors (
   chunk_pk bigint PRIMARY KEY REFERENCES chunks(pk) ON DELETE CASCADE,
   vec      bytea NOT NULL,
   bits     bit varying NOT NULL
+);
+
+-- The corpus-learned embedder's model: one row per token (its IDF and
+-- float32 vector); a query reads only its own tokens' rows.
+CREATE TABLE embed_vocab (
+  token text PRIMARY KEY,
+  idf   double precision NOT NULL,
+  vec   bytea NOT NULL
 );
 
 INSERT INTO meta(key, value) VALUES ('graph_dirty', '1'), ('chunk_count', '0');

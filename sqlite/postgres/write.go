@@ -477,7 +477,7 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 		return s.db.wrap(what, err)
 	}
 	if s.dirty {
-		if err := setMeta(ctx, s.tx, "graph_dirty", "1"); err != nil {
+		if err := setMeta(ctx, s.tx, "graph_dirty", newDirtyMark()); err != nil {
 			return s.db.wrap(what, err)
 		}
 	}
@@ -530,7 +530,7 @@ func (db *DB) DeleteSource(ctx context.Context, name string) error {
 	if tag.RowsAffected() == 0 {
 		return nil
 	}
-	if err := setMeta(ctx, tx, "graph_dirty", "1"); err != nil {
+	if err := setMeta(ctx, tx, "graph_dirty", newDirtyMark()); err != nil {
 		return db.wrap(what, err)
 	}
 	return db.wrap(what, tx.Commit(ctx))
