@@ -121,7 +121,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	if scheme, _, ok := strings.Cut(path, "://"); ok && !strings.ContainsAny(scheme, `/\`) {
-		return nil, fmt.Errorf("open %s: %s:// databases are not supported: the index is one SQLite file (give its path)", path, scheme)
+		return nil, fmt.Errorf("open %s: %s:// databases are not supported: give a SQLite file's path or a postgres:// address", path, scheme)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if !opts.Create {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"coderag/core"
-	"coderag/sqlite"
 )
 
 // Shell completion of flag values: cobra's completion command (coderag
@@ -24,7 +23,7 @@ func indexValues(db *string, field string) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		ctx := context.Background()
-		d, err := sqlite.Open(ctx, *db, sqlite.Options{})
+		d, err := openIndex(ctx, *db, false)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -21,7 +21,6 @@ import (
 	"coderag/core/discover"
 	"coderag/core/ingest"
 	"coderag/core/scrub"
-	"coderag/sqlite"
 )
 
 type crawlOptions struct {
@@ -247,15 +246,12 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(*o.db), 0o755); err != nil {
-		return err
-	}
-	unlock, err := sqlite.LockCrawl(ctx, *o.db, o.wait)
+	unlock, err := lockCrawl(ctx, *o.db, o.wait)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: true})
+	db, err := openIndex(ctx, *o.db, true)
 	if err != nil {
 		return err
 	}
@@ -310,7 +306,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 // previousSources are the sources the database at path holds, for a crawl
 // without source flags.
 func previousSources(ctx context.Context, path string) ([]core.Source, error) {
-	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	db, err := openIndex(ctx, path, false)
 	if errors.Is(err, core.ErrNoIndex) {
 		return nil, usagef("nothing to crawl: pass --repo-path, --slack-export, --transcripts-dir, --runbooks-dir or --gdocs-dir (%s does not exist yet)", path)
 	}
@@ -330,7 +326,7 @@ func previousSources(ctx context.Context, path string) ([]core.Source, error) {
 
 // crawlTUI runs the crawl inside the terminal UI's crawl view; the
 // summary is printed when the app is left.
-func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db *sqlite.DB, opts ingest.Options, sources []core.Source, unlock func()) error {
+func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db index, opts ingest.Options, sources []core.Source, unlock func()) error {
 	var (
 		sum  ingest.Summary
 		cerr error

@@ -12,7 +12,6 @@ import (
 	"coderag/core/embed"
 	"coderag/core/ingest"
 	"coderag/core/search"
-	"coderag/sqlite"
 )
 
 // embedFlags are the embedder flags of crawl and query. Each defaults to an
@@ -126,7 +125,7 @@ func (e *embedFlags) crawlEmbed(ctx context.Context, reembed bool) (ingest.Embed
 // queryEmbedder returns the embedder that embeds queries for db: the one
 // its vectors came from, unless --embedder none. A server that cannot be
 // set up is a warning: BM25 still answers.
-func (e *embedFlags) queryEmbedder(ctx context.Context, db *sqlite.DB) (embed.Embedder, string, error) {
+func (e *embedFlags) queryEmbedder(ctx context.Context, db index) (embed.Embedder, string, error) {
 	info := db.Embedder()
 	p := strings.ToLower(e.provider)
 	switch p {

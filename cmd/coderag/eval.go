@@ -10,7 +10,6 @@ import (
 
 	"coderag/core/eval"
 	"coderag/core/search"
-	"coderag/sqlite"
 )
 
 type evalOptions struct {
@@ -82,7 +81,7 @@ func evalRun(cmd *cobra.Command, io *ioStreams, o *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{})
+	db, err := openIndex(ctx, *o.db, false)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,6 @@ import (
 	"coderag/core"
 	"coderag/core/graph"
 	"coderag/graphviz"
-	"coderag/sqlite"
 )
 
 type graphOptions struct {
@@ -158,7 +157,7 @@ func graphRun(cmd *cobra.Command, io *ioStreams, o *graphOptions) error {
 		return usagef("--min-confidence must be between 0 and 1, got %v", o.minConf)
 	}
 	ctx := cmd.Context()
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{})
+	db, err := openIndex(ctx, *o.db, false)
 	if err != nil {
 		return err
 	}

@@ -8,14 +8,13 @@ import (
 
 	"coderag/core"
 	"coderag/core/graph"
-	"coderag/sqlite"
 )
 
 // graphCache keeps a long-lived server's service graph, read again only
 // when a crawl (this process's or another's) has ended since: the graph
 // changes with crawls alone.
 type graphCache struct {
-	db  *sqlite.DB
+	db  index
 	mu  sync.Mutex
 	key string
 	g   *graph.Graph

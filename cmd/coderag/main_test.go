@@ -1,6 +1,8 @@
 package main
 
 import (
+	"coderag/sqlite/postgres/pgtest"
+
 	"archive/zip"
 	"bufio"
 	"bytes"
@@ -75,6 +77,7 @@ func TestMain(m *testing.M) {
 		os.Exit(run(context.Background(), os.Args[1:], newIO()))
 	}
 	code := m.Run()
+	pgtest.Stop()
 	if sampleDB != "" {
 		os.RemoveAll(filepath.Dir(filepath.Dir(sampleDB)))
 	}

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"coderag/sqlite"
 )
 
 type manifestOptions struct {
@@ -59,7 +57,7 @@ want it.`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			d, err := sqlite.Open(ctx, *o.db, sqlite.Options{})
+			d, err := openIndex(ctx, *o.db, false)
 			if err != nil {
 				return err
 			}

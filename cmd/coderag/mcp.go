@@ -16,7 +16,6 @@ import (
 	"coderag/core/graph"
 	"coderag/core/pack"
 	"coderag/core/search"
-	"coderag/sqlite"
 )
 
 type mcpOptions struct {
@@ -314,7 +313,7 @@ func mcpServer(ctx context.Context, env *searchEnv, path string) (*mcp.Server, e
 // fileSlice reads the lines a coderag://file/REPO/PATH?lines=A-B URI
 // names from the source the index crawled them from; the path must be a
 // file the index holds.
-func fileSlice(ctx context.Context, db *sqlite.DB, uri string) (string, error) {
+func fileSlice(ctx context.Context, db index, uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "", mcp.ResourceNotFoundError(uri)

@@ -15,7 +15,6 @@ import (
 	"coderag/core/embed"
 	"coderag/core/pack"
 	"coderag/core/search"
-	"coderag/sqlite"
 )
 
 type queryOptions struct {
@@ -107,7 +106,7 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 // without dense search; warn says why), reranker and ranking parameters.
 // The commands that search, pack, ask or serve open it once and share it.
 type searchEnv struct {
-	db           *sqlite.DB
+	db           index
 	eng          pack.Searcher
 	emb          embed.Embedder
 	params       *search.Params
@@ -119,7 +118,7 @@ type searchEnv struct {
 // openSearch opens the database at path for reading and the search engine
 // the query flags ask for. The caller closes env.db.
 func openSearch(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags) (*searchEnv, error) {
-	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	db, err := openIndex(ctx, path, false)
 	if err != nil {
 		return nil, err
 	}

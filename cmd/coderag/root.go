@@ -41,7 +41,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 	root.SetOut(io.out)
 	root.SetErr(io.err)
 	root.SetVersionTemplate("coderag {{.Version}}\n")
-	root.PersistentFlags().StringVar(&dbPath, "db", "data/coderag.db", "the coderag database file")
+	root.PersistentFlags().StringVar(&dbPath, "db", "data/coderag.db", "the index: a SQLite file, or a shared PostgreSQL database (postgres://user@host/db)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err.Error()} })
 
 	root.AddCommand(

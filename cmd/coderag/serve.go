@@ -20,7 +20,6 @@ import (
 	"coderag/core/embed"
 	"coderag/core/pack"
 	"coderag/core/search"
-	"coderag/sqlite"
 )
 
 type serveOptions struct {
@@ -198,7 +197,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 }
 
 type api struct {
-	db   *sqlite.DB
+	db   index
 	eng  pack.Searcher
 	emb  embed.Embedder // nil without dense search
 	warn string

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"coderag/core"
-	"coderag/sqlite"
 )
 
 // crawls runs the crawls the HTTP API starts, one at a time, and keeps
@@ -57,7 +56,7 @@ func (c *crawls) start(incremental bool) (*crawlJob, error) {
 	if c.running != nil {
 		return nil, &apiError{http.StatusConflict, "crawl_running", fmt.Sprintf("crawl %d is running (GET /v1/crawls/%d)", c.running.ID, c.running.ID)}
 	}
-	if sqlite.CrawlAlive(c.path) {
+	if crawlAlive(c.path) {
 		return nil, &apiError{http.StatusConflict, "crawl_running", "another process is crawling " + c.path}
 	}
 	c.nextID++
@@ -222,7 +221,7 @@ func (a *api) deleteFiles(w http.ResponseWriter, r *http.Request) error {
 		}
 		return &apiError{http.StatusNotFound, "no_such_source", msg}
 	}
-	unlock, err := sqlite.LockCrawl(ctx, a.path, false)
+	unlock, err := lockCrawl(ctx, a.path, false)
 	if err != nil {
 		return &apiError{http.StatusConflict, "crawl_running", err.Error()}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"coderag/core"
 	"coderag/core/graph"
-	"coderag/sqlite"
 )
 
 type statsOptions struct {
@@ -41,7 +40,7 @@ and why.`,
 
 func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 	ctx := cmd.Context()
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{})
+	db, err := openIndex(ctx, *o.db, false)
 	if err != nil {
 		return err
 	}

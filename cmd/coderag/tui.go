@@ -16,7 +16,6 @@ import (
 	"coderag/core/embed"
 	"coderag/core/ingest"
 	"coderag/core/search"
-	"coderag/sqlite"
 	"coderag/tui"
 )
 
@@ -82,7 +81,7 @@ func keyReference() string {
 // for it). Without one, a missing database is an error naming the path,
 // as for query: a mistyped --db creates nothing.
 func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, start tui.CrawlFunc) error {
-	db, err := sqlite.Open(ctx, *o.db, sqlite.Options{Create: start != nil})
+	db, err := openIndex(ctx, *o.db, start != nil)
 	if err != nil {
 		return err
 	}
@@ -150,7 +149,7 @@ func tuiRun(ctx context.Context, io *ioStreams, o *tuiOptions, query string, sta
 // embedder or its model may have changed); it answers with the fast
 // engine's result when the index has no vectors.
 type searchers struct {
-	db           *sqlite.DB
+	db           index
 	flags        *embedFlags
 	rerank       search.Reranker
 	pathPriority bool
@@ -218,12 +217,12 @@ func recrawl(dbPath string) tui.CrawlFunc {
 // changed) or whole. args is recorded with the run.
 func storedCrawl(dbPath string, incremental bool, args string) func(context.Context, func(core.Event)) (ingest.Summary, error) {
 	return func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
-		unlock, err := sqlite.LockCrawl(ctx, dbPath, false)
+		unlock, err := lockCrawl(ctx, dbPath, false)
 		if err != nil {
 			return ingest.Summary{}, err
 		}
 		defer unlock()
-		db, err := sqlite.Open(ctx, dbPath, sqlite.Options{})
+		db, err := openIndex(ctx, dbPath, false)
 		if err != nil {
 			return ingest.Summary{}, err
 		}
@@ -244,7 +243,7 @@ func storedCrawl(dbPath string, incremental bool, args string) func(context.Cont
 }
 
 // storedSources are the sources a database was crawled from.
-func storedSources(ctx context.Context, db *sqlite.DB) ([]core.Source, error) {
+func storedSources(ctx context.Context, db index) ([]core.Source, error) {
 	st, err := db.Stats(ctx)
 	if err != nil {
 		return nil, err
@@ -257,7 +256,7 @@ func storedSources(ctx context.Context, db *sqlite.DB) ([]core.Source, error) {
 }
 
 // storedEmbed embeds with the embedder the database's vectors come from.
-func storedEmbed(ctx context.Context, db *sqlite.DB) (ingest.EmbedOptions, error) {
+func storedEmbed(ctx context.Context, db index) (ingest.EmbedOptions, error) {
 	info := db.Embedder()
 	if info.ID == "" {
 		return ingest.EmbedOptions{}, nil

@@ -155,11 +155,15 @@ func TestReadersCreateNothing(t *testing.T) {
 			t.Errorf("%s on a missing database: exit %d, %q; want an error naming it", cmd, code, errs)
 		}
 	}
-	for _, url := range []string{"postgres://user@db.internal/coderag", "sqlite://" + typo} {
-		code, _, errs := coderag(t, "tui", "--db", url)
-		if code == 0 || !strings.Contains(errs, "not supported") {
-			t.Errorf("tui --db %s: exit %d, %q", url, code, errs)
-		}
+	code, _, errs := coderag(t, "tui", "--db", "sqlite://"+typo)
+	if code == 0 || !strings.Contains(errs, "not supported") {
+		t.Errorf("tui --db sqlite://%s: exit %d, %q", typo, code, errs)
+	}
+	// A PostgreSQL index that cannot be reached is an error naming it.
+	url := "postgres://user@127.0.0.1:1/coderag"
+	code, _, errs = coderag(t, "tui", "--db", url)
+	if code == 0 || !strings.Contains(errs, "connect to "+url) {
+		t.Errorf("tui --db %s: exit %d, %q", url, code, errs)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {

@@ -16,7 +16,6 @@ import (
 	"coderag/core/ingest"
 	"coderag/core/search"
 	"coderag/core/train"
-	"coderag/sqlite"
 )
 
 type tuneOptions struct {
@@ -144,7 +143,7 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 	for _, p := range []string{dbPath, dbPath + "-wal", dbPath + "-shm"} {
 		os.Remove(p)
 	}
-	db, err := sqlite.Open(ctx, dbPath, sqlite.Options{Create: true})
+	db, err := openIndex(ctx, dbPath, true)
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func loadWorkspace(path string) (*workspace, error) {
 		return nil, usagef("%s: %s", path, msg)
 	}
 	dir := filepath.Dir(path)
-	if ws.DB != "" {
+	if ws.DB != "" && isFilePath(ws.DB) {
 		ws.DB = ws.resolve(dir, ws.DB)
 	}
 	return ws, nil

@@ -45,7 +45,8 @@ type DB struct {
 
 	mu        sync.Mutex
 	embedder  core.EmbedderInfo
-	dirtySeen string // the graph_dirty mark GraphDirty saw (graph.go)
+	dirtySeen string  // the graph_dirty mark GraphDirty saw (graph.go)
+	linking   []int64 // the unlinked files GraphDirty saw
 }
 
 // IsDSN reports whether s names a PostgreSQL database (postgres:// or

@@ -45,10 +45,23 @@ func (db *DB) GraphDirty(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, db.wrap("read the graph state of", err)
 	}
+	// The files this link phase handles: those unlinked now. Files a
+	// crawler commits later stay unlinked for its own link phase, even
+	// when this one's MarkLinked comes after that commit.
+	var linking []int64
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM files WHERE NOT linked`).Scan(&linking); err != nil {
+		return false, db.wrap("read the link state of", err)
+	}
 	db.mu.Lock()
-	db.dirtySeen = v
+	db.dirtySeen, db.linking = v, linking
 	db.mu.Unlock()
 	return v != "", nil
+}
+
+func (db *DB) linkingFiles() []int64 {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.linking
 }
 
 func (db *DB) seenDirty() string {
@@ -391,11 +404,11 @@ func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 	return out, db.wrap("read service names from", err)
 }
 
-// scopeSQL narrows a query over chunks c to the chunks of files not linked
-// yet, for ingest.LinkNew.
-func scopeSQL(scope ingest.LinkScope) string {
+// scopeSQL narrows a query over chunks c to the chunks of the files this
+// link phase handles (see GraphDirty), for ingest.LinkNew.
+func (db *DB) scopeSQL(scope ingest.LinkScope, a *args) string {
 	if scope == ingest.LinkNew {
-		return ` AND c.file_id IN (SELECT id FROM files WHERE NOT linked)`
+		return ` AND c.file_id = ANY(` + a.add(db.linkingFiles()) + `::bigint[])`
 	}
 	return ""
 }
@@ -405,13 +418,14 @@ func scopeSQL(scope ingest.LinkScope) string {
 // of the same source; one declared at a source's root owns the rest). It
 // returns how many chunks changed owner.
 func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, error) {
+	var a args
 	tag, err := db.pool.Exec(ctx, `UPDATE chunks c SET service_name = o.owner FROM (
 		SELECT c.pk, coalesce((SELECT s.name FROM services s
 			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
 			  AND (s.directory = '' OR starts_with(c.file_path, s.directory || '/'))
 			ORDER BY length(s.directory) DESC, s.name LIMIT 1), '') AS owner
-		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+scopeSQL(scope)+`) o
-		WHERE c.pk = o.pk AND c.service_name IS DISTINCT FROM o.owner`)
+		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+db.scopeSQL(scope, &a)+`) o
+		WHERE c.pk = o.pk AND c.service_name IS DISTINCT FROM o.owner`, a...)
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)
 	}
@@ -431,7 +445,8 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 	for i, c := range corpora {
 		cs[i] = string(c)
 	}
-	rows, err := db.pool.Query(ctx, `SELECT pk, text, meta, service_name FROM chunks c WHERE corpus_type = ANY($1::text[])`+scopeSQL(scope), cs)
+	a := args{cs}
+	rows, err := db.pool.Query(ctx, `SELECT pk, text, meta, service_name FROM chunks c WHERE corpus_type = ANY($1::text[])`+db.scopeSQL(scope, &a), a...)
 	if err != nil {
 		return 0, db.wrap(what, err)
 	}
@@ -502,7 +517,7 @@ func (db *DB) MarkLinked(ctx context.Context, key string) error {
 	if _, err := tx.Exec(ctx, graphLockSQL); err != nil {
 		return db.wrap(what, err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE files SET linked = true WHERE NOT linked`); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE files SET linked = true WHERE id = ANY($1::bigint[])`, db.linkingFiles()); err != nil {
 		return db.wrap(what, err)
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM meta WHERE key = 'graph_dirty' AND value = $1`, db.seenDirty()); err != nil {

@@ -276,4 +276,15 @@ CREATE TABLE embed_vocab (
   vec   bytea NOT NULL
 );
 
+-- The conversations of coderag ask --session.
+CREATE TABLE ask_turns (
+  id       bigserial PRIMARY KEY,
+  session  text NOT NULL,
+  asked    text NOT NULL,
+  question text NOT NULL,
+  answer   text NOT NULL,
+  mode     text NOT NULL DEFAULT ''
+);
+CREATE INDEX ask_turns_session ON ask_turns(session, id);
+
 INSERT INTO meta(key, value) VALUES ('graph_dirty', '1'), ('chunk_count', '0');

@@ -173,7 +173,10 @@ func (db *DB) plan(ctx context.Context, ix index, match string) (p planned, ok b
 	}
 	for _, l := range p.lexemes {
 		p.weights = append(p.weights, lex[l])
-		idf := math.Log((float64(n) - float64(df[l]) + 0.5) / (float64(df[l]) + 0.5))
+		// A commit between the two reads can make a count exceed the
+		// total: keep the ratio defined.
+		d := float64(df[l])
+		idf := math.Log((math.Max(float64(n), d) - d + 0.5) / (d + 0.5))
 		p.idf = append(p.idf, math.Max(idf, 1e-6))
 	}
 	return p, true, nil
