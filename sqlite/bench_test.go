@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"coderag/core/embed"
 	"coderag/core/scrub"
 	"coderag/core/search"
+	"coderag/core/storetest"
 )
 
 const benchDim = 256
@@ -216,17 +216,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func reportLatencies(b *testing.B, lat []time.Duration) {
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) float64 {
-		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
-	b.ReportMetric(0, "ns/op")
-}
-
 // BenchmarkFTSQuery measures user queries over both FTS5 indexes with rank
 // fusion (search.Engine) at 100k chunks: single identifiers, identifier
 // pairs and three-word phrases, drawn like the corpus.
@@ -245,24 +234,7 @@ func BenchmarkFTSQuery(b *testing.B) {
 			queries[i] = strings.Join(strings.Fields(s.text(20))[:3], " ")
 		}
 	}
-	reportLatencies(b, searchLatencies(b, eng, queries))
-}
-
-// searchLatencies runs every query b.N times (top 10) and returns each
-// search's time.
-func searchLatencies(b *testing.B, eng *search.Engine, queries []string) []time.Duration {
-	ctx := context.Background()
-	var lat []time.Duration
-	for i := 0; i < b.N; i++ {
-		for _, q := range queries {
-			start := time.Now()
-			if _, err := eng.Search(ctx, search.Query{Text: q, K: 10}); err != nil {
-				b.Fatal(err)
-			}
-			lat = append(lat, time.Since(start))
-		}
-	}
-	return lat
+	storetest.ReportLatencies(b, storetest.Latencies(b, eng, queries))
 }
 
 // BenchmarkKNN measures exact cosine KNN over 100k 256-dimensional vectors
@@ -288,7 +260,7 @@ func BenchmarkKNN(b *testing.B) {
 					lat = append(lat, time.Since(start))
 				}
 			}
-			reportLatencies(b, lat)
+			storetest.ReportLatencies(b, lat)
 		})
 	}
 }

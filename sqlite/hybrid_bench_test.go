@@ -3,10 +3,8 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,73 +13,9 @@ import (
 	"coderag/core"
 	"coderag/core/embed"
 	"coderag/core/ingest"
-	"coderag/core/scrub"
 	"coderag/core/search"
+	"coderag/core/storetest"
 )
-
-// richSynth makes code-like chunks over a large vocabulary: 30,000 word
-// parts (as many distinct subwords as a big company's code has), Zipf
-// distributed, joined into camelCase and snake_case identifiers, with
-// topical locality (each file draws most words from its own slice of the
-// vocabulary) so that co-occurrence has structure to learn.
-type richSynth struct {
-	r     *rand.Rand
-	parts []string
-	zipf  *rand.Zipf
-}
-
-func newRichSynth(seed uint64) *richSynth {
-	r := rand.New(rand.NewPCG(3, 3))
-	const letters = "abcdefghiklmnoprstuvwy"
-	seen := map[string]bool{}
-	var parts []string
-	for len(parts) < 30000 {
-		n := 3 + r.IntN(7)
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = letters[r.IntN(len(letters))]
-		}
-		if !seen[string(b)] {
-			seen[string(b)] = true
-			parts = append(parts, string(b))
-		}
-	}
-	r = rand.New(rand.NewPCG(seed, seed^0x51))
-	return &richSynth{r: r, parts: parts, zipf: rand.NewZipf(r, 1.05, 2, uint64(len(parts)-1))}
-}
-
-// ident draws an identifier near topic (an offset into the vocabulary).
-func (s *richSynth) ident(topic int) string {
-	n := 1 + s.r.IntN(3)
-	var b strings.Builder
-	for i := range n {
-		k := int(s.zipf.Uint64())
-		if s.r.IntN(3) > 0 { // two thirds of the words come from the topic
-			k = (topic + k%500) % len(s.parts)
-		}
-		p := s.parts[k]
-		if i > 0 {
-			p = strings.ToUpper(p[:1]) + p[1:]
-		}
-		b.WriteString(p)
-	}
-	return b.String()
-}
-
-func (s *richSynth) text(topic, n int) string {
-	var b strings.Builder
-	for b.Len() < n {
-		switch s.r.IntN(3) {
-		case 0:
-			fmt.Fprintf(&b, "func (s *%s) %s(ctx context.Context, %s string) error {\n", s.ident(topic), s.ident(topic), s.ident(topic))
-		case 1:
-			fmt.Fprintf(&b, "\t%s, err := s.%s.%s(ctx, %s)\n", s.ident(topic), s.ident(topic), s.ident(topic), s.ident(topic))
-		default:
-			fmt.Fprintf(&b, "// %s calls %s when %s is %s.\n", s.ident(topic), s.ident(topic), s.ident(topic), s.ident(topic))
-		}
-	}
-	return b.String()
-}
 
 // embedded is a database of n rich chunks embedded by the built-in
 // embedder, with what building it cost.
@@ -111,41 +45,7 @@ func builtinDB(b *testing.B, n int) *embedded {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newRichSynth(1)
-	gate := scrub.New(scrub.Options{})
-	run, _ := db.StartRun(ctx, "bench")
-	tx, err := db.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/bench", Name: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 0; i < n; i += 10 {
-		path := fmt.Sprintf("svc%03d/pkg%02d/file%05d.go", i/1000, (i/100)%10, i/10)
-		topic := (i / 10) * 37 % len(s.parts)
-		var chunks []embed.Chunk
-		off := 0
-		for j := 0; j < 10 && i+j < n; j++ {
-			text := s.text(topic, 900)
-			uri := "bench/" + path
-			c := core.Chunk{ID: core.ChunkID(uri, off, off+len(text)), SourceURI: uri, ByteStart: off, ByteEnd: off + len(text),
-				LineStart: j*30 + 1, LineEnd: j*30 + 30, Corpus: core.CodeLogic, Text: text, FilePath: path,
-				RepoName: "bench", Language: "go", SymbolName: s.ident(topic), ContextPrefix: path}
-			for k := 0; k < 8; k++ { // what it calls: names of its topic
-				c.Refs = append(c.Refs, core.Ref{Name: s.ident(topic), Kind: "call"})
-			}
-			off += len(text)
-			cc, err := gate.Clean(c)
-			if err != nil {
-				b.Fatal(err)
-			}
-			chunks = append(chunks, embed.Chunk{Clean: cc})
-		}
-		if err := tx.WriteFile(ctx, core.File{Path: path, Language: "go", Corpus: core.CodeLogic}, "h", chunks); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := tx.Commit(ctx); err != nil {
-		b.Fatal(err)
-	}
+	storetest.WriteSynth(b, db, "bench", n, 1)
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
@@ -205,19 +105,7 @@ func BenchmarkHybrid(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		e := builtinDB(b, n)
 		emb := embed.Stored{Dim: e.db.Embedder().Dim, Load: e.db.LoadModel}
-		s := newRichSynth(99)
-		queries := make([]string, 200)
-		for i := range queries {
-			topic := s.r.IntN(len(s.parts))
-			switch i % 3 {
-			case 0:
-				queries[i] = s.ident(topic)
-			case 1:
-				queries[i] = s.ident(topic) + " " + s.ident(topic)
-			default:
-				queries[i] = s.parts[(topic+s.r.IntN(500))%len(s.parts)] + " " + s.parts[(topic+s.r.IntN(500))%len(s.parts)] + " " + s.parts[(topic+s.r.IntN(500))%len(s.parts)]
-			}
-		}
+		queries := storetest.NewSynth(99).Queries(200)
 		modes := []struct {
 			name string
 			opts search.Options
@@ -232,7 +120,7 @@ func BenchmarkHybrid(b *testing.B) {
 				for _, q := range queries[:10] { // warm
 					eng.Search(ctx, search.Query{Text: q, K: 10})
 				}
-				reportLatencies(b, searchLatencies(b, eng, queries))
+				storetest.ReportLatencies(b, storetest.Latencies(b, eng, queries))
 			})
 		}
 		// How much of the exact top 10 the fast path (sign-bit pages and
@@ -303,7 +191,7 @@ func BenchmarkHybrid(b *testing.B) {
 					lat = append(lat, time.Since(start))
 				}
 			}
-			reportLatencies(b, lat)
+			storetest.ReportLatencies(b, lat)
 		})
 	}
 }

@@ -160,7 +160,7 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringVar(&o.progress, "progress", "auto", "how progress is shown on stderr: auto (a live bar on a terminal, else lines), bar, lines, json (events and summary as JSON lines on stdout), none")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every skipped file with its reason")
 	f.BoolVar(&o.incremental, "incremental", false, "re-index only files and channels whose content changed since the last crawl; remove deleted ones; leave unchanged sources alone")
-	f.BoolVar(&o.wait, "wait", false, "wait for another crawl of the same database to finish instead of failing")
+	f.BoolVar(&o.wait, "wait", false, "wait for another crawl of the same database (PostgreSQL: of the same source) to finish instead of failing")
 	f.StringVar(&o.config, "config", "", "workspace file listing the sources (default: ./"+workspaceFile+" when it exists)")
 	f.BoolVar(&o.prune, "prune-sources", false, "remove from the database the sources this crawl does not name (and their chunks)")
 	f.BoolVar(&o.tui, "tui", false, "show the crawl in the terminal UI (progress bars per source, rates, ETA, problems); search while it runs")
@@ -256,6 +256,11 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		return err
 	}
 	defer db.Close()
+	// A shared index locks each source, not the database: --wait says
+	// whether a source another crawler is writing is waited for.
+	if w, ok := db.(interface{ SetWaitForSources(bool) }); ok {
+		w.SetWaitForSources(o.wait)
+	}
 	if again && !o.reembed && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" {
 		// a re-crawl keeps the index's embedder
 		if embedOpts, err = storedEmbed(ctx, db); err != nil {

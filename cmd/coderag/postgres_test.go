@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"coderag/core"
 	"coderag/sqlite/postgres"
 	"coderag/sqlite/postgres/pgtest"
 )
@@ -290,4 +291,107 @@ func TestPostgresKilledCrawls(t *testing.T) {
 		t.Errorf("after the kills and a crawl: %v, %d edges; want %v, %d edges", got, len(edges), want, len(refEdges))
 	}
 	t.Logf("%d crawls killed", killed)
+}
+
+// TestMigrate copies the crawled sample from its SQLite file into
+// PostgreSQL: every chunk and vector, the same service graph, the same
+// first answer; and into another SQLite file.
+func TestMigrate(t *testing.T) {
+	src := crawlSample(t)
+	dsn := pgtest.DSN(t)
+	code, out, errs := coderag(t, "migrate", "--from", src, "--to", dsn, "--json")
+	if code != 0 {
+		t.Fatalf("migrate: exit %d\n%s\n%s", code, out, errs)
+	}
+	var sum struct {
+		Sources, Files, Chunks, Vectors int
+		Embedder                        string
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("migrate --json: %v\n%s", err, out)
+	}
+	_, sqliteStats, _ := coderag(t, "stats", "--db", src, "--json")
+	var st struct {
+		Chunks  int    `json:"chunks"`
+		Vectors int    `json:"vectors"`
+		Files   int    `json:"files"`
+		ID      string `json:"embedder_id"`
+	}
+	json.Unmarshal([]byte(sqliteStats), &st)
+	if sum.Sources != 5 || sum.Chunks != st.Chunks || sum.Vectors != st.Vectors || sum.Files != st.Files || sum.Embedder != st.ID || st.Vectors == 0 {
+		t.Errorf("migrate copied %+v; the file holds %+v", sum, st)
+	}
+	per, edges := pgState(t, dsn)
+	if want := goldenEdgeKeys(t); !slices.Equal(edges, want) {
+		t.Errorf("graph after migrate: %d edges, want the sample's %d", len(edges), len(want))
+	}
+	if len(per) != 5 {
+		t.Errorf("sources after migrate: %v", per)
+	}
+	for _, q := range []string{"getUserProfile", "redis OOMKilled cart"} {
+		_, a, _ := coderag(t, "query", "--db", src, "--json", "-k", "1", q)
+		_, b, _ := coderag(t, "query", "--db", dsn, "--json", "-k", "1", q)
+		var qa, qb queryJSON
+		json.Unmarshal([]byte(a), &qa)
+		json.Unmarshal([]byte(b), &qb)
+		if len(qa.Hits) == 0 || len(qb.Hits) == 0 || qa.Hits[0].ChunkID != qb.Hits[0].ChunkID {
+			t.Errorf("query %q: first hit %v in the file, %v after migrate", q, qa.Hits, qb.Hits)
+		}
+	}
+	// Into another SQLite file.
+	dst := filepath.Join(t.TempDir(), "copy.db")
+	if code, out, errs := coderag(t, "migrate", "--from", src, "--to", dst); code != 0 || !strings.Contains(out, "copied 5 sources") {
+		t.Fatalf("migrate to a file: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, copyStats, _ := coderag(t, "stats", "--db", dst, "--json")
+	var st2 struct {
+		Chunks  int `json:"chunks"`
+		Vectors int `json:"vectors"`
+	}
+	json.Unmarshal([]byte(copyStats), &st2)
+	if st2.Chunks != st.Chunks || st2.Vectors != st.Vectors {
+		t.Errorf("the copied file holds %+v, the original %+v", st2, st)
+	}
+	if code, _, errs := coderag(t, "migrate", "--from", dsn, "--to", dst); code == 0 || !strings.Contains(errs, "only a SQLite file") {
+		t.Errorf("migrate from PostgreSQL: exit %d %s", code, errs)
+	}
+}
+
+// TestPostgresSameSource: a crawl of a source another crawler is writing
+// fails naming that crawler, or with --wait waits for it.
+func TestPostgresSameSource(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	path, _ := filepath.Abs(filepath.Join(sampleDir, "storefront"))
+	w, err := db.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: path, Name: "storefront"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"crawl", "--db", dsn, "--embedder", "none", "--repo-path", path}
+	code, _, errs := coderag(t, args...)
+	if code == 0 || !strings.Contains(errs, "source storefront") || !strings.Contains(errs, "being written by") || !strings.Contains(errs, "pid") {
+		t.Errorf("a crawl of a busy source: exit %d, %q", code, errs)
+	}
+	done := make(chan int)
+	go func() {
+		code, _, _ := coderag(t, append(args, "--wait")...)
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		t.Fatalf("crawl --wait did not wait (exit %d)", code)
+	case <-time.After(time.Second):
+	}
+	w.Rollback()
+	if code := <-done; code != 0 {
+		t.Errorf("crawl --wait after the other crawler finished: exit %d", code)
+	}
+	if per, _ := pgState(t, dsn); per["storefront"] == 0 {
+		t.Errorf("after the waiting crawl: %v", per)
+	}
 }

@@ -57,6 +57,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 		newTuneCmd(io),
 		newModelCmd(io),
 		newManifestCmd(io, &dbPath),
+		newMigrateCmd(io),
 		newTUICmd(io, &dbPath),
 		newVersionCmd(io),
 	)

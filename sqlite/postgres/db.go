@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,8 +41,13 @@ const migrateLock = 0x636f64657261 // "codera"
 // DB is an open coderag index on PostgreSQL. It is safe for concurrent
 // use.
 type DB struct {
-	pool *pgxpool.Pool
-	name string // the address without its password, for messages
+	pool   *pgxpool.Pool
+	search *pgxpool.Pool // full-text searches (see Open)
+	name   string        // the address without its password, for messages
+
+	// wait makes a crawler of a source another crawler is writing wait
+	// for it instead of failing (SetWaitForSources).
+	wait bool
 
 	mu        sync.Mutex
 	embedder  core.EmbedderInfo
@@ -64,17 +70,33 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
+	// Other crawlers and the server's views name this process.
+	if _, set := cfg.ConnConfig.RuntimeParams["application_name"]; !set {
+		host, _ := os.Hostname()
+		cfg.ConnConfig.RuntimeParams["application_name"] = fmt.Sprintf("coderag on %s, pid %d", host, os.Getpid())
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", name, err)
 	}
-	db := &DB{pool: pool, name: name}
-	if err := db.migrate(ctx); err != nil {
+	// Full-text searches go through connections that prefer the GIN
+	// indexes: the planner does not count what detoasting a tsvector
+	// costs, and a table whose tsvectors live in TOAST looks small enough
+	// to scan.
+	scfg := cfg.Copy()
+	scfg.ConnConfig.RuntimeParams["enable_seqscan"] = "off"
+	search, err := pgxpool.NewWithConfig(ctx, scfg)
+	if err != nil {
 		pool.Close()
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	db := &DB{pool: pool, search: search, name: name}
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
 		return nil, err
 	}
 	if err := db.readEmbedder(ctx); err != nil {
-		pool.Close()
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -92,12 +114,17 @@ func redact(dsn string) string {
 	return u.String()
 }
 
+// SetWaitForSources says whether a crawler that finds its source being
+// written by another waits for it (crawl --wait) or fails naming it.
+func (db *DB) SetWaitForSources(wait bool) { db.wait = wait }
+
 // Path returns the database's address (without its password).
 func (db *DB) Path() string { return db.name }
 
 // Close closes every connection.
 func (db *DB) Close() error {
 	db.pool.Close()
+	db.search.Close()
 	return nil
 }
 

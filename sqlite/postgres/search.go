@@ -189,7 +189,7 @@ func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[str
 	for _, l := range lexemes {
 		batch.Queue(`SELECT count(*) FROM `+ix.table+` WHERE `+ix.tsv+` @@ $1::tsquery`, quoteLexeme(l))
 	}
-	br := db.pool.SendBatch(ctx, &batch)
+	br := db.search.SendBatch(ctx, &batch)
 	defer br.Close()
 	df := make(map[string]int, len(lexemes))
 	for _, l := range lexemes {
@@ -207,10 +207,20 @@ func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[str
 // column, k1 1.2, b 0.75, lengths in tokens): an expression over the
 // candidate table alias "d" whose key column is keyCol, best first, at
 // most limit (0: all). where filters the candidates.
+//
+// With a limit, the candidates are first cut to the best
+// max(4 × limit, 100) by ts_rank with the same column weights (a C
+// function that looks up only the query's lexemes); BM25 then ranks
+// those. Without one, every matching row is ranked.
 func scoreSQL(ix index, p planned, keyCol, join, where string, limit int, a *args) string {
+	query := a.add(p.query) + `::tsquery`
+	cand := `SELECT d.` + keyCol + `, d.` + ix.tsv + `, d.` + ix.length + ` FROM ` + ix.table + ` d ` + join + ` WHERE d.` + ix.tsv + ` @@ ` + query + where
+	if limit > 0 {
+		cand += ` ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}', d.` + ix.tsv + `, ` + query + `) DESC LIMIT ` + strconv.Itoa(max(4*limit, 100))
+	}
 	q := `SELECT d.` + keyCol + ` AS key, sum(q.idf * t.tf * ` + ftoa(k1+1) + ` / (t.tf + ` + ftoa(k1) + ` * (` + ftoa(1-b) + ` + ` + ftoa(b) +
 		` * d.` + ix.length + ` / ` + a.add(math.Max(p.avgLen, 1)) + `::float8))) AS score
-		FROM (SELECT d.* FROM ` + ix.table + ` d ` + join + ` WHERE d.` + ix.tsv + ` @@ ` + a.add(p.query) + `::tsquery` + where + `) d
+		FROM (` + cand + `) d
 		CROSS JOIN LATERAL unnest(d.` + ix.tsv + `) u
 		JOIN unnest(` + a.add(p.lexemes) + `::text[], ` + a.add(p.weights) + `::text[], ` + a.add(p.idf) + `::float8[]) AS q(lex, w, idf) ON q.lex = u.lexeme
 		CROSS JOIN LATERAL (SELECT sum(CASE wt WHEN 'A' THEN 10 WHEN 'B' THEN 4 WHEN 'C' THEN 2 ELSE 1 END)::float8 AS tf
@@ -251,7 +261,7 @@ func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.F
 	where = strings.ReplaceAll(where, "c.", "d.")
 	q := `SELECT ` + chunkCols + `, s.score FROM (` + scoreSQL(ix, p, "pk", "", where, k, &a) + `) s
 		JOIN chunks c ON c.pk = s.key ORDER BY s.score DESC, c.pk`
-	rows, err := db.pool.Query(ctx, q, a...)
+	rows, err := db.search.Query(ctx, q, a...)
 	if err != nil {
 		return nil, db.wrap("search", err)
 	}
@@ -309,7 +319,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		return nil, err
 	}
 	var a args
-	rows, err := db.pool.Query(ctx, `SELECT s.key, s.score, d.file_id, d.chunk_pk FROM (`+scoreSQL(docIndex, p, "id", "", "", 2*k, &a)+`) s
+	rows, err := db.search.Query(ctx, `SELECT s.key, s.score, d.file_id, d.chunk_pk FROM (`+scoreSQL(docIndex, p, "id", "", "", 2*k, &a)+`) s
 		JOIN docs d ON d.id = s.key ORDER BY s.score DESC, s.key`, a...)
 	if err != nil {
 		return nil, db.wrap("search files in", err)
@@ -345,7 +355,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	byFile := map[int64]core.Chunk{}
 	byChunk := map[int64]core.Chunk{}
 	read := func(q string, qa args, into map[int64]core.Chunk) error {
-		rows, err := db.pool.Query(ctx, q, qa...)
+		rows, err := db.search.Query(ctx, q, qa...)
 		if err != nil {
 			return err
 		}
@@ -376,10 +386,14 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			return nil, err
 		}
 		if ok {
+			// The best chunk of each file by ts_rank (the same column
+			// weights; cheaper than BM25 over every matching chunk of the
+			// files).
 			var qa args
-			where := strings.ReplaceAll(" AND d.file_id = ANY("+qa.add(files)+"::bigint[])"+filterSQL(f, &qa), "c.", "d.")
-			q := `SELECT ` + chunkCols + `, c.file_id FROM (` + scoreSQL(codeIndex, bp, "pk", "", where, 0, &qa) + `) s
-				JOIN chunks c ON c.pk = s.key ORDER BY s.score DESC, c.pk`
+			query := qa.add(bp.query) + `::tsquery`
+			q := `SELECT DISTINCT ON (c.file_id) ` + chunkCols + `, c.file_id FROM chunks c
+				WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[]) AND c.code_tsv @@ ` + query + filterSQL(f, &qa) + `
+				ORDER BY c.file_id, ts_rank('{0.1, 0.2, 0.4, 1.0}', c.code_tsv, ` + query + `) DESC, c.pk`
 			if err := read(q, qa, byFile); err != nil {
 				return nil, db.wrap("read file hits from", err)
 			}
@@ -416,13 +430,13 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 }
 
 // knnCandidates is how many candidates per wanted hit the Hamming pass
-// keeps for exact rescoring (at least 1,000).
-const knnCandidates = 20
+// keeps for exact rescoring (at least 400).
+const knnCandidates = 8
 
 // KNN returns the k chunks whose vectors are nearest (cosine) to v, best
 // first, filters applied: the sign bits pick candidates by Hamming
 // distance in PostgreSQL, their float vectors rank them exactly here. An
-// index of at most max(20k, 1000) vectors is thus ranked exactly.
+// index of at most max(8k, 400) vectors is thus ranked exactly.
 func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	if k <= 0 {
 		return nil, nil
@@ -434,7 +448,7 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	bits := a.add(signBits(v))
 	where := filterSQL(f, &a)
 	q := `SELECT v.chunk_pk, v.vec FROM vectors v JOIN chunks c ON c.pk = v.chunk_pk WHERE true` + where +
-		` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(max(knnCandidates*k, 1000))
+		` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(max(knnCandidates*k, 400))
 	rows, err := db.pool.Query(ctx, q, a...)
 	if err != nil {
 		return nil, db.wrap("search vectors in", err)

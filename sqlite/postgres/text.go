@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -86,12 +88,26 @@ func proseWords(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
+// stem is the Porter2 stem of a lower-case word. Stems are cached (the
+// stemmer is slow and code repeats its words), up to a bound.
 func stem(w string) string {
 	if len(w) < 3 {
 		return w
 	}
-	return english.Stem(w, false)
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := english.Stem(w, false)
+	if stemCount.Add(1) < 500_000 {
+		stems.Store(w, s)
+	}
+	return s
 }
+
+var (
+	stems     sync.Map
+	stemCount atomic.Int64
+)
 
 // PostgreSQL's limits on a tsvector: positions up to 16383, 256 positions
 // a lexeme, 2047 bytes a lexeme, under 1 MB in all.

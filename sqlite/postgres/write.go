@@ -75,9 +75,37 @@ func embedSum(prefix, text string) [32]byte {
 	return sha256.Sum256([]byte(prefix + "\x00" + text))
 }
 
-// sourceLockKey is the advisory lock of a source: crawlers of one source
-// take turns, crawlers of different sources do not wait for each other.
-const sourceLockSQL = `SELECT pg_advisory_xact_lock(hashtext('coderag source'), hashtext($1))`
+// lockSource takes the advisory lock of source name for the transaction:
+// crawlers of one source take turns, crawlers of different sources do not
+// wait for each other. Unless the store waits (SetWaitForSources), a
+// source held by another crawler is an error naming that crawler.
+func (db *DB) lockSource(ctx context.Context, tx pgx.Tx, name string) error {
+	what := "lock source " + name + " in"
+	if db.wait {
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('coderag source'), hashtext($1))`, name)
+		return db.wrap(what, err)
+	}
+	var ok bool
+	if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext('coderag source'), hashtext($1))`, name).Scan(&ok); err != nil {
+		return db.wrap(what, err)
+	}
+	if ok {
+		return nil
+	}
+	holder := "another crawler"
+	var app, addr string
+	var pid int
+	var since time.Time
+	err := tx.QueryRow(ctx, `SELECT a.application_name, coalesce(host(a.client_addr), 'a local socket'), a.pid, a.xact_start
+		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+		  AND l.classid::bigint = (hashtext('coderag source')::bigint & 4294967295)
+		  AND l.objid::bigint = (hashtext($1)::bigint & 4294967295) LIMIT 1`, name).Scan(&app, &addr, &pid, &since)
+	if err == nil {
+		holder = fmt.Sprintf("%q (from %s, server pid %d, since %s)", app, addr, pid, since.UTC().Format(time.RFC3339))
+	}
+	return fmt.Errorf("source %s in %s is being written by %s; wait with crawl --wait", name, db.name, holder)
+}
 
 // BeginSource starts replacing the stored content of src for crawl run
 // runID. It waits while another crawler writes the same source.
@@ -108,8 +136,8 @@ func (db *DB) begin(ctx context.Context, runID int64, src core.Source, update bo
 func (s *SourceTx) begin(ctx context.Context) error {
 	db, tx := s.db, s.tx
 	what := "begin source " + s.src.Name + " in"
-	if _, err := tx.Exec(ctx, sourceLockSQL, s.src.Name); err != nil {
-		return db.wrap(what, err)
+	if err := db.lockSource(ctx, tx, s.src.Name); err != nil {
+		return err
 	}
 	var other string
 	err := tx.QueryRow(ctx, `SELECT uri FROM sources WHERE repo_name = $1 AND uri <> $2`, s.src.Name, s.src.Path).Scan(&other)
@@ -262,8 +290,9 @@ const insChunkSQL = `INSERT INTO chunks(id, source_id, file_id, source_uri, byte
 	$23, $24, $25, $26, $27, $28, $29, $30, $31, $32::tsvector, $33, $34::tsvector, $35) RETURNING pk`
 
 // WriteFile stores one file with its chunks, their facts and the file's
-// whole-file document. A chunk may carry a vector of the index's
-// dimension (UseEmbedder first); the others are embedded later.
+// whole-file document, in three round trips (the file, its chunks, the
+// rest). A chunk may carry a vector of the index's dimension (UseEmbedder
+// first); the others are embedded later.
 func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chunks []embed.Chunk) error {
 	if s.done {
 		return fmt.Errorf("write %s/%s: source transaction already finished", s.src.Name, f.Path)
@@ -291,59 +320,65 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		trustedMTime(f.ModTime, now), shape, string(posJSON)).Scan(&fileID); err != nil {
 		return s.db.wrap(fmt.Sprintf("write file %s/%s to", s.src.Name, f.Path), err)
 	}
-	dim := s.db.Embedder().Dim
-	var symbols, texts []string
+	// The chunks, in one round trip.
+	var rows pgx.Batch
 	for _, ec := range chunks {
 		if !ec.Clean.Valid() {
 			return fmt.Errorf("write %s/%s: chunk did not pass the scrub gate", s.src.Name, f.Path)
 		}
 		c := ec.Clean.Chunk()
-		where := fmt.Sprintf("%s:%d-%d", c.SourceURI, c.LineStart, c.LineEnd)
 		fields := []field{{c.SymbolName, 'A'}, {c.FilePath, 'B'}, {c.ContextPrefix, 'C'}, {c.Text, 'D'}}
 		codeTSV, codeLen := codeText.tsvector(fields...)
 		proseTSV, proseLen := proseText.tsvector(fields...)
-		var pk int64
-		err := s.tx.QueryRow(ctx, insChunkSQL, c.ID, s.sourceID, fileID, c.SourceURI, c.ByteStart, c.ByteEnd,
+		rows.Queue(insChunkSQL, c.ID, s.sourceID, fileID, c.SourceURI, c.ByteStart, c.ByteEnd,
 			c.LineStart, c.LineEnd, string(c.Corpus), c.Text, c.ContextPrefix, c.Language, c.SymbolName,
 			c.SymbolKind, c.Signature, c.FilePath, c.GitHash, c.SectionPath, c.Author, c.Timestamp, c.Channel,
 			c.ThreadID, c.ServiceName, c.RepoName, jsonList(c.Imports), jsonList(c.CallsOut), jsonList(c.CalledBy),
 			jsonMap(c.K8sLabels), jsonMap(c.Meta), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed(),
-			codeTSV, codeLen, proseTSV, proseLen).Scan(&pk)
-		if err != nil {
-			return s.db.wrap("write chunk "+where+" to", err)
+			codeTSV, codeLen, proseTSV, proseLen)
+	}
+	pks := make([]int64, len(chunks))
+	br := s.tx.SendBatch(ctx, &rows)
+	for i, ec := range chunks {
+		if err := br.QueryRow().Scan(&pks[i]); err != nil {
+			br.Close()
+			c := ec.Clean.Chunk()
+			return s.db.wrap(fmt.Sprintf("write chunk %s:%d-%d to", c.SourceURI, c.LineStart, c.LineEnd), err)
 		}
-		if err := s.writeFacts(ctx, c); err != nil {
+	}
+	if err := br.Close(); err != nil {
+		return s.db.wrap(fmt.Sprintf("write the chunks of %s/%s to", s.src.Name, f.Path), err)
+	}
+	// Their facts, audits, vectors and documents, in another.
+	var rest pgx.Batch
+	dim := s.db.Embedder().Dim
+	var symbols, texts []string
+	for i, ec := range chunks {
+		c, pk := ec.Clean.Chunk(), pks[i]
+		where := fmt.Sprintf("%s:%d-%d", c.SourceURI, c.LineStart, c.LineEnd)
+		if err := s.queueFacts(&rest, c); err != nil {
 			return err
 		}
 		if a := ec.Clean.Audit(); a != nil {
-			if _, err := s.tx.Exec(ctx, `INSERT INTO scrub_audit(chunk_id, tier, entities_found, entity_types, secrets_found, scrubbed)
-				VALUES ($1, $2, $3, $4, $5, $6)`, a.ChunkID, string(a.Tier), a.EntitiesFound, jsonList(a.EntityTypes), a.SecretsFound, a.Scrubbed); err != nil {
-				return s.db.wrap("write scrub audit to", err)
-			}
+			rest.Queue(`INSERT INTO scrub_audit(chunk_id, tier, entities_found, entity_types, secrets_found, scrubbed)
+				VALUES ($1, $2, $3, $4, $5, $6)`, a.ChunkID, string(a.Tier), a.EntitiesFound, jsonList(a.EntityTypes), a.SecretsFound, a.Scrubbed)
 		}
 		kv, keep := s.kept[c.ID]
 		switch {
 		case len(ec.Vector) == 0 && keep && kv.sum == embedSum(c.ContextPrefix, c.Text):
-			if _, err := s.tx.Exec(ctx, `INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`, pk, kv.vec, kv.bits); err != nil {
-				return s.db.wrap("keep vector of "+where+" in", err)
-			}
+			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`, pk, kv.vec, kv.bits)
 		case len(ec.Vector) == 0:
 		case dim == 0:
 			return fmt.Errorf("write chunk %s: %s has no embedder recorded; call UseEmbedder first", where, s.db.name)
 		case len(ec.Vector) != dim:
 			return fmt.Errorf("write chunk %s: vector has dimension %d, %s expects %d", where, len(ec.Vector), s.db.name, dim)
 		default:
-			if _, err := s.tx.Exec(ctx, `INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`,
-				pk, floatBytes(ec.Vector), signBits(ec.Vector)); err != nil {
-				return s.db.wrap("write vector of "+where+" to", err)
-			}
+			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`, pk, floatBytes(ec.Vector), signBits(ec.Vector))
 		}
 		if strings.HasPrefix(string(c.Corpus), "CONVO") {
 			// A thread or a stretch of a meeting is a document of its own.
 			tsv, n := docText.tsvector(field{c.FilePath, 'A'}, field{c.SymbolName, 'B'}, field{c.ContextPrefix + "\n" + c.Text, 'D'})
-			if _, err := s.tx.Exec(ctx, `INSERT INTO docs(source_id, chunk_pk, tsv, len) VALUES ($1, $2, $3::tsvector, $4)`, s.sourceID, pk, tsv, n); err != nil {
-				return s.db.wrap("index "+where+" in", err)
-			}
+			rest.Queue(`INSERT INTO docs(source_id, chunk_pk, tsv, len) VALUES ($1, $2, $3::tsvector, $4)`, s.sourceID, pk, tsv, n)
 		} else {
 			symbols = append(symbols, c.SymbolName)
 			texts = append(texts, c.Text)
@@ -352,18 +387,19 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	}
 	if len(texts) > 0 {
 		tsv, n := docText.tsvector(field{f.Path, 'A'}, field{strings.Join(symbols, " "), 'B'}, field{strings.Join(texts, "\n"), 'D'})
-		if _, err := s.tx.Exec(ctx, `INSERT INTO docs(source_id, file_id, tsv, len) VALUES ($1, $2, $3::tsvector, $4)`, s.sourceID, fileID, tsv, n); err != nil {
-			return s.db.wrap(fmt.Sprintf("index %s/%s in", s.src.Name, f.Path), err)
+		rest.Queue(`INSERT INTO docs(source_id, file_id, tsv, len) VALUES ($1, $2, $3::tsvector, $4)`, s.sourceID, fileID, tsv, n)
+	}
+	if rest.Len() > 0 {
+		if err := s.tx.SendBatch(ctx, &rest).Close(); err != nil {
+			return s.db.wrap(fmt.Sprintf("write the facts, vectors and document of %s/%s to", s.src.Name, f.Path), err)
 		}
 	}
 	s.files++
 	return nil
 }
 
-// writeFacts stores what the service graph is built from in chunk c, in
-// one round trip.
-func (s *SourceTx) writeFacts(ctx context.Context, c core.Chunk) error {
-	var b pgx.Batch
+// queueFacts queues what the service graph is built from in chunk c.
+func (s *SourceTx) queueFacts(b *pgx.Batch, c core.Chunk) error {
 	for _, cl := range c.Calls {
 		b.Queue(`INSERT INTO calls(chunk_id, repo_name, file_path, line, kind, system, method, target, origin, base,
 			env, config, default_value, client, text) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
@@ -389,11 +425,7 @@ func (s *SourceTx) writeFacts(ctx context.Context, c core.Chunk) error {
 	for _, r := range c.Refs {
 		b.Queue(`INSERT INTO symbol_refs(chunk_id, name, kind) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, c.ID, r.Name, r.Kind)
 	}
-	if b.Len() == 0 {
-		return nil
-	}
-	err := s.tx.SendBatch(ctx, &b).Close()
-	return s.db.wrap(fmt.Sprintf("write the facts of %s:%d-%d to", c.SourceURI, c.LineStart, c.LineEnd), err)
+	return nil
 }
 
 // WriteRoutes stores the routes of the source; their chunks must have been
@@ -482,8 +514,32 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 		}
 	}
 	s.done = true
-	return s.db.wrap(what, s.tx.Commit(ctx))
+	if err := s.tx.Commit(ctx); err != nil {
+		return s.db.wrap(what, err)
+	}
+	// Merge the GIN indexes' pending lists now (they fill fast during a
+	// crawl): every query would otherwise scan them. After a large write,
+	// refresh the planner's statistics too: with a new table's, it scans
+	// whole tables instead of using the indexes.
+	if _, err := s.db.pool.Exec(ctx, `SELECT gin_clean_pending_list('chunks_code_tsv'::regclass),
+		gin_clean_pending_list('chunks_prose_tsv'::regclass), gin_clean_pending_list('docs_tsv'::regclass)`); err != nil {
+		return s.db.wrap("merge the full-text indexes of", err)
+	}
+	written := 0
+	for _, n := range s.chunks {
+		written += n
+	}
+	if written >= analyzeAfter {
+		if _, err := s.db.pool.Exec(ctx, `ANALYZE chunks, docs, files, vectors`); err != nil {
+			return s.db.wrap("analyze", err)
+		}
+	}
+	return nil
 }
+
+// analyzeAfter is how many chunks a commit writes before it refreshes the
+// planner's statistics (autovacuum does it too, later).
+const analyzeAfter = 500
 
 func setMeta(ctx context.Context, tx pgx.Tx, key, value string) error {
 	_, err := tx.Exec(ctx, `INSERT INTO meta(key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
@@ -520,8 +576,8 @@ func (db *DB) DeleteSource(ctx context.Context, name string) error {
 		return db.wrap(what, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, sourceLockSQL, name); err != nil {
-		return db.wrap(what, err)
+	if err := db.lockSource(ctx, tx, name); err != nil {
+		return err
 	}
 	tag, err := tx.Exec(ctx, `DELETE FROM sources WHERE repo_name = $1`, name)
 	if err != nil {
