@@ -84,7 +84,7 @@ demo: build $(VHS)
 # 10k/100k-chunk databases and time their own loops, so they run once.
 bench: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/ ./sqlite/postgres/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./tui/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench 'Crawl50MB|ServeSearch' -benchtime 1x -timeout 30m ./cmd/coderag
 

@@ -49,6 +49,9 @@ type DB struct {
 	// for it instead of failing (SetWaitForSources).
 	wait bool
 
+	cmu   sync.Mutex
+	cache *signCache // unfiltered KNN's candidates (knncache.go)
+
 	mu        sync.Mutex
 	embedder  core.EmbedderInfo
 	dirtySeen string  // the graph_dirty mark GraphDirty saw (graph.go)

@@ -2,7 +2,14 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"coderag/core"
+	"coderag/core/embed"
+	"coderag/core/scrub"
 
 	"coderag/core/storetest"
 	"coderag/sqlite/postgres/pgtest"
@@ -24,4 +31,76 @@ func openTest(t *testing.T) *DB {
 // store passes too, against a real PostgreSQL server.
 func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store { return openTest(t) })
+}
+
+// TestKNNCacheMatchesSQL: an unfiltered KNN (candidates from the sign
+// bits in memory) returns what the same search through PostgreSQL's
+// Hamming pass returns (a filter that admits everything), on more vectors
+// than the candidate count; and a replace reloads the bits.
+func TestKNNCacheMatchesSQL(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	const dim, n = 96, 900
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:96", Dim: dim}); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	vec := func() []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	write := func() {
+		w, err := db.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/acme", Name: "acme"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gate := scrub.New(scrub.Options{})
+		for f := 0; f < n/10; f++ {
+			var chunks []embed.Chunk
+			path := fmt.Sprintf("f%03d.go", f)
+			for j := 0; j < 10; j++ {
+				text := fmt.Sprintf("func f%d_%d() {}", f, j)
+				c := core.Chunk{ID: core.ChunkID("acme/"+path, j*100, j*100+len(text)), SourceURI: "acme/" + path, ByteStart: j * 100,
+					ByteEnd: j*100 + len(text), LineStart: j + 1, LineEnd: j + 1, Corpus: core.CodeLogic, Text: text, FilePath: path, RepoName: "acme", Language: "go"}
+				cc, err := gate.Clean(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				chunks = append(chunks, embed.Chunk{Clean: cc, Vector: vec()})
+			}
+			if err := w.WriteFile(ctx, core.File{Path: path, Language: "go", Corpus: core.CodeLogic}, "h", chunks); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(hits []core.Hit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Chunk.ID)
+		}
+		return out
+	}
+	for round := 0; round < 2; round++ {
+		write() // the second replaces every vector: the cache must reload
+		for i := 0; i < 20; i++ {
+			q := vec()
+			mem, err := db.KNN(ctx, q, 10, core.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sql, err := db.KNN(ctx, q, 10, core.Filter{Repo: []string{"acme"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(mem), ids(sql)) || len(mem) != 10 {
+				t.Fatalf("round %d query %d: in memory %v, through SQL %v", round, i, ids(mem), ids(sql))
+			}
+		}
+	}
 }

@@ -270,6 +270,10 @@ CREATE TABLE vectors (
   bits     bit varying NOT NULL
 );
 
+-- Advanced after every commit that changes vectors: readers keep the
+-- sign bits in memory while it stays the same.
+CREATE SEQUENCE vector_gen;
+
 -- The corpus-learned embedder's model: one row per token (its IDF and
 -- float32 vector); a query reads only its own tokens' rows.
 CREATE TABLE embed_vocab (

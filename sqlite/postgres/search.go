@@ -435,7 +435,8 @@ const knnCandidates = 8
 
 // KNN returns the k chunks whose vectors are nearest (cosine) to v, best
 // first, filters applied: the sign bits pick candidates by Hamming
-// distance in PostgreSQL, their float vectors rank them exactly here. An
+// distance (in memory without filters, in PostgreSQL with them), their
+// float vectors rank them exactly here. An
 // index of at most max(8k, 400) vectors is thus ranked exactly.
 func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	if k <= 0 {
@@ -444,11 +445,22 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	if dim := db.Embedder().Dim; dim != len(v) {
 		return nil, fmt.Errorf("knn: query vector has dimension %d, %s holds %d", len(v), db.name, dim)
 	}
+	n := max(knnCandidates*k, 400)
+	var q string
 	var a args
-	bits := a.add(signBits(v))
-	where := filterSQL(f, &a)
-	q := `SELECT v.chunk_pk, v.vec FROM vectors v JOIN chunks c ON c.pk = v.chunk_pk WHERE true` + where +
-		` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(max(knnCandidates*k, 400))
+	if f.Empty() {
+		// Candidates from the sign bits in memory.
+		c, err := db.signs(ctx, len(v))
+		if err != nil {
+			return nil, err
+		}
+		q = `SELECT v.chunk_pk, v.vec FROM vectors v WHERE v.chunk_pk = ANY(` + a.add(c.nearest(signWords(v), n)) + `::bigint[])`
+	} else {
+		bits := a.add(signBits(v))
+		where := filterSQL(f, &a)
+		q = `SELECT v.chunk_pk, v.vec FROM vectors v JOIN chunks c ON c.pk = v.chunk_pk WHERE true` + where +
+			` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(n)
+	}
 	rows, err := db.pool.Query(ctx, q, a...)
 	if err != nil {
 		return nil, db.wrap("search vectors in", err)

@@ -49,7 +49,7 @@ func (db *DB) ResetVectors(ctx context.Context) error {
 		return db.wrap("reset vectors in", err)
 	}
 	db.embedder = core.EmbedderInfo{}
-	return nil
+	return db.bumpVectors(ctx)
 }
 
 // VectorCount is the number of chunks that have a vector.
@@ -125,7 +125,10 @@ func (db *DB) SaveModel(ctx context.Context, m *embed.Model, trainedChunks int) 
 	if err := setMeta(ctx, tx, "embed_trained_chunks", strconv.Itoa(trainedChunks)); err != nil {
 		return db.wrap("save model to", err)
 	}
-	return db.wrap("save model to", tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return db.wrap("save model to", err)
+	}
+	return db.bumpVectors(ctx)
 }
 
 // LoadModel reads the corpus model: all of it when tokens is nil, else
@@ -220,7 +223,10 @@ func (db *DB) WriteVectors(ctx context.Context, vs []embed.Vector) error {
 	if err := tx.SendBatch(ctx, &b).Close(); err != nil {
 		return db.wrap("write vectors to", err)
 	}
-	return db.wrap("write vectors to", tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return db.wrap("write vectors to", err)
+	}
+	return db.bumpVectors(ctx)
 }
 
 // UpdateVectorIndex does nothing: the vectors table is its own index (the

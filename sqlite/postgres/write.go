@@ -517,6 +517,9 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 	if err := s.tx.Commit(ctx); err != nil {
 		return s.db.wrap(what, err)
 	}
+	if err := s.db.bumpVectors(ctx); err != nil {
+		return err
+	}
 	// Merge the GIN indexes' pending lists now (they fill fast during a
 	// crawl): every query would otherwise scan them. After a large write,
 	// refresh the planner's statistics too: with a new table's, it scans
@@ -589,7 +592,10 @@ func (db *DB) DeleteSource(ctx context.Context, name string) error {
 	if err := setMeta(ctx, tx, "graph_dirty", newDirtyMark()); err != nil {
 		return db.wrap(what, err)
 	}
-	return db.wrap(what, tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return db.wrap(what, err)
+	}
+	return db.bumpVectors(ctx)
 }
 
 func jsonList(v []string) string {
