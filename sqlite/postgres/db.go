@@ -49,6 +49,9 @@ type DB struct {
 	// for it instead of failing (SetWaitForSources).
 	wait bool
 
+	smu    sync.Mutex
+	common map[string]commonStats // the most common lexemes of each index (search.go)
+
 	cmu   sync.Mutex
 	cache *signCache // unfiltered KNN's candidates (knncache.go)
 

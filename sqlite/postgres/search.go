@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -182,17 +183,33 @@ func (db *DB) plan(ctx context.Context, ix index, match string) (p planned, ok b
 	return p, true, nil
 }
 
-// docFreqs counts the documents of ix holding each lexeme (GIN index
-// lookups, one round trip).
+// docFreqs returns the number of documents of ix holding each lexeme.
+// The most common lexemes — those whose count would visit most rows —
+// are estimated from PostgreSQL's statistics (the element frequencies
+// ANALYZE samples, times the documents the index holds); the others are
+// counted through the GIN index, in one round trip.
 func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[string]int, error) {
+	common, total, err := db.commonLexemes(ctx, ix)
+	if err != nil {
+		return nil, err
+	}
+	df := make(map[string]int, len(lexemes))
 	var batch pgx.Batch
+	var counted []string
 	for _, l := range lexemes {
+		if f, ok := common[l]; ok {
+			df[l] = int(math.Round(f * float64(total)))
+			continue
+		}
+		counted = append(counted, l)
 		batch.Queue(`SELECT count(*) FROM `+ix.table+` WHERE `+ix.tsv+` @@ $1::tsquery`, quoteLexeme(l))
+	}
+	if len(counted) == 0 {
+		return df, nil
 	}
 	br := db.search.SendBatch(ctx, &batch)
 	defer br.Close()
-	df := make(map[string]int, len(lexemes))
-	for _, l := range lexemes {
+	for _, l := range counted {
 		var n int
 		if err := br.QueryRow().Scan(&n); err != nil {
 			return nil, db.wrap("read term statistics of", err)
@@ -200,6 +217,54 @@ func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[str
 		df[l] = n
 	}
 	return df, br.Close()
+}
+
+// commonStats are the most common lexemes of an index with the share of
+// documents holding each, as of the vectors' generation gen (which every
+// commit advances).
+type commonStats struct {
+	gen   int64
+	freq  map[string]float64
+	total int64
+}
+
+// commonLexemes returns the most common lexemes of ix (from pg_stats,
+// empty before the first ANALYZE) and how many documents ix holds.
+func (db *DB) commonLexemes(ctx context.Context, ix index) (map[string]float64, int64, error) {
+	gen, err := db.vectorGen(ctx)
+	if err != nil {
+		return nil, 0, db.wrap("read term statistics of", err)
+	}
+	key := ix.table + "." + ix.tsv
+	db.smu.Lock()
+	cs, ok := db.common[key]
+	db.smu.Unlock()
+	if ok && cs.gen == gen {
+		return cs.freq, cs.total, nil
+	}
+	cs = commonStats{gen: gen, freq: map[string]float64{}}
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(`+ix.count+`), 0) FROM sources`).Scan(&cs.total); err != nil {
+		return nil, 0, db.wrap("read term statistics of", err)
+	}
+	var elems []string
+	var freqs []float32
+	err = db.pool.QueryRow(ctx, `SELECT coalesce(most_common_elems::text::text[], '{}'), coalesce(most_common_elem_freqs, '{}')
+		FROM pg_stats WHERE schemaname = current_schema() AND tablename = $1 AND attname = $2`, ix.table, ix.tsv).Scan(&elems, &freqs)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, db.wrap("read term statistics of", err)
+	}
+	for i, e := range elems {
+		if i < len(freqs) {
+			cs.freq[e] = float64(freqs[i])
+		}
+	}
+	db.smu.Lock()
+	if db.common == nil {
+		db.common = map[string]commonStats{}
+	}
+	db.common[key] = cs
+	db.smu.Unlock()
+	return cs.freq, cs.total, nil
 }
 
 // scoreSQL ranks the rows of ix matching the planned query by BM25 (FTS5's
