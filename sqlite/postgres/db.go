@@ -31,8 +31,10 @@ import (
 //go:embed schema.sql
 var schemaSQL string
 
-// schemaVersion is the version schema.sql creates.
-const schemaVersion = 1
+// schemaVersion is the version schema.sql creates. Version 1 was the
+// store's development schema (never released): such a database is
+// refused with what to do.
+const schemaVersion = 2
 
 // migrateLock is the advisory lock key that serializes schema creation
 // between processes opening a new database at once.
@@ -164,8 +166,11 @@ func (db *DB) migrate(ctx context.Context) error {
 			return db.wrap("read the schema version of", err)
 		}
 		n, _ := strconv.Atoi(v)
-		if n > schemaVersion {
+		switch {
+		case n > schemaVersion:
 			return fmt.Errorf("%s has schema version %d, this coderag knows %d: %w", db.name, n, schemaVersion, core.ErrSchemaTooNew)
+		case n < 2:
+			return fmt.Errorf("%s was made by a development build of coderag (schema %d): crawl into a new, empty database (CREATE DATABASE) or coderag migrate a SQLite index into one", db.name, n)
 		}
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"coderag/core"
@@ -103,4 +104,40 @@ func TestKNNCacheMatchesSQL(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOpenSchemaVersions: a database of a newer schema is refused with
+// core.ErrSchemaTooNew, one of the development schema with what to do;
+// opening twice creates nothing twice.
+func TestOpenSchemaVersions(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db2, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("second open: %v", err)
+	}
+	db2.Close()
+	for _, tc := range []struct {
+		version string
+		want    string
+	}{
+		{"99", "newer than this coderag"},
+		{"1", "development build"},
+	} {
+		if _, err := db.pool.Exec(ctx, `UPDATE meta SET value = $1 WHERE key = 'schema_version'`, tc.version); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(ctx, dsn)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("schema %s: %v, want an error saying %q", tc.version, err, tc.want)
+		}
+	}
+	if _, err := Open(ctx, "postgres://nobody@127.0.0.1:1/x"); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("an unreachable server: %v", err)
+	}
+	db.Close()
 }
