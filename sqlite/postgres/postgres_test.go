@@ -141,3 +141,65 @@ func TestOpenSchemaVersions(t *testing.T) {
 	}
 	db.Close()
 }
+
+// TestWriterRole: a role that may write the tables but does not own them
+// (a CI job's) crawls; a read-only role searches and cannot write.
+func TestWriterRole(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	owner, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	for _, q := range []string{
+		`CREATE ROLE crawler LOGIN`, `CREATE ROLE reader LOGIN`,
+		`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO crawler`,
+		`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO crawler`,
+		`GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader`,
+		`GRANT SELECT ON ALL SEQUENCES IN SCHEMA public TO reader`,
+	} {
+		if _, err := owner.pool.Exec(ctx, q); err != nil && !strings.Contains(err.Error(), "already exists") {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	as := func(role string) *DB {
+		db, err := Open(ctx, strings.Replace(dsn, "coderag@", role+"@", 1))
+		if err != nil {
+			t.Fatalf("open as %s: %v", role, err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	crawler := as("crawler")
+	gate := scrub.New(scrub.Options{})
+	w, err := crawler.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/acme", Name: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []embed.Chunk
+	for i := 0; i < 600; i++ { // enough for the commit to ANALYZE
+		text := fmt.Sprintf("func handleCheckout%d() {}", i)
+		c := core.Chunk{ID: core.ChunkID("acme/a.go", i*100, i*100+len(text)), SourceURI: "acme/a.go", ByteStart: i * 100, ByteEnd: i*100 + len(text),
+			LineStart: i + 1, LineEnd: i + 1, Corpus: core.CodeLogic, Text: text, FilePath: "a.go", RepoName: "acme", Language: "go"}
+		cc, err := gate.Clean(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, embed.Chunk{Clean: cc})
+	}
+	if err := w.WriteFile(ctx, core.File{Path: "a.go", Language: "go", Corpus: core.CodeLogic}, "h", chunks); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatalf("commit as a role that does not own the tables: %v", err)
+	}
+	reader := as("reader")
+	hits, err := reader.BM25(ctx, "code", `"handlecheckout7"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("search as reader: %d hits, %v", len(hits), err)
+	}
+	if _, err := reader.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/other", Name: "other"}); err == nil {
+		t.Error("the read-only role began writing a source")
+	}
+}

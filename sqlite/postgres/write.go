@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"coderag/core"
 	"coderag/core/embed"
@@ -524,8 +525,10 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 	// crawl): every query would otherwise scan them. After a large write,
 	// refresh the planner's statistics too: with a new table's, it scans
 	// whole tables instead of using the indexes.
+	// Both need the tables' owner; another role's crawls leave it to
+	// autovacuum.
 	if _, err := s.db.pool.Exec(ctx, `SELECT gin_clean_pending_list('chunks_code_tsv'::regclass),
-		gin_clean_pending_list('chunks_prose_tsv'::regclass), gin_clean_pending_list('docs_tsv'::regclass)`); err != nil {
+		gin_clean_pending_list('chunks_prose_tsv'::regclass), gin_clean_pending_list('docs_tsv'::regclass)`); err != nil && !notOwner(err) {
 		return s.db.wrap("merge the full-text indexes of", err)
 	}
 	written := 0
@@ -533,11 +536,18 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 		written += n
 	}
 	if written >= analyzeAfter {
-		if _, err := s.db.pool.Exec(ctx, `ANALYZE chunks, docs, files, vectors`); err != nil {
+		if _, err := s.db.pool.Exec(ctx, `ANALYZE chunks, docs, files, vectors`); err != nil && !notOwner(err) {
 			return s.db.wrap("analyze", err)
 		}
 	}
 	return nil
+}
+
+// notOwner reports whether err is PostgreSQL refusing an operation that
+// only a table's owner may run.
+func notOwner(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42501"
 }
 
 // analyzeAfter is how many chunks a commit writes before it refreshes the
