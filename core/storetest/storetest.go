@@ -54,6 +54,7 @@ func Run(t *testing.T, open Open) {
 		{"DeleteSource", testDeleteSource},
 		{"Vectors", testVectors},
 		{"Engine", testEngine},
+		{"OddText", testOddText},
 		{"CrawlSample", testCrawlSample},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
@@ -496,6 +497,41 @@ func testEngine(t *testing.T, s Store) {
 		if len(res.Hits) == 0 || !slices.Contains(strings.Split(tc.first, "|"), res.Hits[0].Chunk.SymbolName) {
 			t.Errorf("Search(%q) = %v, want %s first", tc.q, symbols(res.Hits), tc.first)
 		}
+	}
+}
+
+// testOddText: a chunk holding a NUL character (a Slack message's
+// \u0000), in its text and its metadata, is stored and found; the
+// source is not lost.
+func testOddText(t *testing.T, s Store) {
+	ctx := context.Background()
+	w, err := s.BeginSource(ctx, 0, core.Source{Kind: core.SourceSlackExport, Path: "/src/slack", Name: "slack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	gate := scrub.New(scrub.Options{})
+	text := "[14:02] @alice: the cart pods log \x00 garbage after the redis failover"
+	c := core.Chunk{ID: core.ChunkID("slack/#incidents/t1", 0, len(text)), SourceURI: "slack/#incidents/t1", ByteEnd: len(text),
+		LineStart: 1, LineEnd: 1, Corpus: core.ConvoSlack, Text: text, FilePath: "#incidents", RepoName: "slack",
+		Channel: "incidents", Author: "alice", Meta: map[string]string{"topic": "fail\x00over"}}
+	cc, err := gate.Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteFile(ctx, core.File{Path: "incidents/2024-03-14.json", Corpus: core.ConvoSlack}, "h", []embed.Chunk{{Clean: cc}}); err != nil {
+		t.Fatalf("a chunk holding a NUL: %v", err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := bm25(t, s, "prose", `"failover"`, core.Filter{})
+	if len(got) != 1 {
+		t.Errorf("the chunk holding a NUL is not found: %v", got)
+	}
+	hits, err := s.FileBM25(ctx, `"garbage"`, `"garbage"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Chunk.Text, "garbage after") {
+		t.Errorf("FileBM25 of the chunk holding a NUL: %v, %v", hits, err)
 	}
 }
 

@@ -327,7 +327,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		if !ec.Clean.Valid() {
 			return fmt.Errorf("write %s/%s: chunk did not pass the scrub gate", s.src.Name, f.Path)
 		}
-		c := ec.Clean.Chunk()
+		c := withoutNUL(ec.Clean.Chunk())
 		fields := []field{{c.SymbolName, 'A'}, {c.FilePath, 'B'}, {c.ContextPrefix, 'C'}, {c.Text, 'D'}}
 		codeTSV, codeLen := codeText.tsvector(fields...)
 		proseTSV, proseLen := proseText.tsvector(fields...)
@@ -355,7 +355,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	dim := s.db.Embedder().Dim
 	var symbols, texts []string
 	for i, ec := range chunks {
-		c, pk := ec.Clean.Chunk(), pks[i]
+		c, pk := withoutNUL(ec.Clean.Chunk()), pks[i]
 		where := fmt.Sprintf("%s:%d-%d", c.SourceURI, c.LineStart, c.LineEnd)
 		if err := s.queueFacts(&rest, c); err != nil {
 			return err
@@ -622,4 +622,52 @@ func jsonMap(m map[string]string) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// withoutNUL returns c with every NUL character replaced by U+FFFD:
+// PostgreSQL's text cannot hold one (a Slack message may, through a
+// \u0000 escape), and a chunk must not fail its whole source.
+func withoutNUL(c core.Chunk) core.Chunk {
+	fix := func(s *string) {
+		if strings.IndexByte(*s, 0) >= 0 {
+			*s = strings.ReplaceAll(*s, "\x00", "\uFFFD")
+		}
+	}
+	for _, s := range []*string{&c.Text, &c.ContextPrefix, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath, &c.GitHash,
+		&c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName, &c.RepoName, &c.SourceURI} {
+		fix(s)
+	}
+	fixList := func(v []string) []string {
+		out := append([]string(nil), v...)
+		for i := range out {
+			fix(&out[i])
+		}
+		return out
+	}
+	c.Imports, c.CallsOut, c.CalledBy = fixList(c.Imports), fixList(c.CallsOut), fixList(c.CalledBy)
+	fixMap := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			fix(&k)
+			fix(&v)
+			out[k] = v
+		}
+		return out
+	}
+	c.K8sLabels, c.Meta = fixMap(c.K8sLabels), fixMap(c.Meta)
+	c.Calls = append([]core.Call(nil), c.Calls...)
+	for i := range c.Calls {
+		k := &c.Calls[i]
+		for _, s := range []*string{&k.System, &k.Method, &k.Target, &k.Base, &k.Env, &k.Config, &k.Default, &k.Client, &k.Text} {
+			fix(s)
+		}
+	}
+	c.Refs = append([]core.Ref(nil), c.Refs...)
+	for i := range c.Refs {
+		fix(&c.Refs[i].Name)
+	}
+	return c
 }
