@@ -9,6 +9,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/ingest"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var _ ingest.Exporter = (*DB)(nil)
@@ -55,13 +56,13 @@ func (db *DB) ExportSource(ctx context.Context, name string, file func(ingest.Ex
 		if vectors {
 			vec = `(SELECT v.embedding FROM vec_chunks v WHERE v.chunk_pk = c.pk)`
 		}
-		crows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+`, `+vec+` FROM chunks c WHERE c.file_id = ? ORDER BY c.byte_start, c.pk`, r.id)
+		crows, err := db.sql.QueryContext(ctx, `SELECT `+chunkrow.Cols+`, `+vec+` FROM chunks c WHERE c.file_id = ? ORDER BY c.byte_start, c.pk`, r.id)
 		if err != nil {
 			return nil, db.wrap(what, err)
 		}
 		for crows.Next() {
 			var blob []byte
-			c, err := scanChunk(crows, &blob)
+			c, err := chunkrow.Scan(crows, &blob)
 			if err != nil {
 				crows.Close()
 				return nil, db.wrap(what, err)

@@ -7,6 +7,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/ingest"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 // ServiceNames returns the names of the services the index knows: those
@@ -86,7 +87,7 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 		} else {
 			delete(meta, "services")
 		}
-		m := jsonMap(meta)
+		m := chunkrow.Map(meta)
 		if m != metaJSON || newService != service {
 			changes = append(changes, change{pk, m, newService})
 		}
@@ -130,7 +131,7 @@ func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.C
 	// file's modification time (a checkout's is not a date worth putting
 	// above a dated incident). The sections of one document keep their
 	// order.
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkrow.Cols+` FROM chunks c
 		LEFT JOIN files f ON f.id = c.file_id
 		WHERE `+where+`
 		ORDER BY c.timestamp = '', c.timestamp DESC, coalesce(f.mtime, 0) DESC,
@@ -142,7 +143,7 @@ func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.C
 	defer rows.Close()
 	var out []core.Chunk
 	for rows.Next() {
-		c, err := scanChunk(rows)
+		c, err := chunkrow.Scan(rows)
 		if err != nil {
 			return nil, 0, db.wrap("find mentions of "+service+" in", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"coderag/core"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 // pageSize is the number of vectors in one vec_pages row.
@@ -447,7 +448,7 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 		args[i] = s.pk
 		score[s.pk] = s.cos
 	}
-	crow, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+`, c.pk FROM chunks c WHERE c.pk IN (`+placeholders(len(top))+`)`, args...)
+	crow, err := db.sql.QueryContext(ctx, `SELECT `+chunkrow.Cols+`, c.pk FROM chunks c WHERE c.pk IN (`+placeholders(len(top))+`)`, args...)
 	if err != nil {
 		return nil, db.wrap("vector search in", err)
 	}
@@ -455,7 +456,7 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 	byPK := map[int64]core.Chunk{}
 	for crow.Next() {
 		var pk int64
-		c, err := scanChunk(crow, &pk)
+		c, err := chunkrow.Scan(crow, &pk)
 		if err != nil {
 			return nil, db.wrap("read vector hits from", err)
 		}

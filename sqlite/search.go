@@ -10,38 +10,8 @@ import (
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"coderag/core"
+	"coderag/sqlite/internal/chunkrow"
 )
-
-// chunkCols are the chunk columns every read selects, in scanChunk order.
-const chunkCols = `c.id, c.source_uri, c.byte_start, c.byte_end, c.line_start, c.line_end, c.corpus_type,
-	c.text, c.context_prefix, c.language, c.symbol_name, c.symbol_kind, c.signature, c.file_path,
-	c.git_hash, c.section_path, c.author, c.timestamp, c.channel, c.thread_id, c.service_name,
-	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels, c.meta`
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanChunk(r scanner, extra ...any) (core.Chunk, error) {
-	var c core.Chunk
-	var corpus, imports, callsOut, calledBy, labels, meta string
-	dest := []any{&c.ID, &c.SourceURI, &c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &corpus,
-		&c.Text, &c.ContextPrefix, &c.Language, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath,
-		&c.GitHash, &c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName,
-		&c.RepoName, &imports, &callsOut, &calledBy, &labels, &meta}
-	if err := r.Scan(append(dest, extra...)...); err != nil {
-		return c, err
-	}
-	c.Corpus = core.CorpusType(corpus)
-	json.Unmarshal([]byte(imports), &c.Imports)
-	json.Unmarshal([]byte(callsOut), &c.CallsOut)
-	json.Unmarshal([]byte(calledBy), &c.CalledBy)
-	if labels != "{}" {
-		json.Unmarshal([]byte(labels), &c.K8sLabels)
-	}
-	if meta != "{}" {
-		json.Unmarshal([]byte(meta), &c.Meta)
-	}
-	return c, nil
-}
 
 // placeholders is n comma-separated SQL parameters.
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
@@ -112,7 +82,7 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 		return nil, nil
 	}
 	where, args := filterSQL(f)
-	q := `SELECT ` + chunkCols + `, ` + table + `.rank FROM ` + table + ` JOIN chunks c ON c.pk = ` + table + `.rowid
+	q := `SELECT ` + chunkrow.Cols + `, ` + table + `.rank FROM ` + table + ` JOIN chunks c ON c.pk = ` + table + `.rowid
 		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY ` + table + `.rank LIMIT ?`
 	rows, err := db.query(ctx, q, append(append([]any{match}, args...), k)...)
 	if err != nil {
@@ -123,7 +93,7 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 	list := "bm25-" + index
 	for rows.Next() {
 		var rank float64
-		c, err := scanChunk(rows, &rank)
+		c, err := chunkrow.Scan(rows, &rank)
 		if err != nil {
 			return nil, db.wrap("read bm25 hits from", err)
 		}
@@ -143,7 +113,7 @@ func (db *DB) List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error
 		return nil, nil
 	}
 	where, args := filterSQL(f)
-	q := `SELECT ` + chunkCols + `, 0 FROM chunks c WHERE 1 = 1` + where + ` ORDER BY CASE WHEN c.corpus_type LIKE 'CODE%' THEN 0 WHEN c.corpus_type LIKE 'DOC%' THEN 1 ELSE 2 END,
+	q := `SELECT ` + chunkrow.Cols + `, 0 FROM chunks c WHERE 1 = 1` + where + ` ORDER BY CASE WHEN c.corpus_type LIKE 'CODE%' THEN 0 WHEN c.corpus_type LIKE 'DOC%' THEN 1 ELSE 2 END,
 		c.repo_name, c.file_path, c.line_start LIMIT ?`
 	rows, err := db.query(ctx, q, append(args, k)...)
 	if err != nil {
@@ -153,7 +123,7 @@ func (db *DB) List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error
 	var hits []core.Hit
 	for rows.Next() {
 		var zero float64
-		c, err := scanChunk(rows, &zero)
+		c, err := chunkrow.Scan(rows, &zero)
 		if err != nil {
 			return nil, db.wrap("list chunks of", err)
 		}
@@ -244,7 +214,7 @@ func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		where = " AND " + strings.Join(conds, " AND ")
 	}
 	pathWhere, pathArgs := filterSQL(core.Filter{Path: f.Path, NotPath: f.NotPath})
-	q := `SELECT ` + chunkCols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
+	q := `SELECT ` + chunkrow.Cols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
 		JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
 	args = append(args, pathArgs...)
 	rows, err := db.query(ctx, q, args...)
@@ -255,7 +225,7 @@ func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	var hits []core.Hit
 	for rows.Next() {
 		var dist float64
-		c, err := scanChunk(rows, &dist)
+		c, err := chunkrow.Scan(rows, &dist)
 		if err != nil {
 			return nil, db.wrap("read vector hits from", err)
 		}
@@ -301,8 +271,8 @@ func (db *DB) TermDocs(ctx context.Context, tokens []string) (int, map[string]in
 
 // Chunk returns the chunk with the given id, or core.ErrNotFound.
 func (db *DB) Chunk(ctx context.Context, id string) (core.Chunk, error) {
-	row := db.sql.QueryRowContext(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE c.id = ?`, id)
-	c, err := scanChunk(row)
+	row := db.sql.QueryRowContext(ctx, `SELECT `+chunkrow.Cols+` FROM chunks c WHERE c.id = ?`, id)
+	c, err := chunkrow.Scan(row)
 	if err == sql.ErrNoRows {
 		return c, fmt.Errorf("chunk %s in %s: %w", id, db.path, core.ErrNotFound)
 	}
@@ -423,7 +393,7 @@ func (db *DB) FilePaths(ctx context.Context) ([][2]string, error) {
 // SourceChunks returns every chunk of the named source in file and line
 // order.
 func (db *DB) SourceChunks(ctx context.Context, source string) ([]core.Chunk, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkCols+` FROM chunks c
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkrow.Cols+` FROM chunks c
 		WHERE c.source_id = (SELECT id FROM sources WHERE repo_name = ?) ORDER BY c.file_path, c.line_start, c.byte_start`, source)
 	if err != nil {
 		return nil, db.wrap("read chunks of "+source+" from", err)
@@ -431,7 +401,7 @@ func (db *DB) SourceChunks(ctx context.Context, source string) ([]core.Chunk, er
 	defer rows.Close()
 	var out []core.Chunk
 	for rows.Next() {
-		c, err := scanChunk(rows)
+		c, err := chunkrow.Scan(rows)
 		if err != nil {
 			return nil, db.wrap("read chunks of "+source+" from", err)
 		}
@@ -483,14 +453,14 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		}
 	}
 	if len(convo) > 0 {
-		rows, err := db.query(ctx, `SELECT `+chunkCols+`, -c.pk FROM chunks c WHERE c.pk IN (`+placeholders(len(convo))+`)`+where,
+		rows, err := db.query(ctx, `SELECT `+chunkrow.Cols+`, -c.pk FROM chunks c WHERE c.pk IN (`+placeholders(len(convo))+`)`+where,
 			append(convo, args...)...)
 		if err != nil {
 			return nil, db.wrap("read file hits from", err)
 		}
 		for rows.Next() {
 			var key int64
-			c, err := scanChunk(rows, &key)
+			c, err := chunkrow.Scan(rows, &key)
 			if err != nil {
 				rows.Close()
 				return nil, db.wrap("read file hits from", err)
@@ -507,7 +477,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		defer rows.Close()
 		for rows.Next() {
 			var fid int64
-			c, err := scanChunk(rows, &fid)
+			c, err := chunkrow.Scan(rows, &fid)
 			if err != nil {
 				return err
 			}
@@ -524,7 +494,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			return nil, err
 		}
 		if len(pks) > 0 {
-			q := `SELECT ` + chunkCols + `, c.file_id FROM chunks c WHERE c.pk IN (` + placeholders(len(pks)) + `)`
+			q := `SELECT ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.pk IN (` + placeholders(len(pks)) + `)`
 			if err := pick(q, pks); err != nil {
 				return nil, db.wrap("read file hits from", err)
 			}
@@ -533,7 +503,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	if len(chosen) < len(ids) {
 		// Files whose text matches, but in no chunk the code expression
 		// finds (porter stems): their first chunk.
-		q := `SELECT ` + chunkCols + `, c.file_id FROM chunks c WHERE c.file_id IN (` + in + `)` + where + ` ORDER BY c.file_id, c.byte_start`
+		q := `SELECT ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.file_id IN (` + in + `)` + where + ` ORDER BY c.file_id, c.byte_start`
 		if err := pick(q, append(append([]any{}, ids...), args...)); err != nil {
 			return nil, db.wrap("read file hits from", err)
 		}
@@ -626,7 +596,7 @@ func (db *DB) SymbolChunks(ctx context.Context, name string, k int) ([]core.Chun
 }
 
 func (db *DB) chunksWhere(ctx context.Context, what, where string, k int, args ...any) ([]core.Chunk, error) {
-	rows, err := db.query(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE `+where+`
+	rows, err := db.query(ctx, `SELECT `+chunkrow.Cols+` FROM chunks c WHERE `+where+`
 		ORDER BY c.repo_name, c.file_path, c.line_start LIMIT ?`, append(args, k)...)
 	if err != nil {
 		return nil, db.wrap(what, err)
@@ -634,7 +604,7 @@ func (db *DB) chunksWhere(ctx context.Context, what, where string, k int, args .
 	defer rows.Close()
 	var out []core.Chunk
 	for rows.Next() {
-		c, err := scanChunk(rows)
+		c, err := chunkrow.Scan(rows)
 		if err != nil {
 			return nil, db.wrap(what, err)
 		}
@@ -662,7 +632,7 @@ func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (m
 			args = append(args, id)
 		}
 		args = append(args, maxDefs)
-		rows, err := db.query(ctx, `SELECT `+chunkCols+`, r.chunk_id FROM symbol_refs r
+		rows, err := db.query(ctx, `SELECT `+chunkrow.Cols+`, r.chunk_id FROM symbol_refs r
 			JOIN chunks c ON c.symbol_name = r.name AND c.symbol_name != ''
 			WHERE r.chunk_id IN (`+placeholders(len(part))+`) AND c.id != r.chunk_id
 			  AND (SELECT count(*) FROM chunks d WHERE d.symbol_name = r.name AND d.symbol_name != '') <= ?
@@ -672,7 +642,7 @@ func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (m
 		}
 		for rows.Next() {
 			var from string
-			c, err := scanChunk(rows, &from)
+			c, err := chunkrow.Scan(rows, &from)
 			if err != nil {
 				rows.Close()
 				return nil, db.wrap(what, err)

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -14,9 +13,9 @@ import (
 
 	"coderag/core"
 	"coderag/core/embed"
-	"coderag/core/graph"
 	"coderag/core/ingest"
 	"coderag/sqlite/internal/cext"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var _ ingest.Store = (*DB)(nil)
@@ -58,10 +57,6 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
 	}
 	return db.wrap("finish crawl run in", err)
 }
-
-// trustMTimeAfter is how old a file's modification time must be when the
-// file is read for an incremental crawl to trust it later.
-const trustMTimeAfter = 2 * time.Second
 
 // SourceTx replaces everything stored for one source inside one
 // transaction: readers see the previous state until Commit, and a crawl
@@ -106,18 +101,6 @@ type keptVector struct {
 	sum       [32]byte // SHA-256 of the context prefix and text
 	embedding []byte   // vec_chunks row
 	i8        []byte   // vec_quant row
-}
-
-// embedSum is what a chunk's vector depends on: its context prefix and
-// text (embed.Pending).
-func embedSum(prefix, text string) [32]byte {
-	h := sha256.New()
-	h.Write([]byte(prefix))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
 }
 
 // BeginSource starts replacing the stored content of src for crawl run
@@ -249,27 +232,10 @@ func cutInt(b []byte) (int64, []byte, bool) {
 // vectors and facts).
 func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
 	old, err := s.deleteFile(ctx, path, "")
-	if changesGraph(path, old.found, old.facts, false, "") {
+	if ingest.ChangesGraph(path, old.found, old.facts, false, "") {
 		s.graphDirty = true
 	}
 	return err
-}
-
-// changesGraph reports whether a file going from its stored version (had,
-// with the facts digest before; "" for files stored before digests) to its
-// new one (has, after) can change the service graph: its facts changed, or
-// it came or went with facts or with a path the graph reads (manifests,
-// code files).
-func changesGraph(path string, had bool, before string, has bool, after string) bool {
-	switch {
-	case had && has:
-		return before != after || after == ""
-	case had:
-		return before != ingest.NoFacts || graph.PathMatters(path)
-	case has:
-		return after != ingest.NoFacts || graph.PathMatters(path)
-	}
-	return false
 }
 
 // storedFile is what deleteFile found of a file: whether it was there,
@@ -443,21 +409,11 @@ func clearSource(ctx context.Context, tx *sql.Tx, sourceID int64) error {
 	return nil
 }
 
-// trustedMTime is the modification time to store for a file read now: 0
-// when it is too recent to trust (another write within the file system's
-// timestamp resolution would keep it), so that the next crawl hashes it.
-func trustedMTime(mtime int64, now time.Time) int64 {
-	if mtime > now.UnixNano()-int64(trustMTimeAfter) {
-		return 0
-	}
-	return mtime
-}
-
 // Touch records the size and modification time of a file whose content did
 // not change.
 func (s *SourceTx) Touch(ctx context.Context, f core.File) error {
 	_, err := s.tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ? WHERE source_id = ? AND path = ?`,
-		f.Size, trustedMTime(f.ModTime, time.Now()), s.sourceID, f.Path)
+		f.Size, ingest.TrustedMTime(f.ModTime, time.Now()), s.sourceID, f.Path)
 	return s.db.wrap(fmt.Sprintf("update %s/%s in", s.src.Name, f.Path), err)
 }
 
@@ -624,7 +580,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		if err != nil {
 			return err
 		}
-		if changesGraph(f.Path, old.found, old.facts, true, facts) {
+		if ingest.ChangesGraph(f.Path, old.found, old.facts, true, facts) {
 			moved := false
 			if !s.graphDirty && old.found {
 				if moved, err = s.moveFacts(ctx, old, shape, positions); err != nil {
@@ -637,7 +593,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		}
 	}
 	now := time.Now()
-	mtime := trustedMTime(f.ModTime, now)
+	mtime := ingest.TrustedMTime(f.ModTime, now)
 	var fileID int64
 	if err := s.insFile.QueryRowContext(ctx, s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks),
 		now.UTC().Format(time.RFC3339), facts, mtime, shape, string(posJSON)).Scan(&fileID); err != nil {
@@ -653,8 +609,8 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		err := s.insChunk.QueryRowContext(ctx, c.ID, s.sourceID, fileID, c.SourceURI, c.ByteStart, c.ByteEnd,
 			c.LineStart, c.LineEnd, string(c.Corpus), c.Text, c.ContextPrefix, c.Language, c.SymbolName,
 			c.SymbolKind, c.Signature, c.FilePath, c.GitHash, c.SectionPath, c.Author, c.Timestamp, c.Channel,
-			c.ThreadID, c.ServiceName, c.RepoName, jsonList(c.Imports), jsonList(c.CallsOut), jsonList(c.CalledBy),
-			jsonMap(c.K8sLabels), jsonMap(c.Meta), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed()).Scan(&pk)
+			c.ThreadID, c.ServiceName, c.RepoName, chunkrow.List(c.Imports), chunkrow.List(c.CallsOut), chunkrow.List(c.CalledBy),
+			chunkrow.Map(c.K8sLabels), chunkrow.Map(c.Meta), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed()).Scan(&pk)
 		if err != nil {
 			return s.db.wrap(fmt.Sprintf("write chunk %s:%d-%d to", c.SourceURI, c.LineStart, c.LineEnd), err)
 		}
@@ -689,13 +645,13 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		}
 		if a := ec.Clean.Audit(); a != nil {
 			if _, err := s.insAudit.ExecContext(ctx, a.ChunkID, string(a.Tier), a.EntitiesFound,
-				jsonList(a.EntityTypes), a.SecretsFound, a.Scrubbed); err != nil {
+				chunkrow.List(a.EntityTypes), a.SecretsFound, a.Scrubbed); err != nil {
 				return s.db.wrap("write scrub audit to", err)
 			}
 		}
 		kv, keep := s.kept[c.ID]
 		switch {
-		case len(ec.Vector) == 0 && keep && kv.sum == embedSum(c.ContextPrefix, c.Text):
+		case len(ec.Vector) == 0 && keep && kv.sum == embed.TextSum(c.ContextPrefix, c.Text):
 			// Unchanged: its vector carries over.
 			if _, err := s.insVec.ExecContext(ctx, pk, kv.embedding, string(c.Corpus), c.RepoName, c.Language, c.ServiceName); err != nil {
 				return s.db.wrap(fmt.Sprintf("keep vector of %s:%d in", c.SourceURI, c.LineStart), err)
@@ -842,7 +798,7 @@ func (s *SourceTx) keepVectors(ctx context.Context) error {
 		if err := rows.Scan(&id, &prefix, &text, &kv.i8, &kv.embedding); err != nil {
 			return err
 		}
-		kv.sum = embedSum(prefix, text)
+		kv.sum = embed.TextSum(prefix, text)
 		s.kept[id] = kv
 	}
 	return rows.Err()
@@ -903,20 +859,4 @@ func unindexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) erro
 		}
 	}
 	return nil
-}
-
-func jsonList(v []string) string {
-	if len(v) == 0 {
-		return "[]"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func jsonMap(m map[string]string) string {
-	if len(m) == 0 {
-		return "{}"
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }

@@ -5,6 +5,7 @@ package embed
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 	"unicode/utf8"
 
@@ -142,4 +143,17 @@ func (s Stored) Embed(ctx context.Context, kind Kind, texts []string) ([][]float
 		return make([][]float32, len(texts)), nil
 	}
 	return Builtin{M: m}.Embed(ctx, kind, texts)
+}
+
+// TextSum is a digest of what a chunk's vector depends on, its context
+// prefix and text: a store that rewrites a chunk with the same sum may
+// keep its vector.
+func TextSum(prefix, text string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(prefix))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
 }

@@ -443,6 +443,7 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 	if st.Corpus == "" {
 		return CleanChunk{}, fmt.Errorf("scrub %s: unknown corpus type %q", c.SourceURI, c.Corpus)
 	}
+	c = withoutNUL(c)
 	s := scrubber{g: g, tier: st.Sensitivity, code: c.Corpus == core.CodeLogic, syntax: syntaxOf(c.Corpus == core.CodeLogic, c.Language),
 		seen: map[string]string{}, count: map[string]int{},
 		prose: strings.HasPrefix(string(c.Corpus), "DOC_") || strings.HasPrefix(string(c.Corpus), "CONVO_")}
@@ -1014,4 +1015,52 @@ func (s *scrubber) placeholder(kind, value string, secret bool) string {
 	}
 	s.seen[key] = p
 	return p
+}
+
+// withoutNUL returns c with every NUL character replaced by U+FFFD: a
+// Slack message may hold one (a \u0000 escape), PostgreSQL's text cannot,
+// and the gate admits only what every store can hold.
+func withoutNUL(c core.Chunk) core.Chunk {
+	fix := func(s *string) {
+		if strings.IndexByte(*s, 0) >= 0 {
+			*s = strings.ReplaceAll(*s, "\x00", "\uFFFD")
+		}
+	}
+	for _, s := range []*string{&c.Text, &c.ContextPrefix, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath, &c.GitHash,
+		&c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName, &c.RepoName, &c.SourceURI} {
+		fix(s)
+	}
+	fixList := func(v []string) []string {
+		out := append([]string(nil), v...)
+		for i := range out {
+			fix(&out[i])
+		}
+		return out
+	}
+	c.Imports, c.CallsOut, c.CalledBy = fixList(c.Imports), fixList(c.CallsOut), fixList(c.CalledBy)
+	fixMap := func(m map[string]string) map[string]string {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			fix(&k)
+			fix(&v)
+			out[k] = v
+		}
+		return out
+	}
+	c.K8sLabels, c.Meta = fixMap(c.K8sLabels), fixMap(c.Meta)
+	c.Calls = append([]core.Call(nil), c.Calls...)
+	for i := range c.Calls {
+		k := &c.Calls[i]
+		for _, s := range []*string{&k.System, &k.Method, &k.Target, &k.Base, &k.Env, &k.Config, &k.Default, &k.Client, &k.Text} {
+			fix(s)
+		}
+	}
+	c.Refs = append([]core.Ref(nil), c.Refs...)
+	for i := range c.Refs {
+		fix(&c.Refs[i].Name)
+	}
+	return c
 }

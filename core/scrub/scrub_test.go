@@ -338,3 +338,23 @@ func TestCleanMetaLists(t *testing.T) {
 		t.Errorf("audit = %+v, want one secret", a)
 	}
 }
+
+// TestCleanReplacesNUL: the gate admits only text every store can hold: a
+// NUL (a Slack message's \u0000) becomes U+FFFD in the text, the metadata
+// and the facts; the rest is kept.
+func TestCleanReplacesNUL(t *testing.T) {
+	g := New(Options{})
+	c := core.Chunk{ID: "x", SourceURI: "s/#c/t", Corpus: core.ConvoSlack, Text: "a\x00b", Author: "al\x00ice",
+		Meta: map[string]string{"topic": "fail\x00over"}, CallsOut: []string{"x\x00"}}
+	cc, err := g.Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cc.Chunk()
+	if got.Text != "a\uFFFDb" || got.Author != "al\uFFFDice" || got.Meta["topic"] != "fail\uFFFDover" || got.CallsOut[0] != "x\uFFFD" {
+		t.Errorf("after the gate: %q %q %q %q", got.Text, got.Author, got.Meta["topic"], got.CallsOut)
+	}
+	if c.Text != "a\x00b" || c.Meta["topic"] != "fail\x00over" {
+		t.Error("the gate changed the caller's chunk")
+	}
+}

@@ -51,8 +51,8 @@ type DB struct {
 	// for it instead of failing (SetWaitForSources).
 	wait bool
 
-	smu    sync.Mutex
-	common map[string]commonStats // the most common lexemes of each index (search.go)
+	smu   sync.Mutex
+	stats map[string]indexStats // BM25 statistics of each index (search.go)
 
 	cmu   sync.Mutex
 	cache *signCache // unfiltered KNN's candidates (knncache.go)

@@ -14,6 +14,7 @@ import (
 	"coderag/core"
 	"coderag/core/graph"
 	"coderag/core/ingest"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var _ ingest.Store = (*DB)(nil)
@@ -475,7 +476,7 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 		} else {
 			delete(meta, "services")
 		}
-		if m := jsonMap(meta); m != metaJSON || newService != service {
+		if m := chunkrow.Map(meta); m != metaJSON || newService != service {
 			b.Queue(`UPDATE chunks SET meta = $1, service_name = $2 WHERE pk = $3`, m, newService, pk)
 		}
 	}

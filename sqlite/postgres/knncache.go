@@ -12,7 +12,7 @@ import (
 // 256 dimensions: 3.2 MB for 100k chunks), so that an unfiltered KNN
 // picks its candidates by Hamming distance here instead of scanning the
 // vectors table. It is keyed by the vector_gen sequence, which every
-// change to the vectors advances after it commits; a reader that finds
+// commit that changes chunks or vectors advances; a reader that finds
 // another value loads the bits again.
 type signCache struct {
 	gen   int64

@@ -12,6 +12,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/ask"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var _ ask.History = (*DB)(nil)
@@ -32,24 +33,20 @@ func (db *DB) Refresh(ctx context.Context) (int64, error) {
 	return run, db.readEmbedder(ctx)
 }
 
-// ReadOnly reports false: a role without write grants fails at the write
-// instead.
-func (db *DB) ReadOnly() bool { return false }
-
-// collectChunks reads chunk rows (chunkCols, then extra columns per row
+// collectChunks reads chunk rows (chunkrow.Cols, then extra columns per row
 // handled by scan).
 func (db *DB) chunks(ctx context.Context, what, q string, args ...any) ([]core.Chunk, error) {
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, db.wrap(what, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Chunk, error) { return scanChunk(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.Chunk, error) { return chunkrow.Scan(r) })
 	return out, db.wrap(what, err)
 }
 
 // Chunk returns the chunk with the given id, or core.ErrNotFound.
 func (db *DB) Chunk(ctx context.Context, id string) (core.Chunk, error) {
-	c, err := scanChunk(db.pool.QueryRow(ctx, `SELECT `+chunkCols+` FROM chunks c WHERE c.id = $1`, id))
+	c, err := chunkrow.Scan(db.pool.QueryRow(ctx, `SELECT `+chunkrow.Cols+` FROM chunks c WHERE c.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, fmt.Errorf("chunk %s in %s: %w", id, db.name, core.ErrNotFound)
 	}
@@ -59,7 +56,7 @@ func (db *DB) Chunk(ctx context.Context, id string) (core.Chunk, error) {
 // SourceChunks returns every chunk of the named source in file and line
 // order.
 func (db *DB) SourceChunks(ctx context.Context, source string) ([]core.Chunk, error) {
-	return db.chunks(ctx, "read chunks of "+source+" from", `SELECT `+chunkCols+` FROM chunks c
+	return db.chunks(ctx, "read chunks of "+source+" from", `SELECT `+chunkrow.Cols+` FROM chunks c
 		WHERE c.source_id = (SELECT id FROM sources WHERE repo_name = $1) ORDER BY c.file_path, c.line_start, c.byte_start`, source)
 }
 
@@ -71,7 +68,7 @@ func (db *DB) List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error
 	}
 	var a args
 	where := filterSQL(f, &a)
-	cs, err := db.chunks(ctx, "list chunks of", `SELECT `+chunkCols+` FROM chunks c WHERE true`+where+`
+	cs, err := db.chunks(ctx, "list chunks of", `SELECT `+chunkrow.Cols+` FROM chunks c WHERE true`+where+`
 		ORDER BY CASE WHEN c.corpus_type LIKE 'CODE%' THEN 0 WHEN c.corpus_type LIKE 'DOC%' THEN 1 ELSE 2 END,
 		c.repo_name, c.file_path, c.line_start LIMIT `+fmt.Sprint(k), a...)
 	var hits []core.Hit
@@ -100,7 +97,7 @@ func (db *DB) FilterValues(ctx context.Context, field string) ([]string, error) 
 // "/"+p, in file order, at most k.
 func (db *DB) FileChunks(ctx context.Context, p string, k int) ([]core.Chunk, error) {
 	p = strings.TrimPrefix(p, "/")
-	return db.chunks(ctx, "read chunks of "+p+" from", `SELECT `+chunkCols+` FROM chunks c
+	return db.chunks(ctx, "read chunks of "+p+" from", `SELECT `+chunkrow.Cols+` FROM chunks c
 		WHERE c.file_id IN (SELECT id FROM files WHERE path = $1 OR right(path, length($1) + 1) = '/' || $1)
 		ORDER BY c.repo_name, c.file_path, c.line_start LIMIT $2`, p, k)
 }
@@ -108,7 +105,7 @@ func (db *DB) FileChunks(ctx context.Context, p string, k int) ([]core.Chunk, er
 // SymbolChunks returns the chunks of the declaration named name and of
 // its members when it was cut into several, in file order, at most k.
 func (db *DB) SymbolChunks(ctx context.Context, name string, k int) ([]core.Chunk, error) {
-	return db.chunks(ctx, "read chunks of symbol "+name+" from", `SELECT `+chunkCols+` FROM chunks c
+	return db.chunks(ctx, "read chunks of symbol "+name+" from", `SELECT `+chunkrow.Cols+` FROM chunks c
 		WHERE c.symbol_name = $1 OR right(c.symbol_name, length($1) + 1) = '.' || $1
 		   OR strpos(c.context_prefix, ' > ' || $1 || ' > ') > 0
 		   OR strpos(', ' || c.symbol_name || ', ', ', ' || $1 || ', ') > 0
@@ -120,7 +117,7 @@ func (db *DB) SymbolChunks(ctx context.Context, name string, k int) ([]core.Chun
 // maxDefs chunks are too common to follow.
 func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (map[string][]core.Chunk, error) {
 	what := "follow references in"
-	rows, err := db.pool.Query(ctx, `SELECT `+chunkCols+`, r.chunk_id FROM symbol_refs r
+	rows, err := db.pool.Query(ctx, `SELECT `+chunkrow.Cols+`, r.chunk_id FROM symbol_refs r
 		JOIN chunks c ON c.symbol_name = r.name AND c.symbol_name <> ''
 		WHERE r.chunk_id = ANY($1::text[]) AND c.id <> r.chunk_id
 		  AND (SELECT count(*) FROM chunks d WHERE d.symbol_name = r.name) <= $2
@@ -132,7 +129,7 @@ func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (m
 	out := map[string][]core.Chunk{}
 	for rows.Next() {
 		var from string
-		c, err := scanChunk(rows, &from)
+		c, err := chunkrow.Scan(rows, &from)
 		if err != nil {
 			return nil, db.wrap(what, err)
 		}
@@ -156,7 +153,7 @@ func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.C
 	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM chunks c WHERE `+where, mentionCorpora, service).Scan(&total); err != nil {
 		return nil, 0, db.wrap(what, err)
 	}
-	out, err := db.chunks(ctx, what, `SELECT `+chunkCols+` FROM chunks c LEFT JOIN files f ON f.id = c.file_id
+	out, err := db.chunks(ctx, what, `SELECT `+chunkrow.Cols+` FROM chunks c LEFT JOIN files f ON f.id = c.file_id
 		WHERE `+where+`
 		ORDER BY c."timestamp" = '', c."timestamp" DESC, coalesce(f.mtime, 0) DESC, c.source_id, c.file_path, c.line_start
 		LIMIT $3`, mentionCorpora, service, limit)

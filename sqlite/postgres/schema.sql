@@ -270,8 +270,8 @@ CREATE TABLE vectors (
   bits     bit varying NOT NULL
 );
 
--- Advanced after every commit that changes vectors: readers keep the
--- sign bits in memory while it stays the same.
+-- Advanced after every commit that changes chunks or vectors: readers
+-- keep the sign bits and BM25 statistics while it stays the same.
 CREATE SEQUENCE vector_gen;
 
 -- The corpus-learned embedder's model: one row per token (its IDF and

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,37 +14,10 @@ import (
 
 	"coderag/core"
 	"coderag/core/search"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var _ search.Index = (*DB)(nil)
-
-const chunkCols = `c.id, c.source_uri, c.byte_start, c.byte_end, c.line_start, c.line_end, c.corpus_type,
-	c.text, c.context_prefix, c.language, c.symbol_name, c.symbol_kind, c.signature, c.file_path,
-	c.git_hash, c.section_path, c.author, c."timestamp", c.channel, c.thread_id, c.service_name,
-	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels, c.meta`
-
-func scanChunk(r pgx.Row, extra ...any) (core.Chunk, error) {
-	var c core.Chunk
-	var corpus, imports, callsOut, calledBy, labels, meta string
-	dest := []any{&c.ID, &c.SourceURI, &c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &corpus,
-		&c.Text, &c.ContextPrefix, &c.Language, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath,
-		&c.GitHash, &c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName,
-		&c.RepoName, &imports, &callsOut, &calledBy, &labels, &meta}
-	if err := r.Scan(append(dest, extra...)...); err != nil {
-		return c, err
-	}
-	c.Corpus = core.CorpusType(corpus)
-	json.Unmarshal([]byte(imports), &c.Imports)
-	json.Unmarshal([]byte(callsOut), &c.CallsOut)
-	json.Unmarshal([]byte(calledBy), &c.CalledBy)
-	if labels != "{}" {
-		json.Unmarshal([]byte(labels), &c.K8sLabels)
-	}
-	if meta != "{}" {
-		json.Unmarshal([]byte(meta), &c.Meta)
-	}
-	return c, nil
-}
 
 // args collects positional parameters and names them $1, $2, ...
 type args []any
@@ -159,11 +131,12 @@ func (db *DB) plan(ctx context.Context, ix index, match string) (p planned, ok b
 	if !ok {
 		return p, false, nil
 	}
-	var n, total int64
-	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(`+ix.count+`), 0), coalesce(sum(`+ix.tokens+`), 0) FROM sources`).Scan(&n, &total); err != nil {
-		return p, false, db.wrap("read term statistics of", err)
+	st, err := db.indexStats(ctx, ix)
+	if err != nil {
+		return p, false, err
 	}
-	p.avgLen = float64(total) / math.Max(float64(n), 1)
+	n := st.total
+	p.avgLen = float64(st.tokens) / math.Max(float64(n), 1)
 	for l := range lex {
 		p.lexemes = append(p.lexemes, l)
 	}
@@ -189,7 +162,7 @@ func (db *DB) plan(ctx context.Context, ix index, match string) (p planned, ok b
 // ANALYZE samples, times the documents the index holds); the others are
 // counted through the GIN index, in one round trip.
 func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[string]int, error) {
-	common, total, err := db.commonLexemes(ctx, ix)
+	st, err := db.indexStats(ctx, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -197,8 +170,8 @@ func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[str
 	var batch pgx.Batch
 	var counted []string
 	for _, l := range lexemes {
-		if f, ok := common[l]; ok {
-			df[l] = int(math.Round(f * float64(total)))
+		if f, ok := st.common[l]; ok {
+			df[l] = int(math.Round(f * float64(st.total)))
 			continue
 		}
 		counted = append(counted, l)
@@ -219,52 +192,53 @@ func (db *DB) docFreqs(ctx context.Context, ix index, lexemes []string) (map[str
 	return df, br.Close()
 }
 
-// commonStats are the most common lexemes of an index with the share of
-// documents holding each, as of the vectors' generation gen (which every
-// commit advances).
-type commonStats struct {
-	gen   int64
-	freq  map[string]float64
-	total int64
+// indexStats are what BM25 needs of an index besides the query's rare
+// lexemes, as of the generation gen (which every commit advances): the
+// documents it holds, their tokens, and its most common lexemes with the
+// share of documents holding each (from pg_stats; empty before the first
+// ANALYZE).
+type indexStats struct {
+	gen           int64
+	total, tokens int64
+	common        map[string]float64
 }
 
-// commonLexemes returns the most common lexemes of ix (from pg_stats,
-// empty before the first ANALYZE) and how many documents ix holds.
-func (db *DB) commonLexemes(ctx context.Context, ix index) (map[string]float64, int64, error) {
+// indexStats returns ix's statistics, read again only after a commit.
+func (db *DB) indexStats(ctx context.Context, ix index) (indexStats, error) {
 	gen, err := db.vectorGen(ctx)
 	if err != nil {
-		return nil, 0, db.wrap("read term statistics of", err)
+		return indexStats{}, db.wrap("read term statistics of", err)
 	}
 	key := ix.table + "." + ix.tsv
 	db.smu.Lock()
-	cs, ok := db.common[key]
+	st, ok := db.stats[key]
 	db.smu.Unlock()
-	if ok && cs.gen == gen {
-		return cs.freq, cs.total, nil
+	if ok && st.gen == gen {
+		return st, nil
 	}
-	cs = commonStats{gen: gen, freq: map[string]float64{}}
-	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(`+ix.count+`), 0) FROM sources`).Scan(&cs.total); err != nil {
-		return nil, 0, db.wrap("read term statistics of", err)
+	st = indexStats{gen: gen, common: map[string]float64{}}
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(`+ix.count+`), 0), coalesce(sum(`+ix.tokens+`), 0) FROM sources`).Scan(&st.total, &st.tokens); err != nil {
+		return st, db.wrap("read term statistics of", err)
 	}
 	var elems []string
 	var freqs []float32
 	err = db.pool.QueryRow(ctx, `SELECT coalesce(most_common_elems::text::text[], '{}'), coalesce(most_common_elem_freqs, '{}')
 		FROM pg_stats WHERE schemaname = current_schema() AND tablename = $1 AND attname = $2`, ix.table, ix.tsv).Scan(&elems, &freqs)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, db.wrap("read term statistics of", err)
+		return st, db.wrap("read term statistics of", err)
 	}
 	for i, e := range elems {
 		if i < len(freqs) {
-			cs.freq[e] = float64(freqs[i])
+			st.common[e] = float64(freqs[i])
 		}
 	}
 	db.smu.Lock()
-	if db.common == nil {
-		db.common = map[string]commonStats{}
+	if db.stats == nil {
+		db.stats = map[string]indexStats{}
 	}
-	db.common[key] = cs
+	db.stats[key] = st
 	db.smu.Unlock()
-	return cs.freq, cs.total, nil
+	return st, nil
 }
 
 // scoreSQL ranks the rows of ix matching the planned query by BM25 (FTS5's
@@ -324,7 +298,7 @@ func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.F
 	where := filterSQL(f, &a)
 	// The filter's conditions name c: the candidates are chunks here.
 	where = strings.ReplaceAll(where, "c.", "d.")
-	q := `SELECT ` + chunkCols + `, s.score FROM (` + scoreSQL(ix, p, "pk", "", where, k, &a) + `) s
+	q := `SELECT ` + chunkrow.Cols + `, s.score FROM (` + scoreSQL(ix, p, "pk", "", where, k, &a) + `) s
 		JOIN chunks c ON c.pk = s.key ORDER BY s.score DESC, c.pk`
 	rows, err := db.search.Query(ctx, q, a...)
 	if err != nil {
@@ -335,7 +309,7 @@ func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.F
 	list := "bm25-" + indexName
 	for rows.Next() {
 		var score float64
-		c, err := scanChunk(rows, &score)
+		c, err := chunkrow.Scan(rows, &score)
 		if err != nil {
 			return nil, db.wrap("read bm25 hits from", err)
 		}
@@ -347,9 +321,9 @@ func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.F
 // TermDocs returns the number of chunks and the number of chunks that
 // hold each of the given code tokens.
 func (db *DB) TermDocs(ctx context.Context, tokens []string) (int, map[string]int, error) {
-	var total int
-	if err := db.pool.QueryRow(ctx, `SELECT coalesce(sum(chunk_total), 0) FROM sources`).Scan(&total); err != nil {
-		return 0, nil, db.wrap("read chunk count of", err)
+	st, err := db.indexStats(ctx, codeIndex)
+	if err != nil {
+		return 0, nil, err
 	}
 	uniq := map[string]bool{}
 	var ls []string
@@ -368,7 +342,7 @@ func (db *DB) TermDocs(ctx context.Context, tokens []string) (int, map[string]in
 			delete(df, t)
 		}
 	}
-	return total, df, nil
+	return int(st.total), df, nil
 }
 
 // FileBM25 ranks whole files (and conversation chunks, documents of their
@@ -390,16 +364,14 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		return nil, db.wrap("search files in", err)
 	}
 	type doc struct {
-		score        float64
-		file, chunk  *int64
-		picked       core.Chunk
-		ok           bool
-		docID, dummy int64
+		id          int64
+		score       float64
+		file, chunk *int64 // a file's document, or a conversation chunk's
 	}
 	var docs []*doc
 	for rows.Next() {
 		d := &doc{}
-		if err := rows.Scan(&d.docID, &d.score, &d.file, &d.chunk); err != nil {
+		if err := rows.Scan(&d.id, &d.score, &d.file, &d.chunk); err != nil {
 			rows.Close()
 			return nil, db.wrap("read file hits from", err)
 		}
@@ -427,7 +399,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		defer rows.Close()
 		for rows.Next() {
 			var key int64
-			c, err := scanChunk(rows, &key)
+			c, err := chunkrow.Scan(rows, &key)
 			if err != nil {
 				return err
 			}
@@ -439,7 +411,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	}
 	if len(convo) > 0 {
 		var qa args
-		q := `SELECT ` + chunkCols + `, c.pk FROM chunks c WHERE c.pk = ANY(` + qa.add(convo) + `::bigint[])`
+		q := `SELECT ` + chunkrow.Cols + `, c.pk FROM chunks c WHERE c.pk = ANY(` + qa.add(convo) + `::bigint[])`
 		q += filterSQL(f, &qa)
 		if err := read(q, qa, byChunk); err != nil {
 			return nil, db.wrap("read file hits from", err)
@@ -456,7 +428,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			// files).
 			var qa args
 			query := qa.add(bp.query) + `::tsquery`
-			q := `SELECT DISTINCT ON (c.file_id) ` + chunkCols + `, c.file_id FROM chunks c
+			q := `SELECT DISTINCT ON (c.file_id) ` + chunkrow.Cols + `, c.file_id FROM chunks c
 				WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[]) AND c.code_tsv @@ ` + query + filterSQL(f, &qa) + `
 				ORDER BY c.file_id, ts_rank('{0.1, 0.2, 0.4, 1.0}', c.code_tsv, ` + query + `) DESC, c.pk`
 			if err := read(q, qa, byFile); err != nil {
@@ -468,7 +440,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		// Files whose text matches in no chunk the code expression finds
 		// (stems): their first chunk.
 		var qa args
-		q := `SELECT ` + chunkCols + `, c.file_id FROM chunks c WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[])` +
+		q := `SELECT ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[])` +
 			filterSQL(f, &qa) + ` ORDER BY c.file_id, c.byte_start`
 		if err := read(q, qa, byFile); err != nil {
 			return nil, db.wrap("read file hits from", err)
@@ -562,14 +534,14 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	for i, c := range cands {
 		pks[i] = c.pk
 	}
-	rows, err = db.pool.Query(ctx, `SELECT `+chunkCols+`, c.pk FROM chunks c WHERE c.pk = ANY($1::bigint[])`, pks)
+	rows, err = db.pool.Query(ctx, `SELECT `+chunkrow.Cols+`, c.pk FROM chunks c WHERE c.pk = ANY($1::bigint[])`, pks)
 	if err != nil {
 		return nil, db.wrap("read vector hits from", err)
 	}
 	byPK := map[int64]core.Chunk{}
 	for rows.Next() {
 		var pk int64
-		c, err := scanChunk(rows, &pk)
+		c, err := chunkrow.Scan(rows, &pk)
 		if err != nil {
 			rows.Close()
 			return nil, db.wrap("read vector hits from", err)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +13,8 @@ import (
 
 	"coderag/core"
 	"coderag/core/embed"
-	"coderag/core/graph"
 	"coderag/core/ingest"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var (
@@ -38,10 +37,6 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
 		time.Now().UTC().Format(time.RFC3339), r.Status, r.Sources, r.Files, r.Chunks, r.Skipped, r.Errors, r.Error, id)
 	return db.wrap("finish crawl run in", err)
 }
-
-// trustMTimeAfter is how old a file's modification time must be when the
-// file is read for an incremental crawl to trust it later.
-const trustMTimeAfter = 2 * time.Second
 
 // SourceTx replaces or updates what one source holds inside one
 // transaction, under an advisory lock named after the source: readers
@@ -70,10 +65,6 @@ type keptVector struct {
 	sum  [32]byte
 	vec  []byte
 	bits string
-}
-
-func embedSum(prefix, text string) [32]byte {
-	return sha256.Sum256([]byte(prefix + "\x00" + text))
 }
 
 // lockSource takes the advisory lock of source name for the transaction:
@@ -188,7 +179,7 @@ func (s *SourceTx) keepVectors(ctx context.Context) error {
 		if err := rows.Scan(&id, &prefix, &text, &kv.vec, &kv.bits); err != nil {
 			return err
 		}
-		kv.sum = embedSum(prefix, text)
+		kv.sum = embed.TextSum(prefix, text)
 		if s.kept == nil {
 			s.kept = map[string]keptVector{}
 		}
@@ -237,7 +228,7 @@ func (s *SourceTx) StoredFiles(ctx context.Context) (map[string]ingest.StoredFil
 // DeleteFile removes a file with its chunks, documents, facts and vectors.
 func (s *SourceTx) DeleteFile(ctx context.Context, path string) error {
 	found, facts, err := s.deleteFile(ctx, path)
-	if changesGraph(path, found, facts, false, "") {
+	if ingest.ChangesGraph(path, found, facts, false, "") {
 		s.dirty = true
 	}
 	return err
@@ -254,32 +245,10 @@ func (s *SourceTx) deleteFile(ctx context.Context, path string) (found bool, fac
 	return true, facts, nil
 }
 
-// changesGraph reports whether a file going from its stored version (had,
-// facts digest before) to its new one (has, after) can change the service
-// graph (as the SQLite store decides it).
-func changesGraph(path string, had bool, before string, has bool, after string) bool {
-	switch {
-	case had && has:
-		return before != after || after == ""
-	case had:
-		return before != ingest.NoFacts || graph.PathMatters(path)
-	case has:
-		return after != ingest.NoFacts || graph.PathMatters(path)
-	}
-	return false
-}
-
-func trustedMTime(mtime int64, now time.Time) int64 {
-	if mtime > now.UnixNano()-int64(trustMTimeAfter) {
-		return 0
-	}
-	return mtime
-}
-
 // Touch records the size and modification time of an unchanged file.
 func (s *SourceTx) Touch(ctx context.Context, f core.File) error {
 	_, err := s.tx.Exec(ctx, `UPDATE files SET size = $1, mtime = $2 WHERE source_id = $3 AND path = $4`,
-		f.Size, trustedMTime(f.ModTime, time.Now()), s.sourceID, f.Path)
+		f.Size, ingest.TrustedMTime(f.ModTime, time.Now()), s.sourceID, f.Path)
 	return s.db.wrap(fmt.Sprintf("update %s/%s in", s.src.Name, f.Path), err)
 }
 
@@ -309,7 +278,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		if err != nil {
 			return err
 		}
-		if changesGraph(f.Path, found, old, true, facts) {
+		if ingest.ChangesGraph(f.Path, found, old, true, facts) {
 			s.dirty = true
 		}
 	}
@@ -318,7 +287,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	if err := s.tx.QueryRow(ctx, `INSERT INTO files(source_id, path, content_hash, size, language, corpus_type, chunk_count,
 		indexed_at, facts, mtime, shape, positions) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
 		s.sourceID, f.Path, hash, f.Size, f.Language, string(f.Corpus), len(chunks), now.UTC().Format(time.RFC3339), facts,
-		trustedMTime(f.ModTime, now), shape, string(posJSON)).Scan(&fileID); err != nil {
+		ingest.TrustedMTime(f.ModTime, now), shape, string(posJSON)).Scan(&fileID); err != nil {
 		return s.db.wrap(fmt.Sprintf("write file %s/%s to", s.src.Name, f.Path), err)
 	}
 	// The chunks, in one round trip.
@@ -327,15 +296,15 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		if !ec.Clean.Valid() {
 			return fmt.Errorf("write %s/%s: chunk did not pass the scrub gate", s.src.Name, f.Path)
 		}
-		c := withoutNUL(ec.Clean.Chunk())
+		c := ec.Clean.Chunk()
 		fields := []field{{c.SymbolName, 'A'}, {c.FilePath, 'B'}, {c.ContextPrefix, 'C'}, {c.Text, 'D'}}
 		codeTSV, codeLen := codeText.tsvector(fields...)
 		proseTSV, proseLen := proseText.tsvector(fields...)
 		rows.Queue(insChunkSQL, c.ID, s.sourceID, fileID, c.SourceURI, c.ByteStart, c.ByteEnd,
 			c.LineStart, c.LineEnd, string(c.Corpus), c.Text, c.ContextPrefix, c.Language, c.SymbolName,
 			c.SymbolKind, c.Signature, c.FilePath, c.GitHash, c.SectionPath, c.Author, c.Timestamp, c.Channel,
-			c.ThreadID, c.ServiceName, c.RepoName, jsonList(c.Imports), jsonList(c.CallsOut), jsonList(c.CalledBy),
-			jsonMap(c.K8sLabels), jsonMap(c.Meta), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed(),
+			c.ThreadID, c.ServiceName, c.RepoName, chunkrow.List(c.Imports), chunkrow.List(c.CallsOut), chunkrow.List(c.CalledBy),
+			chunkrow.Map(c.K8sLabels), chunkrow.Map(c.Meta), string(ec.Clean.Sensitivity()), ec.Clean.Scrubbed(),
 			codeTSV, codeLen, proseTSV, proseLen)
 	}
 	pks := make([]int64, len(chunks))
@@ -355,18 +324,18 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	dim := s.db.Embedder().Dim
 	var symbols, texts []string
 	for i, ec := range chunks {
-		c, pk := withoutNUL(ec.Clean.Chunk()), pks[i]
+		c, pk := ec.Clean.Chunk(), pks[i]
 		where := fmt.Sprintf("%s:%d-%d", c.SourceURI, c.LineStart, c.LineEnd)
 		if err := s.queueFacts(&rest, c); err != nil {
 			return err
 		}
 		if a := ec.Clean.Audit(); a != nil {
 			rest.Queue(`INSERT INTO scrub_audit(chunk_id, tier, entities_found, entity_types, secrets_found, scrubbed)
-				VALUES ($1, $2, $3, $4, $5, $6)`, a.ChunkID, string(a.Tier), a.EntitiesFound, jsonList(a.EntityTypes), a.SecretsFound, a.Scrubbed)
+				VALUES ($1, $2, $3, $4, $5, $6)`, a.ChunkID, string(a.Tier), a.EntitiesFound, chunkrow.List(a.EntityTypes), a.SecretsFound, a.Scrubbed)
 		}
 		kv, keep := s.kept[c.ID]
 		switch {
-		case len(ec.Vector) == 0 && keep && kv.sum == embedSum(c.ContextPrefix, c.Text):
+		case len(ec.Vector) == 0 && keep && kv.sum == embed.TextSum(c.ContextPrefix, c.Text):
 			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`, pk, kv.vec, kv.bits)
 		case len(ec.Vector) == 0:
 		case dim == 0:
@@ -606,68 +575,4 @@ func (db *DB) DeleteSource(ctx context.Context, name string) error {
 		return db.wrap(what, err)
 	}
 	return db.bumpVectors(ctx)
-}
-
-func jsonList(v []string) string {
-	if len(v) == 0 {
-		return "[]"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func jsonMap(m map[string]string) string {
-	if len(m) == 0 {
-		return "{}"
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
-}
-
-// withoutNUL returns c with every NUL character replaced by U+FFFD:
-// PostgreSQL's text cannot hold one (a Slack message may, through a
-// \u0000 escape), and a chunk must not fail its whole source.
-func withoutNUL(c core.Chunk) core.Chunk {
-	fix := func(s *string) {
-		if strings.IndexByte(*s, 0) >= 0 {
-			*s = strings.ReplaceAll(*s, "\x00", "\uFFFD")
-		}
-	}
-	for _, s := range []*string{&c.Text, &c.ContextPrefix, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath, &c.GitHash,
-		&c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName, &c.RepoName, &c.SourceURI} {
-		fix(s)
-	}
-	fixList := func(v []string) []string {
-		out := append([]string(nil), v...)
-		for i := range out {
-			fix(&out[i])
-		}
-		return out
-	}
-	c.Imports, c.CallsOut, c.CalledBy = fixList(c.Imports), fixList(c.CallsOut), fixList(c.CalledBy)
-	fixMap := func(m map[string]string) map[string]string {
-		if m == nil {
-			return nil
-		}
-		out := make(map[string]string, len(m))
-		for k, v := range m {
-			fix(&k)
-			fix(&v)
-			out[k] = v
-		}
-		return out
-	}
-	c.K8sLabels, c.Meta = fixMap(c.K8sLabels), fixMap(c.Meta)
-	c.Calls = append([]core.Call(nil), c.Calls...)
-	for i := range c.Calls {
-		k := &c.Calls[i]
-		for _, s := range []*string{&k.System, &k.Method, &k.Target, &k.Base, &k.Env, &k.Config, &k.Default, &k.Client, &k.Text} {
-			fix(s)
-		}
-	}
-	c.Refs = append([]core.Ref(nil), c.Refs...)
-	for i := range c.Refs {
-		fix(&c.Refs[i].Name)
-	}
-	return c
 }

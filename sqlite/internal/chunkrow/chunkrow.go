@@ -1,0 +1,61 @@
+// Package chunkrow is the chunks table's row as both stores (the SQLite
+// file and PostgreSQL) read and write it: the column list, scanning a row
+// into a core.Chunk, and the JSON encoding of its list and map columns.
+package chunkrow
+
+import (
+	"encoding/json"
+
+	"coderag/core"
+)
+
+// Cols are the chunk columns Scan reads, on table alias c.
+const Cols = `c.id, c.source_uri, c.byte_start, c.byte_end, c.line_start, c.line_end, c.corpus_type,
+	c.text, c.context_prefix, c.language, c.symbol_name, c.symbol_kind, c.signature, c.file_path,
+	c.git_hash, c.section_path, c.author, c."timestamp", c.channel, c.thread_id, c.service_name,
+	c.repo_name, c.imports, c.calls_out, c.called_by, c.k8s_labels, c.meta`
+
+// Scanner is a row of either driver.
+type Scanner interface{ Scan(dest ...any) error }
+
+// Scan reads Cols (then extra) from r into a chunk.
+func Scan(r Scanner, extra ...any) (core.Chunk, error) {
+	var c core.Chunk
+	var corpus, imports, callsOut, calledBy, labels, meta string
+	dest := []any{&c.ID, &c.SourceURI, &c.ByteStart, &c.ByteEnd, &c.LineStart, &c.LineEnd, &corpus,
+		&c.Text, &c.ContextPrefix, &c.Language, &c.SymbolName, &c.SymbolKind, &c.Signature, &c.FilePath,
+		&c.GitHash, &c.SectionPath, &c.Author, &c.Timestamp, &c.Channel, &c.ThreadID, &c.ServiceName,
+		&c.RepoName, &imports, &callsOut, &calledBy, &labels, &meta}
+	if err := r.Scan(append(dest, extra...)...); err != nil {
+		return c, err
+	}
+	c.Corpus = core.CorpusType(corpus)
+	json.Unmarshal([]byte(imports), &c.Imports)
+	json.Unmarshal([]byte(callsOut), &c.CallsOut)
+	json.Unmarshal([]byte(calledBy), &c.CalledBy)
+	if labels != "{}" {
+		json.Unmarshal([]byte(labels), &c.K8sLabels)
+	}
+	if meta != "{}" {
+		json.Unmarshal([]byte(meta), &c.Meta)
+	}
+	return c, nil
+}
+
+// List is the JSON of a list column ("[]" when empty).
+func List(v []string) string {
+	if len(v) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Map is the JSON of a map column ("{}" when empty).
+func Map(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
