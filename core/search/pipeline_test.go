@@ -105,6 +105,15 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 	if scores[1] <= scores[0] {
 		t.Errorf("rerank scores %v: the function should beat the doc", scores)
 	}
+	// A chunk of several declarations is the symbol of each of them.
+	decls := core.Chunk{SymbolName: "TransactionValidator, ACCT_REGEX, LOGGER", FilePath: "ledger/TransactionValidator.java",
+		Text: "public class TransactionValidator {\n  static final Pattern ACCT_REGEX = Pattern.compile(\"^[0-9]{10}$\");"}
+	for _, q := range []string{"TransactionValidator", "ACCT_REGEX", "acct_regex"} {
+		w, id := queryWords("what does " + q + " check")
+		if f := Features(decls, w, id); f["symbol"] != 1 {
+			t.Errorf("features of %q for the chunk declaring it = %v, want symbol 1", q, f)
+		}
+	}
 	// Proximity: words next to each other beat words far apart.
 	near := core.Chunk{Text: "redis memory limit raised " + strings.Repeat("filler ", 50)}
 	far := core.Chunk{Text: "redis " + strings.Repeat("filler ", 50) + " memory limit"}

@@ -230,13 +230,18 @@ func Features(c core.Chunk, words, idents []string) map[string]float64 {
 // word missing from idf weighs the mean of the others.
 func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) map[string]float64 {
 	f := map[string]float64{}
-	sym := normIdent(c.SymbolName)
-	if i := strings.LastIndexAny(c.SymbolName, ".:/"); i >= 0 {
-		sym = normIdent(c.SymbolName[i+1:])
-	}
-	for _, id := range idents {
-		if sym != "" && (id == sym || id == normIdent(c.SymbolName)) {
-			f["symbol"] = 1
+	// A chunk of several small declarations names them all ("Validator,
+	// ACCT_REGEX, LOGGER"); a query identifier equal to any of them, whole
+	// or without its qualifier (pkg.Type.Method), is the chunk's symbol.
+	for _, name := range strings.Split(c.SymbolName, ", ") {
+		sym := normIdent(name)
+		if i := strings.LastIndexAny(name, ".:/"); i >= 0 {
+			sym = normIdent(name[i+1:])
+		}
+		for _, id := range idents {
+			if sym != "" && (id == sym || id == normIdent(name)) {
+				f["symbol"] = 1
+			}
 		}
 	}
 	symWords := set(codetok.Words(c.SymbolName))

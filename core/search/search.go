@@ -280,7 +280,11 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		res.Hits, res.Lists, res.Took = hits, []string{"filter"}, time.Since(start)
 		return res, nil
 	}
-	parsed.Text = ContentText(parsed.Text)
+	extra, err := e.expansions(ctx, parsed.Text)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
+	parsed.Text = strings.TrimSpace(ContentText(parsed.Text) + " " + strings.Join(extra, " "))
 	depth := max(e.opts.Depth, k, e.opts.RerankDepth)
 	// The dense list runs next to the BM25 lists: on two cores the query
 	// costs the slower of the two, not their sum.

@@ -1,0 +1,59 @@
+package search
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestExpansions(t *testing.T) {
+	// The index's vocabulary: joined forms are added only when a chunk
+	// holds them.
+	df := map[string]int{"timeout": 12, "checkout": 4, "startup": 2, "login": 9, "waitfor": 1, "transactionhistory": 30}
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		{"How long does the proxy wait before timing out?", []string{"timeout"}},
+		{"When a customer checks out, what is called?", []string{"checkout"}},
+		{"Why does it answer 503 right after it starts up?", []string{"service", "unavailable", "startup"}},
+		{"how do visitors log in", []string{"login"}},
+		// Two content words are not joined, even when the index holds
+		// the compound: it names a service everywhere.
+		{"how is transaction history created", nil},
+		// A comma ends a run; a quoted phrase is left alone; the first
+		// word must be a content word.
+		{"it checks, out of memory", nil},
+		{`"checks out" of the cart`, nil},
+		{"what to do in setup", nil},
+		// A status code's words the query already has are not repeated;
+		// numbers that are no status code add nothing.
+		{"503 Service Unavailable from the gateway", nil},
+		{"port 8080 and 999 replicas", nil},
+		{"404 on the product page", []string{"found"}}, // "not" is a function word
+		// Joins the index does not hold are dropped.
+		{"the job backs off", nil},
+	} {
+		idx := &fakeIndex{total: 1000, df: df}
+		got, err := New(idx, Options{}).expansions(context.Background(), tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("expansions(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestSearchAddsExpansions: the joined form reaches the BM25 expression.
+func TestSearchAddsExpansions(t *testing.T) {
+	idx := &fakeIndex{total: 1000, df: map[string]int{"timeout": 12, "proxy": 40, "timing": 3}}
+	if _, err := New(idx, Options{}).Search(context.Background(), Query{Text: "why is the proxy timing out"}); err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(idx.matches, "\n")
+	if !strings.Contains(all, `"timeout"`) || !strings.Contains(all, `"timing"`) {
+		t.Errorf("expressions %q lack the query's word or its joined form", idx.matches)
+	}
+}
