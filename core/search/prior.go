@@ -23,7 +23,11 @@ var (
 	testFileRE        = regexp.MustCompile(`(?i)(_test\.[a-z]+|\.test\.[a-z]+|\.spec\.[a-z]+|^test_.*\.py|tests?\.(java|cs|kt)|_spec\.rb)$`)
 	boilerplateNameRE = regexp.MustCompile(`(?i)^(pull_request_template|issue_template|bug_report|feature_request|license|licence|copying|notice|code_of_conduct|security|contributing|changelog|changes|history|authors|codeowners|maintainers)(\.[a-z]+)?$`)
 	toolConfigRE      = regexp.MustCompile(`(?i)^(\.gitattributes|\.gitignore|\.dockerignore|\.editorconfig|\.prettierrc.*|\.prettierignore|\.eslintrc.*|eslint\.config\.[cm]?[jt]s|\.stylelintrc.*|\.markdownlint.*|\.yamllint.*|\.golangci\.ya?ml|\.pre-commit-config\.yaml|tsconfig.*\.json|jsconfig\.json|\.nvmrc|\.npmrc|\.babelrc.*|babel\.config\.[cm]?js|.*\.lock|package-lock\.json|go\.sum|poetry\.lock|copilot-instructions\.md|renovate\.json|dependabot\.ya?ml|\.releaserc.*|checkstyle\.xml)$`)
-	testWords         = set([]string{"test", "tests", "testing", "spec", "specs", "e2e", "unittest", "pytest", "jest", "cypress", "playwright"})
+	testWords         = set([]string{"test", "tests", "testing", "spec", "specs", "e2e", "unittest", "pytest", "jest", "cypress", "playwright", "locust", "k6"})
+	// testImports are test and load-test frameworks: a file that imports
+	// one is test code wherever it lives (a Locust locustfile, a k6
+	// script, a pytest helper).
+	testImports = set([]string{"locust", "k6", "k6/http", "pytest", "unittest", "@playwright/test", "cypress", "vitest", "@jest/globals"})
 )
 
 // filePrior is the prior factor of a chunk's file for a query, and why.
@@ -43,7 +47,7 @@ func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, str
 	case (boilerplateNameRE.MatchString(base) || toolConfigRE.MatchString(base) ||
 		strings.Contains(dir, ".github/issue_template")) && !named:
 		return p.BoilerplatePrior, "repository boilerplate or tool configuration"
-	case IsTestPath(c.FilePath):
+	case IsTestPath(c.FilePath) || importsTestFramework(c.Imports):
 		for w := range queryWords {
 			if testWords[w] {
 				return 1, ""
@@ -52,6 +56,17 @@ func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, str
 		return p.TestPrior, "test code"
 	}
 	return 1, ""
+}
+
+// importsTestFramework reports whether a file's imports name a test or
+// load-test framework.
+func importsTestFramework(imports []string) bool {
+	for _, im := range imports {
+		if testImports[im] || testImports[strings.SplitN(im, ".", 2)[0]] {
+			return true
+		}
+	}
+	return false
 }
 
 // IsTestPath reports whether a path holds tests (a test directory, a

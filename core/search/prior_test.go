@@ -1,0 +1,40 @@
+package search
+
+import (
+	"testing"
+
+	"coderag/core"
+	"coderag/core/codetok"
+)
+
+func TestFilePrior(t *testing.T) {
+	p := Params{TestPrior: 0.6, BoilerplatePrior: 0.3}
+	tests := []struct {
+		name    string
+		chunk   core.Chunk
+		query   string
+		want    float64
+		wantWhy string
+	}{
+		{"service code", core.Chunk{FilePath: "src/orders/handler.go"}, "how are orders stored", 1, ""},
+		{"go test file", core.Chunk{FilePath: "src/orders/handler_test.go"}, "how are orders stored", 0.6, "test code"},
+		{"test file asked about tests", core.Chunk{FilePath: "src/orders/handler_test.go"}, "which tests cover orders", 1, ""},
+		{"tests directory", core.Chunk{FilePath: "tests/e2e/checkout.py"}, "checkout flow", 0.6, "test code"},
+		// A Locust load test or a k6 script is test code wherever it
+		// lives; asking about Locust lifts it.
+		{"locust file", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"json", "locust"}}, "what happens when money is sent", 0.6, "test code"},
+		{"locust asked for", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"locust"}}, "which locust tasks run", 1, ""},
+		{"k6 script", core.Chunk{FilePath: "perf/checkout.js", Imports: []string{"k6/http", "k6"}}, "checkout latency", 0.6, "test code"},
+		{"unittest submodule", core.Chunk{FilePath: "app/helpers.py", Imports: []string{"unittest.mock"}}, "helpers", 0.6, "test code"},
+		{"a module that only shares a prefix", core.Chunk{FilePath: "app/load.py", Imports: []string{"locustlike", "pytestify"}}, "load", 1, ""},
+		{"lint config", core.Chunk{FilePath: ".eslintrc.json"}, "how is the cart rendered", 0.3, "repository boilerplate or tool configuration"},
+		{"lint config named", core.Chunk{FilePath: ".eslintrc.json"}, "which eslintrc rules apply", 1, ""},
+		{"conversation", core.Chunk{FilePath: "slack/ops.json", Corpus: core.CorpusType("CONVO_SLACK")}, "tests", 1, ""},
+	}
+	for _, tt := range tests {
+		got, why := filePrior(tt.chunk, set(codetok.Words(tt.query)), p)
+		if got != tt.want || why != tt.wantWhy {
+			t.Errorf("%s: filePrior(%s, %q) = %v %q, want %v %q", tt.name, tt.chunk.FilePath, tt.query, got, why, tt.want, tt.wantWhy)
+		}
+	}
+}
