@@ -121,6 +121,15 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 	if Features(near, w, id)["proximity"] <= Features(far, w, id)["proximity"] {
 		t.Error("proximity does not prefer adjacent words")
 	}
+	// One word far from the others costs its share, not the whole score:
+	// three of four words together beat four words spread out.
+	w, id = queryWords("failed retrieve balance ledger")
+	together := core.Chunk{Text: "log.error(failed to retrieve balance) " + strings.Repeat("filler ", 80) + " ledger"}
+	spread := core.Chunk{Text: "failed " + strings.Repeat("filler ", 20) + " retrieve " + strings.Repeat("filler ", 20) + " balance ledger"}
+	pt, ps := Features(together, w, id)["proximity"], Features(spread, w, id)["proximity"]
+	if pt <= ps || math.Abs(pt-0.75) > 1e-9 {
+		t.Errorf("proximity of three words together and one far = %v (want 3/4: three adjacent words of four), of four spread = %v", pt, ps)
+	}
 }
 
 // listIndex answers BM25 and KNN from fixed lists.

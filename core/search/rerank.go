@@ -323,8 +323,7 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 	}
 	f["coverage"] = found / n
 	if len(pos) >= 2 {
-		span := minSpan(pos)
-		f["proximity"] = math.Min(1, float64(len(pos))/float64(span))
+		f["proximity"] = proximity(pos)
 	} else if len(pos) == 1 && len(words) == 1 {
 		f["proximity"] = 1
 	}
@@ -346,7 +345,31 @@ func set(ws []string) map[string]bool {
 
 // minSpan is the length of the shortest window of positions holding one
 // occurrence of every word in pos.
-func minSpan(pos map[string][]int) int {
+// proximity is how close together a chunk's matched query words stand:
+// over every number m ≥ 2 of distinct words, the shortest window holding m
+// of them gives m/window (at most 1), scaled by the share m of the matched
+// words; the best m counts. One matched word far from the others (a word
+// of a log line at the other end of a method) costs its share, not the
+// whole score.
+func proximity(pos map[string][]int) float64 {
+	best := 0.0
+	for m := len(pos); m >= 2; m-- {
+		share := float64(m) / float64(len(pos))
+		if share <= best {
+			break
+		}
+		best = max(best, share*math.Min(1, float64(m)/float64(minSpanOf(pos, m))))
+	}
+	return best
+}
+
+// minSpan is the length of the shortest window of positions that holds
+// every word of pos.
+func minSpan(pos map[string][]int) int { return minSpanOf(pos, len(pos)) }
+
+// minSpanOf is the length of the shortest window of positions that holds
+// need distinct words of pos.
+func minSpanOf(pos map[string][]int, need int) int {
 	type occ struct{ at, word int }
 	var all []occ
 	w := 0
@@ -357,8 +380,7 @@ func minSpan(pos map[string][]int) int {
 		w++
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
-	need := len(pos)
-	count := make([]int, need)
+	count := make([]int, len(pos))
 	have, best, lo := 0, math.MaxInt, 0
 	for _, o := range all {
 		if count[o.word] == 0 {
