@@ -82,11 +82,11 @@ demo: build $(VHS)
 
 # Micro benchmarks run for the usual second; the store benchmarks build
 # 10k/100k-chunk databases and time their own loops, so they run once.
-bench: deps
+bench: build
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/ ./sqlite/postgres/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./tui/
-	$(GO) test -tags $(TAGS) -run '^$$' -bench 'Crawl50MB|ServeSearch' -benchtime 1x -timeout 30m ./cmd/coderag
+	CODERAG_BIN=$(abspath $(BIN)) $(GO) test -tags $(TAGS) -run '^$$' -bench 'Crawl50MB|ServeSearch|GoStdlib' -benchtime 1x -timeout 30m ./cmd/coderag
 
 # eval crawls the sample into its own database and runs the sample
 # questions in every search mode (the table in docs/eval.md).

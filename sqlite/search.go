@@ -500,11 +500,19 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			}
 		}
 	}
-	if len(chosen) < len(ids) {
+	var missing []any
+	for _, id := range ids {
+		if _, ok := chosen[id.(int64)]; !ok && id.(int64) > 0 {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
 		// Files whose text matches, but in no chunk the code expression
-		// finds (porter stems): their first chunk.
-		q := `SELECT ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.file_id IN (` + in + `)` + where + ` ORDER BY c.file_id, c.byte_start`
-		if err := pick(q, append(append([]any{}, ids...), args...)); err != nil {
+		// finds (porter stems): their first chunk (the pk beside min() is
+		// that row's), read alone rather than every chunk of the file.
+		q := `SELECT ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.pk IN (
+			SELECT pk FROM (SELECT c.pk AS pk, min(c.byte_start) FROM chunks c WHERE c.file_id IN (` + placeholders(len(missing)) + `)` + where + ` GROUP BY c.file_id))`
+		if err := pick(q, append(missing, args...)); err != nil {
 			return nil, db.wrap("read file hits from", err)
 		}
 	}
@@ -552,25 +560,42 @@ func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args 
 	if len(fileOf) == 0 {
 		return nil, nil
 	}
-	rows, err = db.query(ctx, `SELECT rowid FROM fts_code WHERE fts_code MATCH ? ORDER BY rank`, best)
+	// Only the candidate files' chunks are ranked: the unary + keeps the
+	// rowid test out of FTS5's plan (driving FTS5 by rowid reloads the
+	// doclists for every row), and without ORDER BY rank FTS5 does not
+	// score every match in the index first; rank is computed for the rows
+	// that pass the test alone, and they are sorted here.
+	rows, err = db.query(ctx, `SELECT rowid, rank FROM fts_code WHERE fts_code MATCH ?
+		AND +rowid IN (SELECT c.pk FROM chunks c WHERE c.file_id IN (`+in+`)`+where+`)`,
+		append(append([]any{best}, ids...), args...)...)
 	if err != nil {
 		return nil, db.bm25Error(best, err)
 	}
 	defer rows.Close()
-	var pks []any
-	picked := map[int64]bool{}
-	for rows.Next() && len(picked) < len(files) {
+	best1 := map[int64]int64{} // file -> its best chunk
+	rank1 := map[int64]float64{}
+	for rows.Next() {
 		var pk int64
-		if err := rows.Scan(&pk); err != nil {
+		var rank float64
+		if err := rows.Scan(&pk, &rank); err != nil {
 			return nil, db.wrap("read file hits from", err)
 		}
-		if fid, ok := fileOf[pk]; ok && !picked[fid] {
-			picked[fid] = true
-			pks = append(pks, pk)
+		fid, ok := fileOf[pk]
+		if !ok {
+			continue
+		}
+		if r, seen := rank1[fid]; !seen || rank < r || rank == r && pk < best1[fid] {
+			best1[fid], rank1[fid] = pk, rank
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.bm25Error(best, err)
+	}
+	pks := make([]any, 0, len(best1))
+	for _, id := range ids {
+		if pk, ok := best1[id.(int64)]; ok {
+			pks = append(pks, pk)
+		}
 	}
 	return pks, nil
 }

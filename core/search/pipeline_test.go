@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,15 +133,19 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 	}
 }
 
-// listIndex answers BM25 and KNN from fixed lists.
+// listIndex answers BM25 and KNN from fixed lists (the lists run
+// concurrently).
 type listIndex struct {
 	code, prose, dense, files []core.Hit
 	knnErr                    error
+	mu                        sync.Mutex
 	knnCalls                  int
 	lastFilter                core.Filter
 }
 
 func (l *listIndex) BM25(_ context.Context, index, _ string, k int, f core.Filter) ([]core.Hit, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.lastFilter = f
 	if index == "code" {
 		return l.code, nil
@@ -157,6 +162,8 @@ func (l *listIndex) TermDocs(context.Context, []string) (int, map[string]int, er
 }
 
 func (l *listIndex) KNN(_ context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.knnCalls++
 	return l.dense, l.knnErr
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -296,8 +297,9 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	var denseCh chan denseResult
 	if e.opts.Embedder != nil {
 		denseCh = make(chan denseResult, 1)
+		dctx := ctx // ctx gains the query's IDF below
 		go func() {
-			hits, warn, err := e.dense(ctx, parsed.Text, depth, f)
+			hits, warn, err := e.dense(dctx, parsed.Text, depth, f)
 			denseCh <- denseResult{hits, warn, err}
 		}()
 	}
@@ -312,38 +314,56 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		}
 		res.Dropped, res.AllCommon = p.dropped, p.and
 		ctx = WithIDF(ctx, p.idf)
+		// The code, prose and whole-file lists run at once, each on a
+		// connection of its own.
+		type list struct {
+			name string
+			run  func() ([]core.Hit, error)
+		}
+		var todo []list
 		for _, index := range []string{"code", "prose"} {
 			match := matchTerms(p.terms, index, p.and)
 			if match == "" {
 				continue
 			}
-			var hits []core.Hit
-			if p.estimate > e.opts.FocusFrom {
-				hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
-			}
-			if err == nil && len(hits) < depth {
-				hits, err = e.idx.BM25(ctx, index, match, depth, f)
-			}
-			if err != nil {
-				if denseCh != nil {
-					<-denseCh
+			todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
+				var hits []core.Hit
+				var err error
+				if p.estimate > e.opts.FocusFrom {
+					hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
 				}
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
-			}
-			lists = append(lists, hits)
-			res.Lists = append(res.Lists, "bm25-"+index)
+				if err == nil && len(hits) < depth {
+					hits, err = e.idx.BM25(ctx, index, match, depth, f)
+				}
+				return hits, err
+			}})
 		}
 		// Whole files: the evidence a file holds between its chunks.
 		if match := matchTerms(p.terms, "code", p.and); match != "" {
-			hits, err := e.idx.FileBM25(ctx, match, match, depth, f)
-			if err != nil {
-				if denseCh != nil {
-					<-denseCh
-				}
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {
+				return e.idx.FileBM25(ctx, match, match, depth, f)
+			}})
+		}
+		got := make([][]core.Hit, len(todo))
+		errs := make([]error, len(todo))
+		var wg sync.WaitGroup
+		for i, l := range todo {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[i], errs[i] = l.run()
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			if denseCh != nil {
+				<-denseCh
 			}
-			lists = append(lists, hits)
-			res.Lists = append(res.Lists, "bm25-file")
+			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		for i, l := range todo {
+			lists = append(lists, got[i])
+			res.Lists = append(res.Lists, l.name)
 		}
 	}
 	if denseCh != nil {

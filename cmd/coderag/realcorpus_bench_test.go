@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goStdlibQueries are questions a Go developer asks of the standard
+// library: plain language, identifiers and errors. They were written for
+// this benchmark; nothing is tuned on them.
+var goStdlibQueries = []string{
+	"parse http request headers", "how does the scheduler preempt long running goroutines", "ReadMIMEHeader",
+	"json decoder buffer size", "where are TLS certificates verified", "retry with exponential backoff",
+	"gzip writer compression level", "how are map buckets grown", "context deadline exceeded error",
+	"sql connection pool max idle", "ServeMux pattern matching", "parse duration string",
+	"template escaping html attributes", "how does the garbage collector find roots", "DialContext timeout",
+	"sort slice stable", "base64 url encoding without padding", "os.ReadFile", "utf8 decode rune",
+	"http2 flow control window",
+}
+
+// BenchmarkGoStdlib is query latency on real code nobody here wrote: the
+// Go standard library of the toolchain running the benchmark
+// ($GOROOT/src, about 64,000 chunks), crawled with the defaults. It
+// reports the p50 and p95 of 20 questions asked of a running server
+// (warm: the HTTP API, one request at a time) and of one-shot
+// `coderag query` processes (process start to output; the binary in
+// CODERAG_BIN, which make bench sets, else this test binary run as
+// coderag).
+func BenchmarkGoStdlib(b *testing.B) {
+	src := filepath.Join(runtime.GOROOT(), "src")
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		src = filepath.Join(strings.TrimSpace(string(out)), "src")
+	}
+	if _, err := os.Stat(filepath.Join(src, "net", "http")); err != nil {
+		b.Skipf("no Go standard library sources at %s: %v", src, err)
+	}
+	db := filepath.Join(b.TempDir(), "std.db")
+	start := time.Now()
+	if code, _, errs := coderag(b, "crawl", "--db", db, "--repo-path", src, "--repo-name", "std", "--progress", "none"); code != 0 {
+		b.Fatalf("crawl %s: %s", src, errs)
+	}
+	b.Logf("crawled %s in %v", src, time.Since(start).Round(time.Second))
+	_, stats, _ := coderag(b, "stats", "--db", db, "--json")
+	bin, env := os.Getenv("CODERAG_BIN"), os.Environ()
+	if bin == "" {
+		bin, env = os.Args[0], append(env, "CODERAG_AS_BINARY=1")
+	}
+	srv := startAPI(b, db, "")
+	for b.Loop() {
+		var warm, cold []time.Duration
+		for _, q := range goStdlibQueries {
+			t0 := time.Now()
+			resp, err := srv.Client().Post(srv.URL+"/v1/search", "application/json", strings.NewReader(fmt.Sprintf(`{"query": %q, "k": 10}`, q)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Fatalf("search %q: %s", q, resp.Status)
+			}
+			warm = append(warm, time.Since(t0))
+		}
+		for _, q := range goStdlibQueries {
+			cmd := exec.Command(bin, "query", "--db", db, "-k", "10", q)
+			cmd.Env = env
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("%s query %q: %v: %s", bin, q, err, errb.String())
+			}
+			cold = append(cold, time.Since(t0))
+		}
+		slices.Sort(warm)
+		slices.Sort(cold)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		b.ReportMetric(ms(warm[len(warm)/2]), "warm-p50-ms")
+		b.ReportMetric(ms(warm[len(warm)*95/100]), "warm-p95-ms")
+		b.ReportMetric(ms(cold[len(cold)/2]), "oneshot-p50-ms")
+		b.ReportMetric(ms(cold[len(cold)*95/100]), "oneshot-p95-ms")
+	}
+	if i := strings.Index(stats, `"chunks"`); i >= 0 {
+		b.Logf("index: %s", strings.SplitN(stats[i:], ",", 2)[0])
+	}
+}
