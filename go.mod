@@ -8,7 +8,7 @@ require (
 )
 
 require (
-	charm.land/bubbles/v2 v2.1.1
+	charm.land/bubbles/v2 v2.1.1 // held: v2.2.1 needs go-runewidth v0.0.27, whose init costs every command 57 ms (docs/eval.md)
 	charm.land/bubbletea/v2 v2.0.10
 	charm.land/glamour/v2 v2.0.1
 	charm.land/lipgloss/v2 v2.0.6
