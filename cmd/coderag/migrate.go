@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -17,8 +18,8 @@ type migrateOptions struct {
 func newMigrateCmd(io *ioStreams) *cobra.Command {
 	o := &migrateOptions{}
 	cmd := &cobra.Command{
-		Use:   "migrate --from FILE --to postgres://...",
-		Short: "Copy an index into another store (a SQLite file into PostgreSQL)",
+		Use:   "migrate --from FILE|postgres://... --to postgres://...|FILE",
+		Short: "Copy an index into another store (a SQLite file into PostgreSQL, or back)",
 		Long: `Migrate copies every source of an index into another one — files, chunks with
 the calls, routes, resources and references found in them, vectors, the
 corpus-learned embedder's model and the embedder's name — without reading
@@ -26,16 +27,22 @@ any source file again. Each source is copied in one transaction. The
 service graph, chunk owners and mentions are then built in the target from
 the copied facts. Sources of the target with other names are kept.
 
-The source is a SQLite file; the target a PostgreSQL database (created
-with CREATE DATABASE beforehand; coderag creates its tables) or another
-SQLite file.`,
+Either side is a SQLite file or a PostgreSQL database (created with CREATE
+DATABASE beforehand; coderag creates its tables). Copying out of
+PostgreSQL reads each source in one read-only snapshot, so crawlers may
+keep writing meanwhile; a laptop copy of the shared index is a migrate
+away.`,
 		Example: `  coderag migrate --from data/coderag.db --to postgres://coderag@db.internal/coderag
+  coderag migrate --from postgres://reader@db.internal/coderag --to ~/coderag-shared.db
   coderag migrate --from data/coderag.db --to /tmp/copy.db --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if o.from == "" || o.to == "" {
 				return usagef("migrate needs --from and --to")
+			}
+			if sameIndex(o.from, o.to) {
+				return usagef("migrate --from and --to name the same index (%s): it cannot be copied into itself", o.from)
 			}
 			from, err := openIndex(ctx, o.from, false)
 			if err != nil {
@@ -44,7 +51,7 @@ SQLite file.`,
 			defer from.Close()
 			exp, ok := from.(ingest.Exporter)
 			if !ok {
-				return usagef("migrate --from %s: only a SQLite file can be read back so far", o.from)
+				return usagef("migrate --from %s: this store cannot be read back", o.from)
 			}
 			unlock, err := lockCrawl(ctx, o.to, false)
 			if err != nil {
@@ -74,10 +81,24 @@ SQLite file.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.from, "from", "", "the index to copy (a SQLite file)")
+	cmd.Flags().StringVar(&o.from, "from", "", "the index to copy (a SQLite file or postgres://...)")
 	cmd.Flags().StringVar(&o.to, "to", "", "the index to copy into (postgres://... or a SQLite file)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the summary as JSON")
 	return cmd
+}
+
+// sameIndex reports whether two --db values name the same index: the same
+// PostgreSQL URL, or paths of the same file.
+func sameIndex(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if !isFilePath(a) || !isFilePath(b) {
+		return false
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 func orNone(s string) string {

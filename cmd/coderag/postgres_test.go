@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"coderag/core"
+	"coderag/sqlite"
 	"coderag/sqlite/postgres"
 	"coderag/sqlite/postgres/pgtest"
 )
@@ -352,9 +353,65 @@ func TestMigrate(t *testing.T) {
 	if st2.Chunks != st.Chunks || st2.Vectors != st.Vectors {
 		t.Errorf("the copied file holds %+v, the original %+v", st2, st)
 	}
-	if code, _, errs := coderag(t, "migrate", "--from", dsn, "--to", dst); code == 0 || !strings.Contains(errs, "only a SQLite file") {
-		t.Errorf("migrate from PostgreSQL: exit %d %s", code, errs)
+	// Back out of PostgreSQL into a new file: the same counts, graph,
+	// owners and answers as the file it came from.
+	back := filepath.Join(t.TempDir(), "back.db")
+	if code, out, errs := coderag(t, "migrate", "--from", dsn, "--to", back); code != 0 || !strings.Contains(out, "copied 5 sources") {
+		t.Fatalf("migrate from PostgreSQL: exit %d\n%s\n%s", code, out, errs)
 	}
+	_, backStats, _ := coderag(t, "stats", "--db", back, "--json")
+	var st3 struct {
+		Chunks  int    `json:"chunks"`
+		Vectors int    `json:"vectors"`
+		Files   int    `json:"files"`
+		ID      string `json:"embedder_id"`
+	}
+	json.Unmarshal([]byte(backStats), &st3)
+	if st3.Chunks != st.Chunks || st3.Vectors != st.Vectors || st3.Files != st.Files || st3.ID != st.ID {
+		t.Errorf("the file copied back holds %+v, the original %+v", st3, st)
+	}
+	if edges := fileEdges(t, back); !slices.Equal(edges, goldenEdgeKeys(t)) {
+		t.Errorf("graph of the file copied back: %d edges, want the sample's %d", len(edges), len(goldenEdgeKeys(t)))
+	}
+	for _, q := range []string{"getUserProfile", "redis OOMKilled cart", "checkout 503"} {
+		_, a, _ := coderag(t, "query", "--db", src, "--json", "-k", "3", q)
+		_, b, _ := coderag(t, "query", "--db", back, "--json", "-k", "3", q)
+		var qa, qb queryJSON
+		json.Unmarshal([]byte(a), &qa)
+		json.Unmarshal([]byte(b), &qb)
+		if len(qa.Hits) == 0 || len(qa.Hits) != len(qb.Hits) {
+			t.Fatalf("query %q: %d hits in the file, %d in the copy back", q, len(qa.Hits), len(qb.Hits))
+		}
+		for i := range qa.Hits {
+			if qa.Hits[i].ChunkID != qb.Hits[i].ChunkID {
+				t.Errorf("query %q: hit %d is %s in the file, %s in the copy back", q, i+1, qa.Hits[i].ChunkID, qb.Hits[i].ChunkID)
+			}
+		}
+	}
+	if code, _, errs := coderag(t, "migrate", "--from", dsn, "--to", dsn); code == 0 || !strings.Contains(errs, "itself") {
+		t.Errorf("migrate into itself: exit %d %s", code, errs)
+	}
+}
+
+// fileEdges are the service graph's edges of a SQLite index, as keys.
+func fileEdges(t *testing.T, path string) []string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g, err := db.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edges []string
+	for _, e := range g.Edges {
+		edges = append(edges, edgeKey(e.Source, e.Target, e.Type, e.Method, e.Path))
+	}
+	slices.Sort(edges)
+	return edges
 }
 
 // TestPostgresSameSource: a crawl of a source another crawler is writing

@@ -56,6 +56,7 @@ func Run(t *testing.T, open Open) {
 		{"Engine", testEngine},
 		{"OddText", testOddText},
 		{"CrawlSample", testCrawlSample},
+		{"Export", testExport},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -649,5 +650,77 @@ func testCrawlSample(t *testing.T, s Store) {
 	}
 	if n, _ := s.VectorCount(ctx); n != total {
 		t.Errorf("vectors after the second crawl = %d, want %d", n, total)
+	}
+}
+
+// testExport: a crawled source reads back (ingest.Exporter, what coderag
+// migrate copies) with every chunk in file order, its facts and vector,
+// and the source's routes.
+func testExport(t *testing.T, s Store) {
+	exp, ok := s.(ingest.Exporter)
+	if !ok {
+		t.Skip("the store cannot be read back")
+	}
+	ctx := context.Background()
+	src := core.Source{Kind: core.SourceRepo, Path: filepath.Join(sampleDir(), "storefront"), Name: "storefront"}
+	if sum, err := ingest.New(s, ingest.Options{Embed: ingest.EmbedOptions{Builtin: true}}).Run(ctx, []core.Source{src}); err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	st, err := exp.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, so := range st.Sources {
+		if so.Name == "storefront" {
+			stored = so.Chunks
+		}
+	}
+	var files, chunks, calls, resources, refs int
+	seen := map[string]bool{}
+	routes, err := exp.ExportSource(ctx, "storefront", func(f ingest.ExportedFile) error {
+		files++
+		if f.Hash == "" || f.File.Path == "" || f.File.Corpus == "" || len(f.Chunks) != len(f.Vectors) {
+			t.Errorf("file %+v: hash %q, %d chunks, %d vectors", f.File, f.Hash, len(f.Chunks), len(f.Vectors))
+		}
+		for i, c := range f.Chunks {
+			chunks++
+			seen[c.ID] = true
+			if c.FilePath != f.File.Path || i > 0 && c.ByteStart < f.Chunks[i-1].ByteStart {
+				t.Errorf("%s: chunk %s (%s at %d) out of place", f.File.Path, c.ID, c.FilePath, c.ByteStart)
+			}
+			if len(f.Vectors[i]) != s.Embedder().Dim {
+				t.Errorf("%s: chunk %s has a vector of %d, the index %d", f.File.Path, c.ID, len(f.Vectors[i]), s.Embedder().Dim)
+			}
+			calls += len(c.Calls)
+			resources += len(c.Resources)
+			refs += len(c.Refs)
+			for _, k := range c.Calls {
+				if k.Kind == "" || k.Line < c.LineStart || k.Line > c.LineEnd {
+					t.Errorf("%s: call %+v outside its chunk %d-%d", f.File.Path, k, c.LineStart, c.LineEnd)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunks != stored || len(seen) != stored || stored == 0 {
+		t.Errorf("exported %d chunks (%d distinct), the source holds %d", chunks, len(seen), stored)
+	}
+	if files < 5 || calls == 0 || resources == 0 || refs == 0 || len(routes) == 0 {
+		t.Errorf("exported %d files, %d calls, %d resources, %d references, %d routes: facts missing", files, calls, resources, refs, len(routes))
+	}
+	for _, r := range routes {
+		if !seen[r.ChunkID] || r.Repo != "storefront" || r.Path == "" {
+			t.Errorf("route %+v not of an exported chunk", r)
+		}
+	}
+	if _, err := exp.ExportSource(ctx, "no-such-source", func(ingest.ExportedFile) error {
+		t.Error("a file of a source the index does not hold")
+		return nil
+	}); err != nil {
+		t.Errorf("export of an unknown source: %v", err)
 	}
 }
