@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,36 @@ func TestSearchAddsExpansions(t *testing.T) {
 	all := strings.Join(idx.matches, "\n")
 	if !strings.Contains(all, `"timeout"`) || !strings.Contains(all, `"timing"`) {
 		t.Errorf("expressions %q lack the query's word or its joined form", idx.matches)
+	}
+}
+
+func TestSynonymWords(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		// "database" is in two groups; "connection" and "string" in none.
+		{"What is the connection string for the accounts database?", []string{"db", "datastore", "postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongo", "sql", "sqlite", "cosmos", "documentdb", "user", "customer"}},
+		{"retrying", []string{"backoff", "attempt"}},
+		{"how is the widget rendered", nil},
+	} {
+		if got := synonymWords(tt.q); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("synonymWords(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+// TestSynonymList: the synonyms are searched as a list of their own, with
+// the query's words, and fused at half weight.
+func TestSynonymList(t *testing.T) {
+	idx := &fakeIndex{total: 1000, df: map[string]int{"retry": 40}}
+	if _, err := New(idx, Options{}).Search(context.Background(), Query{Text: "why retry"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(idx.matches, `code: "retry" OR "backoff" OR "attempt"`) {
+		t.Errorf("expressions %q lack the synonyms' list", idx.matches)
+	}
+	if w := DefaultParams().Lists["bm25-synonyms"]; w != 0.5 {
+		t.Errorf("bm25-synonyms weighs %v, want 0.5", w)
 	}
 }

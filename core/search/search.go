@@ -338,6 +338,26 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 				return hits, err
 			}})
 		}
+		// Synonyms: the query's words and the words of software work that
+		// name the same things (stem.go), for chunks that say "uri" where
+		// the question says "connection string"; a list of its own so that
+		// it weighs less than the query's own words.
+		if syn := synonymWords(parsed.Text); len(syn) > 0 && !p.and {
+			if match := matchTerms(p.terms, "code", false); match != "" {
+				for _, w := range syn {
+					match += " OR " + quote(w)
+				}
+				todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
+					hits, err := e.idx.BM25(ctx, "code", match, depth, f)
+					for i := range hits {
+						for j := range hits[i].Lists {
+							hits[i].Lists[j].List = "bm25-synonyms"
+						}
+					}
+					return hits, err
+				}})
+			}
+		}
 		// Whole files: the evidence a file holds between its chunks.
 		if match := matchTerms(p.terms, "code", p.and); match != "" {
 			todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {

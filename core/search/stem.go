@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/kljensen/snowball/english"
+
+	"coderag/core/codetok"
 )
 
 // stem is the English (Porter2) stem of a lower-case word; words of code
@@ -100,4 +102,35 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// synonymWords are the words of the synonym groups that hold a word of
+// the query (by stem), less the query's own words, in group order.
+func synonymWords(query string) []string {
+	own := map[string]bool{}
+	for _, w := range codetok.Words(query) {
+		if !codetok.IsStopWord(w) && !questionWords[w] {
+			own[stem(w)] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, g := range synonymGroups {
+		hit := false
+		for _, w := range g {
+			if own[stem(w)] {
+				hit = true
+			}
+		}
+		if !hit {
+			continue
+		}
+		for _, w := range g {
+			if st := stem(w); !own[st] && !seen[st] {
+				seen[st] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
