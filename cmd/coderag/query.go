@@ -33,15 +33,20 @@ type queryOptions struct {
 
 const queryLong = `Query searches the index and prints the best chunks, best first.
 
-Three lists are searched and fused with weighted reciprocal rank fusion
-(k=60): BM25 over a code-aware full-text index, BM25 over a stemmed one for
-prose, and the nearest vectors of the index's embedder (the built-in one
-counts at 0.3 weight, a real model at 1). Overlapping chunks of one file
-count once. The best 50 are then reranked (--rerank), conversations get a
-recency term (90-day half-life, 10% of the score), and corpus types the
-query's words point at get a 1.15 boost (identifiers: code and config;
-deploy words: deploy files and runbooks; incident words: Slack and
-runbooks; how-to words: runbooks and docs). --explain shows all of it.
+Five lists are searched at once and fused with weighted reciprocal rank
+fusion (k=60): BM25 over a code-aware full-text index, BM25 over a stemmed
+one for prose, BM25 over whole files (a file's best chunk stands for it),
+BM25 of the query's words with their software synonyms (database: db,
+postgres, ...; half weight), and the nearest vectors of the index's
+embedder (the corpus-learned one counts at 0.3 weight, a model at 1). A
+verb and its particle are also searched joined ("timing out": timeout)
+and an HTTP status code by its reason ("503": unavailable). Overlapping
+chunks of one file count once. The best 50 are then reranked (--rerank),
+conversations get a recency term (90-day half-life, 10% of the score),
+and corpus types the query's words point at get a 1.15 boost
+(identifiers: code and config; deploy words: deploy files and runbooks;
+incident words: Slack and runbooks; how-to words: runbooks and docs).
+--explain shows all of it.
 
 An identifier matches itself in any naming convention (getUserProfile,
 GetUserProfile, get_user_profile and GET-USER-PROFILE are one token) and,

@@ -70,7 +70,7 @@ func TestQueryExplainAndFilters(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err, out)
 	}
-	if strings.Join(res.Lists, ",") != "bm25-code,bm25-prose,bm25-file,dense" || len(res.Hits) == 0 {
+	if strings.Join(res.Lists, ",") != "bm25-code,bm25-prose,bm25-synonyms,bm25-file,dense" || len(res.Hits) == 0 {
 		t.Fatalf("lists %v, %d hits", res.Lists, len(res.Hits))
 	}
 	for _, h := range res.Hits {
