@@ -78,12 +78,21 @@ func TestSynonymWords(t *testing.T) {
 // TestSynonymList: the synonyms are searched as a list of their own, with
 // the query's words, and fused at half weight.
 func TestSynonymList(t *testing.T) {
-	idx := &fakeIndex{total: 1000, df: map[string]int{"retry": 40}}
+	idx := &fakeIndex{total: 1000, df: map[string]int{"retry": 40, "backoff": 5, "attempt": 9}}
 	if _, err := New(idx, Options{}).Search(context.Background(), Query{Text: "why retry"}); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(idx.matches, `code: "retry" OR "backoff" OR "attempt"`) {
 		t.Errorf("expressions %q lack the synonyms' list", idx.matches)
+	}
+	// In a large index a synonym in most chunks is left out, and one the
+	// index does not hold is never searched.
+	idx = &fakeIndex{total: 100_000, df: map[string]int{"retry": 40, "attempt": 30_000}}
+	if _, err := New(idx, Options{}).Search(context.Background(), Query{Text: "why retry"}); err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(idx.matches, func(m string) bool { return strings.Contains(m, "attempt") || strings.Contains(m, "backoff") }) {
+		t.Errorf("expressions %q search a common or absent synonym", idx.matches)
 	}
 	if w := DefaultParams().Lists["bm25-synonyms"]; w != 0.5 {
 		t.Errorf("bm25-synonyms weighs %v, want 0.5", w)

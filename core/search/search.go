@@ -342,13 +342,30 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		// name the same things (stem.go), for chunks that say "uri" where
 		// the question says "connection string"; a list of its own so that
 		// it weighs less than the query's own words.
-		if syn := synonymWords(parsed.Text); len(syn) > 0 && !p.and {
+		// In a large index, synonyms as common as the plan's dropped terms
+		// are left out, and the high-weight columns are searched first, as
+		// for the other lists: they would make FTS5 score most chunks.
+		syn, err := e.rareSynonyms(ctx, synonymWords(parsed.Text))
+		if err != nil {
+			if denseCh != nil {
+				<-denseCh
+			}
+			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		if len(syn) > 0 && !p.and {
 			if match := matchTerms(p.terms, "code", false); match != "" {
 				for _, w := range syn {
 					match += " OR " + quote(w)
 				}
 				todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
-					hits, err := e.idx.BM25(ctx, "code", match, depth, f)
+					var hits []core.Hit
+					var err error
+					if p.estimate > e.opts.FocusFrom {
+						hits, err = e.idx.BM25(ctx, "code", "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
+					}
+					if err == nil && len(hits) < depth {
+						hits, err = e.idx.BM25(ctx, "code", match, depth, f)
+					}
 					for i := range hits {
 						for j := range hits[i].Lists {
 							hits[i].Lists[j].List = "bm25-synonyms"
@@ -637,6 +654,29 @@ func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
 		return queryPlan{terms: common, and: true, estimate: commonEst, idf: qp.idf}, nil
 	}
 	return qp, nil
+}
+
+// rareSynonyms are the synonyms found in the index and, in an index of
+// PruneFrom chunks or more, in no more than CommonShare of its chunks.
+func (e *Engine) rareSynonyms(ctx context.Context, syn []string) ([]string, error) {
+	if len(syn) == 0 {
+		return nil, nil
+	}
+	total, df, err := e.idx.TermDocs(ctx, syn)
+	if err != nil {
+		return nil, err
+	}
+	limit := total
+	if total >= e.opts.PruneFrom {
+		limit = int(e.opts.CommonShare * float64(total))
+	}
+	var out []string
+	for _, w := range syn {
+		if n := df[w]; n > 0 && n <= limit {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 func hasLetter(s string) bool {
