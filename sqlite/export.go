@@ -2,10 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"coderag/core"
 	"coderag/core/ingest"
@@ -69,10 +67,7 @@ func (db *DB) ExportSource(ctx context.Context, name string, file func(ingest.Ex
 			}
 			var v []float32
 			if len(blob) > 0 {
-				v = make([]float32, len(blob)/4)
-				for i := range v {
-					v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
-				}
+				v = chunkrow.Floats(blob)
 			}
 			f.Chunks, f.Vectors = append(f.Chunks, c), append(f.Vectors, v)
 		}

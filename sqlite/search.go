@@ -533,40 +533,15 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 
 // bestChunks returns, for each of the files ids (those whose chunks the
 // filter where admits), the primary key of its chunk that ranks first
-// against the FTS5 expression best. The chunk list is ranked alone and
-// matched to the files here: joining it to chunks in SQL would read a
-// chunk row for every chunk in the index that matches.
+// against the FTS5 expression best. Only the candidate files' chunks are
+// ranked: the unary + keeps the rowid test out of FTS5's plan (driving
+// FTS5 by rowid reloads the doclists for every row), and without ORDER BY
+// rank FTS5 does not score every match in the index first; rank and the
+// file are read for the rows that pass the test alone, and the best of
+// each file is picked here.
 func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args []any) ([]any, error) {
-	rows, err := db.query(ctx, `SELECT c.pk, c.file_id FROM chunks c WHERE c.file_id IN (`+in+`)`+where,
-		append(append([]any{}, ids...), args...)...)
-	if err != nil {
-		return nil, db.wrap("read file hits from", err)
-	}
-	fileOf := map[int64]int64{}
-	files := map[int64]bool{}
-	for rows.Next() {
-		var pk, fid int64
-		if err := rows.Scan(&pk, &fid); err != nil {
-			rows.Close()
-			return nil, db.wrap("read file hits from", err)
-		}
-		fileOf[pk] = fid
-		files[fid] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, db.wrap("read file hits from", err)
-	}
-	if len(fileOf) == 0 {
-		return nil, nil
-	}
-	// Only the candidate files' chunks are ranked: the unary + keeps the
-	// rowid test out of FTS5's plan (driving FTS5 by rowid reloads the
-	// doclists for every row), and without ORDER BY rank FTS5 does not
-	// score every match in the index first; rank is computed for the rows
-	// that pass the test alone, and they are sorted here.
-	rows, err = db.query(ctx, `SELECT rowid, rank FROM fts_code WHERE fts_code MATCH ?
-		AND +rowid IN (SELECT c.pk FROM chunks c WHERE c.file_id IN (`+in+`)`+where+`)`,
+	rows, err := db.query(ctx, `SELECT rowid, rank, (SELECT file_id FROM chunks WHERE pk = fts_code.rowid) FROM fts_code
+		WHERE fts_code MATCH ? AND +rowid IN (SELECT c.pk FROM chunks c WHERE c.file_id IN (`+in+`)`+where+`)`,
 		append(append([]any{best}, ids...), args...)...)
 	if err != nil {
 		return nil, db.bm25Error(best, err)
@@ -575,14 +550,10 @@ func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args 
 	best1 := map[int64]int64{} // file -> its best chunk
 	rank1 := map[int64]float64{}
 	for rows.Next() {
-		var pk int64
+		var pk, fid int64
 		var rank float64
-		if err := rows.Scan(&pk, &rank); err != nil {
+		if err := rows.Scan(&pk, &rank, &fid); err != nil {
 			return nil, db.wrap("read file hits from", err)
-		}
-		fid, ok := fileOf[pk]
-		if !ok {
-			continue
 		}
 		if r, seen := rank1[fid]; !seen || rank < r || rank == r && pk < best1[fid] {
 			best1[fid], rank1[fid] = pk, rank

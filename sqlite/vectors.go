@@ -3,16 +3,15 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 
 	"coderag/core"
 	"coderag/core/embed"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 // insQuantSQL writes a chunk's int8 vector (quantize) for the fast KNN
@@ -207,9 +206,7 @@ func (db *DB) LoadModel(ctx context.Context, tokens []string) (*embed.Model, err
 		}
 		toks = append(toks, t)
 		idf = append(idf, float32(w))
-		for i := 0; i < len(blob); i += 4 {
-			vecs = append(vecs, math.Float32frombits(binary.LittleEndian.Uint32(blob[i:])))
-		}
+		vecs = append(vecs, chunkrow.Floats(blob)...)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.wrap("load model from", err)

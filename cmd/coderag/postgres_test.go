@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"coderag/core"
+	"coderag/core/graph"
 	"coderag/sqlite"
 	"coderag/sqlite/postgres"
 	"coderag/sqlite/postgres/pgtest"
@@ -53,12 +54,17 @@ func pgState(t *testing.T, dsn string) (map[string]int, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return per, edgeKeys(g)
+}
+
+// edgeKeys are a graph's edges as sorted keys.
+func edgeKeys(g *graph.Graph) []string {
 	var edges []string
 	for _, e := range g.Edges {
 		edges = append(edges, edgeKey(e.Source, e.Target, e.Type, e.Method, e.Path))
 	}
 	slices.Sort(edges)
-	return per, edges
+	return edges
 }
 
 // pgOwners is the service each chunk is owned by or mentions, by chunk.
@@ -406,12 +412,7 @@ func fileEdges(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var edges []string
-	for _, e := range g.Edges {
-		edges = append(edges, edgeKey(e.Source, e.Target, e.Type, e.Method, e.Path))
-	}
-	slices.Sort(edges)
-	return edges
+	return edgeKeys(g)
 }
 
 // TestPostgresSameSource: a crawl of a source another crawler is writing

@@ -343,8 +343,6 @@ func set(ws []string) map[string]bool {
 	return m
 }
 
-// minSpan is the length of the shortest window of positions holding one
-// occurrence of every word in pos.
 // proximity is how close together a chunk's matched query words stand:
 // over every number m ≥ 2 of distinct words, the shortest window holding m
 // of them gives m/window (at most 1), scaled by the share m of the matched
@@ -352,35 +350,34 @@ func set(ws []string) map[string]bool {
 // of a log line at the other end of a method) costs its share, not the
 // whole score.
 func proximity(pos map[string][]int) float64 {
+	// The words' positions in order, sorted once for every m.
+	var all []occurrence
+	w := 0
+	for _, ps := range pos {
+		for _, p := range ps {
+			all = append(all, occurrence{p, w})
+		}
+		w++
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
 	best := 0.0
 	for m := len(pos); m >= 2; m-- {
 		share := float64(m) / float64(len(pos))
 		if share <= best {
 			break
 		}
-		best = max(best, share*math.Min(1, float64(m)/float64(minSpanOf(pos, m))))
+		best = max(best, share*math.Min(1, float64(m)/float64(minSpan(all, len(pos), m))))
 	}
 	return best
 }
 
-// minSpan is the length of the shortest window of positions that holds
-// every word of pos.
-func minSpan(pos map[string][]int) int { return minSpanOf(pos, len(pos)) }
+// occurrence is a matched word (its index) at a position.
+type occurrence struct{ at, word int }
 
-// minSpanOf is the length of the shortest window of positions that holds
-// need distinct words of pos.
-func minSpanOf(pos map[string][]int, need int) int {
-	type occ struct{ at, word int }
-	var all []occ
-	w := 0
-	for _, ps := range pos {
-		for _, p := range ps {
-			all = append(all, occ{p, w})
-		}
-		w++
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
-	count := make([]int, len(pos))
+// minSpan is the length of the shortest window of the sorted occurrences
+// all (of words distinct words) that holds need distinct words.
+func minSpan(all []occurrence, words, need int) int {
+	count := make([]int, words)
 	have, best, lo := 0, math.MaxInt, 0
 	for _, o := range all {
 		if count[o.word] == 0 {

@@ -305,7 +305,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	var lists [][]core.Hit
 	if !e.opts.NoBM25 {
-		p, err := e.plan(ctx, Terms(parsed.Text))
+		p, err := e.plan(ctx, Terms(parsed.Text), synonymWords(parsed.Text))
 		if err != nil {
 			if denseCh != nil {
 				<-denseCh
@@ -327,45 +327,22 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 				continue
 			}
 			todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
-				var hits []core.Hit
-				var err error
-				if p.estimate > e.opts.FocusFrom {
-					hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
-				}
-				if err == nil && len(hits) < depth {
-					hits, err = e.idx.BM25(ctx, index, match, depth, f)
-				}
-				return hits, err
+				return e.bm25(ctx, index, match, p.estimate, depth, f)
 			}})
 		}
 		// Synonyms: the query's words and the words of software work that
-		// name the same things (stem.go), for chunks that say "uri" where
-		// the question says "connection string"; a list of its own so that
-		// it weighs less than the query's own words.
-		// In a large index, synonyms as common as the plan's dropped terms
-		// are left out, and the high-weight columns are searched first, as
-		// for the other lists: they would make FTS5 score most chunks.
-		syn, err := e.rareSynonyms(ctx, synonymWords(parsed.Text))
-		if err != nil {
-			if denseCh != nil {
-				<-denseCh
-			}
-			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
-		}
-		if len(syn) > 0 && !p.and {
+		// name the same things (stem.go), for chunks that say "postgres"
+		// where the question says "database"; a list of its own so that it
+		// weighs less than the query's own words. The plan keeps the
+		// synonyms the index holds and, in a large index, not those as
+		// common as its dropped terms.
+		if len(p.synonyms) > 0 && !p.and {
 			if match := matchTerms(p.terms, "code", false); match != "" {
-				for _, w := range syn {
+				for _, w := range p.synonyms {
 					match += " OR " + quote(w)
 				}
 				todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
-					var hits []core.Hit
-					var err error
-					if p.estimate > e.opts.FocusFrom {
-						hits, err = e.idx.BM25(ctx, "code", "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
-					}
-					if err == nil && len(hits) < depth {
-						hits, err = e.idx.BM25(ctx, "code", match, depth, f)
-					}
+					hits, err := e.bm25(ctx, "code", match, p.estimate, depth, f)
 					for i := range hits {
 						for j := range hits[i].Lists {
 							hits[i].Lists[j].List = "bm25-synonyms"
@@ -434,6 +411,22 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	res.Hits, res.Took = hits, time.Since(start)
 	return res, nil
+}
+
+// bm25 runs one BM25 list. A query estimated to match more than FocusFrom
+// chunks searches the high-weight columns (symbol, path, scope) first and
+// all columns only when that finds fewer than depth hits: FTS5 scores
+// every match.
+func (e *Engine) bm25(ctx context.Context, index, match string, estimate, depth int, f core.Filter) ([]core.Hit, error) {
+	var hits []core.Hit
+	var err error
+	if estimate > e.opts.FocusFrom {
+		hits, err = e.idx.BM25(ctx, index, "{symbol_name file_path context_prefix} : ("+match+")", depth, f)
+	}
+	if err == nil && len(hits) < depth {
+		hits, err = e.idx.BM25(ctx, index, match, depth, f)
+	}
+	return hits, err
 }
 
 // dense embeds the query and runs KNN. A query the embedder cannot embed
@@ -573,6 +566,9 @@ type queryPlan struct {
 	estimate int // chunks the query may match, from document frequencies
 	// idf are the inverse document frequencies of the query's words.
 	idf map[string]float64
+	// synonyms are the synonyms of the query's words worth a list (see
+	// plan).
+	synonyms []string
 }
 
 // plan decides how to search each term. An identifier is looked up by its
@@ -580,8 +576,10 @@ type queryPlan struct {
 // and, in a large index, the rarest subword is not common. In an index of
 // PruneFrom chunks or more, terms found in more than CommonShare of the
 // chunks are dropped when rarer terms remain (stop words count as common);
-// when every term is that common, all are kept and AND-ed.
-func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
+// when every term is that common, all are kept and AND-ed. Of synonyms,
+// it keeps those the index holds and, in such an index, no more common
+// than that.
+func (e *Engine) plan(ctx context.Context, terms, synonyms []string) (queryPlan, error) {
 	var qp queryPlan
 	words := make([][]string, len(terms))
 	whole := make([][]string, len(terms))
@@ -594,7 +592,7 @@ func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
 		all = append(all, words[i]...)
 		all = append(all, whole[i]...)
 	}
-	total, df, err := e.idx.TermDocs(ctx, all)
+	total, df, err := e.idx.TermDocs(ctx, append(all, synonyms...))
 	if err != nil {
 		return qp, err
 	}
@@ -607,6 +605,11 @@ func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
 	}
 	large := total >= e.opts.PruneFrom
 	limit := int(e.opts.CommonShare * float64(total))
+	for _, w := range synonyms {
+		if n := df[w]; n > 0 && (!large || n <= limit) {
+			qp.synonyms = append(qp.synonyms, w)
+		}
+	}
 	rare := func(ws []string) bool { // a phrase is no more frequent than its rarest word
 		for _, w := range ws {
 			if df[w] <= limit {
@@ -651,32 +654,9 @@ func (e *Engine) plan(ctx context.Context, terms []string) (queryPlan, error) {
 		}
 	}
 	if len(qp.terms) == 0 {
-		return queryPlan{terms: common, and: true, estimate: commonEst, idf: qp.idf}, nil
+		return queryPlan{terms: common, and: true, estimate: commonEst, idf: qp.idf, synonyms: qp.synonyms}, nil
 	}
 	return qp, nil
-}
-
-// rareSynonyms are the synonyms found in the index and, in an index of
-// PruneFrom chunks or more, in no more than CommonShare of its chunks.
-func (e *Engine) rareSynonyms(ctx context.Context, syn []string) ([]string, error) {
-	if len(syn) == 0 {
-		return nil, nil
-	}
-	total, df, err := e.idx.TermDocs(ctx, syn)
-	if err != nil {
-		return nil, err
-	}
-	limit := total
-	if total >= e.opts.PruneFrom {
-		limit = int(e.opts.CommonShare * float64(total))
-	}
-	var out []string
-	for _, w := range syn {
-		if n := df[w]; n > 0 && n <= limit {
-			out = append(out, w)
-		}
-	}
-	return out, nil
 }
 
 func hasLetter(s string) bool {

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +10,7 @@ import (
 	"coderag/core"
 	"coderag/core/embed"
 	"coderag/core/ingest"
+	"coderag/sqlite/internal/chunkrow"
 )
 
 var _ ingest.VectorStore = (*DB)(nil)
@@ -163,9 +162,7 @@ func (db *DB) LoadModel(ctx context.Context, tokens []string) (*embed.Model, err
 			return nil, fmt.Errorf("load model from %s: token %q has a vector of %d bytes, want %d", db.name, t, len(blob), 4*dim)
 		}
 		toks, idf = append(toks, t), append(idf, float32(w))
-		for i := 0; i < len(blob); i += 4 {
-			vecs = append(vecs, math.Float32frombits(binary.LittleEndian.Uint32(blob[i:])))
-		}
+		vecs = append(vecs, chunkrow.Floats(blob)...)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, db.wrap("load model from", err)

@@ -1,10 +1,13 @@
 // Package chunkrow is the chunks table's row as both stores (the SQLite
 // file and PostgreSQL) read and write it: the column list, scanning a row
-// into a core.Chunk, and the JSON encoding of its list and map columns.
+// into a core.Chunk, the JSON encoding of its list and map columns, and
+// the float32 encoding of vectors.
 package chunkrow
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math"
 
 	"coderag/core"
 )
@@ -58,4 +61,15 @@ func Map(m map[string]string) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// Floats decodes a vector stored as little-endian float32s (a vector's
+// blob in the SQLite file's vec0 table and the corpus model's rows, bytea
+// in PostgreSQL).
+func Floats(blob []byte) []float32 {
+	v := make([]float32, len(blob)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+	}
+	return v
 }
