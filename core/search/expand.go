@@ -64,7 +64,7 @@ func (e *Engine) expansions(ctx context.Context, text string) ([]string, error) 
 	for i := 0; i+1 < len(words); i++ {
 		a, b := words[i], words[i+1]
 		// A verb and its particle: joining two content words
-		// ("transaction history") finds a service's name everywhere and
+		// ("order history") finds a service's name everywhere and
 		// ranked worse on ../shared/eval (docs/eval.md).
 		if !isWord(a) || !isWord(b) || questionWords[a] || !questionWords[b] {
 			continue

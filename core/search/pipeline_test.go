@@ -107,9 +107,9 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 		t.Errorf("rerank scores %v: the function should beat the doc", scores)
 	}
 	// A chunk of several declarations is the symbol of each of them.
-	decls := core.Chunk{SymbolName: "TransactionValidator, ACCT_REGEX, LOGGER", FilePath: "ledger/TransactionValidator.java",
-		Text: "public class TransactionValidator {\n  static final Pattern ACCT_REGEX = Pattern.compile(\"^[0-9]{10}$\");"}
-	for _, q := range []string{"TransactionValidator", "ACCT_REGEX", "acct_regex"} {
+	decls := core.Chunk{SymbolName: "CouponValidator, CODE_PATTERN, LOGGER", FilePath: "promotions/CouponValidator.java",
+		Text: "public class CouponValidator {\n  static final Pattern CODE_PATTERN = Pattern.compile(\"^[A-Z0-9]{8}$\");"}
+	for _, q := range []string{"CouponValidator", "CODE_PATTERN", "code_pattern"} {
 		w, id := queryWords("what does " + q + " check")
 		if f := Features(decls, w, id); f["symbol"] != 1 {
 			t.Errorf("features of %q for the chunk declaring it = %v, want symbol 1", q, f)
@@ -124,9 +124,9 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 	}
 	// One word far from the others costs its share, not the whole score:
 	// three of four words together beat four words spread out.
-	w, id = queryWords("failed retrieve balance ledger")
-	together := core.Chunk{Text: "log.error(failed to retrieve balance) " + strings.Repeat("filler ", 80) + " ledger"}
-	spread := core.Chunk{Text: "failed " + strings.Repeat("filler ", 20) + " retrieve " + strings.Repeat("filler ", 20) + " balance ledger"}
+	w, id = queryWords("failed reserve stock warehouse")
+	together := core.Chunk{Text: "log.error(failed to reserve stock) " + strings.Repeat("filler ", 80) + " warehouse"}
+	spread := core.Chunk{Text: "failed " + strings.Repeat("filler ", 20) + " reserve " + strings.Repeat("filler ", 20) + " stock warehouse"}
 	pt, ps := Features(together, w, id)["proximity"], Features(spread, w, id)["proximity"]
 	if pt <= ps || math.Abs(pt-0.75) > 1e-9 {
 		t.Errorf("proximity of three words together and one far = %v (want 3/4: three adjacent words of four), of four spread = %v", pt, ps)

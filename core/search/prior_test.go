@@ -22,7 +22,7 @@ func TestFilePrior(t *testing.T) {
 		{"tests directory", core.Chunk{FilePath: "tests/e2e/checkout.py"}, "checkout flow", 0.6, "test code"},
 		// A Locust load test or a k6 script is test code wherever it
 		// lives; asking about Locust lifts it.
-		{"locust file", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"json", "locust"}}, "what happens when money is sent", 0.6, "test code"},
+		{"locust file", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"json", "locust"}}, "how is an invoice emailed", 0.6, "test code"},
 		{"locust asked for", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"locust"}}, "which locust tasks run", 1, ""},
 		{"k6 script", core.Chunk{FilePath: "perf/checkout.js", Imports: []string{"k6/http", "k6"}}, "checkout latency", 0.6, "test code"},
 		{"unittest submodule", core.Chunk{FilePath: "app/helpers.py", Imports: []string{"unittest.mock"}}, "helpers", 0.6, "test code"},

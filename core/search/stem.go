@@ -53,7 +53,7 @@ var synonymGroups = [][]string{
 	{"retry", "retries", "retrying", "backoff", "attempt", "attempts"},
 	{"cache", "cached", "caching", "redis", "memcached", "valkey"},
 	{"queue", "queues", "broker", "rabbitmq", "amqp", "kafka", "nats", "sqs", "servicebus", "pubsub"},
-	{"database", "postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongo", "sql", "sqlite", "cosmos", "documentdb"},
+	{"database", "postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongo", "sql", "sqlite"},
 	{"webserver", "nginx", "apache", "httpd", "caddy"},
 	{"proxy", "gateway", "nginx", "envoy", "ingress"},
 	{"replica", "replicas", "instances", "scale", "autoscale", "hpa"},
