@@ -21,7 +21,7 @@ export CGO_CFLAGS  := -O2 -g -I$(CURDIR)/sqlite/internal/cext/sqlite3h -I$(MATTN
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real tune model fuzz clean deps
+.PHONY: all build run test vet fmt-check check-deps tapes demo bench eval eval-real tune model fuzz clean deps pgvector
 
 all: build
 
@@ -82,6 +82,12 @@ demo: build $(VHS)
 
 # Micro benchmarks run for the usual second; the store benchmarks build
 # 10k/100k-chunk databases and time their own loops, so they run once.
+# pgvector builds the pgvector extension (from the Go module proxy) into
+# the local PostgreSQL server, for the store's HNSW path and its tests
+# (needs root; they skip without it).
+pgvector:
+	GO=$(GO) sqlite/postgres/install-pgvector.sh
+
 bench: build
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/ ./sqlite/postgres/

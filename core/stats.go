@@ -50,12 +50,15 @@ type Stats struct {
 	SchemaVersion int
 	Embedder      EmbedderInfo
 	Vectors       int
-	Sources       []SourceStats
-	Files         int
-	Chunks        int
-	ByCorpus      map[CorpusType]int
-	ByLanguage    map[string]int
-	ByRepo        map[string]int
+	// VectorIndex says how a vector search finds its candidates, and why
+	// not the faster way when one is missing.
+	VectorIndex string
+	Sources     []SourceStats
+	Files       int
+	Chunks      int
+	ByCorpus    map[CorpusType]int
+	ByLanguage  map[string]int
+	ByRepo      map[string]int
 	// What code analysis found: server routes, outbound calls by kind,
 	// and symbol references.
 	Routes int

@@ -17,6 +17,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		Path:          db.path,
 		SchemaVersion: SchemaVersion(),
 		Embedder:      db.Embedder(),
+		VectorIndex:   "sign-bit pages in memory, int8 rescoring (sqlite-vec vec0 holds the float vectors)",
 		ByCorpus:      map[core.CorpusType]int{},
 		ByLanguage:    map[string]int{},
 		ByRepo:        map[string]int{},

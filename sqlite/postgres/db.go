@@ -59,8 +59,9 @@ type DB struct {
 
 	mu        sync.Mutex
 	embedder  core.EmbedderInfo
-	dirtySeen string  // the graph_dirty mark GraphDirty saw (graph.go)
-	linking   []int64 // the unlinked files GraphDirty saw
+	ann       annState // pgvector's HNSW index (ann.go)
+	dirtySeen string   // the graph_dirty mark GraphDirty saw (graph.go)
+	linking   []int64  // the unlinked files GraphDirty saw
 }
 
 // IsDSN reports whether s names a PostgreSQL database (postgres:// or
@@ -104,6 +105,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, err
 	}
 	if err := db.readEmbedder(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := db.detectANN(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -231,6 +236,14 @@ func (db *DB) Embedder() core.EmbedderInfo {
 // built with another embedder or dimension is refused with
 // core.ErrEmbedderMismatch naming both.
 func (db *DB) UseEmbedder(ctx context.Context, e core.EmbedderInfo) error {
+	if err := db.useEmbedder(ctx, e); err != nil {
+		return err
+	}
+	return db.ensureANN(ctx, e.Dim)
+}
+
+// useEmbedder is UseEmbedder without the vector index.
+func (db *DB) useEmbedder(ctx context.Context, e core.EmbedderInfo) error {
 	if e.ID == "" || e.Dim <= 0 || e.Dim > 8192 {
 		return fmt.Errorf("use embedder %q with dimension %d on %s: invalid embedder", e.ID, e.Dim, db.name)
 	}

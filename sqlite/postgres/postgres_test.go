@@ -39,6 +39,7 @@ func TestContract(t *testing.T) {
 // Hamming pass returns (a filter that admits everything), on more vectors
 // than the candidate count; and a replace reloads the bits.
 func TestKNNCacheMatchesSQL(t *testing.T) {
+	t.Setenv(annEnv, "off") // the sign bits, not pgvector, pick candidates
 	ctx := context.Background()
 	db := openTest(t)
 	const dim, n = 96, 900
@@ -53,33 +54,7 @@ func TestKNNCacheMatchesSQL(t *testing.T) {
 		}
 		return v
 	}
-	write := func() {
-		w, err := db.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/acme", Name: "acme"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gate := scrub.New(scrub.Options{})
-		for f := 0; f < n/10; f++ {
-			var chunks []embed.Chunk
-			path := fmt.Sprintf("f%03d.go", f)
-			for j := 0; j < 10; j++ {
-				text := fmt.Sprintf("func f%d_%d() {}", f, j)
-				c := core.Chunk{ID: core.ChunkID("acme/"+path, j*100, j*100+len(text)), SourceURI: "acme/" + path, ByteStart: j * 100,
-					ByteEnd: j*100 + len(text), LineStart: j + 1, LineEnd: j + 1, Corpus: core.CodeLogic, Text: text, FilePath: path, RepoName: "acme", Language: "go"}
-				cc, err := gate.Clean(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				chunks = append(chunks, embed.Chunk{Clean: cc, Vector: vec()})
-			}
-			if err := w.WriteFile(ctx, core.File{Path: path, Language: "go", Corpus: core.CodeLogic}, "h", chunks); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func() { writeSource(t, db, "acme", n/10, vec) }
 	ids := func(hits []core.Hit) []string {
 		var out []string
 		for _, h := range hits {

@@ -166,6 +166,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		Path:          db.name,
 		SchemaVersion: schemaVersion,
 		Embedder:      db.Embedder(),
+		VectorIndex:   db.annDescription(),
 		ByCorpus:      map[core.CorpusType]int{},
 		ByLanguage:    map[string]int{},
 		ByRepo:        map[string]int{},

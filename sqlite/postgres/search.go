@@ -466,15 +466,16 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	return hits, nil
 }
 
-// knnCandidates is how many candidates per wanted hit the Hamming pass
-// keeps for exact rescoring (at least 400).
+// knnCandidates is how many candidates per wanted hit the Hamming pass,
+// or the HNSW search, keeps for exact rescoring (at least 400).
 const knnCandidates = 8
 
 // KNN returns the k chunks whose vectors are nearest (cosine) to v, best
-// first, filters applied: the sign bits pick candidates by Hamming
-// distance (in memory without filters, in PostgreSQL with them), their
-// float vectors rank them exactly here. An
-// index of at most max(8k, 400) vectors is thus ranked exactly.
+// first, filters applied: pgvector's HNSW index (when there is one, for
+// an unfiltered search) or the sign bits (by Hamming distance, in memory
+// without filters, in PostgreSQL with them) pick candidates, their
+// float vectors rank them exactly here. Through the sign bits, an index
+// of at most max(8k, 400) vectors is thus ranked exactly.
 func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	if k <= 0 {
 		return nil, nil
@@ -485,7 +486,16 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	n := max(knnCandidates*k, 400)
 	var q string
 	var a args
-	if f.Empty() {
+	var rows pgx.Rows
+	if f.Empty() && db.annDim() == len(v) {
+		// Candidates from pgvector's HNSW index (ann.go).
+		r, done, err := db.annCandidates(ctx, v, n)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		rows = r
+	} else if f.Empty() {
 		// Candidates from the sign bits in memory.
 		c, err := db.signs(ctx, len(v))
 		if err != nil {
@@ -498,15 +508,19 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		q = `SELECT v.chunk_pk, v.vec FROM vectors v JOIN chunks c ON c.pk = v.chunk_pk WHERE true` + where +
 			` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(n)
 	}
-	rows, err := db.pool.Query(ctx, q, a...)
-	if err != nil {
-		return nil, db.wrap("search vectors in", err)
+	if rows == nil {
+		r, err := db.pool.Query(ctx, q, a...)
+		if err != nil {
+			return nil, db.wrap("search vectors in", err)
+		}
+		rows = r
 	}
 	type cand struct {
 		pk  int64
 		cos float64
 	}
 	var cands []cand
+	seen := map[int64]bool{}
 	qn := norm(v)
 	for rows.Next() {
 		var pk int64
@@ -515,7 +529,10 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 			rows.Close()
 			return nil, db.wrap("read vectors from", err)
 		}
-		cands = append(cands, cand{pk, cosine(v, qn, raw)})
+		if !seen[pk] {
+			seen[pk] = true
+			cands = append(cands, cand{pk, cosine(v, qn, raw)})
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -534,7 +551,7 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	for i, c := range cands {
 		pks[i] = c.pk
 	}
-	rows, err = db.pool.Query(ctx, `SELECT `+chunkrow.Cols+`, c.pk FROM chunks c WHERE c.pk = ANY($1::bigint[])`, pks)
+	rows, err := db.pool.Query(ctx, `SELECT `+chunkrow.Cols+`, c.pk FROM chunks c WHERE c.pk = ANY($1::bigint[])`, pks)
 	if err != nil {
 		return nil, db.wrap("read vector hits from", err)
 	}

@@ -205,9 +205,15 @@ func (db *DB) WriteVectors(ctx context.Context, vs []embed.Vector) error {
 		return fmt.Errorf("write vectors to %s: no embedder recorded; call UseEmbedder first", db.name)
 	}
 	var b pgx.Batch
+	ann := db.annDim() == e.Dim
 	for _, v := range vs {
 		if len(v.Vec) != e.Dim {
 			return fmt.Errorf("write vectors to %s: chunk %d has dimension %d, the index %d (%s)", db.name, v.PK, len(v.Vec), e.Dim, e.ID)
+		}
+		if ann {
+			b.Queue(`INSERT INTO vectors(chunk_pk, vec, bits, emb) SELECT pk, $2, $3::bit varying, $4::vector FROM chunks WHERE pk = $1
+				ON CONFLICT (chunk_pk) DO NOTHING`, v.PK, floatBytes(v.Vec), signBits(v.Vec), vectorText(v.Vec))
+			continue
 		}
 		b.Queue(`INSERT INTO vectors(chunk_pk, vec, bits) SELECT pk, $2, $3::bit varying FROM chunks WHERE pk = $1
 			ON CONFLICT (chunk_pk) DO NOTHING`, v.PK, floatBytes(v.Vec), signBits(v.Vec))
@@ -226,6 +232,7 @@ func (db *DB) WriteVectors(ctx context.Context, vs []embed.Vector) error {
 	return db.bumpVectors(ctx)
 }
 
-// UpdateVectorIndex does nothing: the vectors table is its own index (the
-// Hamming pass reads it directly).
-func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error { return nil }
+// UpdateVectorIndex fills pgvector's column for vectors written without
+// it (ann.go); without pgvector it does nothing, the vectors table being
+// its own index (the Hamming pass reads it directly).
+func (db *DB) UpdateVectorIndex(ctx context.Context, added []int64) error { return db.fillANN(ctx) }

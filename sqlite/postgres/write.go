@@ -322,6 +322,7 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	// Their facts, audits, vectors and documents, in another.
 	var rest pgx.Batch
 	dim := s.db.Embedder().Dim
+	ann := dim > 0 && s.db.annDim() == dim // fill pgvector's column too (ann.go)
 	var symbols, texts []string
 	for i, ec := range chunks {
 		c, pk := ec.Clean.Chunk(), pks[i]
@@ -335,6 +336,8 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 		}
 		kv, keep := s.kept[c.ID]
 		switch {
+		case len(ec.Vector) == 0 && keep && kv.sum == embed.TextSum(c.ContextPrefix, c.Text) && ann && len(kv.vec) == 4*dim:
+			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits, emb) VALUES ($1, $2, $3::bit varying, $4::vector)`, pk, kv.vec, kv.bits, vectorText(chunkrow.Floats(kv.vec)))
 		case len(ec.Vector) == 0 && keep && kv.sum == embed.TextSum(c.ContextPrefix, c.Text):
 			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`, pk, kv.vec, kv.bits)
 		case len(ec.Vector) == 0:
@@ -342,6 +345,8 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			return fmt.Errorf("write chunk %s: %s has no embedder recorded; call UseEmbedder first", where, s.db.name)
 		case len(ec.Vector) != dim:
 			return fmt.Errorf("write chunk %s: vector has dimension %d, %s expects %d", where, len(ec.Vector), s.db.name, dim)
+		case ann:
+			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits, emb) VALUES ($1, $2, $3::bit varying, $4::vector)`, pk, floatBytes(ec.Vector), signBits(ec.Vector), vectorText(ec.Vector))
 		default:
 			rest.Queue(`INSERT INTO vectors(chunk_pk, vec, bits) VALUES ($1, $2, $3::bit varying)`, pk, floatBytes(ec.Vector), signBits(ec.Vector))
 		}
