@@ -89,6 +89,9 @@ func TestFilterOnlyAndMistypedFilters(t *testing.T) {
 		{[]string{"service:chekout redis"}, `did you mean checkout`},
 		{[]string{"repo:platfrom", "redis"}, `no repo "platfrom" in the index (did you mean platform?)`},
 		{[]string{"service:zzzzzz"}, `no service "zzzzzz" in the index`},
+		{[]string{"  "}, `the query is empty`},
+		{[]string{"lang:cobol", "redis"}, `no language "cobol" in the index (it holds `},
+		{[]string{"--lang", "pyhton", "redis"}, `(did you mean python?)`},
 	} {
 		code, _, stderr := coderag(t, append([]string{"query", "--db", db}, tt.args...)...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {

@@ -212,6 +212,10 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 	if err := positiveInt("limit", o.k); err != nil {
 		return err
 	}
+	full := strings.TrimSpace(text + " " + o.filterText())
+	if full == "" {
+		return usagef("the query is empty: give words to search for, or a filter (service:cart) to list")
+	}
 	ctx := cmd.Context()
 	env, err := openSearch(ctx, *o.db, &o.embed, &o.rerank)
 	if err != nil {
@@ -219,7 +223,6 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 	}
 	defer env.db.Close()
 	warn := env.warn
-	full := strings.TrimSpace(text + " " + o.filterText())
 	res, err := env.eng.Search(ctx, search.Query{Text: full, K: o.k})
 	if err != nil {
 		return err

@@ -42,14 +42,15 @@ type Lister interface {
 }
 
 // FilterValuer is an Index that knows the values of a filter field
-// ("service", "repo"), so that a mistyped one is an error with
+// ("service", "repo", "language"), so that a mistyped one is an error with
 // suggestions instead of no results.
 type FilterValuer interface {
 	FilterValues(ctx context.Context, field string) ([]string, error)
 }
 
-// checkFilterValues refuses service and repo filters that name nothing in
-// the index, suggesting the closest names. Search asks only when a query
+// checkFilterValues refuses service, repo and language filters that name
+// nothing in the index, suggesting the closest names (or, for a short
+// list, all of them). Search asks only when a query
 // found nothing, so a filter costs no extra query on the way to results.
 func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filter) error {
 	fv, ok := e.idx.(FilterValuer)
@@ -59,7 +60,7 @@ func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filt
 	for _, c := range []struct {
 		field string
 		vals  []string
-	}{{"service", f.Service}, {"repo", f.Repo}} {
+	}{{"service", f.Service}, {"repo", f.Repo}, {"language", f.Language}} {
 		if len(c.vals) == 0 {
 			continue
 		}
@@ -76,6 +77,8 @@ func (e *Engine) checkFilterValues(ctx context.Context, text string, f core.Filt
 				msg += " (did you mean " + strings.Join(near, ", ") + "?)"
 			} else if len(known) == 0 {
 				msg += " (no chunk belongs to a " + c.field + ")"
+			} else if len(known) <= 20 {
+				msg += " (it holds " + strings.Join(known, ", ") + ")"
 			}
 			return fmt.Errorf("query %q: %w: %s", text, core.ErrBadQuery, msg)
 		}

@@ -81,9 +81,9 @@ func (db *DB) List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error
 // FilterValues returns the distinct values a filter field ("service" or
 // "repo") has in the index, sorted.
 func (db *DB) FilterValues(ctx context.Context, field string) ([]string, error) {
-	col := map[string]string{"service": "service_name", "repo": "repo_name"}[field]
+	col := map[string]string{"service": "service_name", "repo": "repo_name", "language": "language"}[field]
 	if col == "" {
-		return nil, fmt.Errorf("filter values: unknown field %q (want service or repo)", field)
+		return nil, fmt.Errorf("filter values: unknown field %q (want service, repo or language)", field)
 	}
 	rows, err := db.pool.Query(ctx, `SELECT DISTINCT `+col+` FROM chunks WHERE `+col+` <> '' ORDER BY 1`)
 	if err != nil {
