@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -303,6 +304,13 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 	// left out.
 	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", nodes))+st.dim("  n↑ depend on it, n↓ it depends on"))
 	ix := g.Index(0)
+	var names []string
+	for _, s := range g.Services {
+		if s.Kind != graph.KindUnresolved {
+			names = append(names, s.Name)
+		}
+	}
+	nameW := colWidth(22, 40, names)
 	for _, s := range g.Services {
 		if s.Kind == graph.KindUnresolved {
 			continue
@@ -312,28 +320,37 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 		if s.Directory != "" {
 			place += "/" + s.Directory
 		}
-		fmt.Fprintf(w, "  %-22s %-9s %-32s %-11s %2d↑ %2d↓\n", s.Name, s.Kind, place, s.Language, up, down)
+		fmt.Fprintf(w, "  %-*s %-9s %-32s %-11s %2d↑ %2d↓\n", nameW, s.Name, s.Kind, place, s.Language, up, down)
 	}
 	deps, unresolved, entry, topics := g.Partition()
+	// One set of column widths for every edge table, so they line up.
+	var srcs, dsts, labels []string
+	for _, e := range g.Edges {
+		srcs, dsts, labels = append(srcs, e.Source), append(dsts, e.Target), append(labels, graphviz.EdgeLabel(e))
+	}
+	srcW, dstW, labelW := colWidth(16, 30, srcs), colWidth(18, 30, dsts), colWidth(24, 60, labels)
+	printEdge := func(e graph.Edge) {
+		fmt.Fprintf(w, "  %-*s -> %-*s %-*s %.2f  %s\n", srcW, e.Source, dstW, e.Target, labelW, graphviz.EdgeLabel(e), e.Confidence, st.dim(evidenceText(e)))
+	}
 	section := func(title string, edges []graph.Edge) {
 		if len(edges) == 0 {
 			return
 		}
 		fmt.Fprintln(w, st.bold(fmt.Sprintf("\n%s (%d)", title, len(edges))))
 		for _, e := range edges {
-			fmt.Fprintf(w, "  %-16s -> %-18s %-38s %.2f  %s\n", e.Source, e.Target, graphviz.EdgeLabel(e), e.Confidence, st.dim(evidenceText(e)))
+			printEdge(e)
 		}
 	}
 	fmt.Fprintln(w, st.bold(fmt.Sprintf("\nedges (%d)", len(deps))))
 	for _, e := range deps {
-		fmt.Fprintf(w, "  %-16s -> %-18s %-38s %.2f  %s\n", e.Source, e.Target, graphviz.EdgeLabel(e), e.Confidence, st.dim(evidenceText(e)))
+		printEdge(e)
 	}
 	section("entry points", entry)
 	section("message flow through topics", topics)
 	if len(unresolved) > 0 {
 		fmt.Fprintln(w, st.bold(fmt.Sprintf("\nunresolved (%d)", len(unresolved))))
 		for _, e := range unresolved {
-			fmt.Fprintf(w, "  %-16s -> %-18s %-30s %s\n    %s\n", e.Source, e.Target, graphviz.EdgeLabel(e), st.dim(evidenceText(e)), e.Via)
+			fmt.Fprintf(w, "  %-*s -> %-*s %-*s %s\n    %s\n", srcW, e.Source, dstW, e.Target, labelW, graphviz.EdgeLabel(e), st.dim(evidenceText(e)), e.Via)
 		}
 	}
 	return nil
@@ -404,6 +421,11 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 		return nil
 	}
 	fmt.Fprintf(w, "%s: %s\n", st.bold(v.title), plural(len(v.hops), "service", "services"))
+	var names, labels []string
+	for _, h := range v.hops {
+		names, labels = append(names, h.Service), append(labels, graphviz.EdgeLabel(h.Edge))
+	}
+	nameW, labelW := colWidth(18, 30, names), colWidth(24, 60, labels)
 	last := 0
 	for _, h := range v.hops {
 		if h.Depth != last && o.pathTo == "" {
@@ -414,7 +436,7 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 		if h.From != name {
 			via = "via " + h.From
 		}
-		fmt.Fprintf(w, "  %-18s %-38s %-16s %s\n", h.Service, graphviz.EdgeLabel(h.Edge), via, st.dim(evidenceText(h.Edge)))
+		fmt.Fprintf(w, "  %-*s %-*s %-16s %s\n", nameW, h.Service, labelW, graphviz.EdgeLabel(h.Edge), via, st.dim(evidenceText(h.Edge)))
 	}
 	return nil
 }
@@ -439,9 +461,24 @@ func other(e graph.Edge, name string) string {
 
 func printHops(w io.Writer, st textStyles, title string, hops []graph.Hop) {
 	fmt.Fprintln(w, st.bold(title))
+	var names, labels []string
 	for _, h := range hops {
-		fmt.Fprintf(w, "  %-18s %-38s %.2f  %s\n", h.Service, graphviz.EdgeLabel(h.Edge), h.Edge.Confidence, st.dim(evidenceText(h.Edge)))
+		names, labels = append(names, h.Service), append(labels, graphviz.EdgeLabel(h.Edge))
 	}
+	nameW, labelW := colWidth(18, 30, names), colWidth(24, 60, labels)
+	for _, h := range hops {
+		fmt.Fprintf(w, "  %-*s %-*s %.2f  %s\n", nameW, h.Service, labelW, graphviz.EdgeLabel(h.Edge), h.Edge.Confidence, st.dim(evidenceText(h.Edge)))
+	}
+}
+
+// colWidth is the width of a text column: its longest value's, at least
+// least and at most most (a longer value pushes its own line only).
+func colWidth(least, most int, vals []string) int {
+	w := least
+	for _, v := range vals {
+		w = max(w, min(most, utf8.RuneCountInString(v)))
+	}
+	return w
 }
 
 func printRoutes(w io.Writer, st textStyles, g *graph.Graph, name string) error {
