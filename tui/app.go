@@ -545,7 +545,8 @@ func (m *Model) statusLine() string {
 	case m.statsErr != nil:
 		parts = append(parts, "error: "+m.statsErr.Error())
 	case m.stats != nil:
-		parts = append(parts, fmt.Sprintf("%s chunks · %d sources · %d services", thousands(m.stats.Chunks), len(m.stats.Sources), m.stats.Services))
+		parts = append(parts, fmt.Sprintf("%s %s · %d %s · %d %s", thousands(m.stats.Chunks), pluralWord(m.stats.Chunks, "chunk", "chunks"),
+			len(m.stats.Sources), pluralWord(len(m.stats.Sources), "source", "sources"), m.stats.Services, pluralWord(m.stats.Services, "service", "services")))
 		if r := m.stats.LastRun; r != nil {
 			parts = append(parts, "crawled "+ago(m.opts.Now().Sub(r.Finished))+" ago")
 		}

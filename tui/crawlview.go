@@ -173,7 +173,7 @@ func (v *crawlView) key(k KeyMap, msg tea.KeyPressMsg) {
 func (v *crawlView) title() string {
 	switch {
 	case v.running:
-		return fmt.Sprintf("running · %d sources", len(v.sources))
+		return fmt.Sprintf("running · %d %s", len(v.sources), pluralWord(len(v.sources), "source", "sources"))
 	case v.sum != nil && v.err != nil:
 		return "failed: " + v.err.Error()
 	case v.sum != nil:

@@ -83,7 +83,7 @@ func DefaultKeyMap() KeyMap {
 		Blast:     key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blast radius")),
 		Incidents: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "incidents")),
 		Neighbors: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "neighbours")),
-		Deeper:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "depth")),
+		Deeper:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "more depth")),
 		Shallower: key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "less depth")),
 	}
 	for i, t := range typeFilters {
