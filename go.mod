@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
 	github.com/google/go-cmp v0.7.0
+	golang.org/x/text v0.41.0
 )
 
 require (
@@ -145,7 +146,6 @@ require (
 	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.5 // indirect
 	gopkg.in/ini.v1 v1.67.0 // indirect

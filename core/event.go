@@ -25,7 +25,7 @@ type EventKind string
 const (
 	EventProgress    EventKind = "progress"     // counters moved
 	EventSkip        EventKind = "skip"         // a file was not indexed; Path and Reason say which and why
-	EventWarning     EventKind = "warning"      // a file was indexed as plain text; Reason says why
+	EventWarning     EventKind = "warning"      // a file was indexed with a caveat (as plain text, decoded, cut); Reason says which
 	EventError       EventKind = "error"        // a file or source failed; Err says why, the crawl goes on
 	EventSourceStart EventKind = "source_start" // a source begins
 	EventSourceDone  EventKind = "source_done"  // a source was committed

@@ -294,8 +294,9 @@ func TestBadInputIsSkippedWithReasons(t *testing.T) {
 	var sum struct {
 		Kind    string `json:"kind"`
 		Sources []struct {
-			Files   int `json:"files"`
-			Skipped []struct{ Path, Reason string }
+			Files    int `json:"files"`
+			Skipped  []struct{ Path, Reason string }
+			Warnings []struct{ Path, Reason string }
 		} `json:"sources"`
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.Kind != "summary" {
@@ -306,18 +307,25 @@ func TestBadInputIsSkippedWithReasons(t *testing.T) {
 		reasons[s.Path] = s.Reason
 	}
 	for path, want := range map[string]string{
-		"src/latin1.go": "not valid UTF-8",
-		"src/elf.go":    "binary content",
-		"src/huge.sql":  "larger than the size limit (50.0 MB > 2.0 MB)",
-		"src/loop":      "symlink",
-		"src/cycle":     "symlink",
+		"src/elf.go":   "binary content",
+		"src/huge.sql": "larger than the size limit (50.0 MB > 2.0 MB)",
+		"src/loop":     "symlink",
+		"src/cycle":    "symlink",
 	} {
 		if !strings.Contains(reasons[path], want) {
 			t.Errorf("skip reason of %s = %q, want %q", path, reasons[path], want)
 		}
 	}
-	if sum.Sources[0].Files != 1 {
-		t.Errorf("indexed %d files, want 1", sum.Sources[0].Files)
+	// Latin-1 is read as Windows-1252 and indexed, with a warning.
+	warned := false
+	for _, w := range sum.Sources[0].Warnings {
+		warned = warned || w.Path == "src/latin1.go" && strings.Contains(w.Reason, "not valid UTF-8 (first bad byte on line 2): read as Windows-1252")
+	}
+	if !warned {
+		t.Errorf("no warning for src/latin1.go: %+v", sum.Sources[0].Warnings)
+	}
+	if sum.Sources[0].Files != 2 {
+		t.Errorf("indexed %d files, want 2 (main.go, latin1.go)", sum.Sources[0].Files)
 	}
 	// Every event line is JSON too.
 	for _, l := range lines {

@@ -2,6 +2,7 @@ package discover
 
 import (
 	"bytes"
+	"golang.org/x/text/encoding/charmap"
 	"path"
 	"regexp"
 	"strconv"
@@ -322,4 +323,24 @@ func shebangLanguage(data []byte) string {
 		return "ruby"
 	}
 	return ""
+}
+
+// DecodeLegacy reads text that is not valid UTF-8 as Windows-1252 (the
+// superset of Latin-1 that legacy Western source files are written in),
+// so that a file with one accented comment is indexed instead of lost.
+// It returns the UTF-8 text and a note naming the first bad line for the
+// crawl's warnings; ok is false for valid UTF-8 and for what Inspect
+// skips anyway (UTF-16, binary content). Text in another legacy encoding
+// comes out garbled outside ASCII, which holds the code's identifiers.
+func DecodeLegacy(data []byte) (text []byte, note string, ok bool) {
+	line, valid := firstInvalidUTF8(data)
+	if valid || bytes.IndexByte(data, 0) >= 0 ||
+		len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return nil, "", false
+	}
+	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
+	if err != nil {
+		return nil, "", false
+	}
+	return out, "not valid UTF-8 (first bad byte on line " + strconv.Itoa(line) + "): read as Windows-1252", true
 }

@@ -85,7 +85,6 @@ func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
 	want := map[string]string{
 		"secret.go":     "unreadable: permission denied",
 		"bin.go":        "binary content",
-		"latin1.py":     "not valid UTF-8 (first bad byte on line 1)",
 		"node_modules/": "dependencies (directory not descended)",
 	}
 	for p, r := range want {
@@ -93,17 +92,28 @@ func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
 			t.Errorf("skip reason of %s = %q, want %q", p, reasons[p], r)
 		}
 	}
-	if ss.Files != 3 {
-		t.Errorf("indexed %d files, want 3 (main.go, svc.yaml, runbook.md)", ss.Files)
+	if ss.Files != 4 {
+		t.Errorf("indexed %d files, want 4 (main.go, latin1.py, svc.yaml, runbook.md)", ss.Files)
 	}
-	if ss.Chunks[core.CodeDeploy] != 1 || ss.Chunks[core.DocRunbook] != 1 || ss.Chunks[core.CodeLogic] != 2 { // main.go: header + function
+	// latin1.py is not UTF-8: read as Windows-1252, with a warning.
+	warned := false
+	for _, e := range events {
+		warned = warned || e.Kind == core.EventWarning && e.Path == "latin1.py" && strings.Contains(e.Reason, "not valid UTF-8 (first bad byte on line 1): read as Windows-1252")
+	}
+	if !warned {
+		t.Errorf("no warning that latin1.py was read as Windows-1252: %+v", events)
+	}
+	if res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: "café"}); err != nil || len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Chunk.Text, "# café") {
+		t.Errorf("search café: %v, %v", res.Hits, err)
+	}
+	if ss.Chunks[core.CodeDeploy] != 1 || ss.Chunks[core.DocRunbook] != 1 || ss.Chunks[core.CodeLogic] != 3 { // main.go: header + function; latin1.py
 		t.Errorf("chunks by corpus = %v", ss.Chunks)
 	}
 	st, err := db.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Files != 3 || st.Sources[0].Skipped != 4 || st.LastRun.Status != "ok" || st.LastRun.Skipped != 4 {
+	if st.Files != 4 || st.Sources[0].Skipped != 3 || st.LastRun.Status != "ok" || st.LastRun.Skipped != 3 {
 		t.Errorf("stats = files %d, skipped %d, run %+v", st.Files, st.Sources[0].Skipped, st.LastRun)
 	}
 	// The runbook's e-mail address was scrubbed before it reached the index.
@@ -125,7 +135,7 @@ func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
 			last = e
 		}
 	}
-	if kinds[core.EventSourceStart] != 1 || kinds[core.EventSourceDone] != 1 || kinds[core.EventSkip] != 4 {
+	if kinds[core.EventSourceStart] != 1 || kinds[core.EventSourceDone] != 1 || kinds[core.EventSkip] != 3 || kinds[core.EventWarning] != 1 {
 		t.Errorf("event kinds = %v", kinds)
 	}
 	if last.FilesDone != last.FilesTotal || last.FilesTotal != 6 {

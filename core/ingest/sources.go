@@ -233,6 +233,10 @@ func (r *sourceReader) process(f core.File) fileResult {
 	f.Corpus = r.corpus(f)
 	ext := strings.ToLower(path.Ext(f.Path))
 	var doc *extract.Doc
+	// The hash is the file's, even when its text is decoded (incremental
+	// crawls compare the file's bytes with it).
+	sum := sha256.Sum256(data)
+	legacy := "" // a note when the text was decoded from a legacy encoding
 	if f.Corpus == core.DocGoogle && ext == ".docx" {
 		d, err := extract.DOCX(data)
 		if err != nil {
@@ -241,6 +245,9 @@ func (r *sourceReader) process(f core.File) fileResult {
 		}
 		doc, f.Language = &d, "docx"
 	} else {
+		if text, note, ok := discover.DecodeLegacy(data); ok {
+			data, legacy = text, note
+		}
 		var why string
 		f, why = discover.Inspect(f, data)
 		f.Corpus = r.corpus(f)
@@ -258,7 +265,6 @@ func (r *sourceReader) process(f core.File) fileResult {
 		}
 	}
 	res.file = f
-	sum := sha256.Sum256(data)
 	res.hash = hex.EncodeToString(sum[:])
 	res.bytes = int64(len(data))
 	base := core.Chunk{
@@ -321,6 +327,9 @@ func (r *sourceReader) process(f core.File) fileResult {
 			raw = chunk.Window(string(data), base, c.opts.Window)
 		}
 		chunk.AddEnvRefs(raw, f.Language)
+	}
+	if legacy != "" {
+		res.warning = strings.TrimSuffix(legacy+"; "+res.warning, "; ")
 	}
 	raw, res.warning = capChunks(raw, c.maxChunks(), res.warning)
 	return r.clean(res, raw, people...)
