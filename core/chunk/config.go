@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -130,7 +131,13 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 			return c.fallback(src, base, ""), ""
 		}
 		if err != nil {
-			return c.fallback(src, base, "does not parse: "+err.Error()), "indexed as text: " + err.Error()
+			msg := err.Error()
+			if base.Language == "json" {
+				// JSON is read with the YAML parser (its superset); the
+				// JSON parser says what is wrong in JSON's terms.
+				msg = jsonError(src, msg)
+			}
+			return c.fallback(src, base, "does not parse: "+msg), "indexed as text: " + msg
 		}
 		b := &builder{c: c, src: src, base: base}
 		ls := lineStarter(src)
@@ -259,4 +266,22 @@ func (c *Chunker) xmlElements(src []byte, base core.Chunk) Result {
 	}
 	b.cover()
 	return Result{Chunks: b.chunks}
+}
+
+// jsonError describes why src is not JSON, with the line, or returns
+// fallback when encoding/json accepts it (JSON5-ish input the YAML parser
+// refused for its own reasons).
+func jsonError(src []byte, fallback string) string {
+	var v any
+	err := json.Unmarshal(src, &v)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return fallback
+	case errors.As(err, &se):
+		off := min(int(se.Offset), len(src))
+		return fmt.Sprintf("json: line %d: %v", bytes.Count(src[:off], []byte("\n"))+1, se)
+	default:
+		return "json: " + err.Error()
+	}
 }
