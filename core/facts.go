@@ -249,8 +249,8 @@ type CallAt struct {
 // to the argument a caller passed, to the configuration that holds it.
 type Binding struct {
 	// Kind is "field" (Type.Field is set to the value, or to parameter
-	// Index of Func) or "arg" (Func is called with the value as argument
-	// Index).
+	// Index of Func), "arg" (Func is called with the value as argument
+	// Index) or BindParam.
 	Kind  string `json:"kind"`
 	Type  string `json:"type,omitempty"`
 	Field string `json:"field,omitempty"`
@@ -267,6 +267,8 @@ type Binding struct {
 	Config  string `json:"config,omitempty"`
 	Default string `json:"default,omitempty"`
 	Line    int    `json:"line"`
+	// End is the last line of Func, for a BindParam (Line is its first).
+	End int `json:"end,omitempty"`
 }
 
 // BindEnv is the Kind of a Binding that records an environment variable a
@@ -283,6 +285,13 @@ const BindEnv = "env"
 // variable it is assigned to. The service graph fills the placeholders
 // from the service's environment.
 const BindAddress = "address"
+
+// BindParam is the Kind of a Binding that records a constructor's
+// parameter: Field is its name, Index its place in Func's parameters. A
+// call whose address is that parameter (http.NewRequest(ctx, "POST", url,
+// nil) inside NewClient(url string)) is traced through it to the
+// arguments callers pass.
+const BindParam = "param"
 
 // BindingAt is a binding with where it was found.
 type BindingAt struct {

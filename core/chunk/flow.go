@@ -25,6 +25,8 @@ func goBindings(root *ts.Node, ev *evaluator) []fact {
 			out = append(out, goLiteral(n, ev)...)
 		case "call_expression":
 			out = append(out, goCtorArgs(n, ev)...)
+		case "function_declaration":
+			out = append(out, goCtorParams(n, ev)...)
 		}
 		for i := uint(0); i < n.NamedChildCount(); i++ {
 			walk(n.NamedChild(i), depth+1)
@@ -134,6 +136,31 @@ func setValue(b *core.Binding, v value) {
 	b.Value, b.Origin, b.Env, b.Config, b.Default = strings.TrimSpace(v.text), v.origin, v.env, v.config, v.def
 }
 
+// isCtor reports whether name is a constructor's: New and a capital.
+func isCtor(name string) bool {
+	return strings.HasPrefix(name, "New") && len(name) >= 4 && name[3] >= 'A' && name[3] <= 'Z'
+}
+
+// goCtorParams records the parameters of a constructor (New...), so that
+// a call whose address is one of them can be traced to what callers pass.
+func goCtorParams(n *ts.Node, ev *evaluator) []fact {
+	nm := n.ChildByFieldName("name")
+	body := n.ChildByFieldName("body")
+	if nm == nil || body == nil || !isCtor(nm.Utf8Text(ev.src)) {
+		return nil
+	}
+	name, params := enclosingFunc(body, ev.src)
+	var out []fact
+	for i, p := range params {
+		if p == "_" {
+			continue
+		}
+		out = append(out, fact{at: n.StartByte(), binding: &core.Binding{Kind: core.BindParam, Func: name, Field: p, Index: i,
+			Line: int(n.StartPosition().Row) + 1, End: int(n.EndPosition().Row) + 1}})
+	}
+	return out
+}
+
 // goCtorArgs records the arguments of calls to constructors (New...).
 func goCtorArgs(n *ts.Node, ev *evaluator) []fact {
 	f := n.ChildByFieldName("function")
@@ -149,7 +176,7 @@ func goCtorArgs(n *ts.Node, ev *evaluator) []fact {
 			name = fld.Utf8Text(ev.src)
 		}
 	}
-	if !strings.HasPrefix(name, "New") || len(name) < 4 || name[3] < 'A' || name[3] > 'Z' {
+	if !isCtor(name) {
 		return nil
 	}
 	var out []fact

@@ -72,10 +72,11 @@ type builder struct {
 	// ownerAt indexes owners by repository and directory.
 	ownerAt map[[2]string]string
 	env     map[string][]envSource
-	config  map[string][]envSource    // settings files (appsettings.json) by service
-	routes  map[string][]route        // by service, with their path segments
-	clients map[string][]core.CallAt  // client registrations by service
-	binds   map[string][]core.Binding // field and argument bindings by service
+	config  map[string][]envSource      // settings files (appsettings.json) by service
+	routes  map[string][]route          // by service, with their path segments
+	clients map[string][]core.CallAt    // client registrations by service
+	binds   map[string][]core.Binding   // field and argument bindings by service
+	params  map[string][]core.BindingAt // constructors' parameters by service, with their files
 	// grpcByChunk are the gRPC calls of each chunk (dials and clients).
 	grpcByChunk map[string][]core.CallAt
 	edges       map[string]*Edge
@@ -155,6 +156,12 @@ func Build(in Input) *Graph {
 	for _, bd := range in.Bindings {
 		if s := b.ownerOf(bd.Repo, bd.File); s != "" {
 			b.binds[s] = append(b.binds[s], bd.Binding)
+			if bd.Kind == core.BindParam {
+				if b.params == nil {
+					b.params = map[string][]core.BindingAt{}
+				}
+				b.params[s] = append(b.params[s], bd)
+			}
 		}
 	}
 	b.deployEdges()

@@ -210,8 +210,11 @@ func (b *builder) originOf(src string, c core.CallAt) origin {
 // cfg.DatabaseURL) through the service's field and constructor bindings:
 // c.base of a CartClient was set from parameter 0 of NewCartClient, which
 // main passes cfg.CartURL, which configFromEnv sets to
-// envOr("CART_URL", "http://cart:8080").
-func (b *builder) trace(src, expr string, types []string, depth int) (origin, string, bool) {
+// envOr("CART_URL", "http://cart:8080"). An expression that is a
+// parameter of the constructor the call is made in (at, the call's file
+// and line; nil when tracing an argument) is traced to the arguments its
+// callers pass.
+func (b *builder) trace(src, expr string, types []string, at *core.CallAt, depth int) (origin, string, bool) {
 	if depth > 4 {
 		return origin{}, "", false
 	}
@@ -223,31 +226,47 @@ func (b *builder) trace(src, expr string, types []string, depth int) (origin, st
 	if field == "" || strings.ContainsAny(field, "()[] +") {
 		return origin{}, "", false
 	}
+	// args follows parameter index of fn to the arguments callers pass.
+	args := func(step, fn string, index int) (origin, string, bool) {
+		for _, arg := range b.binds[src] {
+			if arg.Kind != "arg" || arg.Func != fn || arg.Index != index {
+				continue
+			}
+			call := fmt.Sprintf("%s(%s)", arg.Func, arg.Expr)
+			if o, ok := bindingOrigin(arg); ok {
+				return o, step + " <- " + call, true
+			}
+			if o, via, ok := b.trace(src, arg.Expr, nil, nil, depth+1); ok {
+				return o, step + " <- " + call + " <- " + via, true
+			}
+		}
+		return origin{}, "", false
+	}
 	for _, bd := range b.binds[src] {
 		if bd.Kind != "field" || bd.Field != field || len(types) > 0 && !contains(types, bd.Type) {
 			continue
 		}
 		step := bd.Type + "." + bd.Field
 		if bd.Param != "" {
-			for _, arg := range b.binds[src] {
-				if arg.Kind != "arg" || arg.Func != bd.Func || arg.Index != bd.Index {
-					continue
-				}
-				call := fmt.Sprintf("%s(%s)", arg.Func, arg.Expr)
-				if o, ok := bindingOrigin(arg); ok {
-					return o, step + " <- " + call, true
-				}
-				if o, via, ok := b.trace(src, arg.Expr, nil, depth+1); ok {
-					return o, step + " <- " + call + " <- " + via, true
-				}
+			if o, via, ok := args(step, bd.Func, bd.Index); ok {
+				return o, via, true
 			}
 			continue
 		}
 		if o, ok := bindingOrigin(bd); ok {
 			return o, step + " = " + bd.Expr, true
 		}
-		if o, via, ok := b.trace(src, bd.Expr, nil, depth+1); ok {
+		if o, via, ok := b.trace(src, bd.Expr, nil, nil, depth+1); ok {
 			return o, step + " <- " + via, true
+		}
+	}
+	if field == expr && at != nil { // a plain name: a parameter?
+		for _, bd := range b.params[src] {
+			if bd.Field == field && bd.Repo == at.Repo && bd.File == at.File && bd.Line <= at.Line && at.Line <= bd.End {
+				if o, via, ok := args("parameter "+field+" of "+bd.Func, bd.Func, bd.Index); ok {
+					return o, via, true
+				}
+			}
 		}
 	}
 	return origin{}, "", false
@@ -294,7 +313,21 @@ func (b *builder) address(src string, c core.CallAt) (resolved, string) {
 		return resolved{c.Target, "literal in code", 0.95}, ""
 	}
 	o := b.originOf(src, c)
-	traced := ""
+	t, traced, ok := b.traceCall(src, c, o)
+	if ok {
+		o = t
+	}
+	r, why := b.resolveOrigin(src, o)
+	if why == "" && traced != "" {
+		r.via, r.conf = traced+"; "+r.via, round(r.conf*0.95)
+	}
+	return r, why
+}
+
+// traceCall follows the expression a call's address is (c.base, a
+// constructor's parameter) to where it comes from, when o, the call's
+// own origin, is such an expression.
+func (b *builder) traceCall(src string, c core.CallAt, o origin) (origin, string, bool) {
 	expr := ""
 	switch {
 	case strings.HasPrefix(o.base, "expr:"):
@@ -302,20 +335,34 @@ func (b *builder) address(src string, c core.CallAt) (resolved, string) {
 	case o.base == "" && o.env == "" && o.config == "" && o.def == "" && c.Origin == core.FromExpression && strings.HasPrefix(c.Target, "{"):
 		expr = c.Target
 	}
-	if expr != "" {
-		var types []string
-		if strings.HasPrefix(expr, "expr:") && strings.Contains(expr, ".") {
-			types = scopeNames(c.Scope) // c.base: a field of the receiver
-		}
-		if t, via, ok := b.trace(src, expr, types, 0); ok {
-			o, traced = t, "traced "+strings.Trim(strings.TrimPrefix(expr, "expr:"), "{}")+": "+via
+	if expr == "" {
+		return origin{}, "", false
+	}
+	var types []string
+	if strings.HasPrefix(expr, "expr:") && strings.Contains(expr, ".") {
+		types = scopeNames(c.Scope) // c.base: a field of the receiver
+	}
+	t, via, ok := b.trace(src, expr, types, &c, 0)
+	if !ok {
+		return origin{}, "", false
+	}
+	return t, "traced " + strings.Trim(strings.TrimPrefix(expr, "expr:"), "{}") + ": " + via, true
+}
+
+// unresolvedTarget names the unresolved node of a call whose address was
+// not found: after the environment variable or configuration key its
+// expression was traced to (?env:ORDERS_URL rather than ?{ordersURL}),
+// and says how it was traced.
+func (b *builder) unresolvedTarget(src string, c core.CallAt, why string) (string, string) {
+	if o, traced, ok := b.traceCall(src, c, b.originOf(src, c)); ok {
+		switch {
+		case o.env != "":
+			return b.unresolved("env:" + o.env), traced + "; " + why
+		case o.config != "":
+			return b.unresolved("config:" + o.config), traced + "; " + why
 		}
 	}
-	r, why := b.resolveOrigin(src, o)
-	if why == "" && traced != "" {
-		r.via, r.conf = traced+"; "+r.via, round(r.conf*0.95)
-	}
-	return r, why
+	return b.unresolved(rawTarget(c)), why
 }
 
 // genericWords say nothing about which service a name is for.
@@ -601,6 +648,11 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 	r, why := b.address(src, c)
 	method := strings.ToUpper(c.Method)
 	clientPath := c.Target
+	if t := c.Target; strings.HasPrefix(t, "{") && strings.Index(t, "}") == len(t)-1 {
+		// The whole address is an expression ({ledgerURL}): no path of
+		// its own beyond what the address it resolves to holds.
+		clientPath = ""
+	}
 	if isAbsolute(c.Target) {
 		if _, rest, _ := strings.Cut(c.Target, "://"); strings.Contains(rest, "/") {
 			clientPath = "/" + strings.SplitN(strings.SplitN(rest, "/", 2)[1], "?", 2)[0]
@@ -674,7 +726,8 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 			return
 		}
 	}
-	b.addEdge(Edge{Source: src, Target: b.unresolved(rawTarget(c)), Type: EdgeHTTP, Method: method, Path: clientPath,
+	target, why := b.unresolvedTarget(src, c, why)
+	b.addEdge(Edge{Source: src, Target: target, Type: EdgeHTTP, Method: method, Path: clientPath,
 		Confidence: 0, Via: why}, ev)
 }
 
