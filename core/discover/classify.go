@@ -330,12 +330,26 @@ func shebangLanguage(data []byte) string {
 // so that a file with one accented comment is indexed instead of lost.
 // It returns the UTF-8 text and a note naming the first bad line for the
 // crawl's warnings; ok is false for valid UTF-8 and for what Inspect
-// skips anyway (UTF-16, binary content). Text in another legacy encoding
+// skips anyway (UTF-16, binary content) and for bytes that do not look
+// like text in such an encoding: control characters other than
+// whitespace and escape, or more than a tenth of the bytes outside ASCII
+// (compressed or random test data). Text in another legacy encoding
 // comes out garbled outside ASCII, which holds the code's identifiers.
 func DecodeLegacy(data []byte) (text []byte, note string, ok bool) {
 	line, valid := firstInvalidUTF8(data)
-	if valid || bytes.IndexByte(data, 0) >= 0 ||
-		len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+	if valid || len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return nil, "", false
+	}
+	high := 0
+	for _, c := range data {
+		switch {
+		case c >= 0x80:
+			high++
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b:
+			return nil, "", false // NUL and other controls: binary
+		}
+	}
+	if high*10 > len(data) {
 		return nil, "", false
 	}
 	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
