@@ -438,9 +438,15 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	}
 	if len(byFile) < len(files) {
 		// Files whose text matches in no chunk the code expression finds
-		// (stems): their first chunk.
+		// (stems): their first chunk, read for those files only.
+		var missing []int64
+		for _, id := range files {
+			if _, ok := byFile[id]; !ok {
+				missing = append(missing, id)
+			}
+		}
 		var qa args
-		q := `SELECT ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[])` +
+		q := `SELECT DISTINCT ON (c.file_id) ` + chunkrow.Cols + `, c.file_id FROM chunks c WHERE c.file_id = ANY(` + qa.add(missing) + `::bigint[])` +
 			filterSQL(f, &qa) + ` ORDER BY c.file_id, c.byte_start`
 		if err := read(q, qa, byFile); err != nil {
 			return nil, db.wrap("read file hits from", err)
