@@ -829,15 +829,30 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 		b.emit(0, uint(len(src)), meta{symbol: name, kind: kind})
 	}
 	b.cover()
-	// The chart a template belongs to is the folder above templates/.
+	// The chart a template belongs to is the folder above templates/; a
+	// template that deploys one service by a plain name (an umbrella
+	// chart's cart-deployment.yaml) belongs to that service.
 	r := Result{Chunks: b.chunks}
 	if dir := path.Dir(base.FilePath); path.Base(dir) == "templates" && base.ServiceName == "" {
 		if chart := path.Base(path.Dir(dir)); chart != "." && chart != "/" {
-			for i := range b.chunks {
-				b.chunks[i].ServiceName = chart
+			res := helmResources(src, chart)
+			owner := chart
+			owners := map[string]bool{}
+			for _, x := range res {
+				if x.Labels != nil { // a workload or Service named plainly
+					owners[x.Service] = true
+				}
 			}
-			for _, res := range helmResources(src, chart) {
-				attach(&r, res)
+			if len(owners) == 1 {
+				for s := range owners {
+					owner = s
+				}
+			}
+			for i := range b.chunks {
+				b.chunks[i].ServiceName = owner
+			}
+			for _, x := range res {
+				attach(&r, x)
 			}
 		}
 	}
