@@ -50,7 +50,7 @@ func newMCPCmd(io *ioStreams, db *string) *cobra.Command {
 				return err
 			}
 			defer closeFn()
-			return srv.Run(ctx, &mcp.StdioTransport{})
+			return srv.Run(ctx, drainingStdio(os.Stdin, os.Stdout))
 		},
 	}
 	o.embed.register(cmd.Flags(), true)

@@ -137,3 +137,36 @@ func TestMCPStdio(t *testing.T) {
 	defer cs.Close()
 	callAll(t, ctx, cs)
 }
+
+// TestMCPStdioOneShotPipe: a client that writes its requests and closes
+// stdin at once (echo ... | coderag mcp) still gets an answer to each.
+func TestMCPStdioOneShotPipe(t *testing.T) {
+	db := crawlSample(t)
+	cmd := exec.Command(os.Args[0], "mcp", "--db", db)
+	cmd.Env = append(os.Environ(), "CODERAG_AS_BINARY=1")
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"redis cart"}}}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("coderag mcp: %v", err)
+	}
+	ids := map[int]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Result == nil {
+			t.Errorf("not a result: %q (%v)", line, err)
+			continue
+		}
+		ids[m.ID] = true
+	}
+	if !ids[1] || !ids[2] || !ids[3] {
+		t.Errorf("answers to %v, want 1, 2 and 3:\n%s", ids, out)
+	}
+}
