@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -94,19 +93,24 @@ func stem(w string) string {
 	if len(w) < 3 {
 		return w
 	}
-	if s, ok := stems.Load(w); ok {
-		return s.(string)
+	stemMu.RLock()
+	s, ok := stems[w]
+	stemMu.RUnlock()
+	if ok {
+		return s
 	}
-	s := english.Stem(w, false)
-	if stemCount.Add(1) < 500_000 {
-		stems.Store(w, s)
+	s = english.Stem(w, false)
+	stemMu.Lock()
+	if len(stems) < 500_000 {
+		stems[strings.Clone(w)] = s
 	}
+	stemMu.Unlock()
 	return s
 }
 
 var (
-	stems     sync.Map
-	stemCount atomic.Int64
+	stemMu sync.RWMutex
+	stems  = map[string]string{}
 )
 
 // PostgreSQL's limits on a tsvector: positions up to 16383, 256 positions
@@ -128,52 +132,113 @@ type field struct {
 // (positions continue across fields, weights mark the field) and the
 // number of tokens it holds (the BM25 document length).
 func (a analyzer) tsvector(fields ...field) (string, int) {
-	type entry struct {
-		pos []string
+	an := make([]analyzed, len(fields))
+	for i, f := range fields {
+		an[i] = analyzed{a.tokens(f.text), f.weight}
 	}
-	lex := map[string]*entry{}
+	return tsvectorOf(an...)
+}
+
+// analyzed is a field's tokens with its weight class.
+type analyzed struct {
+	toks   []token
+	weight byte
+}
+
+// stemmed turns code tokens into the docs analyzer's (Porter2 stems),
+// their positions moved on by off: the file's document reuses its chunks'
+// code tokens instead of tokenizing their text again.
+func stemmed(toks []token, off int) []token {
+	out := make([]token, len(toks))
+	for i, t := range toks {
+		out[i] = token{stem(t.text), t.pos + off}
+	}
+	return out
+}
+
+// lastPos is the position of the last of toks, 0 when there are none.
+func lastPos(toks []token) int {
+	if len(toks) == 0 {
+		return 0
+	}
+	return toks[len(toks)-1].pos
+}
+
+// tsvectorOf builds the text form of the tsvector of analyzed fields
+// (positions continue across fields, weights mark the field) and the
+// number of tokens it holds.
+func tsvectorOf(fields ...analyzed) (string, int) {
+	// Positions are packed as position << 8 | weight, one slice per
+	// lexeme, so that a chunk's thousands of positions are not thousands
+	// of small strings.
+	idx := map[string]int{}
+	var keys []string
+	var pos [][]uint32
 	base, n, size := 0, 0, 0
 	for _, f := range fields {
 		last := 0
-		for _, t := range a.tokens(f.text) {
+		for _, t := range f.toks {
 			n++
 			last = t.pos
 			if len(t.text) > maxLexeme || t.text == "" {
 				continue
 			}
-			e := lex[t.text]
-			if e == nil {
+			i, ok := idx[t.text]
+			if !ok {
 				if size > maxTSVector {
 					continue
 				}
-				e = &entry{}
-				lex[t.text] = e
+				i = len(keys)
+				idx[t.text] = i
+				keys = append(keys, t.text)
+				pos = append(pos, nil)
 				size += len(t.text) + 4
 			}
-			if len(e.pos) < maxPositions && size < maxTSVector {
-				e.pos = append(e.pos, strconv.Itoa(min(base+t.pos, maxPos))+string(f.weight))
+			if len(pos[i]) < maxPositions && size < maxTSVector {
+				pos[i] = append(pos[i], uint32(min(base+t.pos, maxPos))<<8|uint32(f.weight))
 				size += 8
 			}
 		}
 		base += last + 1 // fields are not adjacent for phrases
 	}
-	keys := make([]string, 0, len(lex))
-	for k := range lex {
-		keys = append(keys, k)
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
+	sort.Slice(order, func(x, y int) bool { return keys[order[x]] < keys[order[y]] })
+	b := make([]byte, 0, size+2*len(keys))
+	for j, i := range order {
+		if j > 0 {
+			b = append(b, ' ')
 		}
-		b.WriteString(quoteLexeme(k))
-		if p := lex[k].pos; len(p) > 0 {
-			b.WriteByte(':')
-			b.WriteString(strings.Join(p, ","))
+		b = appendLexeme(b, keys[i])
+		for k, p := range pos[i] {
+			if k == 0 {
+				b = append(b, ':')
+			} else {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(p>>8), 10)
+			b = append(b, byte(p))
 		}
 	}
-	return b.String(), n
+	return string(b), n
+}
+
+// appendLexeme appends the quoted form of a lexeme (quoteLexeme).
+func appendLexeme(b []byte, s string) []byte {
+	b = append(b, '\'')
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			b = append(b, '\'', '\'')
+		case '\\':
+			b = append(b, '\\', '\\')
+		default:
+			b = append(b, s[i])
+		}
+	}
+	return append(b, '\'')
 }
 
 // quoteLexeme quotes a lexeme for the text form of a tsvector or tsquery.

@@ -292,13 +292,16 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	}
 	// The chunks, in one round trip.
 	var rows pgx.Batch
-	for _, ec := range chunks {
+	textToks := make([][]token, len(chunks)) // each chunk's text as code tokens, for the file's document
+	for i, ec := range chunks {
 		if !ec.Clean.Valid() {
 			return fmt.Errorf("write %s/%s: chunk did not pass the scrub gate", s.src.Name, f.Path)
 		}
 		c := ec.Clean.Chunk()
 		fields := []field{{c.SymbolName, 'A'}, {c.FilePath, 'B'}, {c.ContextPrefix, 'C'}, {c.Text, 'D'}}
-		codeTSV, codeLen := codeText.tsvector(fields...)
+		textToks[i] = codeText.tokens(c.Text)
+		codeTSV, codeLen := tsvectorOf(analyzed{codeText.tokens(c.SymbolName), 'A'}, analyzed{codeText.tokens(c.FilePath), 'B'},
+			analyzed{codeText.tokens(c.ContextPrefix), 'C'}, analyzed{textToks[i], 'D'})
 		proseTSV, proseLen := proseText.tsvector(fields...)
 		rows.Queue(insChunkSQL, c.ID, s.sourceID, fileID, c.SourceURI, c.ByteStart, c.ByteEnd,
 			c.LineStart, c.LineEnd, string(c.Corpus), c.Text, c.ContextPrefix, c.Language, c.SymbolName,
@@ -323,7 +326,8 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 	var rest pgx.Batch
 	dim := s.db.Embedder().Dim
 	ann := dim > 0 && s.db.annDim() == dim // fill pgvector's column too (ann.go)
-	var symbols, texts []string
+	var symbols []string
+	var fileToks []token // the file's text as the docs analyzer's tokens: the chunks' code tokens, stemmed
 	for i, ec := range chunks {
 		c, pk := ec.Clean.Chunk(), pks[i]
 		where := fmt.Sprintf("%s:%d-%d", c.SourceURI, c.LineStart, c.LineEnd)
@@ -356,12 +360,14 @@ func (s *SourceTx) WriteFile(ctx context.Context, f core.File, hash string, chun
 			rest.Queue(`INSERT INTO docs(source_id, chunk_pk, tsv, len) VALUES ($1, $2, $3::tsvector, $4)`, s.sourceID, pk, tsv, n)
 		} else {
 			symbols = append(symbols, c.SymbolName)
-			texts = append(texts, c.Text)
+			fileToks = append(fileToks, stemmed(textToks[i], lastPos(fileToks))...)
 		}
 		s.chunks[c.Corpus]++
 	}
-	if len(texts) > 0 {
-		tsv, n := docText.tsvector(field{f.Path, 'A'}, field{strings.Join(symbols, " "), 'B'}, field{strings.Join(texts, "\n"), 'D'})
+	if len(symbols) > 0 {
+		// As docText.tsvector of the path, the symbols and the chunks'
+		// texts joined by newlines, without tokenizing the texts again.
+		tsv, n := tsvectorOf(analyzed{docText.tokens(f.Path), 'A'}, analyzed{docText.tokens(strings.Join(symbols, " ")), 'B'}, analyzed{fileToks, 'D'})
 		rest.Queue(`INSERT INTO docs(source_id, file_id, tsv, len) VALUES ($1, $2, $3::tsvector, $4)`, s.sourceID, fileID, tsv, n)
 	}
 	if rest.Len() > 0 {
