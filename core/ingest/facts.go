@@ -107,8 +107,9 @@ func FactsShape(chunks []embed.Chunk) (shape string, positions []FactPos) {
 	return hex.EncodeToString(h.Sum(nil)[:16]), positions
 }
 
-// stripLines sets every "line" of a decoded JSON tree to 0, visiting
-// objects' keys in sorted order, and reports each line it had.
+// stripLines sets every "line" (and a constructor parameter's "end") of a
+// decoded JSON tree to 0, visiting objects' keys in sorted order, and
+// reports each line it had.
 func stripLines(v any, line func(int)) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -118,7 +119,7 @@ func stripLines(v any, line func(int)) any {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			if k == "line" {
+			if k == "line" || k == "end" {
 				if n, ok := v[k].(float64); ok {
 					line(int(n))
 				}
