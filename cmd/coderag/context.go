@@ -93,7 +93,7 @@ func newContextCmd(io *ioStreams, db *string) *cobra.Command {
   coderag context --budget 2000 --format markdown "how are carts stored"
   coderag context "include:docs/architecture.md symbol:CartStore what breaks if redis is down"`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && o.diff == "" && o.gitRange == "" {
+			if strings.TrimSpace(strings.Join(args, " ")) == "" && o.diff == "" && o.gitRange == "" {
 				return usagef("context needs a QUESTION, --diff FILE or --git RANGE")
 			}
 			return nil

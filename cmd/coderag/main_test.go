@@ -353,6 +353,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"query", "--db", "/nonexistent/x.db", "foo"}, 1, "run coderag crawl first"},
 		{[]string{"stats", "--db", "/nonexistent/x.db"}, 1, "no index"},
 		{[]string{"query", "-k", "0", "x"}, 2, "--limit must be positive"},
+		{[]string{"context", " "}, 2, "context needs a QUESTION"},
 		{[]string{"nosuchcommand"}, 2, "unknown command"},
 		{[]string{"stats", "extra"}, 2, "unknown command \"extra\""},
 	}
