@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,7 +41,8 @@ func lockFile(path string) (*os.File, string, error) {
 	}
 	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, "", fmt.Errorf("crawl lock %s: %w", path, err)
+		// The first thing a crawl writes: say what it was for.
+		return nil, "", fmt.Errorf("open the index %s for writing: %w", path, unwrapPath(err))
 	}
 	if crawlLocks.files == nil {
 		crawlLocks.files, crawlLocks.held = map[string]*os.File{}, map[string]bool{}
@@ -168,4 +170,14 @@ func CrawlAlive(path string) bool {
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return false
+}
+
+// unwrapPath drops the *fs.PathError around err, whose path the message
+// names already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
