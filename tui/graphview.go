@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -375,6 +376,12 @@ func (v *graphView) serviceList(st Styles, w, h int) string {
 	if v.cursor >= v.offset+h {
 		v.offset = v.cursor - h + 1
 	}
+	// The counts line up in columns as wide as the largest of each.
+	upW, downW := 1, 1
+	for _, n := range v.names {
+		up, down := v.ix.Degree(n)
+		upW, downW = max(upW, len(strconv.Itoa(up))), max(downW, len(strconv.Itoa(down)))
+	}
 	var lines []string
 	for i := v.offset; i < len(v.names) && i < v.offset+h; i++ {
 		s := v.g.Service(v.names[i])
@@ -383,7 +390,7 @@ func (v *graphView) serviceList(st Styles, w, h int) string {
 			what = s.Kind
 		}
 		up, down := v.ix.Degree(s.Name)
-		deg := fmt.Sprintf("%d↑ %d↓", up, down)
+		deg := fmt.Sprintf("%*d↑ %*d↓", upW, up, downW, down)
 		nameW := max(w-len(what)-lipgloss.Width(deg)-3, 6)
 		if len(s.Name) > nameW {
 			// The name tells services apart; the language is in the
