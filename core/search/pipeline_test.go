@@ -360,3 +360,25 @@ func TestPathPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestRerankerSemanticFeature: the shipped model's cosine is a feature
+// when its weight is set: a question scores a chunk on its topic above an
+// unrelated one with no word in common, and not at all at weight 0.
+func TestRerankerSemanticFeature(t *testing.T) {
+	q := "how are uploaded files compressed before they are written to disk"
+	on := core.Chunk{FilePath: "storage/archive.go", SymbolName: "WriteArchive",
+		Text: "// WriteArchive gzips the blob and stores it.\nfunc WriteArchive(w io.Writer, blob []byte) error {\n\tzw := gzip.NewWriter(w)\n\tdefer zw.Close()\n\t_, err := zw.Write(blob)\n\treturn err\n}"}
+	off := core.Chunk{FilePath: "billing/invoice.go", SymbolName: "TotalDue",
+		Text: "// TotalDue sums the invoice lines with tax.\nfunc TotalDue(lines []Line, tax float64) float64 {\n\tvar s float64\n\tfor _, l := range lines {\n\t\ts += l.Amount\n\t}\n\treturn s * (1 + tax)\n}"}
+	_, feats, err := BuiltinReranker{Features: map[string]float64{"semantic": 1}}.Rerank(context.Background(), q, []core.Hit{{Chunk: on}, {Chunk: off}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if feats[0]["semantic"] <= feats[1]["semantic"] {
+		t.Errorf("semantic feature: %v for the archive writer, %v for the invoice total", feats[0]["semantic"], feats[1]["semantic"])
+	}
+	_, feats, _ = BuiltinReranker{Features: map[string]float64{"coverage": 1}}.Rerank(context.Background(), q, []core.Hit{{Chunk: on}})
+	if _, ok := feats[0]["semantic"]; ok {
+		t.Error("semantic feature computed at weight 0")
+	}
+}

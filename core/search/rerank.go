@@ -15,6 +15,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/embed"
 )
 
 // Reranker scores candidate hits against the query; higher is better.
@@ -130,6 +131,16 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 	idf := idfFrom(ctx)
 	phrases := quotedPhrases(query)
 	compounds := compoundTokens(query)
+	// The shipped model's opinion, whatever the index's embedder: the
+	// cosine of the question and the chunk, which knows what doc comments
+	// say about code.
+	var sem *embed.Static
+	var qv []float32
+	if weights["semantic"] > 0 {
+		if m, err := embed.Shipped(); err == nil {
+			sem, qv = m, m.Embed(query)
+		}
+	}
 	for i, h := range hits {
 		key := query + "\x00" + h.Chunk.ID
 		if r.Cache != nil {
@@ -171,6 +182,17 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			}
 			if found > 0 {
 				f["exact"] = float64(found) / float64(n)
+			}
+		}
+		if qv != nil {
+			if dv := sem.Embed(embed.DocumentText(embed.Pending{ContextPrefix: h.Chunk.ContextPrefix, Text: h.Chunk.Text})); dv != nil {
+				var dot float64
+				for j := range qv {
+					dot += float64(qv[j]) * float64(dv[j])
+				}
+				if dot > 0 {
+					f["semantic"] = dot
+				}
 			}
 		}
 		if r.Cache != nil {
