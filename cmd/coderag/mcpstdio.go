@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,6 +41,25 @@ type message struct {
 	Method string          `json:"method"`
 }
 
+func (m message) hasID() bool    { return len(m.ID) > 0 && string(m.ID) != "null" }
+func (m message) request() bool  { return m.hasID() && m.Method != "" }
+func (m message) response() bool { return m.hasID() && m.Method == "" }
+
+// wait blocks, with d.mu held, until every request read has an answer
+// written, or drainTimeout has passed.
+func (d *drain) wait() {
+	deadline := time.AfterFunc(drainTimeout, func() {
+		d.mu.Lock()
+		d.answered = d.requests
+		d.cond.Broadcast()
+		d.mu.Unlock()
+	})
+	defer deadline.Stop()
+	for d.answered < d.requests {
+		d.cond.Wait()
+	}
+}
+
 // count calls fn with each complete line of p after what partial holds,
 // and keeps the incomplete end in partial.
 func count(partial *[]byte, p []byte, fn func(message)) {
@@ -66,32 +86,20 @@ type drainReader struct {
 
 func (r *drainReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
+	in := p[:n]
+	if err == io.EOF {
+		in = append(slices.Clone(in), '\n') // a last request without a newline
+	}
 	r.d.mu.Lock()
-	count(&r.partial, p[:n], func(m message) {
-		if len(m.ID) > 0 && string(m.ID) != "null" && m.Method != "" {
+	defer r.d.mu.Unlock()
+	count(&r.partial, in, func(m message) {
+		if m.request() {
 			r.d.requests++
 		}
 	})
 	if err == io.EOF {
-		if len(bytes.TrimSpace(r.partial)) > 0 { // a last request without a newline
-			count(&r.partial, []byte("\n"), func(m message) {
-				if len(m.ID) > 0 && string(m.ID) != "null" && m.Method != "" {
-					r.d.requests++
-				}
-			})
-		}
-		deadline := time.AfterFunc(drainTimeout, func() {
-			r.d.mu.Lock()
-			r.d.answered = r.d.requests
-			r.d.cond.Broadcast()
-			r.d.mu.Unlock()
-		})
-		for r.d.answered < r.d.requests {
-			r.d.cond.Wait()
-		}
-		deadline.Stop()
+		r.d.wait()
 	}
-	r.d.mu.Unlock()
 	return n, err
 }
 
@@ -107,7 +115,7 @@ func (w *drainWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	w.d.mu.Lock()
 	count(&w.partial, p[:n], func(m message) {
-		if len(m.ID) > 0 && string(m.ID) != "null" && m.Method == "" {
+		if m.response() {
 			w.d.answered++
 		}
 	})

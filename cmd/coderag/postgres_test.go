@@ -317,14 +317,29 @@ func TestMigrate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("migrate --json: %v\n%s", err, out)
 	}
-	_, sqliteStats, _ := coderag(t, "stats", "--db", src, "--json")
-	var st struct {
+	// counts reads an index's stats; migrate copies one into another and
+	// returns the copy's.
+	type counts struct {
 		Chunks  int    `json:"chunks"`
 		Vectors int    `json:"vectors"`
 		Files   int    `json:"files"`
 		ID      string `json:"embedder_id"`
 	}
-	json.Unmarshal([]byte(sqliteStats), &st)
+	statsOf := func(db string) counts {
+		_, out, _ := coderag(t, "stats", "--db", db, "--json")
+		var c counts
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatalf("stats of %s: %v", db, err)
+		}
+		return c
+	}
+	migrate := func(from, to string) counts {
+		if code, out, errs := coderag(t, "migrate", "--from", from, "--to", to); code != 0 || !strings.Contains(out, "copied 5 sources") {
+			t.Fatalf("migrate %s to %s: exit %d\n%s\n%s", from, to, code, out, errs)
+		}
+		return statsOf(to)
+	}
+	st := statsOf(src)
 	if sum.Sources != 5 || sum.Chunks != st.Chunks || sum.Vectors != st.Vectors || sum.Files != st.Files || sum.Embedder != st.ID || st.Vectors == 0 {
 		t.Errorf("migrate copied %+v; the file holds %+v", sum, st)
 	}
@@ -346,34 +361,13 @@ func TestMigrate(t *testing.T) {
 		}
 	}
 	// Into another SQLite file.
-	dst := filepath.Join(t.TempDir(), "copy.db")
-	if code, out, errs := coderag(t, "migrate", "--from", src, "--to", dst); code != 0 || !strings.Contains(out, "copied 5 sources") {
-		t.Fatalf("migrate to a file: exit %d\n%s\n%s", code, out, errs)
-	}
-	_, copyStats, _ := coderag(t, "stats", "--db", dst, "--json")
-	var st2 struct {
-		Chunks  int `json:"chunks"`
-		Vectors int `json:"vectors"`
-	}
-	json.Unmarshal([]byte(copyStats), &st2)
-	if st2.Chunks != st.Chunks || st2.Vectors != st.Vectors {
+	if st2 := migrate(src, filepath.Join(t.TempDir(), "copy.db")); st2.Chunks != st.Chunks || st2.Vectors != st.Vectors {
 		t.Errorf("the copied file holds %+v, the original %+v", st2, st)
 	}
 	// Back out of PostgreSQL into a new file: the same counts, graph,
 	// owners and answers as the file it came from.
 	back := filepath.Join(t.TempDir(), "back.db")
-	if code, out, errs := coderag(t, "migrate", "--from", dsn, "--to", back); code != 0 || !strings.Contains(out, "copied 5 sources") {
-		t.Fatalf("migrate from PostgreSQL: exit %d\n%s\n%s", code, out, errs)
-	}
-	_, backStats, _ := coderag(t, "stats", "--db", back, "--json")
-	var st3 struct {
-		Chunks  int    `json:"chunks"`
-		Vectors int    `json:"vectors"`
-		Files   int    `json:"files"`
-		ID      string `json:"embedder_id"`
-	}
-	json.Unmarshal([]byte(backStats), &st3)
-	if st3.Chunks != st.Chunks || st3.Vectors != st.Vectors || st3.Files != st.Files || st3.ID != st.ID {
+	if st3 := migrate(dsn, back); st3.Chunks != st.Chunks || st3.Vectors != st.Vectors || st3.Files != st.Files || st3.ID != st.ID {
 		t.Errorf("the file copied back holds %+v, the original %+v", st3, st)
 	}
 	if edges := fileEdges(t, back); !slices.Equal(edges, goldenEdgeKeys(t)) {

@@ -218,8 +218,10 @@ func (r *sourceReader) process(f core.File) fileResult {
 		res.skip = "unreadable: " + unwrapPathError(err)
 		return res
 	}
+	// The hash is the file's bytes', even when its text is decoded below:
+	// incremental crawls compare them.
+	sum := sha256.Sum256(data)
 	if sf, ok := r.stored[f.Path]; ok {
-		sum := sha256.Sum256(data)
 		if hex.EncodeToString(sum[:]) == sf.Hash {
 			// Same content: the stored modification time is refreshed
 			// so that the next crawl need not read the file.
@@ -233,9 +235,6 @@ func (r *sourceReader) process(f core.File) fileResult {
 	f.Corpus = r.corpus(f)
 	ext := strings.ToLower(path.Ext(f.Path))
 	var doc *extract.Doc
-	// The hash is the file's, even when its text is decoded (incremental
-	// crawls compare the file's bytes with it).
-	sum := sha256.Sum256(data)
 	legacy := "" // a note when the text was decoded from a legacy encoding
 	if f.Corpus == core.DocGoogle && ext == ".docx" {
 		d, err := extract.DOCX(data)

@@ -58,21 +58,9 @@ func (db *DB) ExportSource(ctx context.Context, name string, file func(ingest.Ex
 		if err != nil {
 			return nil, db.wrap(what, err)
 		}
-		for crows.Next() {
-			var blob []byte
-			c, err := chunkrow.Scan(crows, &blob)
-			if err != nil {
-				crows.Close()
-				return nil, db.wrap(what, err)
-			}
-			var v []float32
-			if len(blob) > 0 {
-				v = chunkrow.Floats(blob)
-			}
-			f.Chunks, f.Vectors = append(f.Chunks, c), append(f.Vectors, v)
-		}
+		f.Chunks, f.Vectors, err = chunkrow.ScanWithVectors(crows)
 		crows.Close()
-		if err := crows.Err(); err != nil {
+		if err != nil {
 			return nil, db.wrap(what, err)
 		}
 		if err := readFacts(ctx, tx, f.Chunks); err != nil {

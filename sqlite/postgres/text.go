@@ -225,7 +225,8 @@ func tsvectorOf(fields ...analyzed) (string, int) {
 	return string(b), n
 }
 
-// appendLexeme appends the quoted form of a lexeme (quoteLexeme).
+// appendLexeme appends the quoted form of a lexeme: in single quotes,
+// with quotes doubled and backslashes escaped.
 func appendLexeme(b []byte, s string) []byte {
 	b = append(b, '\'')
 	for i := 0; i < len(s); i++ {
@@ -242,9 +243,7 @@ func appendLexeme(b []byte, s string) []byte {
 }
 
 // quoteLexeme quotes a lexeme for the text form of a tsvector or tsquery.
-func quoteLexeme(s string) string {
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", "''") + "'"
-}
+func quoteLexeme(s string) string { return string(appendLexeme(nil, s)) }
 
 // match is a parsed FTS5 expression of the subset core/search writes:
 // quoted strings (phrases), AND, OR, parentheses and a leading column

@@ -61,11 +61,9 @@ func tsvectorRef(a analyzer, fields ...field) (string, int) {
 	return b.String(), n
 }
 
-// TestTSVectorMatchesReference: for every file of the sample workspace and
-// for edge cases (quotes and backslashes in lexemes, a lexeme past 256
-// positions, text past the size bound), the three analyzers' tsvectors are
-// what the reference implementation builds.
-func TestTSVectorMatchesReference(t *testing.T) {
+// sampleTexts reads every file of the sample workspace.
+func sampleTexts(t *testing.T) []string {
+	t.Helper()
 	var texts []string
 	filepath.WalkDir(filepath.Join("..", "..", "testdata", "sample"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -78,7 +76,15 @@ func TestTSVectorMatchesReference(t *testing.T) {
 	if len(texts) < 20 {
 		t.Fatalf("read %d sample files", len(texts))
 	}
-	texts = append(texts,
+	return texts
+}
+
+// TestTSVectorMatchesReference: for every file of the sample workspace and
+// for edge cases (quotes and backslashes in lexemes, a lexeme past 256
+// positions, text past the size bound), the three analyzers' tsvectors are
+// what the reference implementation builds.
+func TestTSVectorMatchesReference(t *testing.T) {
+	texts := append(sampleTexts(t),
 		`it's a "quoted" \back\slash O'Brien's path C:\temp\x`,
 		strings.Repeat("retry ", 400),
 		strings.Repeat("getUserProfile get_user_profile ", 20000),
@@ -96,12 +102,17 @@ func TestTSVectorMatchesReference(t *testing.T) {
 	}
 }
 
-func BenchmarkTSVector(b *testing.B) {
+// benchFields are one sample file's fields, as WriteFile analyzes them.
+func benchFields(b *testing.B) []field {
 	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sample", "platform", "services", "checkout", "clients.go"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	fields := []field{{"CartClient", 'A'}, {"services/checkout/clients.go", 'B'}, {"clients.go > CartClient", 'C'}, {string(src), 'D'}}
+	return []field{{"CartClient", 'A'}, {"services/checkout/clients.go", 'B'}, {"clients.go > CartClient", 'C'}, {string(src), 'D'}}
+}
+
+func BenchmarkTSVector(b *testing.B) {
+	fields := benchFields(b)
 	for b.Loop() {
 		codeText.tsvector(fields...)
 		proseText.tsvector(fields...)
@@ -110,11 +121,7 @@ func BenchmarkTSVector(b *testing.B) {
 }
 
 func BenchmarkTSVectorRef(b *testing.B) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sample", "platform", "services", "checkout", "clients.go"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	fields := []field{{"CartClient", 'A'}, {"services/checkout/clients.go", 'B'}, {"clients.go > CartClient", 'C'}, {string(src), 'D'}}
+	fields := benchFields(b)
 	for b.Loop() {
 		tsvectorRef(codeText, fields...)
 		tsvectorRef(proseText, fields...)
@@ -126,16 +133,7 @@ func BenchmarkTSVectorRef(b *testing.B) {
 // chunks' code tokens, stemmed and moved on (as WriteFile builds it), is
 // the docs analyzer's tsvector of the chunks' texts joined by newlines.
 func TestFileDocumentFromChunkTokens(t *testing.T) {
-	var files []string
-	filepath.WalkDir(filepath.Join("..", "..", "testdata", "sample"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if b, err := os.ReadFile(p); err == nil {
-				files = append(files, string(b))
-			}
-		}
-		return nil
-	})
-	files = append(files, "one\n\n\n\ntwo", "\n\n", "a.b\n\nc_d.e\n\n  \n\nf()")
+	files := append(sampleTexts(t), "one\n\n\n\ntwo", "\n\n", "a.b\n\nc_d.e\n\n  \n\nf()")
 	for i, src := range files {
 		texts := strings.Split(src, "\n\n") // chunks, roughly as a chunker cuts
 		var toks []token

@@ -73,3 +73,31 @@ func Floats(blob []byte) []float32 {
 	}
 	return v
 }
+
+// Rows is a result set of Cols and a vector blob, both stores' kind.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
+}
+
+// ScanWithVectors reads every row of rows — Cols, then a float32 vector
+// blob that may be NULL — into chunks and their vectors (nil for none).
+// The caller closes rows.
+func ScanWithVectors(rows Rows) ([]core.Chunk, [][]float32, error) {
+	var chunks []core.Chunk
+	var vecs [][]float32
+	for rows.Next() {
+		var blob []byte
+		c, err := Scan(rows, &blob)
+		if err != nil {
+			return nil, nil, err
+		}
+		var v []float32
+		if len(blob) > 0 {
+			v = Floats(blob)
+		}
+		chunks, vecs = append(chunks, c), append(vecs, v)
+	}
+	return chunks, vecs, rows.Err()
+}
