@@ -187,6 +187,45 @@ func TestSlackZip(t *testing.T) {
 	}
 }
 
+// TestSlackWrappedFolder reads an export wrapped in a folder that has
+// stray entries beside it (a Mac's __MACOSX, a second copy of a list):
+// the folder holding users.json or channels.json is the export, and what
+// lies outside it is reported, not read.
+func TestSlackWrappedFolder(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join("testdata", "slack")
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		dst := filepath.Join(dir, "export", rel)
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		data, _ := os.ReadFile(p)
+		return os.WriteFile(dst, data, 0o644)
+	})
+	os.MkdirAll(filepath.Join(dir, "__MACOSX", "export"), 0o755)
+	os.WriteFile(filepath.Join(dir, "mpims.json"), []byte("[]"), 0o644)
+
+	e, err := OpenSlack(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := renderExport(t, e)
+	for _, name := range []string{"__MACOSX", "mpims.json"} {
+		if !strings.Contains(got, "problem "+name+": outside the export folder export/ (not read)") {
+			t.Errorf("no problem reported for %s:\n%s", name, got)
+		}
+	}
+	d, _ := OpenSlack(root, Options{})
+	defer d.Close()
+	want := renderExport(t, d)
+	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
+		t.Errorf("wrapped export differs from the folder:\n%s", cmp.Diff(want, got))
+	}
+}
+
 func TestSlackSingleFile(t *testing.T) {
 	e, err := OpenSlack(filepath.Join("testdata", "slack-messages.json"), Options{})
 	if err != nil {

@@ -162,7 +162,12 @@ func OpenSlack(p string, opts Options) (*SlackExport, error) {
 	default:
 		return nil, fmt.Errorf("slack export %s: want a directory, a .zip or a .json file", p)
 	}
-	e.fsys = exportRoot(e.fsys)
+	var dir string
+	var outside []string
+	e.fsys, dir, outside = exportRoot(e.fsys)
+	for _, name := range outside {
+		e.Problems = append(e.Problems, Problem{name, "outside the export folder " + dir + "/ (not read)"})
+	}
 	if err := e.load(); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("slack export %s: %w", p, err)
@@ -238,21 +243,45 @@ func (s singleFileFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return nil, nil
 }
 
-// exportRoot descends into the one folder many zipped exports wrap their
-// files in.
-func exportRoot(fsys fs.FS) fs.FS {
+// exportRoot finds the export inside what the user gave: the top level
+// when it holds users.json or channels.json, else the one folder that
+// does (many exports are wrapped in a folder, next to stray files). The
+// entries left outside that folder are returned, to be reported.
+func exportRoot(fsys fs.FS) (root fs.FS, dir string, outside []string) {
 	ents, err := fs.ReadDir(fsys, ".")
-	if err != nil || len(ents) != 1 || !ents[0].IsDir() {
-		return fsys
+	if err != nil {
+		return fsys, "", nil
 	}
-	for _, m := range []string{"channels.json", "users.json"} {
-		if _, err := fs.Stat(fsys, ents[0].Name()+"/"+m); err == nil {
-			if sub, err := fs.Sub(fsys, ents[0].Name()); err == nil {
-				return sub
+	has := func(dir string) bool {
+		for _, m := range []string{"channels.json", "users.json"} {
+			if _, err := fs.Stat(fsys, path.Join(dir, m)); err == nil {
+				return true
 			}
 		}
+		return false
 	}
-	return fsys
+	if has(".") {
+		return fsys, "", nil
+	}
+	var found []string
+	for _, d := range ents {
+		if d.IsDir() && has(d.Name()) {
+			found = append(found, d.Name())
+		}
+	}
+	if len(found) != 1 {
+		return fsys, "", nil
+	}
+	sub, err := fs.Sub(fsys, found[0])
+	if err != nil {
+		return fsys, "", nil
+	}
+	for _, d := range ents {
+		if d.Name() != found[0] {
+			outside = append(outside, d.Name())
+		}
+	}
+	return sub, found[0], outside
 }
 
 func (e *SlackExport) readFile(name string) ([]byte, error) {
