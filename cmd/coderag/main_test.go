@@ -840,3 +840,39 @@ func TestGraphCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsSourcesAlign: the sources table keeps its columns under their
+// headings whatever the length of a source's name.
+func TestStatsSourcesAlign(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"api", "payments-reconciliation-service-monorepo"} {
+		dir := filepath.Join(root, name)
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\n// main starts the service.\nfunc main() {}\n"), 0o644)
+	}
+	db := filepath.Join(root, "x.db")
+	if code, out, errs := coderag(t, "crawl", "--db", db, "--embedder", "none", "--repo-path", filepath.Join(root, "api"),
+		"--repo-path", filepath.Join(root, "payments-reconciliation-service-monorepo")); code != 0 {
+		t.Fatal(out, errs)
+	}
+	_, out, _ := coderag(t, "stats", "--db", db)
+	_, table, ok := strings.Cut(out, "sources\n")
+	if !ok {
+		t.Fatalf("no sources table:\n%s", out)
+	}
+	lines := strings.Split(table, "\n")
+	col := func(line, word string) int {
+		i := strings.Index(line, word)
+		if i < 0 {
+			return -1
+		}
+		return i + len(word)
+	}
+	head := col(lines[0], "files")
+	for _, l := range lines[1:3] {
+		fields := strings.Fields(l)
+		if len(fields) < 3 || col(l, " "+fields[2]+" ") != head+1 {
+			t.Errorf("files column of %q does not end under the heading (at %d):\n%s", l, head, table)
+		}
+	}
+}

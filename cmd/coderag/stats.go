@@ -97,8 +97,15 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 	}
 	if len(st.Sources) > 0 {
 		fmt.Fprintln(w, s.bold("\nsources"))
+		// The name and kind columns are as wide as their widest cell:
+		// source names are folder names, often long. The path is last.
+		nw, kw := len("name"), len("kind")
 		for _, src := range st.Sources {
-			fmt.Fprintf(w, "  %-14s %-14s %6s files %8s chunks %5s skipped  crawled %s  %s\n", src.Name, src.Kind,
+			nw, kw = max(nw, len(src.Name)), max(kw, len(src.Kind))
+		}
+		fmt.Fprintf(w, "  %-*s  %-*s  %7s  %8s  %7s  %s\n", nw, "name", kw, "kind", "files", "chunks", "skipped", "crawled")
+		for _, src := range st.Sources {
+			fmt.Fprintf(w, "  %-*s  %-*s  %7s  %8s  %7s  %s  %s\n", nw, src.Name, kw, src.Kind,
 				thousands(src.Files), thousands(src.Chunks), thousands(src.Skipped), ago(src.LastIngest), s.dim(src.Path))
 		}
 	}
@@ -127,12 +134,16 @@ func printCounts(w interface{ Write([]byte) (int, error) }, s textStyles, title 
 	}
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
 	fmt.Fprintln(w, s.bold("\n"+title))
+	width := 18
+	for _, k := range keys {
+		width = max(width, len(k))
+	}
 	for _, k := range keys {
 		name := k
 		if name == "" {
 			name = "(none)"
 		}
-		fmt.Fprintf(w, "  %-18s %8s\n", name, thousands(m[k]))
+		fmt.Fprintf(w, "  %-*s %8s\n", width, name, thousands(m[k]))
 	}
 }
 
