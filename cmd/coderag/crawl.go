@@ -460,6 +460,14 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 	files, chunks := 0, 0
 	reasons := map[string]int{}
 	skipped := 0
+	// Names in a column as wide as the longest (folder names can be long).
+	nw := 14
+	for _, s := range sum.Sources {
+		nw = max(nw, len(s.Source.Name))
+	}
+	for _, n := range sum.Pruned {
+		nw = max(nw, len(n))
+	}
 	for _, s := range sum.Sources {
 		files += s.Files
 		chunks += s.ChunkCount()
@@ -480,9 +488,9 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		}
 		switch {
 		case s.UpToDate:
-			fmt.Fprintf(w, "%-14s unchanged (%s), %s\n", s.Source.Name, plural(s.Unchanged, "file", "files"), s.Duration.Round(time.Millisecond))
+			fmt.Fprintf(w, "%-*s unchanged (%s), %s\n", nw, s.Source.Name, plural(s.Unchanged, "file", "files"), s.Duration.Round(time.Millisecond))
 		case s.Unchanged > 0 || s.Deleted > 0:
-			fmt.Fprintf(w, "%-14s %s re-indexed, %s unchanged, %s removed, %s (%s), %s skipped%s, %s%s\n", s.Source.Name,
+			fmt.Fprintf(w, "%-*s %s re-indexed, %s unchanged, %s removed, %s (%s), %s skipped%s, %s%s\n", nw, s.Source.Name,
 				plural(s.Files, "file", "files"), thousands(s.Unchanged), thousands(s.Deleted),
 				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
 				s.Duration.Round(time.Millisecond), status)
@@ -491,7 +499,7 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 			if s.Full {
 				full = " (whole source: router mounts changed)"
 			}
-			fmt.Fprintf(w, "%-14s %s, %s (%s), %s skipped%s, %s%s%s\n", s.Source.Name, plural(s.Files, "file", "files"),
+			fmt.Fprintf(w, "%-*s %s, %s (%s), %s skipped%s, %s%s%s\n", nw, s.Source.Name, plural(s.Files, "file", "files"),
 				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
 				s.Duration.Round(time.Millisecond), full, status)
 		}
@@ -500,7 +508,7 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		}
 	}
 	for _, n := range sum.Pruned {
-		fmt.Fprintf(w, "%-14s removed (not crawled any more: --prune-sources)\n", n)
+		fmt.Fprintf(w, "%-*s removed (not crawled any more: --prune-sources)\n", nw, n)
 	}
 	if runErr != nil {
 		recorded := "the run is recorded as failed"

@@ -110,7 +110,11 @@ want it.`,
 				fmt.Fprintf(io.out, "wrote %s\n", o.write)
 				return nil
 			}
-			fmt.Fprintf(io.out, "%-14s %-14s %-10s %-19s %-19s %6s %7s  %s\n", "SOURCE", "KIND", "COMMIT", "CONTENT", "INDEXED", "FILES", "CHUNKS", "PATH")
+			nw, kw := 14, 14
+			for _, s := range st.Sources {
+				nw, kw = max(nw, len(s.Name)), max(kw, len(s.Kind))
+			}
+			fmt.Fprintf(io.out, "%-*s %-*s %-10s %-19s %-19s %6s %7s  %s\n", nw, "SOURCE", kw, "KIND", "COMMIT", "CONTENT", "INDEXED", "FILES", "CHUNKS", "PATH")
 			for _, s := range st.Sources {
 				commit := s.Commit
 				if len(commit) > 10 {
@@ -128,7 +132,7 @@ want it.`,
 				case !s.NewestMTime.IsZero():
 					content = s.NewestMTime.UTC().Format("2006-01-02 15:04:05")
 				}
-				fmt.Fprintf(io.out, "%-14s %-14s %-10s %-19s %-19s %6d %7d  %s\n", s.Name, s.Kind, commit, content,
+				fmt.Fprintf(io.out, "%-*s %-*s %-10s %-19s %-19s %6d %7d  %s\n", nw, s.Name, kw, s.Kind, commit, content,
 					s.LastIngest.UTC().Format("2006-01-02 15:04:05"), s.Files, s.Chunks, s.Path)
 			}
 			fmt.Fprintf(io.out, "%s, %s; %d services, %d edges; %s\n", plural(st.Chunks, "chunk", "chunks"),
