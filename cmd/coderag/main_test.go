@@ -356,6 +356,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"context", " "}, 2, "context needs a QUESTION"},
 		{[]string{"nosuchcommand"}, 2, "unknown command"},
 		{[]string{"stats", "extra"}, 2, "unknown command \"extra\""},
+		{[]string{"crawl", "--transcripts", "x"}, 2, "unknown flag: --transcripts (did you mean --transcripts-dir?)"},
+		{[]string{"query", "--jsno", "x"}, 2, "unknown flag: --jsno (did you mean --json?)"},
+		{[]string{"stats", "--bd", "x.db"}, 2, "unknown flag: --bd (did you mean --db?)"},
+		{[]string{"query", "--zzzzzz", "x"}, 2, "unknown flag: --zzzzzz\n"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"coderag/core"
 )
 
 const rootLong = `coderag indexes a company's services into one SQLite file (or a shared
@@ -42,7 +46,7 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 	root.SetErr(io.err)
 	root.SetVersionTemplate("coderag {{.Version}}\n")
 	root.PersistentFlags().StringVar(&dbPath, "db", "data/coderag.db", "the index: a SQLite file, or a shared PostgreSQL database (postgres://user@host/db)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err.Error()} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{flagHint(c, err.Error())} })
 
 	root.AddCommand(
 		newCrawlCmd(io, &dbPath),
@@ -111,4 +115,31 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// flagHint adds to pflag's "unknown flag: --name" the command's flags
+// nearest name (--transcripts: did you mean --transcripts-dir?).
+func flagHint(c *cobra.Command, msg string) string {
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok || name == "" {
+		return msg
+	}
+	var names []string
+	seen := map[string]bool{}
+	add := func(f *pflag.Flag) {
+		if !seen[f.Name] {
+			seen[f.Name] = true
+			names = append(names, f.Name)
+		}
+	}
+	c.Flags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	near := core.Closest(name, names, 3)
+	if len(near) == 0 {
+		return msg
+	}
+	for i, n := range near {
+		near[i] = "--" + n
+	}
+	return msg + " (did you mean " + strings.Join(near, " or ") + "?)"
 }
