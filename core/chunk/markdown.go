@@ -13,11 +13,16 @@ import (
 	"coderag/core"
 )
 
+// tinySection is the most tokens of a Markdown section that joins the
+// section after it instead of being a chunk of its own.
+const tinySection = 32
+
 // markdown parses Markdown; it is safe for concurrent use.
 var markdown = goldmark.New()
 
 // Markdown chunks a Markdown document along its headings: every H1-H3
-// starts a section whose chunk carries the heading path as section_path
+// starts a section (a section of at most tinySection tokens joins the
+// next one) whose chunk carries the heading path as section_path
 // ("# Runbook > ## Rollback > ### Step 3") and the heading as symbol. A
 // section over the budget is split at block boundaries; a fenced code
 // block is never split (unless it alone exceeds twice the budget) and a
@@ -97,6 +102,8 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 	var groupFence string
 	groupBlocks := 0
 	headingOnly := false // the group so far is just a heading
+	joined := false      // the group holds a tiny section and the one after it
+	var joinedPath [4]string
 	flush := func(end uint) {
 		if end <= gs {
 			return
@@ -105,7 +112,13 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 			gs = end
 			return
 		}
+		if joined {
+			path, joinedPath = joinedPath, path
+		}
 		sp, title := section()
+		if joined {
+			path, joined = joinedPath, false
+		}
 		m := meta{symbol: title, kind: "section", section: sp}
 		if len(sp) == 0 {
 			m.kind = ""
@@ -130,8 +143,19 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 			end = blocks[i+1].start
 		}
 		if bl.level >= 1 && bl.level <= 3 {
-			if !headingOnly { // a bare heading joins the section after it
+			// A bare heading, or a section of a line or two (an ADR's
+			// "Status: Accepted", a title and the date under it), joins the
+			// section after it: alone it answers nothing.
+			// The joined chunk keeps the first section's heading path. Dated
+			// sections (a changelog's releases, an incident's days) keep
+			// their own chunks and dates.
+			_, cur := section()
+			switch {
+			case headingOnly:
+			case groupBlocks == 0 || b.tokens(gs, bl.start) > tinySection || sectionDate(cur) != "" || sectionDate(bl.title) != "":
 				flush(bl.start)
+			case !joined:
+				joined, joinedPath = true, path
 			}
 			path[bl.level] = bl.title
 			for l := bl.level + 1; l <= 3; l++ {
