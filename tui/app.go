@@ -22,6 +22,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"coderag/core"
+	"coderag/core/discover"
 	"coderag/core/graph"
 	"coderag/core/ingest"
 	"coderag/core/search"
@@ -72,7 +73,8 @@ type Options struct {
 	K        int
 	// Query is typed into the search box at start.
 	Query string
-	// ReadFile reads a source file for previews (default os.ReadFile).
+	// ReadFile reads a source file for previews (default: the file as
+	// UTF-8, decoded as the crawl decodes it).
 	ReadFile func(path string) ([]byte, error)
 	// Editor is the command `e` runs (default $VISUAL, $EDITOR, vi).
 	Editor string
@@ -186,7 +188,7 @@ func New(opts Options) *Model {
 		opts.K = 50
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = readSource
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -629,6 +631,19 @@ func (m *Model) sourcePath(c core.Chunk) string {
 		}
 	}
 	return ""
+}
+
+// readSource reads a file for previews as the crawl read it: UTF-16 and
+// legacy encodings decoded to UTF-8, so lines match the indexed chunks.
+func readSource(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if text, _, ok := discover.DecodeText(b); ok {
+		return text, nil
+	}
+	return b, nil
 }
 
 // readFile loads a source file for previews once.

@@ -591,3 +591,17 @@ func TestAskPane(t *testing.T) {
 		t.Errorf("a without a model says nothing:\n%s", s)
 	}
 }
+
+// TestReadSourceDecodes: previews read a file as the crawl did, so the
+// lines of a UTF-16 file match its chunks.
+func TestReadSourceDecodes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "report.sql")
+	os.WriteFile(p, []byte{0xFF, 0xFE, 'S', 0, 'E', 0, 'L', 0, '\n', 0}, 0o644)
+	got, err := readSource(p)
+	if err != nil || string(got) != "SEL\n" {
+		t.Errorf("readSource = %q, %v; want %q", got, err, "SEL\n")
+	}
+	if _, err := readSource(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("readSource of a missing file: no error")
+	}
+}

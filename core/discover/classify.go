@@ -2,11 +2,14 @@ package discover
 
 import (
 	"bytes"
-	"golang.org/x/text/encoding/charmap"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 
 	"coderag/core"
 )
@@ -323,6 +326,38 @@ func shebangLanguage(data []byte) string {
 		return "ruby"
 	}
 	return ""
+}
+
+// DecodeText returns file content as UTF-8 text for indexing and
+// previews: UTF-16 that starts with a byte order mark (what Windows
+// editors and SQL Server tools save) is decoded, and text that is not
+// valid UTF-8 is read as Windows-1252 (DecodeLegacy). note says what was
+// done, for the crawl's warnings; ok is false when data is left as it is
+// (UTF-8 already, or bytes that are not text in those encodings).
+func DecodeText(data []byte) (text []byte, note string, ok bool) {
+	if text, ok := decodeUTF16(data); ok {
+		return text, "UTF-16 text (byte order mark): decoded to UTF-8", true
+	}
+	return DecodeLegacy(data)
+}
+
+// decodeUTF16 decodes UTF-16 with a byte order mark, or reports false:
+// no mark, an odd length, a broken surrogate or control characters other
+// than whitespace (binary data that happens to start like a mark).
+func decodeUTF16(data []byte) ([]byte, bool) {
+	if len(data) < 2 || len(data)%2 != 0 || !(data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return nil, false
+	}
+	out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(data)
+	if err != nil || !utf8.Valid(out) {
+		return nil, false
+	}
+	for _, r := range string(out) {
+		if r == utf8.RuneError || r < 0x20 && r != '\t' && r != '\n' && r != '\r' && r != '\f' && r != '\v' && r != 0x1b {
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // DecodeLegacy reads text that is not valid UTF-8 as Windows-1252 (the

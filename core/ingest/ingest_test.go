@@ -213,3 +213,47 @@ func TestCancelledCrawlKeepsPreviousIndex(t *testing.T) {
 		t.Errorf("run status = %q, want interrupted", run.Status)
 	}
 }
+
+// TestCrawlDecodesUTF16: a UTF-16 file with a byte order mark (as SQL
+// Server tools and Windows editors save) is indexed as UTF-8 with a
+// warning; one that does not decode is skipped, saying why.
+func TestCrawlDecodesUTF16(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	utf16 := func(s string) []byte {
+		b := []byte{0xFF, 0xFE}
+		for _, r := range s {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		return b
+	}
+	fsys := fstest.MapFS{
+		"db/revenue.sql": {Data: utf16("-- Nightly revenue per customer\r\nSELECT customer_id, SUM(total_cents) FROM invoices GROUP BY customer_id;\r\n")},
+		"db/broken.sql":  {Data: append(utf16("SELECT 1"), 'x')},
+	}
+	var mu sync.Mutex
+	var events []core.Event
+	c := ingest.New(db, ingest.Options{
+		FS:       func(string) fs.FS { return fsys },
+		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+	})
+	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	ss := sum.Sources[0]
+	if ss.Files != 1 || len(ss.Skips) != 1 || ss.Skips[0].Path != "db/broken.sql" || ss.Skips[0].Reason != "UTF-16 text (only UTF-8 is indexed)" {
+		t.Errorf("files %d, skips %+v; want revenue.sql indexed and broken.sql skipped as UTF-16", ss.Files, ss.Skips)
+	}
+	warned := false
+	for _, e := range events {
+		warned = warned || e.Kind == core.EventWarning && e.Path == "db/revenue.sql" && e.Reason == "UTF-16 text (byte order mark): decoded to UTF-8"
+	}
+	if !warned {
+		t.Errorf("no warning that revenue.sql was decoded: %+v", events)
+	}
+	res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: "nightly revenue"})
+	if err != nil || len(res.Hits) == 0 || !strings.HasPrefix(res.Hits[0].Chunk.Text, "-- Nightly revenue per customer\r\nSELECT") {
+		t.Errorf("search nightly revenue: %+v, %v", res.Hits, err)
+	}
+}

@@ -244,7 +244,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		}
 		doc, f.Language = &d, "docx"
 	} else {
-		if text, note, ok := discover.DecodeLegacy(data); ok {
+		if text, note, ok := discover.DecodeText(data); ok {
 			data, legacy = text, note
 		}
 		var why string
