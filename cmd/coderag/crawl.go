@@ -497,7 +497,7 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		default:
 			full := ""
 			if s.Full {
-				full = " (whole source: router mounts changed)"
+				full = " (whole source: " + s.FullReason + ")"
 			}
 			fmt.Fprintf(w, "%-*s %s, %s (%s), %s skipped%s, %s%s%s\n", nw, s.Source.Name, plural(s.Files, "file", "files"),
 				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,

@@ -202,9 +202,11 @@ type SourceSummary struct {
 	// Incremental crawls: files whose content had not changed, files
 	// removed because they are gone, and whether nothing changed at all
 	// (UpToDate: the source was left as it was). Full says an incremental
-	// crawl re-indexed the whole source (router mounts changed).
+	// crawl re-indexed the whole source, and FullReason why (router mounts
+	// changed, or an older coderag chunked it).
 	Unchanged, Deleted int
 	UpToDate, Full     bool
+	FullReason         string
 	Duration           time.Duration
 	Phases             map[core.Phase]time.Duration
 }
@@ -567,6 +569,13 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		return ss, nil
 	}
 	u := wk.u
+	if update && !stampedAll(stored) {
+		// An older coderag chunked this source: index all of it again.
+		w.Rollback()
+		full, err := c.crawlSourceMode(ctx, runID, src, false)
+		full.Full, full.FullReason = true, "chunking changed since the last crawl"
+		return full, err
+	}
 	u.stored = stored
 	found := u.found
 	total := len(found.Files)
@@ -757,7 +766,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 			// index the whole source again.
 			w.Rollback()
 			full, err := c.crawlSourceMode(ctx, runID, src, false)
-			full.Full = true
+			full.Full, full.FullReason = true, "router mounts changed"
 			return full, err
 		case ss.Files == 0 && ss.Deleted == 0:
 			ss.UpToDate = true

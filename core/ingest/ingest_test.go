@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"coderag/core"
 	"coderag/core/ingest"
@@ -255,5 +256,36 @@ func TestCrawlDecodesUTF16(t *testing.T) {
 	res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: "nightly revenue"})
 	if err != nil || len(res.Hits) == 0 || !strings.HasPrefix(res.Hits[0].Chunk.Text, "-- Nightly revenue per customer\r\nSELECT") {
 		t.Errorf("search nightly revenue: %+v, %v", res.Hits, err)
+	}
+}
+
+// TestIncrementalAfterChunkingChange: files chunked by an older coderag
+// (another chunking version in their stored hashes) are indexed again by
+// an incremental crawl, whole source, saying why; the next incremental
+// crawl finds nothing to do.
+func TestIncrementalAfterChunkingChange(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	src := []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}}
+	fsys := fstest.MapFS{
+		"main.go":         {Data: []byte("package main\n\nfunc getUserProfile() {}\n"), ModTime: time.Unix(1700000000, 0)},
+		"docs/runbook.md": {Data: []byte("# Cart down\n\nRestart the cart pods.\n"), ModTime: time.Unix(1700000000, 0)},
+	}
+	crawl := func() ingest.SourceSummary {
+		t.Helper()
+		sum, err := ingest.New(db, ingest.Options{Incremental: true, FS: func(string) fs.FS { return fsys }}).Run(ctx, src)
+		if err != nil || sum.Failed() {
+			t.Fatalf("crawl: %v %+v", err, sum)
+		}
+		return sum.Sources[0]
+	}
+	restore := ingest.SetChunkingStamp("/chunking-0")
+	crawl()
+	restore()
+	if ss := crawl(); !ss.Full || ss.FullReason != "chunking changed since the last crawl" || ss.Files != 2 {
+		t.Errorf("after a chunking change: full %v (%q), %d files re-indexed; want the whole source, 2 files", ss.Full, ss.FullReason, ss.Files)
+	}
+	if ss := crawl(); !ss.UpToDate || ss.Full || ss.Files != 0 {
+		t.Errorf("second incremental crawl: up to date %v, full %v, %d files; want nothing to do", ss.UpToDate, ss.Full, ss.Files)
 	}
 }

@@ -162,6 +162,7 @@ func (r *sourceReader) processLarge(f core.File, segmentBytes int) fileResult {
 		return res
 	}
 	hash, size, why, err := checkStream(fh)
+	hash = stamp(hash)
 	fh.Close()
 	if err != nil {
 		res.skip = "unreadable: " + unwrapPathError(err)

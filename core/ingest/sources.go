@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -98,6 +99,30 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 		return core.ConvoTranscript
 	}
 	return f.Corpus
+}
+
+// ChunkingVersion numbers the chunks coderag makes of a file's content.
+// It changes whenever a change to the chunkers, decoders or scrubbing
+// would chunk some unchanged file differently, so that an incremental
+// crawl indexes again what an older coderag chunked instead of keeping
+// it: each stored file hash carries it (stamp).
+const ChunkingVersion = 2
+
+// chunkingStamp ends every stored file hash.
+var chunkingStamp = "/chunking-" + strconv.Itoa(ChunkingVersion)
+
+// stamp marks a content hash with the chunking version.
+func stamp(hash string) string { return hash + chunkingStamp }
+
+// stampedAll reports whether every stored file was chunked by this
+// ChunkingVersion.
+func stampedAll(stored map[string]StoredFile) bool {
+	for _, sf := range stored {
+		if !strings.HasSuffix(sf.Hash, chunkingStamp) {
+			return false
+		}
+	}
+	return true
 }
 
 // unitHash is the content hash of one indexed unit (file or channel).
@@ -199,8 +224,8 @@ func (r *sourceReader) process(f core.File) fileResult {
 	if r.slack != nil {
 		// A channel whose files hash as stored is not parsed.
 		if sf, ok := r.stored[f.Path]; ok {
-			if h, _ := r.slack.ChannelHash(r.channels[f.Path]); h == sf.Hash {
-				return fileResult{file: f, hash: h, unchanged: true}
+			if h, _ := r.slack.ChannelHash(r.channels[f.Path]); stamp(h) == sf.Hash {
+				return fileResult{file: f, hash: sf.Hash, unchanged: true}
 			}
 		}
 		return r.channel(f)
@@ -222,7 +247,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 	// incremental crawls compare them.
 	sum := sha256.Sum256(data)
 	if sf, ok := r.stored[f.Path]; ok {
-		if hex.EncodeToString(sum[:]) == sf.Hash {
+		if stamp(hex.EncodeToString(sum[:])) == sf.Hash {
 			// Same content: the stored modification time is refreshed
 			// so that the next crawl need not read the file.
 			return fileResult{file: f, hash: sf.Hash, unchanged: true, touch: f.ModTime != 0 && f.ModTime != sf.ModTime}
@@ -264,7 +289,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 		}
 	}
 	res.file = f
-	res.hash = hex.EncodeToString(sum[:])
+	res.hash = stamp(hex.EncodeToString(sum[:]))
 	res.bytes = int64(len(data))
 	base := core.Chunk{
 		SourceURI: r.src.Name + "/" + f.Path,
@@ -339,7 +364,7 @@ func (r *sourceReader) channel(f core.File) fileResult {
 	ch := r.channels[f.Path]
 	base := core.Chunk{SourceURI: r.src.Name, RepoName: r.src.Name, Corpus: core.ConvoSlack}
 	cr := r.slack.Channel(ch, base)
-	res := fileResult{file: f, hash: cr.Hash, bytes: cr.Bytes}
+	res := fileResult{file: f, hash: stamp(cr.Hash), bytes: cr.Bytes}
 	res.file.Size = cr.Bytes
 	for _, p := range cr.Problems {
 		res.problems = append(res.problems, discover.Skip{Path: p.Path, Reason: p.Reason})
