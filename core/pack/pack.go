@@ -284,6 +284,15 @@ func (p *Pack) fill(forced, ranked []Piece, words []string) (Pack, error) {
 		}
 	}
 	p.Used = p.tokens()
+	// The pack states Used: settle it on the size of the pack that states
+	// it (a shorter number can make the pack a token shorter).
+	for range 3 {
+		n := core.EstimateTokens(p.Render())
+		if n == p.Used {
+			break
+		}
+		p.Used = n
+	}
 	if p.Used > p.Budget {
 		return *p, fmt.Errorf("context pack: a budget of %d tokens is too small even for the pack's frame (%d tokens)", p.Budget, p.Used)
 	}

@@ -3,6 +3,7 @@ package pack
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -124,7 +125,7 @@ type jsonChunk struct {
 	SymbolName  string  `json:"symbol_name"`
 	ServiceName string  `json:"service_name"`
 	CorpusType  string  `json:"corpus_type"`
-	Score       float64 `json:"score"`
+	Score       float64 `json:"score"` // to 6 decimals: the rest is noise (freshness moves it with the clock)
 	Forced      bool    `json:"forced"`
 	Elided      bool    `json:"elided"`
 	Text        string  `json:"text"`
@@ -155,7 +156,7 @@ func (p *Pack) JSON() string {
 			c := pc.Chunk
 			out.Chunks = append(out.Chunks, jsonChunk{ChunkID: c.ID, RepoName: c.RepoName, FilePath: c.FilePath, LineStart: c.LineStart,
 				LineEnd: c.LineEnd, SymbolName: c.SymbolName, ServiceName: c.ServiceName, CorpusType: string(c.Corpus),
-				Score: pc.Score, Forced: pc.Forced, Elided: pc.Elided, Text: pc.Text})
+				Score: math.Round(pc.Score*1e6) / 1e6, Forced: pc.Forced, Elided: pc.Elided, Text: pc.Text})
 		}
 	}
 	for _, s := range p.Services {

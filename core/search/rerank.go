@@ -145,11 +145,7 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 		key := query + "\x00" + h.Chunk.ID
 		if r.Cache != nil {
 			if f, ok := r.Cache.get(key); ok {
-				s := 0.0
-				for k, v := range f {
-					s += weights[k] * v
-				}
-				scores[i], feats[i] = s, f
+				scores[i], feats[i] = weighted(weights, f), f
 				continue
 			}
 		}
@@ -198,13 +194,26 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 		if r.Cache != nil {
 			r.Cache.put(key, f)
 		}
-		s := 0.0
-		for k, v := range f {
-			s += weights[k] * v
-		}
-		scores[i], feats[i] = s, f
+		scores[i], feats[i] = weighted(weights, f), f
 	}
 	return scores, feats, nil
+}
+
+// weighted is the sum of the features f times their weights, added in
+// the order of their names so that a score is the same to the last bit
+// in every run (a map's order is random and float addition is not
+// associative).
+func weighted(weights, f map[string]float64) float64 {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := 0.0
+	for _, k := range keys {
+		s += weights[k] * f[k]
+	}
+	return s
 }
 
 // compoundTokens are the whole-identifier tokens of the query's compound
