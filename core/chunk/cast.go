@@ -54,6 +54,7 @@ type item struct {
 	def        *def
 	header     bool
 	comment    bool // a standalone run of comments
+	test       bool // under a test attribute (Rust's #[cfg(test)], #[test])
 }
 
 func (b *builder) tokens(start, end uint) int { return core.EstimateTokens(string(b.src[start:end])) }
@@ -99,6 +100,9 @@ func (b *builder) items(parent *ts.Node, root bool) []item {
 			if len(pending) > 0 {
 				if b.adjacent(pending[len(pending)-1].EndByte(), c.StartByte()) {
 					it.start = pending[0].StartByte()
+					for _, p := range pending {
+						it.test = it.test || p.Kind() == "attribute_item" && rustTestAttr.Match(b.src[p.StartByte():p.EndByte()])
+					}
 					pending = nil
 				} else {
 					flushComments()
@@ -204,11 +208,12 @@ type group struct {
 	tokens     int
 	defs       []*def
 	items      int
+	test       bool // its items are test code (groups never mix test and other code)
 }
 
 func (g *group) add(it item, tokens int) {
 	if g.items == 0 {
-		g.start = it.start
+		g.start, g.test = it.start, it.test
 	}
 	g.end = it.end
 	g.tokens += tokens
@@ -228,10 +233,14 @@ func (b *builder) flush(g *group, scope []string, inContainer bool) {
 	case 1:
 		m = b.meta(g.defs[0], scope, inContainer)
 	default:
-		names := make([]string, len(g.defs))
+		// Each name once: a Rust type and its impl blocks (impl Display
+		// for E, impl From<X> for E) are one name.
+		var names []string
 		kind := g.defs[0].kind
-		for i, d := range g.defs {
-			names[i] = d.name()
+		for _, d := range g.defs {
+			if n := d.name(); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
 			if d.kind != kind {
 				kind = "group"
 			}
@@ -271,6 +280,9 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 		if inHeader {
 			inHeader = false
 			b.flushHeader(&header)
+		}
+		if g.items > 0 && g.test != it.test {
+			b.flush(&g, scope, inContainer)
 		}
 		switch {
 		case it.def != nil && containerKinds[it.def.kind] && tokens > budget:

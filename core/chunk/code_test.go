@@ -58,6 +58,9 @@ func render(res Result) string {
 		for _, r := range c.Routes {
 			fmt.Fprintf(&b, "  route: %s %s (%s)\n", r.Method, r.Path, r.Framework)
 		}
+		if c.Meta["test"] != "" {
+			fmt.Fprintf(&b, "  test code\n")
+		}
 	}
 	return b.String()
 }
@@ -207,5 +210,57 @@ func TestQueriesCompile(t *testing.T) {
 		if err != nil || l == nil || l.factsQuery == nil {
 			t.Errorf("language %s: %v", name, err)
 		}
+	}
+}
+
+// TestRustAttributesAndTests: an attribute belongs to the item below it;
+// a type and its small impl blocks name the type once; a #[cfg(test)]
+// module is test code and never shares a chunk with other code.
+func TestRustAttributesAndTests(t *testing.T) {
+	src := []byte(`use std::fmt;
+
+#[derive(Debug)]
+pub enum StoreError {
+    NotFound(i32),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, "not found") }
+}
+
+impl std::error::Error for StoreError {}
+
+pub fn find(id: i32) -> Result<(), StoreError> { Err(StoreError::NotFound(id)) }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_fails() { assert!(find(1).is_err()); }
+}
+`)
+	res := chunkFile(t, newChunker(t), "src/store.rs", src)
+	var symbols []string
+	tests := 0
+	for _, c := range res.Chunks {
+		symbols = append(symbols, c.SymbolName)
+		if c.Meta["test"] == "true" {
+			tests++
+			if !strings.HasPrefix(c.Text, "#[cfg(test)]") || strings.Contains(c.Text, "pub fn find") {
+				t.Errorf("test chunk %q holds other code or misses its attribute:\n%s", c.SymbolName, c.Text)
+			}
+		} else if strings.Contains(c.Text, "mod tests") {
+			t.Errorf("chunk %q holds the test module but is not marked test code", c.SymbolName)
+		}
+		if strings.Contains(c.SymbolName, "StoreError, StoreError") {
+			t.Errorf("symbol %q names the type twice", c.SymbolName)
+		}
+		if strings.HasSuffix(strings.TrimSpace(c.Text), "#[derive(Debug)]") {
+			t.Errorf("chunk %q ends with the next item's attribute", c.SymbolName)
+		}
+	}
+	if tests != 1 {
+		t.Errorf("%d test chunks, want 1; symbols %q", tests, symbols)
 	}
 }

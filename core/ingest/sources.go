@@ -106,7 +106,7 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 // would chunk some unchanged file differently, so that an incremental
 // crawl indexes again what an older coderag chunked instead of keeping
 // it: each stored file hash carries it (stamp).
-const ChunkingVersion = 2
+const ChunkingVersion = 3
 
 // chunkingStamp ends every stored file hash.
 var chunkingStamp = "/chunking-" + strconv.Itoa(ChunkingVersion)

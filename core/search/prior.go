@@ -31,6 +31,8 @@ var (
 )
 
 // filePrior is the prior factor of a chunk's file for a query, and why.
+// Test code is a test file's, or a chunk the chunker marked as test code
+// in a file of other code (Meta "test": Rust's #[cfg(test)] modules).
 func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, string) {
 	if c.FilePath == "" || strings.HasPrefix(string(c.Corpus), "CONVO_") {
 		return 1, ""
@@ -47,7 +49,7 @@ func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, str
 	case (boilerplateNameRE.MatchString(base) || toolConfigRE.MatchString(base) ||
 		strings.Contains(dir, ".github/issue_template")) && !named:
 		return p.BoilerplatePrior, "repository boilerplate or tool configuration"
-	case IsTestPath(c.FilePath) || importsTestFramework(c.Imports):
+	case IsTestPath(c.FilePath) || importsTestFramework(c.Imports) || c.Meta["test"] == "true":
 		for w := range queryWords {
 			if testWords[w] {
 				return 1, ""

@@ -27,6 +27,9 @@ func TestFilePrior(t *testing.T) {
 		{"k6 script", core.Chunk{FilePath: "perf/checkout.js", Imports: []string{"k6/http", "k6"}}, "checkout latency", 0.6, "test code"},
 		{"unittest submodule", core.Chunk{FilePath: "app/helpers.py", Imports: []string{"unittest.mock"}}, "helpers", 0.6, "test code"},
 		{"a module that only shares a prefix", core.Chunk{FilePath: "app/load.py", Imports: []string{"locustlike", "pytestify"}}, "load", 1, ""},
+		// A Rust #[cfg(test)] module lives in the file it tests.
+		{"rust test module", core.Chunk{FilePath: "src/store.rs", Meta: map[string]string{"test": "true"}}, "where are products stored", 0.6, "test code"},
+		{"rust test module asked for", core.Chunk{FilePath: "src/store.rs", Meta: map[string]string{"test": "true"}}, "which tests cover the store", 1, ""},
 		{"lint config", core.Chunk{FilePath: ".eslintrc.json"}, "how is the cart rendered", 0.3, "repository boilerplate or tool configuration"},
 		{"lint config named", core.Chunk{FilePath: ".eslintrc.json"}, "which eslintrc rules apply", 1, ""},
 		{"conversation", core.Chunk{FilePath: "slack/ops.json", Corpus: core.CorpusType("CONVO_SLACK")}, "tests", 1, ""},

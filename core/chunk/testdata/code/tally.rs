@@ -108,3 +108,42 @@ pub fn admin_routes(cfg: &mut web::ServiceConfig) {
 pub fn report_router() -> axum::Router {
     axum::Router::new().route("/report/daily", axum::routing::get(daily_report))
 }
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LedgerError {
+    UnknownAccount(String),
+    Overdraft { account: String, short_cents: i64 },
+}
+
+impl fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::UnknownAccount(a) => write!(f, "unknown account {a}"),
+            Self::Overdraft { account, short_cents } => write!(f, "{account} is short by {short_cents} cents"),
+        }
+    }
+}
+
+impl From<std::num::ParseIntError> for LedgerError {
+    fn from(_: std::num::ParseIntError) -> Self {
+        Self::UnknownAccount(String::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_rejects_overdraft() {
+        let store = MemoryStore::default();
+        let p = Posting { from: "alice".into(), to: "bob".into(), amount_cents: 500 };
+        assert!(validate(&store, &p).is_err());
+    }
+
+    #[actix_web::test]
+    async fn get_balance_of_new_account_is_zero() {
+        let store: Arc<dyn PostingStore> = Arc::new(MemoryStore::default());
+        assert_eq!(store.balance("carol"), 0);
+    }
+}
