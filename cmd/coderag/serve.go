@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -173,6 +175,21 @@ func newAPI(ctx context.Context, path string, ef *embedFlags, rf *rerankFlags, t
 	mux.HandleFunc("GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, openAPI(routes)) })
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv }, nil))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		// A known path asked with another method says which it takes.
+		var allow []string
+		for _, m := range []string{"GET", "POST", "DELETE"} {
+			r2 := r.Clone(r.Context())
+			r2.Method = m
+			if _, pat := mux.Handler(r2); pat != "/" && pat != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, &apiError{http.StatusMethodNotAllowed, "method_not_allowed", r.Method + " " + r.URL.Path + ": this endpoint takes " +
+				strings.Join(allow, " or ") + " (GET /v1/openapi.json describes it)"})
+			return
+		}
 		writeError(w, &apiError{http.StatusNotFound, "not_found", "no such endpoint: " + r.Method + " " + r.URL.Path + " (GET /v1/openapi.json lists them)"})
 	})
 	var h http.Handler = mux
@@ -233,9 +250,37 @@ func decode(r *http.Request, v any) error {
 		if errors.As(err, &mb) {
 			return &apiError{http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body is over %d bytes", mb.Limit)}
 		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Not Go's type names: what the field wants and what came.
+			if te.Field == "" {
+				return badRequest("the body is not the JSON this endpoint takes: want an object, got %s", te.Value)
+			}
+			return badRequest("the body is not the JSON this endpoint takes: %q wants %s, got %s", te.Field, jsonKind(te.Type), te.Value)
+		}
+		if errors.Is(err, io.EOF) {
+			return badRequest("the body is empty: this endpoint takes a JSON object (GET /v1/openapi.json describes it)")
+		}
 		return badRequest("the body is not the JSON this endpoint takes: %v", err)
 	}
 	return nil
+}
+
+// jsonKind names a Go type as JSON does.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 func (a *api) health(w http.ResponseWriter, r *http.Request) error {

@@ -107,6 +107,11 @@ func TestServeAPI(t *testing.T) {
 		{"GET", "/v1/graph?depth=x", "", 400, `depth must be`},
 		{"GET", "/v1/services/redis/blast-radius", "", 200, `"name":"checkout"`},
 		{"GET", "/v1/nothing", "", 404, `no such endpoint`},
+		{"GET", "/v1/search", "", 405, `GET /v1/search: this endpoint takes POST`},
+		{"POST", "/v1/search", `[1, 2]`, 400, `want an object, got array`},
+		{"POST", "/v1/search", `{"query": "x", "k": "ten"}`, 400, `\"k\" wants an integer, got string`},
+		{"POST", "/v1/search", ``, 400, `the body is empty`},
+		{"POST", "/v1/graph", "{}", 405, `this endpoint takes GET`},
 	}
 	for _, tt := range tests {
 		status, out := call(t, srv, tt.method, tt.path, tt.body, "")
