@@ -139,7 +139,7 @@ func (v *graphView) title() string {
 	case v.g == nil:
 		return "loading…"
 	}
-	return v.g.Counts().String() + " · n↑ depend on it, n↓ it depends on"
+	return v.g.Counts().String() + " · n↑ services depend on it, n↓ it depends on"
 }
 
 func (v *graphView) setMentions(msg mentionsMsg) { v.mentions[msg.service] = msg }

@@ -302,7 +302,7 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 	// n↑ and n↓ count as the TUI does: who depends on the service, what
 	// it depends on (a consumer depends on its topic), unresolved calls
 	// left out.
-	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", nodes))+st.dim("  n↑ depend on it, n↓ it depends on"))
+	fmt.Fprintln(w, st.bold(fmt.Sprintf("services (%d)", nodes))+st.dim("  n↑ services depend on it, n↓ it depends on"))
 	ix := g.Index(0)
 	var names []string
 	for _, s := range g.Services {

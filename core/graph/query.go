@@ -95,17 +95,23 @@ func (ix *Index) Dependents(name string) []Edge { return ix.dependents[name] }
 func (ix *Index) Dependencies(name string) []Edge { return ix.dependencies[name] }
 
 // Degree is the one meaning of a service's counts, wherever they are
-// shown (graph's list, the TUI's "n↑ n↓"): up is the edges through which
-// others depend on it, down the edges through which it depends on a
-// known service (calls to addresses nothing declares are listed apart,
-// as unresolved).
+// shown (graph's list, the TUI's "n↑ n↓"): up is the number of services
+// that depend on it, down the number of known services it depends on
+// (calls to addresses nothing declares are listed apart, as unresolved).
+// Services count once however many edges (routes, topics) join them: a
+// load generator calling seventeen routes of the web front is one.
 func (ix *Index) Degree(name string) (up, down int) {
+	ups, downs := map[string]bool{}, map[string]bool{}
+	for _, e := range ix.dependents[name] {
+		from, _ := dependsOn(e)
+		ups[from] = true
+	}
 	for _, e := range ix.dependencies[name] {
-		if !ix.unresolved[e.Target] {
-			down++
+		if _, to := dependsOn(e); !ix.unresolved[to] {
+			downs[to] = true
 		}
 	}
-	return len(ix.dependents[name]), down
+	return len(ups), len(downs)
 }
 
 // Upstream returns the services that depend on name, up to depth levels.

@@ -141,13 +141,17 @@ func TestNameKey(t *testing.T) {
 }
 
 // TestDegree (issue 23, item 17): a service's counts have one meaning,
-// the one the CLI's graph list and the TUI both show: edges others depend
-// on it through (up), and edges it depends on known services through
-// (down); a call to an address nothing declares is not counted down.
+// the one the CLI's graph list and the TUI both show: the services that
+// depend on it (up) and the known services it depends on (down), each
+// once however many edges join them; a call to an address nothing
+// declares is not counted down.
 func TestDegree(t *testing.T) {
 	g := shop()
 	g.Services = append(g.Services, Service{Name: "?env:TALLY_URL", Kind: KindUnresolved})
-	g.Edges = append(g.Edges, Edge{Source: "api", Target: "?env:TALLY_URL", Type: EdgeHTTP, Method: "POST", Path: "/entries", Confidence: 0.9})
+	g.Edges = append(g.Edges, Edge{Source: "api", Target: "?env:TALLY_URL", Type: EdgeHTTP, Method: "POST", Path: "/entries", Confidence: 0.9},
+		// Two more routes of api called by web: still one service each way.
+		Edge{Source: "web", Target: "api", Type: EdgeHTTP, Method: "GET", Path: "/orders/{id}", Confidence: 0.9},
+		Edge{Source: "web", Target: "api", Type: EdgeHTTP, Method: "DELETE", Path: "/orders/{id}", Confidence: 0.9})
 	g.Sort()
 	ix := g.Index(0)
 	for _, tt := range []struct {
