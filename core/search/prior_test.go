@@ -30,6 +30,12 @@ func TestFilePrior(t *testing.T) {
 		// A Rust #[cfg(test)] module lives in the file it tests.
 		{"rust test module", core.Chunk{FilePath: "src/store.rs", Meta: map[string]string{"test": "true"}}, "where are products stored", 0.6, "test code"},
 		{"rust test module asked for", core.Chunk{FilePath: "src/store.rs", Meta: map[string]string{"test": "true"}}, "which tests cover the store", 1, ""},
+		// CI pipelines are about building and releasing, unless asked.
+		{"github workflow", core.Chunk{FilePath: ".github/workflows/ci.yaml"}, "what happens when a customer checks out", 0.6, "CI pipeline"},
+		{"github workflow asked for", core.Chunk{FilePath: ".github/workflows/ci.yaml"}, "which workflow publishes the images", 1, ""},
+		{"gitlab ci", core.Chunk{FilePath: "services/cart/.gitlab-ci.yml"}, "cart timeout", 0.6, "CI pipeline"},
+		{"jenkinsfile asked about builds", core.Chunk{FilePath: "Jenkinsfile"}, "how is the cart built", 1, ""},
+		{"a workflows folder elsewhere", core.Chunk{FilePath: "docs/workflows/ordering.yaml"}, "ordering", 1, ""},
 		{"lint config", core.Chunk{FilePath: ".eslintrc.json"}, "how is the cart rendered", 0.3, "repository boilerplate or tool configuration"},
 		{"lint config named", core.Chunk{FilePath: ".eslintrc.json"}, "which eslintrc rules apply", 1, ""},
 		{"conversation", core.Chunk{FilePath: "slack/ops.json", Corpus: core.CorpusType("CONVO_SLACK")}, "tests", 1, ""},
