@@ -30,7 +30,7 @@ var languages = map[string]string{
 	".sln": "sln", ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".tpl": "gotemplate",
 	".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".adoc": "asciidoc",
 	".txt": "text", ".html": "html", ".htm": "html", ".css": "css", ".scss": "css", ".less": "css",
-	".vue": "vue", ".svelte": "svelte", ".vtt": "webvtt", ".srt": "srt", ".mk": "makefile",
+	".vue": "vue", ".svelte": "svelte", ".vtt": "webvtt", ".srt": "srt", ".mk": "makefile", ".ipynb": "jupyter",
 }
 
 // codeLanguages are the languages whose files are CODE_LOGIC.
@@ -39,7 +39,7 @@ var codeLanguages = map[string]bool{
 	"java": true, "kotlin": true, "scala": true, "rust": true, "ruby": true, "php": true, "c": true,
 	"cpp": true, "swift": true, "shell": true, "powershell": true, "sql": true, "protobuf": true,
 	"graphql": true, "groovy": true, "lua": true, "r": true, "html": true, "css": true, "vue": true,
-	"svelte": true, "gotemplate": true,
+	"svelte": true, "gotemplate": true, "jupyter": true,
 }
 
 // docNames are extension-less files that are documentation.
@@ -241,7 +241,7 @@ func Inspect(f core.File, data []byte) (core.File, string) {
 		if m := generatedMarker.Find(top); m != nil {
 			return f, "generated file (" + strings.TrimSpace(string(m)) + ")"
 		}
-		if minified(data) {
+		if f.Language != "jupyter" && minified(data) { // a notebook's long lines are outputs, left out
 			return f, "minified (lines longer than 2,000 characters on average)"
 		}
 	}

@@ -140,3 +140,43 @@ func FuzzHTML(f *testing.F) {
 		}
 	})
 }
+
+// TestNotebook: a notebook's cells in order, Markdown as written and code
+// fenced with the kernel's language (a longer fence when the code holds
+// one); outputs, where tracebacks and data live, are left out.
+func TestNotebook(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "forecast.ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Notebook(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Invoice volume forecast" {
+		t.Errorf("title %q", d.Title)
+	}
+	for _, out := range []string{"sk-live-abc123", "iVBORw0KGgo", "0     0       112"} {
+		if strings.Contains(d.Text, out) {
+			t.Errorf("an output (%q) reached the text", out)
+		}
+	}
+	golden(t, "forecast.ipynb.golden", d.Text)
+}
+
+func TestNotebookBadInput(t *testing.T) {
+	for _, tt := range []struct{ name, src, want string }{
+		{"not json", "print('hi')", "not a JSON object"},
+		{"broken json", `{"cells": [`, "not a Jupyter notebook: unexpected end of JSON input"},
+		{"no cells", `{"nbformat": 3, "worksheets": []}`, `no "cells" (nbformat 4 is read)`},
+		{"bad source", `{"cells": [{"cell_type": "code", "source": 42}]}`, "notebook cell 1: its source is neither a string nor a list of strings"},
+	} {
+		if _, err := Notebook([]byte(tt.src)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Notebook = %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+	d, err := Notebook([]byte(`{"cells": [{"cell_type": "markdown", "source": "# Empty\n"}, {"cell_type": "code", "source": null}]}`))
+	if err != nil || d.Text != "# Empty\n" {
+		t.Errorf("string and null sources: %q, %v", d.Text, err)
+	}
+}

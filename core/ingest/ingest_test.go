@@ -289,3 +289,53 @@ func TestIncrementalAfterChunkingChange(t *testing.T) {
 		t.Errorf("second incremental crawl: up to date %v, full %v, %d files; want nothing to do", ss.UpToDate, ss.Full, ss.Files)
 	}
 }
+
+// TestCrawlNotebooks: a Jupyter notebook is indexed by its cells (code
+// fenced, outputs left out); one that does not parse, like code the
+// grammar cannot read, is indexed as text with a warning.
+func TestCrawlNotebooks(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	nb := `{"cells": [
+ {"cell_type": "markdown", "metadata": {}, "source": ["# Churn model\n", "Which customers stop ordering."]},
+ {"cell_type": "code", "metadata": {}, "outputs": [{"output_type": "stream", "text": ["AUC 0.91 on holdout-7731\n"]}],
+  "source": ["model = train_churn(orders_df, horizon_days=30)\n"]}
+ ], "metadata": {"kernelspec": {"language": "python"}}, "nbformat": 4, "nbformat_minor": 5}`
+	fsys := fstest.MapFS{
+		"analysis/churn.ipynb":  {Data: []byte(nb)},
+		"analysis/broken.ipynb": {Data: []byte(`{"worksheets": []}`)},
+		"tools/half.go":         {Data: []byte("package tools\n\nfunc {{{{ ))) ]]]\nvar = = =\n}}}} func func func\n")},
+	}
+	var mu sync.Mutex
+	var events []core.Event
+	c := ingest.New(db, ingest.Options{
+		FS:       func(string) fs.FS { return fsys },
+		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+	})
+	if _, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: "train churn horizon"})
+	if err != nil || len(res.Hits) == 0 {
+		t.Fatalf("search: %v %v", res.Hits, err)
+	}
+	h := res.Hits[0].Chunk
+	if h.FilePath != "analysis/churn.ipynb" || h.Language != "jupyter" || h.Meta["format"] != "ipynb" ||
+		!strings.Contains(h.Text, "```python\nmodel = train_churn(") || strings.Contains(h.Text, "holdout-7731") {
+		t.Errorf("notebook chunk: %s %s %v\n%s", h.FilePath, h.Language, h.Meta, h.Text)
+	}
+	warned := false
+	for _, e := range events {
+		warned = warned || e.Kind == core.EventWarning && e.Path == "analysis/broken.ipynb" && strings.Contains(e.Reason, `indexed as text: not a Jupyter notebook: no "cells"`)
+	}
+	if !warned {
+		t.Errorf("no warning for the broken notebook: %+v", events)
+	}
+	warned = false
+	for _, e := range events {
+		warned = warned || e.Kind == core.EventWarning && e.Path == "tools/half.go" && strings.Contains(e.Reason, "indexed as text: syntax errors cover")
+	}
+	if !warned {
+		t.Errorf("no warning for the Go file full of syntax errors: %+v", events)
+	}
+}

@@ -106,7 +106,7 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 // would chunk some unchanged file differently, so that an incremental
 // crawl indexes again what an older coderag chunked instead of keeping
 // it: each stored file hash carries it (stamp).
-const ChunkingVersion = 3
+const ChunkingVersion = 4
 
 // chunkingStamp ends every stored file hash.
 var chunkingStamp = "/chunking-" + strconv.Itoa(ChunkingVersion)
@@ -260,7 +260,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 	f.Corpus = r.corpus(f)
 	ext := strings.ToLower(path.Ext(f.Path))
 	var doc *extract.Doc
-	legacy := "" // a note when the text was decoded from a legacy encoding
+	legacy := "" // a note for the crawl's warnings: a legacy encoding decoded, a notebook read as text
 	if f.Corpus == core.DocGoogle && ext == ".docx" {
 		d, err := extract.DOCX(data)
 		if err != nil {
@@ -278,6 +278,15 @@ func (r *sourceReader) process(f core.File) fileResult {
 		if why != "" {
 			res.skip = why
 			return res
+		}
+		if f.Language == "jupyter" {
+			// A notebook's cells as Markdown with fenced code; one that
+			// does not parse is indexed as text, saying why.
+			if d, err := extract.Notebook(data); err == nil {
+				doc = &d
+			} else {
+				legacy = strings.TrimPrefix(legacy+"; indexed as text: "+err.Error(), "; ")
+			}
 		}
 		if f.Corpus == core.DocGoogle && (ext == ".html" || ext == ".htm") {
 			d, err := extract.HTML(data)
@@ -347,6 +356,11 @@ func (r *sourceReader) process(f core.File) fileResult {
 			raw = out.Chunks
 			res.mounts = out.Mounts
 			res.warning = out.Warning
+			if res.warning == "" && out.Fallback != "" {
+				// Its chunker could not read it (syntax errors, not the
+				// format its name says): windows, and the crawl says so.
+				res.warning = "indexed as text: " + out.Fallback
+			}
 		} else {
 			raw = chunk.Window(string(data), base, c.opts.Window)
 		}
