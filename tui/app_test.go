@@ -374,6 +374,8 @@ func TestCrawlView(t *testing.T) {
 		{Time: testNow.Add(time.Second), Kind: core.EventSkip, Source: "platform", Path: "vendor/x.go", Reason: "dependency directory"},
 		{Time: testNow, Kind: core.EventSourceStart, Source: "acme-slack", Path: "/src/slack"},
 		{Time: testNow.Add(time.Second), Kind: core.EventSourceDone, Source: "acme-slack", FilesDone: 12, FilesTotal: 12, Chunks: 40},
+		{Time: testNow, Kind: core.EventSourceStart, Source: "postmortems", Path: "/src/postmortems"},
+		{Time: testNow.Add(time.Second), Kind: core.EventSourceDone, Source: "postmortems", FilesDone: 1, FilesTotal: 1, Chunks: 1},
 		{Time: testNow.Add(time.Second), Kind: core.EventProgress, Phase: core.PhaseEmbed, FilesDone: 100, FilesTotal: 440},
 	})
 	golden(t, "TestCrawlView_running", ansi.Strip(m.Render()))

@@ -219,7 +219,8 @@ func (v *crawlView) view(st Styles, w, h int, now time.Time) string {
 		case s.unchanged:
 			return line + "unchanged"
 		case s.finished && unit == "files":
-			return line + fmt.Sprintf("done: %s files, %s chunks in %s", thousands(s.done), thousands(s.chunks), s.last.Sub(s.start).Round(time.Millisecond))
+			return line + fmt.Sprintf("done: %s %s, %s %s in %s", thousands(s.done), pluralWord(s.done, "file", "files"),
+				thousands(s.chunks), pluralWord(s.chunks, "chunk", "chunks"), s.last.Sub(s.start).Round(time.Millisecond))
 		}
 		info := fmt.Sprintf("%s %s/%s %s", s.phase, thousands(s.done), thousands(s.total), unit)
 		if unit == "files" {
