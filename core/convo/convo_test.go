@@ -206,6 +206,9 @@ func TestSlackWrappedFolder(t *testing.T) {
 	})
 	os.MkdirAll(filepath.Join(dir, "__MACOSX", "export"), 0o755)
 	os.WriteFile(filepath.Join(dir, "mpims.json"), []byte("[]"), 0o644)
+	// A Mac's zip also puts resource forks inside the export folder.
+	os.MkdirAll(filepath.Join(dir, "export", "__MACOSX"), 0o755)
+	os.WriteFile(filepath.Join(dir, "export", "__MACOSX", "._channels.json"), []byte("\x00\x05"), 0o644)
 
 	e, err := OpenSlack(dir, Options{})
 	if err != nil {
@@ -217,6 +220,9 @@ func TestSlackWrappedFolder(t *testing.T) {
 		if !strings.Contains(got, "problem "+name+": outside the export folder export/ (not read)") {
 			t.Errorf("no problem reported for %s:\n%s", name, got)
 		}
+	}
+	if !strings.Contains(got, "problem __MACOSX/: macOS archive metadata (not part of the export)") || strings.Contains(got, "._channels.json") {
+		t.Errorf("the export's __MACOSX folder is not skipped as archive metadata:\n%s", got)
 	}
 	d, _ := OpenSlack(root, Options{})
 	defer d.Close()

@@ -375,6 +375,8 @@ func (e *SlackExport) load() error {
 	for _, d := range ents {
 		name := d.Name()
 		switch {
+		case d.IsDir() && name == "__MACOSX":
+			e.Problems = append(e.Problems, Problem{name + "/", "macOS archive metadata (not part of the export)"})
 		case d.IsDir():
 			files, err := fs.ReadDir(e.fsys, name)
 			if err != nil {
