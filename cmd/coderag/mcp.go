@@ -64,6 +64,7 @@ type (
 	searchIn struct {
 		Query string `json:"query" jsonschema:"what to look for: words, identifiers, error messages; filters type:runbook service:cart repo:web lang:go path:src/** -path:test; \"a phrase\""`
 		Limit int    `json:"limit,omitempty" jsonschema:"how many hits (default 10, at most 100)"`
+		K     int    `json:"k,omitempty" jsonschema:"the same as limit (the HTTP API's name for it)"`
 	}
 	searchOut struct {
 		Query    string    `json:"query"`
@@ -175,6 +176,9 @@ func mcpServer(ctx context.Context, env *searchEnv, path string) (*mcp.Server, e
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the indexed code, deploy files, docs, runbooks and conversations (hybrid BM25 and vectors, reranked). Returns the best chunks with file, lines, service and text."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
 			k := in.Limit
+			if k <= 0 {
+				k = in.K
+			}
 			if k <= 0 {
 				k = 10
 			}

@@ -60,6 +60,10 @@ func callAll(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
 	if first["chunk_id"] == "" || first["file_path"] == "" {
 		t.Errorf("search hit = %v", first)
 	}
+	// k, the HTTP API's name, is the same as limit.
+	if _, out := call("search", map[string]any{"query": "redis", "k": 2}); len(out["hits"].([]any)) != 2 {
+		t.Errorf("search with k 2: %d hits", len(out["hits"].([]any)))
+	}
 	text, out := call("context", map[string]any{"query": "what breaks when redis is down", "budget": 3000})
 	if !strings.Contains(text, "<codeRag:chunk>") || !strings.Contains(text, "blast radius") || out["used_tokens"].(float64) > 3000 {
 		t.Errorf("context = %v\n%s", out, text)

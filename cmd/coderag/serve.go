@@ -314,6 +314,7 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Query string `json:"query"`
 		K     int    `json:"k"`
+		Limit int    `json:"limit"` // the same as k (the MCP tool's and the CLI's name for it)
 		// Filters, as query's flags: alternatives within one.
 		Type    []string `json:"type"`
 		Service []string `json:"service"`
@@ -329,6 +330,9 @@ func (a *api) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	filters := (&queryOptions{types: in.Type, service: in.Service, repo: in.Repo, lang: in.Lang, path: in.Path}).filterText()
 	in.Query = strings.TrimSpace(in.Query + " " + filters)
+	if in.K == 0 {
+		in.K = in.Limit
+	}
 	if in.K < 0 || in.K > 200 {
 		return badRequest("k must be between 1 and 200, got %d", in.K)
 	}
