@@ -880,3 +880,34 @@ func TestStatsSourcesAlign(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryJSONCarriesChunkFields: query --json gives what scripts need
+// beyond the location: a message's author, channel and time, a document's
+// metadata, a declaration's kind.
+func TestQueryJSONCarriesChunkFields(t *testing.T) {
+	db := crawlSample(t)
+	hit := func(q, corpus string) map[string]any {
+		t.Helper()
+		_, out, errs := coderag(t, "query", "--db", db, "--json", "-k", "20", q)
+		var res struct{ Hits []map[string]any }
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("query %q: %v %s", q, err, errs)
+		}
+		for _, h := range res.Hits {
+			if h["corpus_type"] == corpus {
+				return h
+			}
+		}
+		t.Fatalf("query %q: no %s hit", q, corpus)
+		return nil
+	}
+	if h := hit("CheckoutHighErrorRate resolved", "CONVO_SLACK"); h["author"] == nil || h["channel"] == nil || h["timestamp"] == nil {
+		t.Errorf("slack hit without author, channel or timestamp: %v", h)
+	}
+	if h := hit("checkout returns 5xx triage", "DOC_RUNBOOK"); h["meta"] == nil || h["section_path"] == nil {
+		t.Errorf("runbook hit without meta or section path: %v", h)
+	}
+	if h := hit("getUserProfile", "CODE_LOGIC"); h["symbol_kind"] == nil {
+		t.Errorf("code hit without symbol_kind: %v", h)
+	}
+}

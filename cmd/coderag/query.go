@@ -72,8 +72,10 @@ With --json the result is
   {"query","text","took_ms","lists":[...],"reranker","warnings":[...],
    "hits":[{"chunk_id","file_path","line_start","line_end","corpus_type",
             "language","symbol_name","repo_name","service_name","score","text",
-            "lists":[{"list","rank","score"}],"explain":{"fused","rerank",
-            "features","freshness","boost","boost_reason","matched"}}]}`
+            "context_prefix","lists":[{"list","rank","score"}],"explain":{"fused",
+            "rerank","features","freshness","boost","boost_reason","matched"},
+            and when known "symbol_kind","section_path","timestamp","author",
+            "channel","meta":{...}}]}`
 
 func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &queryOptions{db: db}
@@ -157,6 +159,13 @@ type jsonHit struct {
 	ContextPrefix string          `json:"context_prefix"`
 	Lists         []core.ListRank `json:"lists"`
 	Explain       core.Explain    `json:"explain"`
+	// What a chunker knows beyond the fields above, when it knows it.
+	SymbolKind  string            `json:"symbol_kind,omitempty"`  // function, section, resource, ...
+	SectionPath string            `json:"section_path,omitempty"` // a document's headings
+	Timestamp   string            `json:"timestamp,omitempty"`    // a message's or a dated section's time
+	Author      string            `json:"author,omitempty"`       // a message's author
+	Channel     string            `json:"channel,omitempty"`      // a Slack channel
+	Meta        map[string]string `json:"meta,omitempty"`         // front matter, format, test code, ...
 }
 
 // queryResultJSON is a search result as query --json prints it (and the HTTP
@@ -184,7 +193,8 @@ func toJSONHit(h core.Hit) jsonHit {
 	c := h.Chunk
 	return jsonHit{ChunkID: c.ID, FilePath: c.FilePath, LineStart: c.LineStart, LineEnd: c.LineEnd,
 		CorpusType: string(c.Corpus), Language: c.Language, SymbolName: c.SymbolName, RepoName: c.RepoName,
-		ServiceName: c.ServiceName, Score: h.Score, Text: c.Text, ContextPrefix: c.ContextPrefix, Lists: h.Lists, Explain: h.Explain}
+		ServiceName: c.ServiceName, Score: h.Score, Text: c.Text, ContextPrefix: c.ContextPrefix, Lists: h.Lists, Explain: h.Explain,
+		SymbolKind: c.SymbolKind, SectionPath: c.SectionPath, Timestamp: c.Timestamp, Author: c.Author, Channel: c.Channel, Meta: c.Meta}
 }
 
 // filterFlags turns the filter flags into query syntax, so that flags and
