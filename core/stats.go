@@ -34,6 +34,10 @@ type Explain struct {
 	BoostReason string  `json:"boost_reason,omitempty"`
 	// Matched are the query words found in the chunk.
 	Matched []string `json:"matched"`
+	// Duplicates are the lower hits from other files that held the same
+	// passage (nine words in ten the same), left out of a context pack
+	// (search.Collapse).
+	Duplicates []string `json:"duplicates,omitempty"`
 }
 
 // ListRank is a hit's place in one retrieval list.

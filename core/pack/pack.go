@@ -110,6 +110,8 @@ type Piece struct {
 	// Elided is true when Text leaves lines out (". . ." stands for them).
 	Elided bool
 	Text   string
+	// Duplicates are other files holding the same passage, not packed.
+	Duplicates []string
 }
 
 // Service is a service the evidence belongs to, with its neighbours.
@@ -187,7 +189,8 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 		if err != nil {
 			return p, err
 		}
-		hits, p.Warnings = res.Hits, res.Warnings
+		// The same passage from another file is packed once.
+		hits, p.Warnings = search.Collapse(res.Hits), res.Warnings
 		words = search.Terms(res.Text)
 	}
 	var ranked []Piece
@@ -196,7 +199,7 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 			continue
 		}
 		seen[h.Chunk.ID] = true
-		ranked = append(ranked, Piece{Chunk: h.Chunk, Score: h.Score})
+		ranked = append(ranked, Piece{Chunk: h.Chunk, Score: h.Score, Duplicates: h.Explain.Duplicates})
 	}
 	if o.Follow < 0 {
 		o.Follow = DefaultFollow

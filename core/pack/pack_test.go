@@ -294,3 +294,25 @@ func TestPrefer(t *testing.T) {
 		t.Error("a bad prefer: glob is not an error")
 	}
 }
+
+// TestDuplicatePassagePackedOnce: the same passage in another file (a
+// README copied into a second service) is packed once, and the pack says
+// where else it is.
+func TestDuplicatePassagePackedOnce(t *testing.T) {
+	cs := tallyChunks()
+	text := "# Tally\n\nRecords transfers between accounts; the balance check refuses overdrafts before the posting is committed to the ledger."
+	cs = append(cs,
+		core.Chunk{ID: "readme2", RepoName: "acme", FilePath: "tally/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme, Language: "markdown", Text: text},
+		core.Chunk{ID: "copy", RepoName: "acme", FilePath: "vendor-docs/tally/README.md", LineStart: 1, LineEnd: 3, Corpus: core.DocReadme, Language: "markdown", Text: text})
+	p, err := Build(context.Background(), fakeSearch{hits(cs, "readme2", "copy", "deploy")}, fakeStore{chunks: cs}, nil, "balance check", Options{Budget: 2000, Format: "markdown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := p.Render()
+	if strings.Contains(out, "## acme/vendor-docs/tally/README.md") || strings.Count(out, "refuses overdrafts before") != 1 {
+		t.Errorf("the copied passage is packed twice:\n%s", out)
+	}
+	if !strings.Contains(out, "the same passage is in acme/vendor-docs/tally/README.md:1-3") {
+		t.Errorf("the pack does not say where the copy is:\n%s", out)
+	}
+}

@@ -117,18 +117,19 @@ type jsonPack struct {
 }
 
 type jsonChunk struct {
-	ChunkID     string  `json:"chunk_id"`
-	RepoName    string  `json:"repo_name"`
-	FilePath    string  `json:"file_path"`
-	LineStart   int     `json:"line_start"`
-	LineEnd     int     `json:"line_end"`
-	SymbolName  string  `json:"symbol_name"`
-	ServiceName string  `json:"service_name"`
-	CorpusType  string  `json:"corpus_type"`
-	Score       float64 `json:"score"` // to 6 decimals: the rest is noise (freshness moves it with the clock)
-	Forced      bool    `json:"forced"`
-	Elided      bool    `json:"elided"`
-	Text        string  `json:"text"`
+	ChunkID     string   `json:"chunk_id"`
+	RepoName    string   `json:"repo_name"`
+	FilePath    string   `json:"file_path"`
+	LineStart   int      `json:"line_start"`
+	LineEnd     int      `json:"line_end"`
+	SymbolName  string   `json:"symbol_name"`
+	ServiceName string   `json:"service_name"`
+	CorpusType  string   `json:"corpus_type"`
+	Score       float64  `json:"score"` // to 6 decimals: the rest is noise (freshness moves it with the clock)
+	Forced      bool     `json:"forced"`
+	Elided      bool     `json:"elided"`
+	Text        string   `json:"text"`
+	Duplicates  []string `json:"duplicates,omitempty"` // other files holding the same passage, not packed
 }
 
 type jsonService struct {
@@ -156,7 +157,7 @@ func (p *Pack) JSON() string {
 			c := pc.Chunk
 			out.Chunks = append(out.Chunks, jsonChunk{ChunkID: c.ID, RepoName: c.RepoName, FilePath: c.FilePath, LineStart: c.LineStart,
 				LineEnd: c.LineEnd, SymbolName: c.SymbolName, ServiceName: c.ServiceName, CorpusType: string(c.Corpus),
-				Score: math.Round(pc.Score*1e6) / 1e6, Forced: pc.Forced, Elided: pc.Elided, Text: pc.Text})
+				Score: math.Round(pc.Score*1e6) / 1e6, Forced: pc.Forced, Elided: pc.Elided, Text: pc.Text, Duplicates: pc.Duplicates})
 		}
 	}
 	for _, s := range p.Services {
@@ -234,6 +235,9 @@ func (f File) commentary() []string {
 		}
 		if pc.Elided {
 			parts = append(parts, "elided to the lines that match")
+		}
+		if len(pc.Duplicates) > 0 {
+			parts = append(parts, "the same passage is in "+strings.Join(pc.Duplicates, ", "))
 		}
 		if len(parts) > 0 {
 			out = append(out, fmt.Sprintf("lines %d-%d: %s", c.LineStart, c.LineEnd, strings.Join(parts, "; ")))
