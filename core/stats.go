@@ -106,7 +106,22 @@ type SourceStats struct {
 	NewestMTime time.Time
 	// ByCorpus counts the source's chunks per corpus type.
 	ByCorpus map[CorpusType]int
+	// ChunkingVersion is the oldest ChunkingVersion its files were
+	// chunked by (1 for files stored before versions were recorded, 0 for
+	// a source without files).
+	ChunkingVersion int
 }
+
+// ChunkingVersion numbers the chunks coderag makes of a file's content.
+// It changes whenever a change to the chunkers, decoders or scrubbing
+// would chunk some unchanged file differently, so that an incremental
+// crawl indexes again what an older coderag chunked instead of keeping
+// it: each stored file hash ends with ChunkingMarker and it.
+const ChunkingVersion = 4
+
+// ChunkingMarker precedes the chunking version at the end of a stored
+// file hash ("<sha256>/chunking-4").
+const ChunkingMarker = "/chunking-"
 
 // CrawlRun is one recorded crawl.
 type CrawlRun struct {

@@ -107,11 +107,16 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	}
 	trows.Close()
 
+	// The oldest chunking version of a source's files: the number after
+	// the marker that ends each file hash, 1 for hashes without one.
 	rows, err := db.sql.QueryContext(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count,
 		(SELECT count(*) FROM chunks c WHERE c.source_id = s.id),
 		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id AND k.kind = 'skip'), coalesce(s.last_ingest, ''),
-		coalesce(s.git_commit, ''), s.chunk_counts, coalesce(s.content_hash, ''), coalesce(s.newest_mtime, 0)
-		FROM sources s ORDER BY s.repo_name`)
+		coalesce(s.git_commit, ''), s.chunk_counts, coalesce(s.content_hash, ''), coalesce(s.newest_mtime, 0),
+		(SELECT coalesce(min(CASE WHEN instr(f.content_hash, ?1) > 0
+			THEN CAST(substr(f.content_hash, instr(f.content_hash, ?1) + length(?1)) AS INTEGER) ELSE 1 END), 0)
+			FROM files f WHERE f.source_id = s.id)
+		FROM sources s ORDER BY s.repo_name`, core.ChunkingMarker)
 	if err != nil {
 		return st, db.wrap("list sources in", err)
 	}
@@ -120,7 +125,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		var s core.SourceStats
 		var kind, last, counts string
 		var newest int64
-		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts, &s.ContentHash, &newest); err != nil {
+		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts, &s.ContentHash, &newest, &s.ChunkingVersion); err != nil {
 			return st, db.wrap("list sources in", err)
 		}
 		s.Kind = core.SourceKind(kind)

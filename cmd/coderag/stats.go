@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,9 +105,21 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 			nw, kw = max(nw, len(src.Name)), max(kw, len(src.Kind))
 		}
 		fmt.Fprintf(w, "  %-*s  %-*s  %7s  %8s  %7s  %s\n", nw, "name", kw, "kind", "files", "chunks", "skipped", "crawled")
+		var older []string
 		for _, src := range st.Sources {
 			fmt.Fprintf(w, "  %-*s  %-*s  %7s  %8s  %7s  %s  %s\n", nw, src.Name, kw, src.Kind,
 				thousands(src.Files), thousands(src.Chunks), thousands(src.Skipped), ago(src.LastIngest), s.dim(src.Path))
+			if src.ChunkingVersion > 0 && src.ChunkingVersion < core.ChunkingVersion {
+				older = append(older, src.Name)
+			}
+		}
+		switch {
+		case len(older) == 1:
+			fmt.Fprintf(w, "  %s was chunked by an older coderag: the next crawl (--incremental too) indexes it again\n", older[0])
+		case len(older) == len(st.Sources):
+			fmt.Fprintf(w, "  all %d sources were chunked by an older coderag: the next crawl (--incremental too) indexes them again\n", len(older))
+		case len(older) > 1:
+			fmt.Fprintf(w, "  %s were chunked by an older coderag: the next crawl (--incremental too) indexes them again\n", strings.Join(older, ", "))
 		}
 	}
 	if r := st.LastRun; r != nil {
@@ -156,6 +169,10 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		Chunks     int    `json:"chunks"`
 		Skipped    int    `json:"skipped"`
 		LastIngest string `json:"last_ingest"`
+		// The oldest chunking version of its files; less than
+		// chunking_version (the top level) means the next crawl indexes it
+		// again.
+		ChunkingVersion int `json:"chunking_version"`
 	}
 	type run struct {
 		ID       int64  `json:"id"`
@@ -191,11 +208,12 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		Unresolved    int            `json:"unresolved_edges"`
 		Scrub         scrubJSON      `json:"scrub"`
 		Sources       []source       `json:"sources"`
+		Chunking      int            `json:"chunking_version"` // what this coderag chunks by
 		LastRun       *run           `json:"last_run"`
 		Skipped       []jsonSkip     `json:"skipped,omitempty"`
 	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, VectorIndex: st.VectorIndex, ByCorpus: map[string]int{},
-		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{},
+		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{}, Chunking: core.ChunkingVersion,
 		Services: st.Services, Edges: st.Edges, EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved,
 		Scrub: scrubJSON{st.Scrub.Chunks, st.Scrub.Secrets, st.Scrub.PersonalData, st.Scrub.Types}}
 	for k, n := range st.Calls {
@@ -205,7 +223,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		out.ByCorpus[string(c)] = n
 	}
 	for _, s := range st.Sources {
-		out.Sources = append(out.Sources, source{s.Name, string(s.Kind), s.Path, s.Files, s.Chunks, s.Skipped, rfc3339(s.LastIngest)})
+		out.Sources = append(out.Sources, source{s.Name, string(s.Kind), s.Path, s.Files, s.Chunks, s.Skipped, rfc3339(s.LastIngest), s.ChunkingVersion})
 	}
 	if r := st.LastRun; r != nil {
 		out.LastRun = &run{r.ID, rfc3339(r.Started), rfc3339(r.Finished), r.Status, r.Files, r.Chunks, r.Skipped, r.Errors, r.Error}

@@ -101,21 +101,15 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 	return f.Corpus
 }
 
-// ChunkingVersion numbers the chunks coderag makes of a file's content.
-// It changes whenever a change to the chunkers, decoders or scrubbing
-// would chunk some unchanged file differently, so that an incremental
-// crawl indexes again what an older coderag chunked instead of keeping
-// it: each stored file hash carries it (stamp).
-const ChunkingVersion = 4
-
-// chunkingStamp ends every stored file hash.
-var chunkingStamp = "/chunking-" + strconv.Itoa(ChunkingVersion)
+// chunkingStamp ends every stored file hash: the chunking version
+// (core.ChunkingVersion) the file was chunked by.
+var chunkingStamp = core.ChunkingMarker + strconv.Itoa(core.ChunkingVersion)
 
 // stamp marks a content hash with the chunking version.
 func stamp(hash string) string { return hash + chunkingStamp }
 
 // stampedAll reports whether every stored file was chunked by this
-// ChunkingVersion.
+// core.ChunkingVersion.
 func stampedAll(stored map[string]StoredFile) bool {
 	for _, sf := range stored {
 		if !strings.HasSuffix(sf.Hash, chunkingStamp) {

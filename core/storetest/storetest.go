@@ -57,6 +57,7 @@ func Run(t *testing.T, open Open) {
 		{"OddText", testOddText},
 		{"CrawlSample", testCrawlSample},
 		{"Export", testExport},
+		{"ChunkingVersion", testChunkingVersion},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -722,5 +723,56 @@ func testExport(t *testing.T, s Store) {
 		return nil
 	}); err != nil {
 		t.Errorf("export of an unknown source: %v", err)
+	}
+}
+
+// testChunkingVersion: a source's stats give the oldest chunking version
+// its stored file hashes end with, 1 for hashes without one.
+func testChunkingVersion(t *testing.T, s Store) {
+	st, ok := s.(interface {
+		Stats(ctx context.Context) (core.Stats, error)
+	})
+	if !ok {
+		t.Skip("the store has no Stats")
+	}
+	ctx := context.Background()
+	for _, src := range []struct {
+		name   string
+		hashes []string
+	}{
+		{"stamped", []string{"aa" + core.ChunkingMarker + "12", "bb" + core.ChunkingMarker + "9"}},
+		{"mixed", []string{"cc" + core.ChunkingMarker + "12", "dd"}},
+	} {
+		w, err := s.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/" + src.name, Name: src.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, h := range src.hashes {
+			text := fmt.Sprintf("func f%d() {}", i)
+			c := core.Chunk{ID: core.ChunkID(src.name+"/f.go", i*100, i*100+len(text)), SourceURI: src.name + "/f.go", ByteStart: i * 100,
+				ByteEnd: i*100 + len(text), LineStart: i + 1, LineEnd: i + 1, Corpus: core.CodeLogic, Text: text,
+				FilePath: fmt.Sprintf("f%d.go", i), RepoName: src.name, Language: "go"}
+			cc, err := scrub.New(scrub.Options{}).Clean(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteFile(ctx, core.File{Path: c.FilePath, Language: "go", Corpus: core.CodeLogic}, h, []embed.Chunk{{Clean: cc}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats, err := st.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, src := range stats.Sources {
+		got[src.Name] = src.ChunkingVersion
+	}
+	if got["stamped"] != 9 || got["mixed"] != 1 {
+		t.Errorf("chunking versions %v, want stamped 9 and mixed 1", got)
 	}
 }

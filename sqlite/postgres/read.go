@@ -221,10 +221,15 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		FROM scrub_audit WHERE scrubbed`).Scan(&st.Scrub.Chunks, &st.Scrub.Secrets, &st.Scrub.PersonalData); err != nil {
 		return st, db.wrap("sum the scrub audit of", err)
 	}
+	// The oldest chunking version of a source's files: the number after
+	// the marker that ends each file hash, 1 for hashes without one.
 	rows, err := db.pool.Query(ctx, `SELECT s.repo_name, s.kind, s.uri, s.file_count, s.chunk_total,
 		(SELECT count(*) FROM crawl_skips k WHERE k.source_id = s.id AND k.kind = 'skip'), coalesce(s.last_ingest, ''),
-		coalesce(s.git_commit, ''), s.chunk_counts, coalesce(s.content_hash, ''), coalesce(s.newest_mtime, 0)
-		FROM sources s ORDER BY s.repo_name`)
+		coalesce(s.git_commit, ''), s.chunk_counts, coalesce(s.content_hash, ''), coalesce(s.newest_mtime, 0),
+		(SELECT coalesce(min(CASE WHEN strpos(f.content_hash, $1) > 0
+			THEN (regexp_match(split_part(f.content_hash, $1, 2), '^[0-9]+'))[1]::int ELSE 1 END), 0)
+			FROM files f WHERE f.source_id = s.id)
+		FROM sources s ORDER BY s.repo_name`, core.ChunkingMarker)
 	if err != nil {
 		return st, db.wrap("list sources in", err)
 	}
@@ -233,7 +238,7 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 		var s core.SourceStats
 		var kind, last, counts string
 		var newest int64
-		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts, &s.ContentHash, &newest); err != nil {
+		if err := rows.Scan(&s.Name, &kind, &s.Path, &s.Files, &s.Chunks, &s.Skipped, &last, &s.Commit, &counts, &s.ContentHash, &newest, &s.ChunkingVersion); err != nil {
 			return st, db.wrap("list sources in", err)
 		}
 		s.Kind = core.SourceKind(kind)
