@@ -607,3 +607,16 @@ func TestReadSourceDecodes(t *testing.T) {
 		t.Error("readSource of a missing file: no error")
 	}
 }
+
+// TestPreviewNotebookAsMarkdown: a notebook chunk (Markdown with fenced
+// code cells) is drawn as Markdown, not as one language's code.
+func TestPreviewNotebookAsMarkdown(t *testing.T) {
+	m := New(testOptions(newFakeIndex()))
+	c := core.Chunk{Corpus: core.CodeLogic, Language: "jupyter", Meta: map[string]string{"format": "ipynb"},
+		Text: "# Churn model\n\nWhich customers stop ordering.\n\n```python\nmodel = train_churn(orders_df)\n```"}
+	lines, _ := m.preview.body(m, c, nil, 60)
+	out := ansi.Strip(strings.Join(lines, "\n"))
+	if strings.Contains(out, "```") || !strings.Contains(out, "model = train_churn(orders_df)") {
+		t.Errorf("notebook preview is not rendered Markdown:\n%s", out)
+	}
+}

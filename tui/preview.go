@@ -219,6 +219,15 @@ func (p *preview) body(m *Model, c core.Chunk, words []string, w int) ([]string,
 	switch c.Corpus {
 	case core.ConvoSlack, core.ConvoTranscript, core.ConvoOther:
 		return conversation(m.st, c.Text, w), 0
+	}
+	// Notebooks are Markdown with fenced code cells; documents are drawn
+	// as Markdown.
+	if c.Meta["format"] == "ipynb" {
+		if out, err := p.markdown(m.st, c.Text, w); err == nil {
+			return out, 0
+		}
+	}
+	switch c.Corpus {
 	case core.DocReadme, core.DocRunbook, core.DocADR, core.DocGoogle:
 		if c.Language == "markdown" || c.Meta["format"] == "" || strings.HasSuffix(c.FilePath, ".md") {
 			if out, err := p.markdown(m.st, c.Text, w); err == nil {
