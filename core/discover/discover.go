@@ -75,7 +75,7 @@ type Result struct {
 var skipDirs = map[string]string{
 	".git": "VCS metadata", ".hg": "VCS metadata", ".svn": "VCS metadata",
 	"node_modules": "dependencies", "bower_components": "dependencies", "vendor": "vendored dependencies",
-	"jspm_packages": "dependencies", "site-packages": "dependencies", ".venv": "virtualenv", "venv": "virtualenv",
+	"jspm_packages": "dependencies", "site-packages": "dependencies", ".venv": "virtualenv",
 	"__pycache__": "cache", ".mypy_cache": "cache", ".pytest_cache": "cache", ".ruff_cache": "cache",
 	".tox": "cache", ".nox": "cache", ".cache": "cache", ".parcel-cache": "cache", ".gradle": "cache",
 	".terraform": "terraform providers", ".next": "build output", ".nuxt": "build output",
@@ -486,9 +486,11 @@ func (w *walker) readDir(d dirState) {
 		w.mu.Unlock()
 		return
 	}
+	// A virtualenv is known by its pyvenv.cfg, whatever its name: a
+	// package named venv (Python's own) is code.
 	if hasEntry(entries, "pyvenv.cfg") {
 		w.mu.Lock()
-		w.res.Skips = append(w.res.Skips, Skip{d.path + "/", "python packaging output (directory not descended)"})
+		w.res.Skips = append(w.res.Skips, Skip{d.path + "/", "virtualenv (directory not descended)"})
 		w.mu.Unlock()
 		return
 	}

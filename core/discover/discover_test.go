@@ -108,6 +108,7 @@ func TestWalk(t *testing.T) {
 		"services/web/build/Dockerfile dockerfile CODE_DEPLOY",
 		"services/web/dist/k8s/deploy.yaml yaml CODE_DEPLOY",
 		"services/web/src/app.ts typescript CODE_LOGIC",
+		"tools/venv/__init__.py python CODE_LOGIC",
 	}
 	if d := cmp.Diff(wantFiles, files); d != "" {
 		t.Errorf("Walk files mismatch (-want +got):\n%s", d)
@@ -120,7 +121,7 @@ func TestWalk(t *testing.T) {
 		".venv/: virtualenv (directory not descended)",
 		"big.txt: larger than the size limit (71 B > 64 B)",
 		"certs/server.key: key or certificate file (never indexed)",
-		"py/env/: python packaging output (directory not descended)",
+		"py/env/: virtualenv (directory not descended)",
 		"services/cart/obj/project.assets.json: build output directory",
 		"services/checkout/api.pb.go: generated code (.pb.go)",
 		"services/checkout/go.sum: lock file",
