@@ -366,6 +366,14 @@ func (w *walker) ignored(d dirState, p string, parts []string, isDir bool) bool 
 	return d.user != nil && d.user.Match(parts, isDir)
 }
 
+// sourceInBuildDir reports whether the file at p, under a directory
+// named like build output (build, dist, out, target, bin, obj), is source
+// all the same: git tracks it (build output is not committed), or it is
+// Go, which no build writes (Go's own go/build and cmd/dist packages).
+func (w *walker) sourceInBuildDir(p string) bool {
+	return w.tracked != nil && w.tracked[p] || strings.HasSuffix(p, ".go")
+}
+
 // dirState is what a directory passes to its entries: its path and path
 // elements, the ignore patterns in force (defaults, excludes, and those
 // of it and its ancestors, deeper ones last so that they take
@@ -535,7 +543,7 @@ func (w *walker) file(d dirState, e fs.DirEntry, p string, parts []string) (f co
 	if c, ok := w.classes.corpus(parts); ok {
 		corpus = c
 	}
-	if why := pathSkip(p, d.inBuild, corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(w.opts.Allow, p)) {
+	if why := pathSkip(p, d.inBuild && !w.sourceInBuildDir(p), corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(w.opts.Allow, p)) {
 		return f, Skip{p, why}, false
 	}
 	info, err := e.Info()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
@@ -108,6 +109,7 @@ func TestWalk(t *testing.T) {
 		"services/web/build/Dockerfile dockerfile CODE_DEPLOY",
 		"services/web/dist/k8s/deploy.yaml yaml CODE_DEPLOY",
 		"services/web/src/app.ts typescript CODE_LOGIC",
+		"tools/build/build.go go CODE_LOGIC",
 		"tools/venv/__init__.py python CODE_LOGIC",
 	}
 	if d := cmp.Diff(wantFiles, files); d != "" {
@@ -293,5 +295,34 @@ func TestWalkTrackedFilesIgnoreGitignore(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"app.log", "kustomize/base/deploy.yaml", "kustomize/scratch.log", "notes/todo.md"}, got); d != "" {
 		t.Errorf("files outside git (-want +got):\n%s", d)
+	}
+}
+
+// TestBuildDirSource: under a directory named like build output, what git
+// tracks is the repository's source and is indexed; what it does not is
+// output and is skipped.
+func TestBuildDirSource(t *testing.T) {
+	fsys := fstest.MapFS{
+		"scripts/build/release.py":     {Data: []byte("def release():\n    pass\n")},
+		"scripts/build/lib/release.py": {Data: []byte("def release():\n    pass\n")},
+		"web/dist/main.js":             {Data: []byte("console.log(1)\n")},
+		"internal/target/resolve.go":   {Data: []byte("package target\n")},
+	}
+	git := &GitState{Tracked: map[string]bool{"scripts/": true, "scripts/build/": true, "scripts/build/release.py": true}}
+	res, err := Walk(context.Background(), fsys, Options{Git: git})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Files {
+		got = append(got, f.Path)
+	}
+	for _, s := range res.Skips {
+		got = append(got, s.Path+": "+s.Reason)
+	}
+	want := []string{"internal/target/resolve.go", "scripts/build/release.py",
+		"scripts/build/lib/release.py: build output directory", "web/dist/main.js: build output directory"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("build directories (-want +got):\n%s", d)
 	}
 }
