@@ -79,7 +79,7 @@ var skipDirs = map[string]string{
 	"__pycache__": "cache", ".mypy_cache": "cache", ".pytest_cache": "cache", ".ruff_cache": "cache",
 	".tox": "cache", ".nox": "cache", ".cache": "cache", ".parcel-cache": "cache", ".gradle": "cache",
 	".terraform": "terraform providers", ".next": "build output", ".nuxt": "build output",
-	".svelte-kit": "build output", ".turbo": "cache", "coverage": "coverage output", "htmlcov": "coverage output",
+	".svelte-kit": "build output", ".turbo": "cache",
 	".nyc_output": "coverage output", ".idea": "editor settings", ".vscode": "editor settings",
 	".eggs": "build output", "Pods": "dependencies", ".dart_tool": "cache", ".angular": "cache",
 }
@@ -494,6 +494,14 @@ func (w *walker) readDir(d dirState) {
 		w.mu.Unlock()
 		return
 	}
+	// A coverage report is known by what it holds: a package named
+	// coverage (an insurer's) is code.
+	if name := path.Base(d.path); (name == "coverage" || name == "htmlcov") && coverageReport(entries) {
+		w.mu.Lock()
+		w.res.Skips = append(w.res.Skips, Skip{d.path + "/", "coverage output (directory not descended)"})
+		w.mu.Unlock()
+		return
+	}
 	// A virtualenv is known by its pyvenv.cfg, whatever its name: a
 	// package named venv (Python's own) is code.
 	if hasEntry(entries, "pyvenv.cfg") {
@@ -572,6 +580,18 @@ func allowed(exts []string, p string) bool {
 
 // hasEntry reports whether a directory's entries (sorted by name, as
 // fs.ReadDir returns them) hold name.
+// coverageReport reports whether a directory's entries are a test
+// coverage report's (lcov, Istanbul, Cobertura, coverage.py's HTML).
+func coverageReport(entries []fs.DirEntry) bool {
+	for _, m := range []string{"lcov.info", "coverage-final.json", "coverage-summary.json", "clover.xml", "cobertura-coverage.xml",
+		"coverage.xml", "lcov-report", "index.html", "status.json", ".last_run.json", "coverage.out", "coverage.txt"} {
+		if hasEntry(entries, m) {
+			return true
+		}
+	}
+	return false
+}
+
 func hasEntry(entries []fs.DirEntry, name string) bool {
 	i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= name })
 	return i < len(entries) && entries[i].Name() == name

@@ -326,3 +326,31 @@ func TestBuildDirSource(t *testing.T) {
 		t.Errorf("build directories (-want +got):\n%s", d)
 	}
 }
+
+// TestCoverageDirs: a coverage report is skipped by what it holds; a
+// package named coverage is code.
+func TestCoverageDirs(t *testing.T) {
+	fsys := fstest.MapFS{
+		"coverage/lcov.info":               {Data: []byte("TN:\nSF:src/app.ts\n")},
+		"coverage/lcov-report/app.ts.html": {Data: []byte("<html></html>\n")},
+		"htmlcov/index.html":               {Data: []byte("<html></html>\n")},
+		"claims/coverage/policy.py":        {Data: []byte("def covered(claim):\n    return claim.amount < 1000\n")},
+		"claims/coverage/__init__.py":      {Data: []byte("\n")},
+	}
+	res, err := Walk(context.Background(), fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Files {
+		got = append(got, f.Path)
+	}
+	for _, s := range res.Skips {
+		got = append(got, s.Path+": "+s.Reason)
+	}
+	want := []string{"claims/coverage/__init__.py", "claims/coverage/policy.py",
+		"coverage/: coverage output (directory not descended)", "htmlcov/: coverage output (directory not descended)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("coverage directories (-want +got):\n%s", d)
+	}
+}
