@@ -74,7 +74,7 @@ type Result struct {
 // skipDirs are never descended into.
 var skipDirs = map[string]string{
 	".git": "VCS metadata", ".hg": "VCS metadata", ".svn": "VCS metadata",
-	"node_modules": "dependencies", "bower_components": "dependencies", "vendor": "vendored dependencies",
+	"node_modules": "dependencies", "bower_components": "dependencies",
 	"jspm_packages": "dependencies", "site-packages": "dependencies", ".venv": "virtualenv",
 	"__pycache__": "cache", ".mypy_cache": "cache", ".pytest_cache": "cache", ".ruff_cache": "cache",
 	".tox": "cache", ".nox": "cache", ".cache": "cache", ".parcel-cache": "cache", ".gradle": "cache",
@@ -494,6 +494,17 @@ func (w *walker) readDir(d dirState) {
 		w.mu.Unlock()
 		return
 	}
+	// Vendored dependencies are known by their package manager: a
+	// vendor/ beside go.mod, composer.json or a Gemfile, or holding what
+	// they put there (modules.txt, autoload.php, module paths such as
+	// github.com). A package named vendor (a marketplace's sellers) is
+	// code.
+	if path.Base(d.path) == "vendor" && w.vendored(d.path, entries) {
+		w.mu.Lock()
+		w.res.Skips = append(w.res.Skips, Skip{d.path + "/", "vendored dependencies (directory not descended)"})
+		w.mu.Unlock()
+		return
+	}
 	// A coverage report is known by what it holds: a package named
 	// coverage (an insurer's) is code.
 	if name := path.Base(d.path); (name == "coverage" || name == "htmlcov") && coverageReport(entries) {
@@ -580,6 +591,28 @@ func allowed(exts []string, p string) bool {
 
 // hasEntry reports whether a directory's entries (sorted by name, as
 // fs.ReadDir returns them) hold name.
+// vendored reports whether the directory vendor at p holds a package
+// manager's vendored dependencies.
+func (w *walker) vendored(p string, entries []fs.DirEntry) bool {
+	for _, m := range []string{"modules.txt", "autoload.php", "composer", "bundle", "bin"} {
+		if hasEntry(entries, m) {
+			return true
+		}
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.Contains(e.Name(), ".") { // github.com, golang.org, gopkg.in
+			return true
+		}
+	}
+	parent := path.Dir(p)
+	for _, m := range []string{"go.mod", "composer.json", "Gemfile", "Gopkg.toml", "glide.yaml"} {
+		if _, err := fs.Stat(w.fsys, path.Join(parent, m)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // coverageReport reports whether a directory's entries are a test
 // coverage report's (lcov, Istanbul, Cobertura, coverage.py's HTML).
 func coverageReport(entries []fs.DirEntry) bool {

@@ -354,3 +354,34 @@ func TestCoverageDirs(t *testing.T) {
 		t.Errorf("coverage directories (-want +got):\n%s", d)
 	}
 }
+
+// TestVendorDirs: vendored dependencies are skipped by their package
+// manager's marks; a service named vendor is code.
+func TestVendorDirs(t *testing.T) {
+	fsys := fstest.MapFS{
+		"services/vendor/onboarding.py":    {Data: []byte("def onboard(seller):\n    return seller.verify()\n")},
+		"gateway/go.mod":                   {Data: []byte("module acme/gateway\n")},
+		"gateway/main.go":                  {Data: []byte("package main\n")},
+		"gateway/vendor/acme/auth/auth.go": {Data: []byte("package auth\n")},
+		"shop/vendor/autoload.php":         {Data: []byte("<?php\n")},
+		"tools/vendor/github.com/x/y/y.go": {Data: []byte("package y\n")},
+	}
+	res, err := Walk(context.Background(), fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Files {
+		got = append(got, f.Path)
+	}
+	for _, s := range res.Skips {
+		got = append(got, s.Path+": "+s.Reason)
+	}
+	want := []string{"gateway/go.mod", "gateway/main.go", "services/vendor/onboarding.py",
+		"gateway/vendor/: vendored dependencies (directory not descended)",
+		"shop/vendor/: vendored dependencies (directory not descended)",
+		"tools/vendor/: vendored dependencies (directory not descended)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("vendor directories (-want +got):\n%s", d)
+	}
+}
