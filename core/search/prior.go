@@ -88,14 +88,19 @@ func importsTestFramework(imports []string) bool {
 	return false
 }
 
-// IsTestPath reports whether a path holds tests (a test directory, a
-// _test, .test, .spec or test_ file).
+// testProjectRE is a directory named as a test project is: .NET's
+// Cart.Tests, Cart.UnitTests, Cart.IntegrationTests, and cart-tests,
+// cart_e2e_tests elsewhere.
+var testProjectRE = regexp.MustCompile(`(?i)[._-](unit|integration|functional|acceptance|component|e2e|api|load)?[._-]?tests?$|[._-]specs$`)
+
+// IsTestPath reports whether a path holds tests (a test directory or test
+// project, a _test, .test, .spec or test_ file).
 func IsTestPath(p string) bool {
 	if testFileRE.MatchString(path.Base(p)) {
 		return true
 	}
 	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
-		if testDirs[d] {
+		if testDirs[d] || testProjectRE.MatchString(d) {
 			return true
 		}
 	}

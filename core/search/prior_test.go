@@ -20,6 +20,12 @@ func TestFilePrior(t *testing.T) {
 		{"go test file", core.Chunk{FilePath: "src/orders/handler_test.go"}, "how are orders stored", 0.6, "test code"},
 		{"test file asked about tests", core.Chunk{FilePath: "src/orders/handler_test.go"}, "which tests cover orders", 1, ""},
 		{"tests directory", core.Chunk{FilePath: "tests/e2e/checkout.py"}, "checkout flow", 0.6, "test code"},
+		// .NET test projects: every file of Cart.UnitTests is test code.
+		{"dotnet test project", core.Chunk{FilePath: "src/Cart.UnitTests/Fixtures/RedisFixture.cs"}, "cart redis", 0.6, "test code"},
+		{"dotnet tests project", core.Chunk{FilePath: "services/Cart.Tests/Builders.cs"}, "cart", 0.6, "test code"},
+		{"kebab tests folder", core.Chunk{FilePath: "cart-e2e-tests/helpers.ts"}, "cart", 0.6, "test code"},
+		{"a word ending in test", core.Chunk{FilePath: "src/latest/feed.go"}, "feed", 1, ""},
+		{"a project named for contests", core.Chunk{FilePath: "src/Contests.Api/Controller.cs"}, "contest", 1, ""},
 		// A Locust load test or a k6 script is test code wherever it
 		// lives; asking about Locust lifts it.
 		{"locust file", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"json", "locust"}}, "how is an invoice emailed", 0.6, "test code"},
