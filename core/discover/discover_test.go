@@ -2,6 +2,7 @@ package discover
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,17 +310,7 @@ func TestBuildDirSource(t *testing.T) {
 		"internal/target/resolve.go":   {Data: []byte("package target\n")},
 	}
 	git := &GitState{Tracked: map[string]bool{"scripts/": true, "scripts/build/": true, "scripts/build/release.py": true}}
-	res, err := Walk(context.Background(), fsys, Options{Git: git})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range res.Files {
-		got = append(got, f.Path)
-	}
-	for _, s := range res.Skips {
-		got = append(got, s.Path+": "+s.Reason)
-	}
+	got := walked(t, fsys, Options{Git: git})
 	want := []string{"internal/target/resolve.go", "scripts/build/release.py",
 		"scripts/build/lib/release.py: build output directory", "web/dist/main.js: build output directory"}
 	if d := cmp.Diff(want, got); d != "" {
@@ -337,17 +328,7 @@ func TestCoverageDirs(t *testing.T) {
 		"claims/coverage/policy.py":        {Data: []byte("def covered(claim):\n    return claim.amount < 1000\n")},
 		"claims/coverage/__init__.py":      {Data: []byte("\n")},
 	}
-	res, err := Walk(context.Background(), fsys, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range res.Files {
-		got = append(got, f.Path)
-	}
-	for _, s := range res.Skips {
-		got = append(got, s.Path+": "+s.Reason)
-	}
+	got := walked(t, fsys, Options{})
 	want := []string{"claims/coverage/__init__.py", "claims/coverage/policy.py",
 		"coverage/: coverage output (directory not descended)", "htmlcov/: coverage output (directory not descended)"}
 	if d := cmp.Diff(want, got); d != "" {
@@ -366,7 +347,21 @@ func TestVendorDirs(t *testing.T) {
 		"shop/vendor/autoload.php":         {Data: []byte("<?php\n")},
 		"tools/vendor/github.com/x/y/y.go": {Data: []byte("package y\n")},
 	}
-	res, err := Walk(context.Background(), fsys, Options{})
+	got := walked(t, fsys, Options{})
+	want := []string{"gateway/go.mod", "gateway/main.go", "services/vendor/onboarding.py",
+		"gateway/vendor/: vendored dependencies (directory not descended)",
+		"shop/vendor/: vendored dependencies (directory not descended)",
+		"tools/vendor/: vendored dependencies (directory not descended)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("vendor directories (-want +got):\n%s", d)
+	}
+}
+
+// walked walks fsys and lists the files indexed, then the skips with
+// their reasons.
+func walked(t *testing.T, fsys fs.FS, opts Options) []string {
+	t.Helper()
+	res, err := Walk(context.Background(), fsys, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,11 +372,5 @@ func TestVendorDirs(t *testing.T) {
 	for _, s := range res.Skips {
 		got = append(got, s.Path+": "+s.Reason)
 	}
-	want := []string{"gateway/go.mod", "gateway/main.go", "services/vendor/onboarding.py",
-		"gateway/vendor/: vendored dependencies (directory not descended)",
-		"shop/vendor/: vendored dependencies (directory not descended)",
-		"tools/vendor/: vendored dependencies (directory not descended)"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("vendor directories (-want +got):\n%s", d)
-	}
+	return got
 }
