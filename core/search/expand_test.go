@@ -68,6 +68,7 @@ func TestSynonymWords(t *testing.T) {
 		{"Which database holds the invoices?", []string{"db", "datastore", "postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongo", "sql", "sqlite"}},
 		{"where are user sessions kept", []string{"account", "customer", "jwt", "token"}}, // plurals share a stem
 		{"retrying", []string{"backoff", "attempt"}},
+		{"out of disk space", []string{"filesystem", "volume", "storage", "pvc"}}, // an alert says filesystem
 		{"how is the widget rendered", nil},
 	} {
 		if got := synonymWords(tt.q); !reflect.DeepEqual(got, tt.want) {

@@ -48,6 +48,7 @@ var synonymGroups = [][]string{
 	{"dsn", "uri", "url", "connectionstring"},
 	{"pwd", "password", "passwd", "passphrase"},
 	{"mem", "memory", "ram"},
+	{"disk", "disks", "filesystem", "filesystems", "volume", "volumes", "storage", "pvc"},
 	{"cpu", "cpus", "core", "cores", "millicores"},
 	{"timeout", "timeouts", "deadline"},
 	{"retry", "retries", "retrying", "backoff", "attempt", "attempts"},
