@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -337,5 +338,36 @@ func TestCrawlNotebooks(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no warning for the Go file full of syntax errors: %+v", events)
+	}
+}
+
+// TestRunbookDirDocuments: a runbook folder's Word and HTML runbooks are
+// extracted and indexed as runbooks, not skipped as binary or read as
+// HTML code.
+func TestRunbookDirDocuments(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	docx, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sample", "gdocs", "Incident 4711 postmortem.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{
+		"postmortems/incident-4711.docx": {Data: docx},
+		"wiki/queue-backlog.html":        {Data: []byte("<html><body><h1>Queue backlog</h1><p>When the invoice queue backs up, scale the invoice workers to six replicas.</p></body></html>")},
+	}
+	sum, err := ingest.New(db, ingest.Options{FS: func(string) fs.FS { return fsys }}).Run(ctx,
+		[]core.Source{{Kind: core.SourceRunbookDir, Path: "/runbooks", Name: "runbooks"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	ss := sum.Sources[0]
+	if ss.Files != 2 || len(ss.Skips) != 0 || ss.Chunks[core.DocRunbook] != ss.ChunkCount() {
+		t.Errorf("files %d, skips %v, chunks %v; want both documents indexed as runbooks", ss.Files, ss.Skips, ss.Chunks)
+	}
+	for q, want := range map[string]string{"timeline": "postmortems/incident-4711.docx", "scale invoice workers": "wiki/queue-backlog.html"} {
+		res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: q})
+		if err != nil || len(res.Hits) == 0 || res.Hits[0].Chunk.FilePath != want || strings.Contains(res.Hits[0].Chunk.Text, "<p>") {
+			t.Errorf("search %q: %v, %v; want %s's extracted text first", q, res.Hits, err, want)
+		}
 	}
 }

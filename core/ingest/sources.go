@@ -65,7 +65,7 @@ func (c *Crawler) open(ctx context.Context, src core.Source, warm *warmer) (*sou
 	if opts.Git == nil {
 		opts.Git = discover.GitStateOf(src.Path)
 	}
-	if src.Kind == core.SourceGDocsDir {
+	if src.Kind == core.SourceGDocsDir || src.Kind == core.SourceRunbookDir {
 		opts.Allow = append(append([]string(nil), opts.Allow...), ".docx")
 	}
 	found, err := discover.Walk(ctx, r.fsys, opts)
@@ -91,6 +91,11 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 	case core.SourceRunbookDir:
 		switch f.Corpus {
 		case core.DocReadme, core.DocADR, core.DocGoogle:
+			return core.DocRunbook
+		}
+		// Runbooks written in Word or exported from a wiki as HTML.
+		switch strings.ToLower(path.Ext(f.Path)) {
+		case ".docx", ".html", ".htm":
 			return core.DocRunbook
 		}
 	case core.SourceGDocsDir:
@@ -255,7 +260,10 @@ func (r *sourceReader) process(f core.File) fileResult {
 	ext := strings.ToLower(path.Ext(f.Path))
 	var doc *extract.Doc
 	legacy := "" // a note for the crawl's warnings: a legacy encoding decoded, a notebook read as text
-	if f.Corpus == core.DocGoogle && ext == ".docx" {
+	// Documents exported from an editor (Google Docs, Word, a wiki) are
+	// extracted to Markdown-shaped text.
+	exported := f.Corpus == core.DocGoogle || f.Corpus == core.DocRunbook && r.src.Kind == core.SourceRunbookDir
+	if exported && ext == ".docx" {
 		d, err := extract.DOCX(data)
 		if err != nil {
 			res.skip = err.Error()
@@ -282,7 +290,7 @@ func (r *sourceReader) process(f core.File) fileResult {
 				legacy = strings.TrimPrefix(legacy+"; indexed as text: "+err.Error(), "; ")
 			}
 		}
-		if f.Corpus == core.DocGoogle && (ext == ".html" || ext == ".htm") {
+		if exported && (ext == ".html" || ext == ".htm") {
 			d, err := extract.HTML(data)
 			if err != nil {
 				res.skip = err.Error()
