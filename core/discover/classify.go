@@ -30,7 +30,7 @@ var languages = map[string]string{
 	".sln": "sln", ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".tpl": "gotemplate",
 	".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".adoc": "asciidoc",
 	".txt": "text", ".html": "html", ".htm": "html", ".css": "css", ".scss": "css", ".less": "css",
-	".vue": "vue", ".svelte": "svelte", ".vtt": "webvtt", ".srt": "srt", ".mk": "makefile", ".ipynb": "jupyter",
+	".vue": "vue", ".svelte": "svelte", ".vtt": "webvtt", ".srt": "srt", ".mk": "makefile", ".ipynb": "jupyter", ".docx": "docx",
 }
 
 // codeLanguages are the languages whose files are CODE_LOGIC.
@@ -41,6 +41,9 @@ var codeLanguages = map[string]bool{
 	"graphql": true, "groovy": true, "lua": true, "r": true, "html": true, "css": true, "vue": true,
 	"svelte": true, "gotemplate": true, "jupyter": true,
 }
+
+// docDirs are directories whose Word documents are documentation.
+var docDirs = map[string]bool{"docs": true, "doc": true, "documentation": true, "wiki": true, "design": true, "handbook": true}
 
 // docNames are extension-less files that are documentation.
 var docNames = map[string]bool{
@@ -130,6 +133,14 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 		return language, docCorpus(dirNames(), lbase)
 	case "webvtt", "srt":
 		return language, core.ConvoTranscript
+	case "docx":
+		// A Word document in a repository is documentation where docs
+		// live (docs/, a wiki, runbooks, ADRs); elsewhere it is data (a
+		// template, a test fixture) and stays a binary skip.
+		if c := docCorpus(dirNames(), lbase); c != core.DocReadme || inDir(docDirs) {
+			return language, c
+		}
+		return language, core.CodeLogic
 	case "":
 		name := strings.TrimSuffix(lbase, ext)
 		if docNames[name] {

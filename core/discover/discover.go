@@ -138,10 +138,12 @@ func pathSkip(p string, inBuild bool, corpus core.CorpusType) string {
 		return "lock file"
 	}
 	ext := path.Ext(lbase)
-	if binaryExts[ext] {
+	keep := corpus == core.CodeDeploy || corpus == core.DocReadme || corpus == core.DocRunbook || corpus == core.DocADR
+	// A Word document classified as documentation is extracted, not
+	// skipped as binary.
+	if binaryExts[ext] && !(ext == ".docx" && keep) {
 		return "binary file type (" + ext + ")"
 	}
-	keep := corpus == core.CodeDeploy || corpus == core.DocReadme || corpus == core.DocRunbook || corpus == core.DocADR
 	for _, s := range minifiedSuffixes {
 		if strings.HasSuffix(lbase, s) {
 			return "minified or source map (" + s + ")"

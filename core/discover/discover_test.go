@@ -64,6 +64,10 @@ func TestClassify(t *testing.T) {
 		{"LICENSE", "text", core.DocReadme},
 		{"meetings/standup.vtt", "webvtt", core.ConvoTranscript},
 		{"scripts/deploy", "", core.CodeLogic},
+		{"docs/runbooks/failover.docx", "docx", core.DocRunbook},
+		{"docs/guide.docx", "docx", core.DocReadme},
+		{"architecture/adr/0003-queue.docx", "docx", core.DocADR},
+		{"src/invoices/template.docx", "docx", core.CodeLogic}, // data: skipped as binary
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -343,7 +343,7 @@ func TestCrawlNotebooks(t *testing.T) {
 
 // TestRunbookDirDocuments: a runbook folder's Word and HTML runbooks are
 // extracted and indexed as runbooks, not skipped as binary or read as
-// HTML code.
+// HTML code; so is a Word runbook in a repository's docs.
 func TestRunbookDirDocuments(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
@@ -369,5 +369,19 @@ func TestRunbookDirDocuments(t *testing.T) {
 		if err != nil || len(res.Hits) == 0 || res.Hits[0].Chunk.FilePath != want || strings.Contains(res.Hits[0].Chunk.Text, "<p>") {
 			t.Errorf("search %q: %v, %v; want %s's extracted text first", q, res.Hits, err, want)
 		}
+	}
+	// In a repository, a Word document where docs live is extracted too;
+	// one among the code is data and stays a binary skip.
+	repo := fstest.MapFS{
+		"docs/runbooks/incident-4711.docx": {Data: docx},
+		"src/templates/invoice.docx":       {Data: docx},
+	}
+	sum, err = ingest.New(db, ingest.Options{FS: func(string) fs.FS { return repo }}).Run(ctx,
+		[]core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	if ss := sum.Sources[0]; ss.Files != 1 || len(ss.Skips) != 1 || ss.Skips[0].Path != "src/templates/invoice.docx" || ss.Chunks[core.DocRunbook] == 0 {
+		t.Errorf("repository: files %d, skips %v, chunks %v; want the runbook extracted and the template skipped", ss.Files, ss.Skips, ss.Chunks)
 	}
 }

@@ -262,7 +262,8 @@ func (r *sourceReader) process(f core.File) fileResult {
 	legacy := "" // a note for the crawl's warnings: a legacy encoding decoded, a notebook read as text
 	// Documents exported from an editor (Google Docs, Word, a wiki) are
 	// extracted to Markdown-shaped text.
-	exported := f.Corpus == core.DocGoogle || f.Corpus == core.DocRunbook && r.src.Kind == core.SourceRunbookDir
+	exported := f.Corpus == core.DocGoogle || f.Corpus == core.DocRunbook && r.src.Kind == core.SourceRunbookDir ||
+		ext == ".docx" && (f.Corpus == core.DocReadme || f.Corpus == core.DocRunbook || f.Corpus == core.DocADR)
 	if exported && ext == ".docx" {
 		d, err := extract.DOCX(data)
 		if err != nil {
