@@ -3,7 +3,6 @@ package graph
 import (
 	"fmt"
 	"net/url"
-	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -111,25 +110,9 @@ func (b *builder) networkPolicies() {
 	}
 }
 
-// isTestFile reports whether a path holds tests, whose calls go to fakes.
-func isTestFile(p string) bool {
-	base := path.Base(p)
-	if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") ||
-		strings.HasSuffix(base, "_test.py") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.HasSuffix(base, "Tests.cs") || strings.HasSuffix(base, "Test.java") || strings.HasSuffix(base, "Tests.java") {
-		return true
-	}
-	for _, d := range strings.Split(path.Dir(p), "/") {
-		switch strings.ToLower(d) {
-		case "test", "tests", "__tests__", "testdata", "fixtures", "e2e", "integration-tests":
-			return true
-		}
-		if strings.HasSuffix(d, ".Tests") || strings.HasSuffix(d, ".Test") {
-			return true
-		}
-	}
-	return false
-}
+// isTestFile reports whether a path holds tests, whose calls go to fakes
+// (core.IsTestPath).
+func isTestFile(p string) bool { return core.IsTestPath(p) }
 
 // resolved is an address found for a call, and how.
 type resolved struct {

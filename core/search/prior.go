@@ -18,9 +18,6 @@ import (
 // about tests, lifts its prior. The factors are Params'.
 
 var (
-	testDirs = set([]string{"test", "tests", "__tests__", "e2e", "spec", "specs", "cypress", "testdata", "fixtures",
-		"integration-tests", "testing"})
-	testFileRE        = regexp.MustCompile(`(?i)(_test\.[a-z]+|\.test\.[a-z]+|\.spec\.[a-z]+|^test_.*\.py|tests?\.(java|cs|kt)|_spec\.rb)$`)
 	boilerplateNameRE = regexp.MustCompile(`(?i)^(pull_request_template|issue_template|bug_report|feature_request|license|licence|copying|notice|code_of_conduct|security|contributing|changelog|changes|history|authors|codeowners|maintainers)(\.[a-z]+)?$`)
 	toolConfigRE      = regexp.MustCompile(`(?i)^(\.gitattributes|\.gitignore|\.dockerignore|\.editorconfig|\.prettierrc.*|\.prettierignore|\.eslintrc.*|eslint\.config\.[cm]?[jt]s|\.stylelintrc.*|\.markdownlint.*|\.yamllint.*|\.golangci\.ya?ml|\.pre-commit-config\.yaml|tsconfig.*\.json|jsconfig\.json|\.nvmrc|\.npmrc|\.babelrc.*|babel\.config\.[cm]?js|.*\.lock|package-lock\.json|go\.sum|poetry\.lock|copilot-instructions\.md|renovate\.json|dependabot\.ya?ml|\.releaserc.*|checkstyle\.xml)$`)
 	testWords         = set([]string{"test", "tests", "testing", "spec", "specs", "e2e", "unittest", "pytest", "jest", "cypress", "playwright", "locust", "k6"})
@@ -66,7 +63,7 @@ func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, str
 			}
 		}
 		return p.TestPrior, "CI pipeline"
-	case IsTestPath(c.FilePath) || importsTestFramework(c.Imports) || c.Meta["test"] == "true":
+	case core.IsTestPath(c.FilePath) || importsTestFramework(c.Imports) || c.Meta["test"] == "true":
 		for w := range queryWords {
 			if testWords[w] {
 				return 1, ""
@@ -82,25 +79,6 @@ func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, str
 func importsTestFramework(imports []string) bool {
 	for _, im := range imports {
 		if testImports[im] || testImports[strings.SplitN(im, ".", 2)[0]] {
-			return true
-		}
-	}
-	return false
-}
-
-// testProjectRE is a directory named as a test project is: .NET's
-// Cart.Tests, Cart.UnitTests, Cart.IntegrationTests, and cart-tests,
-// cart_e2e_tests elsewhere.
-var testProjectRE = regexp.MustCompile(`(?i)[._-](unit|integration|functional|acceptance|component|e2e|api|load)?[._-]?tests?$|[._-]specs$`)
-
-// IsTestPath reports whether a path holds tests (a test directory or test
-// project, a _test, .test, .spec or test_ file).
-func IsTestPath(p string) bool {
-	if testFileRE.MatchString(path.Base(p)) {
-		return true
-	}
-	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
-		if testDirs[d] || testProjectRE.MatchString(d) {
 			return true
 		}
 	}

@@ -28,7 +28,7 @@ type Question struct {
 func Questions(source string, pairs []Pair) []Question {
 	var out []Question
 	for _, p := range pairs {
-		if search.IsTestPath(p.File) {
+		if core.IsTestPath(p.File) {
 			continue
 		}
 		out = append(out, Question{Q: p.Query, Gold: source + "/" + p.File})

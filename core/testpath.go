@@ -1,0 +1,38 @@
+package core
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// testDirs are directories that hold tests.
+var testDirs = map[string]bool{
+	"test": true, "tests": true, "__tests__": true, "e2e": true, "spec": true, "specs": true, "cypress": true,
+	"testdata": true, "fixtures": true, "integration-tests": true, "testing": true,
+}
+
+var (
+	// testFileRE is a test file's name: Go's _test.go, a .test. or .spec.
+	// file, pytest's test_*.py, JUnit's and xUnit's *Test(s).java/.cs/.kt.
+	testFileRE = regexp.MustCompile(`(?i)(_test\.[a-z]+|\.test\.[a-z]+|\.spec\.[a-z]+|^test_.*\.py|tests?\.(java|cs|kt)|_spec\.rb)$`)
+	// testProjectRE is a directory named as a test project is: .NET's
+	// Cart.Tests, Cart.UnitTests, Cart.IntegrationTests, and cart-tests,
+	// cart_e2e_tests elsewhere.
+	testProjectRE = regexp.MustCompile(`(?i)[._-](unit|integration|functional|acceptance|component|e2e|api|load)?[._-]?tests?$|[._-]specs$`)
+)
+
+// IsTestPath reports whether a path holds tests: a test file, or any file
+// under a test directory or test project. Search gives such files a lower
+// prior; the service graph ignores their calls, which go to fakes.
+func IsTestPath(p string) bool {
+	if testFileRE.MatchString(path.Base(p)) {
+		return true
+	}
+	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+		if testDirs[d] || testProjectRE.MatchString(d) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,26 @@
+package core
+
+import "testing"
+
+func TestIsTestPath(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{
+		{"services/checkout/handler_test.go", true},
+		{"src/cart.spec.ts", true},
+		{"app/tests/test_orders.py", true},
+		{"src/Cart.UnitTests/Fixtures/RedisFixture.cs", true},
+		{"src/Cart.IntegrationTests/CheckoutClient.cs", true},
+		{"web/cypress/support/commands.js", true},
+		{"cart-e2e-tests/helpers.ts", true},
+		{"services/checkout/handler.go", false},
+		{"src/latest/feed.go", false},
+		{"src/Contests.Api/Controller.cs", false},
+		{"docs/testing-strategy.md", false},
+	} {
+		if got := IsTestPath(tt.path); got != tt.want {
+			t.Errorf("IsTestPath(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
