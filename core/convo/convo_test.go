@@ -232,6 +232,49 @@ func TestSlackWrappedFolder(t *testing.T) {
 	}
 }
 
+// TestSlackZipBackslashes: a zip written by a Windows tool, "\\" between
+// folders in every entry name, reads as the folder does; an entry that
+// would leave the archive is still refused.
+func TestSlackZipBackslashes(t *testing.T) {
+	zpath := filepath.Join(t.TempDir(), "export.zip")
+	f, err := os.Create(zpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	root := filepath.Join("testdata", "slack")
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		w, _ := zw.Create(`acme-export\` + strings.ReplaceAll(filepath.ToSlash(rel), "/", `\`))
+		data, _ := os.ReadFile(p)
+		w.Write(data)
+		return nil
+	})
+	w, _ := zw.Create(`acme-export\..\..\evil.json`)
+	w.Write([]byte(`[{"type":"message","user":"U1","text":"escaped","ts":"1.0"}]`))
+	zw.Close()
+	f.Close()
+
+	e, err := OpenSlack(zpath, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := renderExport(t, e)
+	if !strings.Contains(got, `problem acme-export\..\..\evil.json: unsafe path in zip entry`) || strings.Contains(got, "escaped") {
+		t.Errorf("the escaping entry was not refused:\n%s", got)
+	}
+	d, _ := OpenSlack(root, Options{})
+	defer d.Close()
+	want := renderExport(t, d)
+	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
+		t.Errorf("backslash zip differs from the folder:\n%s", cmp.Diff(want, got))
+	}
+}
+
 func TestSlackSingleFile(t *testing.T) {
 	e, err := OpenSlack(filepath.Join("testdata", "slack-messages.json"), Options{})
 	if err != nil {

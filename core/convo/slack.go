@@ -147,9 +147,20 @@ func OpenSlack(p string, opts Options) (*SlackExport, error) {
 		e.closer = zr
 		// Entries whose names would leave the archive are dropped before
 		// the reader indexes them (it would clean "../x" into "x").
+		// Windows tools (PowerShell's Compress-Archive) write "\" between
+		// folders: such names are read with "/" when every entry uses "\".
+		backslashes := len(zr.File) > 0
+		for _, f := range zr.File {
+			backslashes = backslashes && !strings.Contains(f.Name, "/")
+		}
 		safe := zr.File[:0:0]
 		for _, f := range zr.File {
-			if safeZipName(f.Name) {
+			name := f.Name
+			if backslashes {
+				name = strings.ReplaceAll(name, `\`, "/")
+			}
+			if safeZipName(name) {
+				f.Name = name
 				safe = append(safe, f)
 			} else {
 				e.Problems = append(e.Problems, Problem{f.Name, "unsafe path in zip entry (ignored; nothing is extracted)"})
