@@ -60,7 +60,8 @@ Sources:
                            of messages
   --transcripts-dir DIR    meeting transcripts: WebVTT, SRT, Zoom chat logs,
                            "Speaker: text" files, Markdown with **Speaker**
-  --runbooks-dir DIR       a folder of runbooks (Markdown, text)
+  --runbooks-dir DIR       a folder of runbooks (Markdown, text, Word and
+                           HTML exports)
   --gdocs-dir DIR          Google Docs exports: HTML, DOCX, Markdown, text
 Every flag repeats. A source is named after its directory or file; give
 another name with NAME=PATH (or --repo-name for repositories). Names are
@@ -85,11 +86,14 @@ source add rules of their own:
   exclude:
     - fixtures/**
 
-Dependency and cache directories (node_modules, vendor, .venv, ...), lock
-files, binaries, generated and minified code, files over --max-file-size and
-files holding credentials (.env, *.pem, id_rsa, ...) are skipped, each with a
-reason you can list with -v or 'coderag stats --skipped'. Deploy files and
-docs are kept even inside build-output directories.
+Dependency and cache directories (node_modules, a package manager's
+vendor, a virtualenv, ...), lock files, binaries, generated and minified
+code, files over --max-file-size and files holding credentials (.env,
+*.pem, id_rsa, ...) are skipped, each with a reason you can list with -v or
+'coderag stats --skipped'. Deploy files, docs, files git tracks and Go are
+kept even inside build-output directories. Word documents where docs live
+and Jupyter notebooks (cells, without outputs) are extracted; UTF-16 with a
+byte order mark and Latin-1 text are decoded, with a warning.
 
 Code is cut at declarations (tree-sitter), Kubernetes YAML per resource,
 compose files per service, Markdown at headings, config files by key, Slack
