@@ -114,7 +114,8 @@ complete, and queries keep working while a crawl runs.
 stored ones (a time is trusted once it is two seconds old); it compares the
 others, and each Slack channel's day files, with the stored content hash
 and re-indexes only what differs, removing deleted files. Committed,
-uncommitted and untracked edits are all seen. The service graph is rebuilt
+uncommitted and untracked edits are all seen. A source an older coderag
+chunked differently is indexed again whole, once. The service graph is rebuilt
 only when calls, routes, resources or deploy files changed. Each source's
 git HEAD, content hash (exports) or newest file time (directories) is
 recorded: see 'coderag manifest'.
