@@ -436,6 +436,8 @@ func (l *sourceList) add(kind core.SourceKind, where, p, name string) error {
 		// others.
 	case !fi.IsDir() && kind != core.SourceSlackExport:
 		return usagef("%s is not a directory", where)
+	case !fi.IsDir() && !strings.EqualFold(filepath.Ext(abs), ".zip") && !strings.EqualFold(filepath.Ext(abs), ".json"):
+		return usagef("%s: want the export's folder, its .zip or a .json file of messages", where)
 	}
 	if name == "" {
 		name = filepath.Base(abs)
@@ -483,6 +485,10 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 				parts = append(parts, fmt.Sprintf("%s %d", c.Short(), n))
 			}
 		}
+		byCorpus := "" // " (code 12, docs 3)", none when there are no chunks
+		if len(parts) > 0 {
+			byCorpus = " (" + strings.Join(parts, ", ") + ")"
+		}
 		status := ""
 		if s.Err != nil {
 			status = "  FAILED: " + s.Err.Error()
@@ -495,17 +501,17 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		case s.UpToDate:
 			fmt.Fprintf(w, "%-*s unchanged (%s), %s\n", nw, s.Source.Name, plural(s.Unchanged, "file", "files"), s.Duration.Round(time.Millisecond))
 		case s.Unchanged > 0 || s.Deleted > 0:
-			fmt.Fprintf(w, "%-*s %s re-indexed, %s unchanged, %s removed, %s (%s), %s skipped%s, %s%s\n", nw, s.Source.Name,
+			fmt.Fprintf(w, "%-*s %s re-indexed, %s unchanged, %s removed, %s%s, %s skipped%s, %s%s\n", nw, s.Source.Name,
 				plural(s.Files, "file", "files"), thousands(s.Unchanged), thousands(s.Deleted),
-				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
+				plural(s.ChunkCount(), "chunk", "chunks"), byCorpus, thousands(len(s.Skips)), warn,
 				s.Duration.Round(time.Millisecond), status)
 		default:
 			full := ""
 			if s.Full {
 				full = " (whole source: " + s.FullReason + ")"
 			}
-			fmt.Fprintf(w, "%-*s %s, %s (%s), %s skipped%s, %s%s%s\n", nw, s.Source.Name, plural(s.Files, "file", "files"),
-				plural(s.ChunkCount(), "chunk", "chunks"), strings.Join(parts, ", "), thousands(len(s.Skips)), warn,
+			fmt.Fprintf(w, "%-*s %s, %s%s, %s skipped%s, %s%s%s\n", nw, s.Source.Name, plural(s.Files, "file", "files"),
+				plural(s.ChunkCount(), "chunk", "chunks"), byCorpus, thousands(len(s.Skips)), warn,
 				s.Duration.Round(time.Millisecond), full, status)
 		}
 		for _, sk := range s.Skips {
@@ -526,8 +532,19 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 			sum.Duration.Round(time.Millisecond), plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, recorded)
 		return
 	}
-	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s\n", plural(len(sum.Sources), "source", "sources"),
+	// Sources that failed are not counted as indexed, and are named.
+	var failed []string
+	for _, s := range sum.Sources {
+		if s.Err != nil {
+			failed = append(failed, s.Source.Name)
+		}
+	}
+	fmt.Fprintf(w, "indexed %s, %s, %s into %s in %s", plural(len(sum.Sources)-len(failed), "source", "sources"),
 		plural(files, "file", "files"), plural(chunks, "chunk", "chunks"), db, sum.Duration.Round(time.Millisecond))
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "; %s FAILED (%s), see above", plural(len(failed), "source", "sources"), strings.Join(failed, ", "))
+	}
+	fmt.Fprintln(w)
 	switch g := sum.Graph; {
 	case g.Kept:
 		fmt.Fprintln(w, "service graph kept: no call, route, deploy file or manifest changed")

@@ -157,6 +157,11 @@ func TestUnreadableSourceIsSkipped(t *testing.T) {
 	if code != 1 || !strings.Contains(out+stderr, "loop1") || !strings.Contains(out+stderr, "symbolic links") {
 		t.Errorf("crawl with a symlink loop: exit %d\n%s%s", code, out, stderr)
 	}
+	// The summary counts only the source that was indexed, and names the
+	// one that failed.
+	if !strings.Contains(out, "indexed 1 source, 1 file") || !strings.Contains(out, "; 1 source FAILED (loop1), see above") {
+		t.Errorf("crawl summary does not tell the failed source apart:\n%s", out)
+	}
 	if code, out, _ := coderag(t, "query", "--db", db, "--json", "pings"); code != 0 || !strings.Contains(out, "README.md") {
 		t.Errorf("the readable source was not indexed: exit %d %s", code, out)
 	}
