@@ -27,6 +27,7 @@ type meta struct {
 	scope                   []string // container names, outermost first
 	extra                   []string // names of small neighbours grouped in
 	section                 []string // document headings, outermost first ("## Rollback")
+	test                    bool     // test code in a file of other code (Rust's #[cfg(test)]): Meta "test"
 }
 
 // piece is a chunk in the making.
@@ -250,6 +251,7 @@ func (b *builder) flush(g *group, scope []string, inContainer bool) {
 		}
 		m = meta{symbol: strings.Join(names, ", "), kind: kind, scope: scope}
 	}
+	m.test = g.test
 	b.emit(g.start, g.end, m)
 	*g = group{}
 }
@@ -290,9 +292,12 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 			b.container(it, scope, depth)
 		case tokens > budget:
 			b.flush(&g, scope, inContainer)
-			b.split(&it.node, it.start, it.end, b.meta(it.def, scope, inContainer), depth)
+			m := b.meta(it.def, scope, inContainer)
+			m.test = it.test
+			b.split(&it.node, it.start, it.end, m, depth)
 		case it.def != nil && tokens > tiny:
 			m := b.meta(it.def, scope, inContainer)
+			m.test = it.test
 			start := it.start
 			if g.items > 0 && g.tokens <= tiny && g.tokens+tokens <= budget {
 				// A tiny group joins the declaration after it.
@@ -326,17 +331,22 @@ func (b *builder) flushHeader(h *group) {
 // signature (up to the first member) and then its members.
 func (b *builder) container(it item, scope []string, depth int) {
 	d := it.def
+	m := b.meta(d, scope, false)
+	m.test = it.test
 	body := d.node.ChildByFieldName("body")
 	if body == nil || depth >= b.c.opts.MaxDepth {
-		b.split(&it.node, it.start, it.end, b.meta(d, scope, false), depth)
+		b.split(&it.node, it.start, it.end, m, depth)
 		return
 	}
 	members := b.items(body, false)
 	if len(members) == 0 {
-		b.split(&it.node, it.start, it.end, b.meta(d, scope, false), depth)
+		b.split(&it.node, it.start, it.end, m, depth)
 		return
 	}
-	m := b.meta(d, scope, false)
+	// The members of a test module are test code.
+	for i := range members {
+		members[i].test = members[i].test || it.test
+	}
 	inner := append(append([]string(nil), scope...), d.name())
 	// The container's chunk is its signature plus the small members that
 	// lead its body (docstring, fields, a short constructor).
@@ -481,6 +491,9 @@ func (b *builder) cover() {
 		c.Text = string(b.src[p.start:p.end])
 		c.ID = core.ChunkID(c.SourceURI, c.ByteStart, c.ByteEnd)
 		c.SymbolName, c.SymbolKind, c.Signature = p.meta.symbol, p.meta.kind, p.meta.signature
+		if p.meta.test {
+			c.Meta = mergeMeta(c.Meta, map[string]string{"test": "true"})
+		}
 		if len(p.meta.extra) > 0 {
 			names := []string{p.meta.symbol}
 			for _, x := range p.meta.extra {

@@ -335,9 +335,6 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 	b.base.Imports = tags.imports
 	b.scope(root, nil, true, 0)
 	b.cover()
-	if base.Language == "rust" {
-		markTests(b.chunks, rustTestRegions(root, src))
-	}
 	r := Result{Chunks: b.chunks, Imports: tags.imports, ErrorBytes: errBytes, Mounts: facts.mounts}
 	if base.Language == "csharp" {
 		for _, res := range aspireResources(src) {
@@ -351,58 +348,6 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 // #[cfg(test)] (or cfg(all(test, ...))) on a module, #[test] or a
 // framework's test macro (#[tokio::test], #[rstest]) on a function.
 var rustTestAttr = regexp.MustCompile(`^#\[\s*(?:cfg\s*\(\s*(?:all\s*\(\s*)?test\b|(?:[\w:]+::)?test\b|rstest\b)`)
-
-// rustTestRegions returns the byte ranges of Rust test code: the items
-// under a test attribute (the attribute included), at the top level and
-// in modules.
-func rustTestRegions(n *ts.Node, src []byte) [][2]uint {
-	var out [][2]uint
-	var walk func(n *ts.Node)
-	walk = func(n *ts.Node) {
-		count := n.NamedChildCount()
-		for i := uint(0); i < count; i++ {
-			c := n.NamedChild(i)
-			if c == nil {
-				continue
-			}
-			switch c.Kind() {
-			case "attribute_item":
-				if !rustTestAttr.Match(src[c.StartByte():c.EndByte()]) {
-					continue
-				}
-				// The item is the next sibling that is not an attribute or
-				// a comment.
-				for j := i + 1; j < count; j++ {
-					it := n.NamedChild(j)
-					if it == nil || commentKinds[it.Kind()] {
-						continue
-					}
-					out = append(out, [2]uint{c.StartByte(), it.EndByte()})
-					break
-				}
-			case "mod_item":
-				if body := c.ChildByFieldName("body"); body != nil {
-					walk(body)
-				}
-			}
-		}
-	}
-	walk(n)
-	return out
-}
-
-// markTests sets Meta "test" on the chunks that lie within a test region.
-func markTests(chunks []core.Chunk, regions [][2]uint) {
-	for i := range chunks {
-		c := &chunks[i]
-		for _, r := range regions {
-			if uint(c.ByteStart) >= r[0] && uint(c.ByteEnd) <= r[1] {
-				c.Meta = mergeMeta(c.Meta, map[string]string{"test": "true"})
-				break
-			}
-		}
-	}
-}
 
 func (c *Chunker) fallback(src []byte, base core.Chunk, why string) Result {
 	return Result{Chunks: Window(string(src), base, c.opts.Window), Fallback: why}

@@ -264,3 +264,30 @@ mod tests {
 		t.Errorf("%d test chunks, want 1; symbols %q", tests, symbols)
 	}
 }
+
+// TestRustLargeTestModule: a #[cfg(test)] module over the budget is cut
+// into its members, and every one of them is still test code.
+func TestRustLargeTestModule(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("pub fn total(xs: &[i64]) -> i64 { xs.iter().sum() }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n")
+	for i := 0; i < 40; i++ {
+		// Helpers have no #[test] of their own: they are test code for
+		// the module they are in.
+		attr := "#[test]\n    "
+		if i%4 == 0 {
+			attr = ""
+		}
+		fmt.Fprintf(&b, "\n    %sfn total_of_%d_items() {\n        let xs: Vec<i64> = (0..%d).collect();\n        assert_eq!(total(&xs), (0..%d).sum::<i64>());\n    }\n", attr, i, i, i)
+	}
+	b.WriteString("}\n")
+	res := chunkFile(t, newChunker(t), "src/total.rs", []byte(b.String()))
+	if len(res.Chunks) < 3 {
+		t.Fatalf("the module was not cut: %d chunks", len(res.Chunks))
+	}
+	for _, c := range res.Chunks {
+		inTests := strings.Contains(c.Text, "total_of_") || strings.Contains(c.Text, "mod tests")
+		if inTests != (c.Meta["test"] == "true") {
+			t.Errorf("chunk %q (lines %d-%d): test code %v, marked %q", c.SymbolName, c.LineStart, c.LineEnd, inTests, c.Meta["test"])
+		}
+	}
+}

@@ -85,7 +85,7 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 	}
 	budget := c.opts.Budget
 	var path [4]string // heading titles by level 1..3
-	section := func() ([]string, string) {
+	section := func(path [4]string) ([]string, string) {
 		var parts []string
 		last := ""
 		for l := 1; l <= 3; l++ {
@@ -102,8 +102,9 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 	var groupFence string
 	groupBlocks := 0
 	headingOnly := false // the group so far is just a heading
-	joined := false      // the group holds a tiny section and the one after it
-	var joinedPath [4]string
+	// joinedPath is the first section's heading path when the group holds
+	// a tiny section and the one after it (nil otherwise).
+	var joinedPath *[4]string
 	flush := func(end uint) {
 		if end <= gs {
 			return
@@ -112,13 +113,11 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 			gs = end
 			return
 		}
-		if joined {
-			path, joinedPath = joinedPath, path
+		p := path
+		if joinedPath != nil {
+			p, joinedPath = *joinedPath, nil
 		}
-		sp, title := section()
-		if joined {
-			path, joined = joinedPath, false
-		}
+		sp, title := section(p)
 		m := meta{symbol: title, kind: "section", section: sp}
 		if len(sp) == 0 {
 			m.kind = ""
@@ -149,13 +148,14 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 			// The joined chunk keeps the first section's heading path. Dated
 			// sections (a changelog's releases, an incident's days) keep
 			// their own chunks and dates.
-			_, cur := section()
+			_, cur := section(path)
 			switch {
 			case headingOnly:
 			case groupBlocks == 0 || b.tokens(gs, bl.start) > tinySection || sectionDate(cur) != "" || sectionDate(bl.title) != "":
 				flush(bl.start)
-			case !joined:
-				joined, joinedPath = true, path
+			case joinedPath == nil:
+				first := path
+				joinedPath = &first
 			}
 			path[bl.level] = bl.title
 			for l := bl.level + 1; l <= 3; l++ {

@@ -132,9 +132,12 @@ func TestSlackGolden(t *testing.T) {
 
 // TestSlackZip reads the same export zipped inside a folder, refusing
 // entries that would leave the archive and never writing anything.
-func TestSlackZip(t *testing.T) {
-	dir := t.TempDir()
-	zpath := filepath.Join(dir, "sub", "acme-export.zip")
+
+// zipSample writes testdata/slack into a zip at zpath, each file under
+// the entry name name(rel) (rel slash-separated), then the extra entries
+// (each a JSON array holding one message that says "escaped").
+func zipSample(t *testing.T, zpath string, name func(rel string) string, extra ...string) {
+	t.Helper()
 	os.MkdirAll(filepath.Dir(zpath), 0o755)
 	f, err := os.Create(zpath)
 	if err != nil {
@@ -147,17 +150,39 @@ func TestSlackZip(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, p)
-		w, _ := zw.Create("acme-export/" + filepath.ToSlash(rel))
+		w, _ := zw.Create(name(filepath.ToSlash(rel)))
 		data, _ := os.ReadFile(p)
 		w.Write(data)
 		return nil
 	})
-	for _, evil := range []string{"../evil.json", "/tmp/abs.json", `acme-export\..\win.json`} {
-		w, _ := zw.Create(evil)
+	for _, e := range extra {
+		w, _ := zw.Create(e)
 		w.Write([]byte(`[{"type":"message","user":"U1","text":"escaped","ts":"1.0"}]`))
 	}
 	zw.Close()
 	f.Close()
+}
+
+// sameAsFolder checks that got, an export rendered by renderExport, has
+// the chunks of testdata/slack read as a folder.
+func sameAsFolder(t *testing.T, what, got string) {
+	t.Helper()
+	d, err := OpenSlack(filepath.Join("testdata", "slack"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	want := renderExport(t, d)
+	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
+		t.Errorf("%s differs from the folder:\n%s", what, cmp.Diff(want, got))
+	}
+}
+
+func TestSlackZip(t *testing.T) {
+	dir := t.TempDir()
+	zpath := filepath.Join(dir, "sub", "acme-export.zip")
+	zipSample(t, zpath, func(rel string) string { return "acme-export/" + rel },
+		"../evil.json", "/tmp/abs.json", `acme-export\..\win.json`)
 
 	e, err := OpenSlack(zpath, Options{})
 	if err != nil {
@@ -174,12 +199,7 @@ func TestSlackZip(t *testing.T) {
 		t.Error("a message from an unsafe zip entry was read")
 	}
 	// The zip yields the same chunks as the folder.
-	d, _ := OpenSlack(root, Options{})
-	defer d.Close()
-	want := renderExport(t, d)
-	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
-		t.Errorf("zipped export differs from the folder:\n%s", cmp.Diff(want, got))
-	}
+	sameAsFolder(t, "zipped export", got)
 	for _, p := range []string{filepath.Join(dir, "evil.json"), "/tmp/abs.json", filepath.Join(dir, "sub", "win.json")} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was written", p)
@@ -224,12 +244,7 @@ func TestSlackWrappedFolder(t *testing.T) {
 	if !strings.Contains(got, "problem __MACOSX/: macOS archive metadata (not part of the export)") || strings.Contains(got, "._channels.json") {
 		t.Errorf("the export's __MACOSX folder is not skipped as archive metadata:\n%s", got)
 	}
-	d, _ := OpenSlack(root, Options{})
-	defer d.Close()
-	want := renderExport(t, d)
-	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
-		t.Errorf("wrapped export differs from the folder:\n%s", cmp.Diff(want, got))
-	}
+	sameAsFolder(t, "wrapped export", got)
 }
 
 // TestSlackZipBackslashes: a zip written by a Windows tool, "\\" between
@@ -237,26 +252,8 @@ func TestSlackWrappedFolder(t *testing.T) {
 // would leave the archive is still refused.
 func TestSlackZipBackslashes(t *testing.T) {
 	zpath := filepath.Join(t.TempDir(), "export.zip")
-	f, err := os.Create(zpath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	root := filepath.Join("testdata", "slack")
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		w, _ := zw.Create(`acme-export\` + strings.ReplaceAll(filepath.ToSlash(rel), "/", `\`))
-		data, _ := os.ReadFile(p)
-		w.Write(data)
-		return nil
-	})
-	w, _ := zw.Create(`acme-export\..\..\evil.json`)
-	w.Write([]byte(`[{"type":"message","user":"U1","text":"escaped","ts":"1.0"}]`))
-	zw.Close()
-	f.Close()
+	zipSample(t, zpath, func(rel string) string { return `acme-export\` + strings.ReplaceAll(rel, "/", `\`) },
+		`acme-export\..\..\evil.json`)
 
 	e, err := OpenSlack(zpath, Options{})
 	if err != nil {
@@ -267,12 +264,7 @@ func TestSlackZipBackslashes(t *testing.T) {
 	if !strings.Contains(got, `problem acme-export\..\..\evil.json: unsafe path in zip entry`) || strings.Contains(got, "escaped") {
 		t.Errorf("the escaping entry was not refused:\n%s", got)
 	}
-	d, _ := OpenSlack(root, Options{})
-	defer d.Close()
-	want := renderExport(t, d)
-	if i := strings.Index(got, "\n==="); i < 0 || got[i:] != want[strings.Index(want, "\n==="):] {
-		t.Errorf("backslash zip differs from the folder:\n%s", cmp.Diff(want, got))
-	}
+	sameAsFolder(t, "backslash zip", got)
 }
 
 func TestSlackSingleFile(t *testing.T) {

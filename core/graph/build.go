@@ -132,7 +132,7 @@ func Build(in Input) *Graph {
 	g := &Graph{}
 	seen := map[[3]string]bool{}
 	for _, r := range in.Routes {
-		if s := b.ownerOf(r.Repo, r.File); s != "" && !isTestFile(r.File) {
+		if s := b.ownerOf(r.Repo, r.File); s != "" && !core.IsTestPath(r.File) {
 			// Matching takes the first best route: a later copy of the
 			// same method and path (a service's code copied across a
 			// monorepo) never wins, and is left out of the list.
@@ -605,7 +605,7 @@ func (b *builder) ownership() {
 	count := map[string]map[string]int{}
 	for _, f := range b.in.Files {
 		lang := codeLanguage(f[1])
-		if lang == "" || isTestFile(f[1]) {
+		if lang == "" || core.IsTestPath(f[1]) {
 			continue
 		}
 		if s := b.ownerOf(f[0], f[1]); s != "" {

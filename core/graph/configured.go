@@ -191,7 +191,7 @@ func (b *builder) collectValues() {
 	}
 	b.fields = map[string]map[string]string{}
 	for _, bd := range b.in.Bindings {
-		if bd.Kind != core.BindEnv && bd.Kind != core.BindAddress || isTestFile(bd.File) {
+		if bd.Kind != core.BindEnv && bd.Kind != core.BindAddress || core.IsTestPath(bd.File) {
 			continue
 		}
 		s := b.ownerOf(bd.Repo, bd.File)
@@ -837,10 +837,10 @@ func (b *builder) valuesOf(s, name string) []string {
 func (b *builder) proxies() {
 	b.traefik()
 	for _, r := range b.in.Resources {
-		if r.Kind == core.ResourceSettings && !isTestFile(r.File) {
+		if r.Kind == core.ResourceSettings && !core.IsTestPath(r.File) {
 			b.yarp(r)
 		}
-		if r.Kind != core.ResourceProxy || isTestFile(r.File) {
+		if r.Kind != core.ResourceProxy || core.IsTestPath(r.File) {
 			continue
 		}
 		s := b.ownerOf(r.Repo, r.File)

@@ -110,10 +110,6 @@ func (b *builder) networkPolicies() {
 	}
 }
 
-// isTestFile reports whether a path holds tests, whose calls go to fakes
-// (core.IsTestPath).
-func isTestFile(p string) bool { return core.IsTestPath(p) }
-
 // resolved is an address found for a call, and how.
 type resolved struct {
 	value string
@@ -123,7 +119,7 @@ type resolved struct {
 
 // call turns one outbound call into an edge.
 func (b *builder) call(c core.CallAt) {
-	if c.Kind == core.CallClient || isTestFile(c.File) {
+	if c.Kind == core.CallClient || core.IsTestPath(c.File) {
 		return
 	}
 	src := b.ownerOf(c.Repo, c.File)

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"fmt"
 	"hash/fnv"
 	"slices"
 
@@ -47,21 +46,13 @@ func Collapse(hits []core.Hit) []core.Hit {
 			}
 		}
 		if dup >= 0 {
-			out[dup].Explain.Duplicates = append(out[dup].Explain.Duplicates, location(h.Chunk))
+			out[dup].Explain.Duplicates = append(out[dup].Explain.Duplicates, h.Chunk.Location())
 			continue
 		}
 		out = append(out, h)
 		keptSig = append(keptSig, sigs[i])
 	}
 	return out
-}
-
-// location names a chunk as a person reads it: repo/path:lines.
-func location(c core.Chunk) string {
-	if c.FilePath == "" {
-		return c.Location()
-	}
-	return fmt.Sprintf("%s/%s:%d-%d", c.RepoName, c.FilePath, c.LineStart, c.LineEnd)
 }
 
 // wordSet is the sorted, distinct hashes of text's lower-case words.
