@@ -425,6 +425,22 @@ func (b *builder) windows(start, end uint, m meta) {
 	}
 }
 
+// lineStart moves off back to the start of its line when only
+// indentation precedes it there, but not before floor: a chunk of an
+// indented method or of a piece of a long declaration keeps its first
+// line's indentation, so that its text reads as the file does and two
+// neighbouring chunks shown together line up.
+func (b *builder) lineStart(off, floor uint) uint {
+	s := off
+	for s > floor && (b.src[s-1] == ' ' || b.src[s-1] == '\t') {
+		s--
+	}
+	if s == 0 || b.src[s-1] == '\n' {
+		return s
+	}
+	return off
+}
+
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
@@ -445,6 +461,7 @@ func (b *builder) cover() {
 		if s >= e {
 			return
 		}
+		s = b.lineStart(s, prevEnd)
 		if len(out) > 0 && b.tokens(out[len(out)-1].start, e) <= b.c.opts.Budget {
 			out[len(out)-1].end = e
 			return
@@ -476,6 +493,7 @@ func (b *builder) cover() {
 			p.start = s
 		}
 		gap(prevEnd, p.start)
+		p.start = b.lineStart(p.start, prevEnd)
 		out = append(out, p)
 		prevEnd = p.end
 	}

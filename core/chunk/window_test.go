@@ -37,6 +37,11 @@ func checkInvariants(t *testing.T, src string, chunks []core.Chunk) {
 		if c.ID != core.ChunkID(c.SourceURI, c.ByteStart, c.ByteEnd) {
 			t.Fatalf("chunk %d id is not ChunkID(uri, range)", i)
 		}
+		// A chunk starts at the start of its line, indentation included,
+		// unless the chunk before it ends on that line.
+		if ls := strings.LastIndexByte(src[:c.ByteStart], '\n') + 1; ls < c.ByteStart && (i == 0 || chunks[i-1].ByteEnd <= ls) {
+			t.Fatalf("chunk %d starts at byte %d, after %q on its line %d: want the line's start", i, c.ByteStart, src[ls:c.ByteStart], c.LineStart)
+		}
 		for l := c.LineStart; l <= c.LineEnd; l++ {
 			covered[l] = true
 		}
