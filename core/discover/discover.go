@@ -391,6 +391,9 @@ type dirState struct {
 	userPatterns []gitignore.Pattern
 	user         gitignore.Matcher
 	inBuild      bool
+	// buildHere says inBuild comes from this directory's own name, not
+	// an ancestor's: what it holds may still show it is source.
+	buildHere bool
 }
 
 // child returns the path and path elements of an entry of d.
@@ -523,7 +526,39 @@ func (w *walker) readDir(d dirState) {
 		w.mu.Unlock()
 		return
 	}
+	// A directory named like build output is source when what it holds
+	// says so: a Python package (its __init__.py: celery/bin, a package
+	// named build), or a bin/ of scripts rather than a compiler's output.
+	if d.buildHere && !buildOutput(path.Base(d.path), entries) {
+		d.inBuild, d.buildHere = false, false
+	}
 	w.dir(d, entries)
+}
+
+// buildOutput reports whether a directory named like build output (see
+// buildDirs) holds build output by its entries. A Python package is
+// source whatever its name. A bin/ is output when it holds what a
+// compiler leaves there (.NET's Debug and Release folders, .dll, .exe,
+// .pdb or .so files); otherwise it holds scripts (bin/setup, bin/cli.js,
+// bin/deploy.sh). The others (build, dist, out, target, obj) are output.
+func buildOutput(name string, entries []fs.DirEntry) bool {
+	if hasEntry(entries, "__init__.py") {
+		return false
+	}
+	if name != "bin" {
+		return true
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() && (n == "Debug" || n == "Release") {
+			return true
+		}
+		switch strings.ToLower(path.Ext(n)) {
+		case ".dll", ".exe", ".pdb", ".so", ".dylib", ".class", ".o":
+			return true
+		}
+	}
+	return false
 }
 
 // subdir decides whether to descend into the directory e of d: ok with
@@ -544,7 +579,7 @@ func (w *walker) subdir(d dirState, e fs.DirEntry, p string, parts []string) (su
 		return sub, skip, false
 	}
 	return dirState{path: p, parts: parts, patterns: d.patterns, matcher: d.matcher, userPatterns: d.userPatterns, user: d.user,
-		inBuild: d.inBuild || buildDirs[name]}, skip, true
+		inBuild: d.inBuild || buildDirs[name], buildHere: !d.inBuild && buildDirs[name]}, skip, true
 }
 
 // file decides whether the file e of d is indexed: ok with its record, or

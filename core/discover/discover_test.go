@@ -312,11 +312,27 @@ func TestBuildDirSource(t *testing.T) {
 		"scripts/build/lib/release.py": {Data: []byte("def release():\n    pass\n")},
 		"web/dist/main.js":             {Data: []byte("console.log(1)\n")},
 		"internal/target/resolve.go":   {Data: []byte("package target\n")},
+		// Without git, what a directory holds says whether it is source:
+		// a Python package named bin or build, a bin/ of scripts.
+		"worker/bin/__init__.py":                {Data: []byte("\n")},
+		"worker/bin/beat.py":                    {Data: []byte("def beat():\n    pass\n")},
+		"pkgs/build/__init__.py":                {Data: []byte("\n")},
+		"pkgs/build/lib/__init__.py":            {Data: []byte("\n")},
+		"tools/bin/deploy.sh":                   {Data: []byte("#!/bin/sh\nkubectl apply -f k8s/\n")},
+		"api/bin/Debug/net8.0/Api.dll":          {Data: []byte("MZ\x00\x00")},
+		"api/bin/Debug/net8.0/appsettings.json": {Data: []byte("{\"Redis\": \"redis:6379\"}\n")},
+		"api/bin/Api.pdb":                       {Data: []byte("\x00")},
+		"web/dist/pkg/__init__.py":              {Data: []byte("\n")},
+		"web/build/lib/orders/__init__.py":      {Data: []byte("\n")},
 	}
 	git := &GitState{Tracked: map[string]bool{"scripts/": true, "scripts/build/": true, "scripts/build/release.py": true}}
 	got := walked(t, fsys, Options{Git: git})
-	want := []string{"internal/target/resolve.go", "scripts/build/release.py",
-		"scripts/build/lib/release.py: build output directory", "web/dist/main.js: build output directory"}
+	want := []string{"internal/target/resolve.go", "pkgs/build/__init__.py", "pkgs/build/lib/__init__.py", "scripts/build/release.py",
+		"tools/bin/deploy.sh", "worker/bin/__init__.py", "worker/bin/beat.py",
+		"api/bin/Api.pdb: binary file type (.pdb)", "api/bin/Debug/net8.0/Api.dll: binary file type (.dll)",
+		"api/bin/Debug/net8.0/appsettings.json: build output directory",
+		"scripts/build/lib/release.py: build output directory", "web/build/lib/orders/__init__.py: build output directory",
+		"web/dist/main.js: build output directory", "web/dist/pkg/__init__.py: build output directory"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("build directories (-want +got):\n%s", d)
 	}
