@@ -125,6 +125,16 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 	switch base.Language {
 	case "json", "yaml":
 		docs, err := parseYAMLDocs(src)
+		if err != nil && base.Language == "json" {
+			// JSON with comments and trailing commas (tsconfig.json,
+			// devcontainer.json, VS Code settings): read with them
+			// blanked out, lines and columns unchanged.
+			if clean, ok := blankJSONC(src); ok {
+				if d, err2 := parseYAMLDocs(clean); err2 == nil {
+					docs, err = d, nil
+				}
+			}
+		}
 		if err == nil && len(docs) == 0 {
 			// Only comments (or nothing): a file with no keys, kept as
 			// its text, not a fault.
@@ -266,6 +276,60 @@ func (c *Chunker) xmlElements(src []byte, base core.Chunk) Result {
 	}
 	b.cover()
 	return Result{Chunks: b.chunks}
+}
+
+// blankJSONC returns src with the comments (// and /* */) and trailing
+// commas of JSON with comments replaced by spaces, newlines kept so that
+// every byte stays on its line and column; ok is false when there were
+// none.
+func blankJSONC(src []byte) ([]byte, bool) {
+	out := bytes.Clone(src)
+	changed := false
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
+			}
+		}
+		changed = true
+	}
+	lastComma := -1 // a comma with only blanks and comments after it so far
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; {
+		case c == '"':
+			lastComma = -1
+			for i++; i < len(out) && out[i] != '"' && out[i] != '\n'; i++ {
+				if out[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(out) && out[i+1] == '/':
+			j := bytes.IndexByte(out[i:], '\n')
+			if j < 0 {
+				j = len(out) - i
+			}
+			blank(i, i+j)
+			i += j - 1
+		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			j := bytes.Index(out[i+2:], []byte("*/"))
+			if j < 0 {
+				return src, false // an unclosed comment: not JSONC either
+			}
+			blank(i, i+2+j+2)
+			i += 2 + j + 1
+		case c == ',':
+			lastComma = i
+		case c == '}' || c == ']':
+			if lastComma >= 0 {
+				blank(lastComma, lastComma+1)
+			}
+			lastComma = -1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			lastComma = -1
+		}
+	}
+	return out, changed
 }
 
 // jsonError describes why src is not JSON, with the line, or returns

@@ -169,6 +169,34 @@ func TestConfigCommentsOnly(t *testing.T) {
 	}
 }
 
+// TestBlankJSONC: comments and trailing commas become spaces, strings
+// that hold // or /* and escaped quotes are left alone, and every byte
+// keeps its line and column.
+func TestBlankJSONC(t *testing.T) {
+	for _, tt := range []struct {
+		name, src, want string
+		ok              bool
+	}{
+		{"plain JSON", `{"a": 1}`, `{"a": 1}`, false},
+		{"line comment", "{\n  // the port\n  \"port\": 8080\n}", "{\n" + strings.Repeat(" ", 13) + "\n  \"port\": 8080\n}", true},
+		{"block comment over lines", "{/* a\nb */\"a\": 1}", "{    \n    \"a\": 1}", true},
+		{"trailing commas", `{"a": [1, 2,], "b": 3,}`, `{"a": [1, 2 ], "b": 3 }`, true},
+		{"comma then comment", "{\"a\": 1, // last\n}", "{\"a\": 1         \n}", true},
+		{"slashes in strings", `{"url": "http://x/*y*/", "q": "a\"//b"}`, `{"url": "http://x/*y*/", "q": "a\"//b"}`, false},
+		{"unclosed comment", `{"a": 1 /* oops`, `{"a": 1 /* oops`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := blankJSONC([]byte(tt.src))
+			if string(got) != tt.want || ok != tt.ok {
+				t.Errorf("blankJSONC(%q) = %q, %v; want %q, %v", tt.src, got, ok, tt.want, tt.ok)
+			}
+			if len(got) != len(tt.src) {
+				t.Errorf("length %d, want %d", len(got), len(tt.src))
+			}
+		})
+	}
+}
+
 // TestHashPinnedRequirements: the hashes of a pip-compile
 // --generate-hashes file are left out of its text (they were most of a
 // real index's chunks); packages, versions and line numbers stay.
