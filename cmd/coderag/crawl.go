@@ -565,7 +565,11 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 				plural(e.Vocab, "token", "tokens"), e.TrainDuration.Round(time.Millisecond))
 		}
 		if e.Empty > 0 {
-			line += fmt.Sprintf("; %s without a known word stay BM25-only", plural(e.Empty, "chunk", "chunks"))
+			verb := "stay"
+			if e.Empty == 1 {
+				verb = "stays"
+			}
+			line += fmt.Sprintf("; %s without a known word %s BM25-only", plural(e.Empty, "chunk", "chunks"), verb)
 		}
 		fmt.Fprintln(w, line)
 		if e.Err != nil {

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"coderag/sqlite/postgres/pgtest"
-
 	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -19,12 +18,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"coderag/core"
 	"coderag/core/convo"
 	"coderag/core/discover"
+	"coderag/core/ingest"
 	"coderag/sqlite"
+	"coderag/sqlite/postgres/pgtest"
 )
 
 var sampleDir = filepath.Join("..", "..", "testdata", "sample")
@@ -910,5 +913,25 @@ func TestQueryJSONCarriesChunkFields(t *testing.T) {
 	}
 	if h := hit("getUserProfile", "CODE_LOGIC"); h["symbol_kind"] == nil {
 		t.Errorf("code hit without symbol_kind: %v", h)
+	}
+}
+
+// TestCrawlSummaryEmbedLine: the embed line of the crawl summary agrees
+// its verb with the number of chunks left without a vector.
+func TestCrawlSummaryEmbedLine(t *testing.T) {
+	for _, tt := range []struct {
+		empty int
+		want  string
+	}{
+		{0, "embedded 10 chunks with builtin:ppmi-svd in 2s\n"},
+		{1, "embedded 10 chunks with builtin:ppmi-svd in 2s; 1 chunk without a known word stays BM25-only\n"},
+		{3, "embedded 10 chunks with builtin:ppmi-svd in 2s; 3 chunks without a known word stay BM25-only\n"},
+	} {
+		var out bytes.Buffer
+		sum := ingest.Summary{Embed: ingest.EmbedSummary{Embedder: core.EmbedderInfo{ID: "builtin:ppmi-svd"}, Embedded: 10, Empty: tt.empty, Duration: 2 * time.Second}}
+		printCrawlSummary(&ioStreams{out: &out, err: io.Discard, termWidth: func() int { return 80 }}, "x.db", sum, false, nil)
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("%d empty: summary\n%s\nwant a line %q", tt.empty, out.String(), tt.want)
+		}
 	}
 }
