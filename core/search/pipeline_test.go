@@ -115,10 +115,18 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 			t.Errorf("features of %q for the chunk declaring it = %v, want symbol 1", q, f)
 		}
 	}
+	// A question that names a repository asks about its files: the
+	// repository's name counts as the first part of the path.
+	w, id := queryWords("how does payments-api retry a charge")
+	mine := core.Chunk{RepoName: "payments-api", FilePath: "src/retry.ts", Text: "export function retryCharge() {}"}
+	other := core.Chunk{RepoName: "web", FilePath: "src/retry.ts", Text: "export function retryCharge() {}"}
+	if fm, fo := Features(mine, w, id), Features(other, w, id); fm["path"] <= fo["path"] || fm["coverage"] <= fo["coverage"] {
+		t.Errorf("features of the named repository's chunk %v, of another's %v: want more path and coverage", fm, fo)
+	}
 	// Proximity: words next to each other beat words far apart.
 	near := core.Chunk{Text: "redis memory limit raised " + strings.Repeat("filler ", 50)}
 	far := core.Chunk{Text: "redis " + strings.Repeat("filler ", 50) + " memory limit"}
-	w, id := queryWords("redis memory limit")
+	w, id = queryWords("redis memory limit")
 	if Features(near, w, id)["proximity"] <= Features(far, w, id)["proximity"] {
 		t.Error("proximity does not prefer adjacent words")
 	}

@@ -276,7 +276,10 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 		}
 	}
 	symWords := set(codetok.Words(c.SymbolName))
-	pathWords := set(codetok.Words(c.FilePath))
+	// The path begins with the repository's name: a question that names
+	// the repository (payments-api, kafkajs) asks about its files as one
+	// that names a directory does.
+	pathWords := set(codetok.Words(c.RepoName + "/" + c.FilePath))
 	sigWords := set(codetok.Words(c.Signature))
 	weight := func(w string) float64 {
 		if v, ok := idf[w]; ok {
