@@ -36,3 +36,22 @@ func IsTestPath(p string) bool {
 	}
 	return false
 }
+
+// exampleDirs are directories of example and tutorial code.
+var exampleDirs = map[string]bool{
+	"examples": true, "example": true, "_examples": true, "samples": true, "tutorials": true, "tutorial": true,
+}
+
+// IsExamplePath reports whether a path lies under a directory of examples
+// or tutorials (examples/, samples/, tutorials/). Such code shows how to
+// use a library or service: the service graph ignores its calls, routes
+// and queues ("hello", "task_queue"), which the service does not make,
+// unless a service is deployed from inside the examples directory.
+func IsExamplePath(p string) bool {
+	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+		if exampleDirs[d] {
+			return true
+		}
+	}
+	return false
+}

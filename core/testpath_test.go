@@ -24,3 +24,21 @@ func TestIsTestPath(t *testing.T) {
 		}
 	}
 }
+
+func TestIsExamplePath(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{
+		{"examples/tutorials/send.js", true},
+		{"sdk/python/samples/publish.py", true},
+		{"docs/Tutorial/consumer.go", true},
+		{"examples.go", false},
+		{"services/example-api/main.go", false},
+		{"src/orders/sample.go", false},
+	} {
+		if got := IsExamplePath(tt.path); got != tt.want {
+			t.Errorf("IsExamplePath(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func Build(in Input) *Graph {
 	g := &Graph{}
 	seen := map[[3]string]bool{}
 	for _, r := range in.Routes {
-		if s := b.ownerOf(r.Repo, r.File); s != "" && !core.IsTestPath(r.File) {
+		if s := b.ownerOf(r.Repo, r.File); s != "" && !core.IsTestPath(r.File) && !b.exampleCode(r.Repo, r.File) {
 			// Matching takes the first best route: a later copy of the
 			// same method and path (a service's code copied across a
 			// monorepo) never wins, and is left out of the list.
@@ -676,12 +676,18 @@ func (b *builder) sortedNodes() []string {
 // ownerOf returns the service whose code file is, or "": the owner of
 // the deepest directory holding it (or of the file itself).
 func (b *builder) ownerOf(repo, file string) string {
+	s, _ := b.owner(repo, file)
+	return s
+}
+
+// owner is ownerOf with the directory the service owns file from.
+func (b *builder) owner(repo, file string) (service, dir string) {
 	for d := file; ; {
 		if s, ok := b.ownerAt[[2]string{repo, d}]; ok {
-			return s
+			return s, d
 		}
 		if d == "" {
-			return ""
+			return "", ""
 		}
 		i := strings.LastIndexByte(d, '/')
 		if i < 0 {
@@ -690,6 +696,19 @@ func (b *builder) ownerOf(repo, file string) string {
 			d = d[:i]
 		}
 	}
+}
+
+// exampleCode reports whether file is example or tutorial code of a
+// service that lives outside the examples (a library's examples/, a
+// service's samples/): its calls, queues and routes are not the
+// service's. A service deployed from inside an examples directory (a
+// demo application under samples/) keeps its own.
+func (b *builder) exampleCode(repo, file string) bool {
+	if !core.IsExamplePath(file) {
+		return false
+	}
+	_, dir := b.owner(repo, file)
+	return !core.IsExamplePath(dir + "/-")
 }
 
 // environments collects, per service, the environment variables its

@@ -119,7 +119,7 @@ type resolved struct {
 
 // call turns one outbound call into an edge.
 func (b *builder) call(c core.CallAt) {
-	if c.Kind == core.CallClient || core.IsTestPath(c.File) {
+	if c.Kind == core.CallClient || core.IsTestPath(c.File) || b.exampleCode(c.Repo, c.File) {
 		return
 	}
 	src := b.ownerOf(c.Repo, c.File)
