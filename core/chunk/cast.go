@@ -88,9 +88,15 @@ func (b *builder) items(parent *ts.Node, root bool) []item {
 			}
 			pending = append(pending, c)
 		case !c.IsNamed():
-			if len(out) > 0 && len(pending) == 0 {
+			switch {
+			case len(out) > 0 && len(pending) == 0:
 				out[len(out)-1].end = max(out[len(out)-1].end, c.EndByte())
-			} else {
+			case len(out) == 0 && len(pending) == 0:
+				// A body's opening brace is an item of its own, which
+				// the container's signature takes ("impl Certificate {"),
+				// not the start of the first member's chunk.
+				out = append(out, item{start: c.StartByte(), end: c.EndByte(), node: c})
+			default:
 				pending = append(pending, c)
 			}
 		default:

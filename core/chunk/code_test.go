@@ -291,3 +291,50 @@ func TestRustLargeTestModule(t *testing.T) {
 		}
 	}
 }
+
+// TestContainerOpeningBrace: when a class-like definition over the budget
+// is cut into its signature and its members, the body's opening brace
+// stays with the signature ("impl Certificate {"), even when a member's
+// doc comment follows it directly; no member's chunk starts with it.
+func TestContainerOpeningBrace(t *testing.T) {
+	member := map[string]string{
+		"src/tls.rs":          "    /// Parses certificate number %d from DER bytes and checks its chain.\n    pub fn parse_%d(der: &[u8]) -> Result<Certificate, Error> {\n        let chain = verify(der, %d)?;\n        Ok(Certificate { der: der.to_vec(), chain })\n    }\n",
+		"Billing/Invoices.cs": "    /// <summary>Totals invoice %d with its taxes and discounts applied.</summary>\n    public decimal Total%d(Invoice invoice) {\n        return invoice.Lines.Sum(l => l.Amount * %d) - invoice.Discount;\n    }\n",
+		"src/Invoices.java":   "    /** Totals invoice %d with its taxes and discounts applied. */\n    public BigDecimal total%d(Invoice invoice) {\n        return invoice.lines().stream().map(l -> l.amount().multiply(BigDecimal.valueOf(%d))).reduce(BigDecimal.ZERO, BigDecimal::add);\n    }\n",
+		"src/invoices.ts":     "  /** Totals invoice %d with its taxes and discounts applied. */\n  total%d(invoice: Invoice): number {\n    return invoice.lines.reduce((s, l) => s + l.amount * %d, 0) - invoice.discount;\n  }\n",
+	}
+	head := map[string][2]string{
+		"src/tls.rs":          {"impl Certificate {\n", "}\n"},
+		"Billing/Invoices.cs": {"public class Invoices {\n", "}\n"},
+		"src/Invoices.java":   {"public class Invoices {\n", "}\n"},
+		"src/invoices.ts":     {"export class Invoices {\n", "}\n"},
+	}
+	for path, m := range member {
+		t.Run(path, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(head[path][0])
+			// The first member's doc comment makes it larger than the
+			// members the signature takes along.
+			for i := 0; i < 12; i++ {
+				b.WriteString(strings.SplitN(m, "%d", 2)[0] + "and the rounding rules of each currency the invoice is billed in\n")
+			}
+			for i := 0; i < 30; i++ {
+				fmt.Fprintf(&b, m, i, i, i)
+				b.WriteString("\n")
+			}
+			b.WriteString(head[path][1])
+			res := chunkFile(t, newChunker(t), path, []byte(b.String()))
+			if len(res.Chunks) < 3 {
+				t.Fatalf("%d chunks: want the container cut into members", len(res.Chunks))
+			}
+			if first := strings.TrimSpace(res.Chunks[0].Text); !strings.HasSuffix(strings.SplitN(first, "\n", 2)[0], "{") {
+				t.Errorf("first chunk starts %q: want the signature with its opening brace", strings.SplitN(first, "\n", 2)[0])
+			}
+			for _, c := range res.Chunks[1:] {
+				if strings.HasPrefix(strings.TrimSpace(c.Text), "{") {
+					t.Errorf("chunk %q (lines %d-%d) starts with the body's opening brace", c.SymbolName, c.LineStart, c.LineEnd)
+				}
+			}
+		})
+	}
+}
