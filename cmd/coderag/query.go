@@ -39,6 +39,10 @@ one for prose, BM25 over whole files (a file's best chunk stands for it),
 BM25 of the query's words with their software synonyms (database: db,
 postgres, ...; half weight), and the nearest vectors of the index's
 embedder (the corpus-learned one counts at 0.3 weight, a model at 1). A
+qualified name (os.ReadFile, CartService.Checkout, Cart::Checkout) adds a
+sixth, at double weight: the declarations of its last part, those under
+its package's path or its type's scope first, for its callers write the
+whole name and its declaration does not. A
 verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),

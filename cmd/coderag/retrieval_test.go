@@ -3,10 +3,13 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -224,5 +227,53 @@ func TestShippedEmbedderEndToEnd(t *testing.T) {
 	code, out, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "builtin", "--reembed")
 	if code != 0 || !strings.Contains(out, "with builtin:static-256d-") {
 		t.Errorf("crawl --reembed: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestQualifiedNameFindsDefinition: a question naming pkg.Name or
+// Type.Method gets the declaration first, though many callers write the
+// qualified name as it is and the declaration does not (it says Get under
+// its package's path or its type's scope), and another package declares a
+// Get of its own.
+func TestQualifiedNameFindsDefinition(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"platform/store/cache/cache.go":    "package cache\n\n// Get returns the value stored under key and whether it was there.\nfunc Get(key string) (string, bool) {\n\tmu.RLock()\n\tdefer mu.RUnlock()\n\tv, ok := items[key]\n\treturn v, ok\n}\n",
+		"platform/client/http/http.go":     "package http\n\n// Get fetches url with the default client.\nfunc Get(url string) (*Response, error) {\n\treturn defaultClient.Do(newRequest(\"GET\", url))\n}\n",
+		"platform/services/orders/repo.go": "package orders\n\n// OrderRepo loads orders.\ntype OrderRepo struct{ db *sql.DB }\n\n// Find loads one order by its id.\nfunc (r *OrderRepo) Find(id string) (*Order, error) {\n\trow := r.db.QueryRow(\"SELECT * FROM orders WHERE id = $1\", id)\n\treturn scanOrder(row)\n}\n",
+	}
+	for i := range 6 {
+		files[fmt.Sprintf("platform/services/svc%d/handler.go", i)] = fmt.Sprintf("package svc%d\n\nfunc handle%d(key string) string {\n\tif v, ok := cache.Get(key); ok {\n\t\treturn v\n\t}\n\torder, _ := repo.OrderRepo.Find(key)\n\tv, _ := cache.Get(order.ID)\n\treturn v\n}\n", i, i)
+	}
+	for p, src := range files {
+		p = filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(root, "q.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(root, "platform"), "--progress", "none"); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	for _, tt := range []struct{ query, file, symbol string }{
+		{"cache.Get", "store/cache/cache.go", "Get"},
+		{"where is cache.Get() defined?", "store/cache/cache.go", "Get"},
+		{"http.Get", "client/http/http.go", "Get"},
+		{"OrderRepo.Find", "services/orders/repo.go", "Find"},
+	} {
+		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", tt.query)
+		var res struct {
+			Hits []struct {
+				FilePath   string `json:"file_path"`
+				SymbolName string `json:"symbol_name"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err, out)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].FilePath != tt.file || !slices.Contains(strings.Split(res.Hits[0].SymbolName, ", "), tt.symbol) {
+			t.Errorf("%q: first hit %+v, want %s's %s", tt.query, res.Hits, tt.file, tt.symbol)
+		}
 	}
 }

@@ -64,6 +64,11 @@ var (
 	composeF = regexp.MustCompile(`^(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml$`)
 )
 
+// KnownExtension reports whether ext (".conf", ".yaml") is the extension
+// of a file type coderag reads: "nginx.conf" in a question is a file's
+// name, where "os.ReadFile" is a qualified identifier.
+func KnownExtension(ext string) bool { return languages[strings.ToLower(ext)] != "" }
+
 // Classify returns the language and corpus type of a file from its path
 // alone. Content can refine it later (Inspect).
 func Classify(p string) (language string, corpus core.CorpusType) {

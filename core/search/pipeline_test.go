@@ -123,6 +123,21 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 	if fm, fo := Features(mine, w, id), Features(other, w, id); fm["path"] <= fo["path"] || fm["coverage"] <= fo["coverage"] {
 		t.Errorf("features of the named repository's chunk %v, of another's %v: want more path and coverage", fm, fo)
 	}
+	// A qualified name is the symbol of the declaration under its
+	// qualifier (path or scope), half so of another of that name.
+	w, id = queryWords("os.ReadFile")
+	def := core.Chunk{SymbolName: "ReadFile", FilePath: "os/file.go", ContextPrefix: "os/file.go > ReadFile", Text: "func ReadFile(name string) ([]byte, error) {"}
+	another := core.Chunk{SymbolName: "ReadFile", FilePath: "io/ioutil/ioutil.go", ContextPrefix: "io/ioutil/ioutil.go > ReadFile", Text: "func ReadFile(filename string) ([]byte, error) {\n\treturn os.ReadFile(filename)\n}"}
+	method := core.Chunk{SymbolName: "Find", FilePath: "orders/repo.go", ContextPrefix: "orders/repo.go > OrderRepo > Find", Text: "func (r *OrderRepo) Find(id string) (*Order, error) {"}
+	if f := Features(def, w, id); f["symbol"] != 1 || f["exact"] != 1 {
+		t.Errorf("features of os.ReadFile's declaration = %v, want symbol and exact 1", f)
+	}
+	if f := Features(another, w, id); f["symbol"] != 0.5 {
+		t.Errorf("features of another package's ReadFile = %v, want symbol 0.5", f)
+	}
+	if w, id := queryWords("what does OrderRepo.Find return"); Features(method, w, id)["symbol"] != 1 {
+		t.Errorf("features of OrderRepo's Find for OrderRepo.Find = %v, want symbol 1", Features(method, w, id))
+	}
 	// Proximity: words next to each other beat words far apart.
 	near := core.Chunk{Text: "redis memory limit raised " + strings.Repeat("filler ", 50)}
 	far := core.Chunk{Text: "redis " + strings.Repeat("filler ", 50) + " memory limit"}
@@ -388,5 +403,33 @@ func TestRerankerSemanticFeature(t *testing.T) {
 	_, feats, _ = BuiltinReranker{Features: map[string]float64{"coverage": 1}}.Rerank(context.Background(), q, []core.Hit{{Chunk: on}})
 	if _, ok := feats[0]["semantic"]; ok {
 		t.Error("semantic feature computed at weight 0")
+	}
+}
+
+func TestQualifiedName(t *testing.T) {
+	for _, tt := range []struct{ term, want string }{
+		{"os.ReadFile", "ReadFile"},
+		{"http.MaxBytesReader", "MaxBytesReader"},
+		{"os.ReadFile()?", "ReadFile"},
+		{"CartService.Checkout,", "Checkout"},
+		{"Cart::Checkout", "Checkout"},
+		{"std::fs::read", "read"},
+		{"os.path.join", "join"},
+		{"OrderController#create", "create"},
+		{"nginx.conf", ""},
+		{"app.py", ""},
+		{"values.yaml", ""},
+		{"servicebus.windows.net", ""},
+		{"cart.svc.cluster.local", ""},
+		{"e.g.", ""},
+		{"v1.2", ""},
+		{"3.14", ""},
+		{"ReadFile", ""},
+		{".env", ""},
+		{"a:::b", ""},
+	} {
+		if got := QualifiedName(tt.term); got != tt.want {
+			t.Errorf("QualifiedName(%q) = %q, want %q", tt.term, got, tt.want)
+		}
 	}
 }

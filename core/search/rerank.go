@@ -86,6 +86,11 @@ func queryWords(q string) (words []string, idents []string) {
 		if n := normIdent(t); len(n) > 2 {
 			idents = append(idents, n)
 		}
+		// A qualified name (os.ReadFile) is its last part as well, with
+		// its qualifier: the definition's symbol is ReadFile, under os.
+		if qual, name := qualified(t); len(normIdent(name)) > 2 {
+			idents = append(idents, normIdent(name)+"@"+normIdent(qual))
+		}
 	}
 	return words, idents
 }
@@ -177,7 +182,7 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 				}
 			}
 			if found > 0 {
-				f["exact"] = float64(found) / float64(n)
+				f["exact"] = max(f["exact"], float64(found)/float64(n))
 			}
 		}
 		if qv != nil {
@@ -261,25 +266,57 @@ func Features(c core.Chunk, words, idents []string) map[string]float64 {
 // word missing from idf weighs the mean of the others.
 func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) map[string]float64 {
 	f := map[string]float64{}
+	// The path begins with the repository's name: a question that names
+	// the repository (payments-api, kafkajs) asks about its files as one
+	// that names a directory does.
+	pathWords := set(codetok.Words(c.RepoName + "/" + c.FilePath))
 	// A chunk of several small declarations names them all ("Validator,
 	// ACCT_REGEX, LOGGER"); a query identifier equal to any of them, whole
 	// or without its qualifier (pkg.Type.Method), is the chunk's symbol.
+	// A qualified one (name@qualifier, from os.ReadFile) is when its
+	// qualifier is in the chunk's path or scope (os/file.go), and half
+	// so elsewhere (another package's ReadFile).
+	var scope map[string]bool
 	for _, name := range strings.Split(c.SymbolName, ", ") {
 		sym := normIdent(name)
 		if i := strings.LastIndexAny(name, ".:/"); i >= 0 {
 			sym = normIdent(name[i+1:])
 		}
+		if sym == "" {
+			continue
+		}
 		for _, id := range idents {
-			if sym != "" && (id == sym || id == normIdent(name)) {
+			if n, qual, ok := strings.Cut(id, "@"); ok {
+				if n != sym {
+					continue
+				}
+				if scope == nil {
+					scope = set(codetok.Words(c.ContextPrefix))
+					for w := range pathWords {
+						scope[w] = true
+					}
+					for _, w := range codetok.Words(c.ContextPrefix) {
+						scope[normIdent(w)] = true
+					}
+					for _, part := range strings.Split(c.ContextPrefix, " > ") {
+						scope[normIdent(part)] = true
+					}
+				}
+				if scope[qual] {
+					// The declaration of the name the question
+					// qualifies holds it as exactly as a call does.
+					f["symbol"], f["exact"] = 1, 1
+				} else {
+					f["symbol"] = max(f["symbol"], 0.5)
+				}
+				continue
+			}
+			if id == sym || id == normIdent(name) {
 				f["symbol"] = 1
 			}
 		}
 	}
 	symWords := set(codetok.Words(c.SymbolName))
-	// The path begins with the repository's name: a question that names
-	// the repository (payments-api, kafkajs) asks about its files as one
-	// that names a directory does.
-	pathWords := set(codetok.Words(c.RepoName + "/" + c.FilePath))
 	sigWords := set(codetok.Words(c.Signature))
 	weight := func(w string) float64 {
 		if v, ok := idf[w]; ok {

@@ -17,6 +17,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/discover"
 	"coderag/core/embed"
 )
 
@@ -355,6 +356,45 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 				}})
 			}
 		}
+		// Definitions: a qualified name (os.ReadFile, CartService.Checkout)
+		// asks for its declaration, which says ReadFile alone, under its
+		// package's path or its type's scope; its callers, which say
+		// os.ReadFile, fill the other lists. Declarations under the
+		// qualifier come first, then the others of that name.
+		if defs := definitionQueries(p.terms); len(defs.queries) > 0 {
+			todo = append(todo, list{"bm25-definitions", func() ([]core.Hit, error) {
+				var out []core.Hit
+				seen := map[string]bool{}
+				for _, match := range defs.queries {
+					hits, err := e.idx.BM25(ctx, "code", match, depth, f)
+					if err != nil {
+						return nil, err
+					}
+					// A chunk that declares the name itself before one whose
+					// symbol only contains it (TestOncePanic for Once), and
+					// code before its tests.
+					rank := func(h core.Hit) int {
+						r := 0
+						if !defs.declares(h.Chunk.SymbolName) {
+							r += 2
+						}
+						if core.IsTestPath(h.Chunk.FilePath) {
+							r++
+						}
+						return r
+					}
+					sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i]) < rank(hits[j]) })
+					for _, h := range hits {
+						if !seen[h.Chunk.ID] && len(out) < depth {
+							seen[h.Chunk.ID] = true
+							h.Lists = []core.ListRank{{List: "bm25-definitions", Rank: len(out) + 1, Score: h.Score}}
+							out = append(out, h)
+						}
+					}
+				}
+				return out, nil
+			}})
+		}
 		// Whole files: the evidence a file holds between its chunks.
 		if match := matchTerms(p.terms, "code", p.and); match != "" {
 			todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {
@@ -559,6 +599,10 @@ type termPlan struct {
 	// identifier finds the longer ones (UserProfile finds getUserProfile
 	// by "user profile").
 	phrase []string
+	// name is the last part of a qualified name (os.ReadFile: ReadFile),
+	// searched beside the whole: a definition says ReadFile, only its
+	// callers say os.ReadFile.
+	name string
 }
 
 // queryPlan is how a whole query is searched.
@@ -635,7 +679,7 @@ func (e *Engine) plan(ctx context.Context, terms, synonyms []string) (queryPlan,
 	var common []termPlan
 	commonEst := total
 	for i, t := range terms {
-		p := termPlan{text: t, identifier: len(whole[i]) == 1 && len(words[i]) >= 2}
+		p := termPlan{text: t, identifier: len(whole[i]) == 1 && len(words[i]) >= 2, name: QualifiedName(t)}
 		if p.identifier && (!large || rare(words[i])) {
 			p.phrase = words[i]
 			for _, w := range words[i] {
@@ -777,6 +821,9 @@ func matchTerms(plans []termPlan, index string, and bool) string {
 		if index == "code" && len(p.phrase) > 0 {
 			part = "(" + part + " OR " + quote(strings.Join(p.phrase, " ")) + ")"
 		}
+		if p.name != "" {
+			part = "(" + part + " OR " + quote(p.name) + ")"
+		}
 		parts = append(parts, part)
 	}
 	op := " OR "
@@ -784,6 +831,100 @@ func matchTerms(plans []termPlan, index string, and bool) string {
 		op = " AND "
 	}
 	return strings.Join(parts, op)
+}
+
+// QualifiedName returns the last part of a term written as a qualified
+// code name — package, type or module, then the name: os.ReadFile,
+// http.MaxBytesReader, Cart::Checkout, std::fs::read — or "" for anything
+// else, a file's name (nginx.conf, app.py) included. Trailing punctuation
+// and call parentheses are ignored ("os.ReadFile()?").
+func QualifiedName(t string) string {
+	_, name := qualified(t)
+	return name
+}
+
+// qualified splits a qualified code name into its qualifier's last part
+// and its name (std::fs::read: fs, read); both are "" when t is not one
+// (see QualifiedName).
+func qualified(t string) (qualifier, name string) {
+	t = strings.TrimRight(t, ",;:!?'\")")
+	t = strings.TrimSuffix(t, "(")
+	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
+	if len(parts) < 2 || strings.Contains(t, ":::") || strings.HasPrefix(t, ".") || strings.HasSuffix(t, ".") {
+		return "", ""
+	}
+	for _, p := range parts {
+		if !codeName(p) {
+			return "", ""
+		}
+	}
+	last := parts[len(parts)-1]
+	if len(last) < 2 || last == strings.ToLower(last) && (discover.KnownExtension("."+last) || topLevelDomains[last]) {
+		return "", "" // a file's name (nginx.conf) or a host's (servicebus.windows.net)
+	}
+	return parts[len(parts)-2], last
+}
+
+// topLevelDomains end host names, which look like qualified names.
+var topLevelDomains = map[string]bool{
+	"com": true, "net": true, "org": true, "io": true, "dev": true, "app": true, "cloud": true, "ai": true,
+	"local": true, "internal": true, "svc": true, "cluster": true, "localhost": true, "gov": true, "edu": true,
+}
+
+// definitions is how the declarations of the qualified names a query
+// holds are found.
+type definitions struct {
+	// queries are code-index matches: first the declarations under their
+	// qualifier ({symbol_name}: ReadFile AND {file_path context_prefix}:
+	// os), then any of that name.
+	queries []string
+	names   map[string]bool // the names, normalized (normIdent)
+}
+
+// declares reports whether a chunk's symbol (or one of a group's symbols)
+// is one of the names, in any naming convention.
+func (d definitions) declares(symbol string) bool {
+	for _, s := range strings.Split(symbol, ", ") {
+		if i := strings.LastIndexAny(s, ".:/"); i >= 0 {
+			s = s[i+1:]
+		}
+		if d.names[normIdent(s)] {
+			return true
+		}
+	}
+	return false
+}
+
+// definitionQueries returns how to find the declarations of the qualified
+// names among terms (no queries without one).
+func definitionQueries(terms []termPlan) definitions {
+	var strict, loose []string
+	d := definitions{names: map[string]bool{}}
+	for _, t := range terms {
+		if t.name == "" {
+			continue
+		}
+		d.names[normIdent(t.name)] = true
+		name := "{symbol_name} : " + quote(t.name)
+		loose = append(loose, name)
+		qual, _ := qualified(t.text)
+		strict = append(strict, "("+name+" AND {file_path context_prefix} : "+quote(qual)+")")
+	}
+	if len(loose) > 0 {
+		d.queries = []string{strings.Join(strict, " OR "), strings.Join(loose, " OR ")}
+	}
+	return d
+}
+
+// codeName reports whether s is one name as code writes it: letters,
+// digits and underscores, not starting with a digit.
+func codeName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func searchable(term, index string) bool {
