@@ -42,7 +42,10 @@ embedder (the corpus-learned one counts at 0.3 weight, a model at 1). A
 qualified name (os.ReadFile, CartService.Checkout, Cart::Checkout) adds a
 sixth, at double weight: the declarations of its last part, those under
 its package's path or its type's scope first, for its callers write the
-whole name and its declaration does not. A
+whole name and its declaration does not. A text of three words or more
+is also searched as one phrase, so that a pasted error message finds the
+line that writes it (a log's extra first or last word, "error: ...", is
+forgiven). A
 verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),

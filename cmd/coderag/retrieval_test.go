@@ -277,3 +277,44 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestPastedErrorMessageFindsItsSource: an error message pasted as it was
+// logged, without quotes, puts the chunk that writes it first, though
+// other chunks hold its words more often, apart.
+func TestPastedErrorMessageFindsItsSource(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"gateway/upstream/dial.go": "package upstream\n\n// dial opens a connection to the upstream, retrying refused ones.\nfunc dial(addr string) (net.Conn, error) {\n\tfor i := 0; i < 3; i++ {\n\t\tif c, err := net.Dial(\"tcp\", addr); err == nil {\n\t\t\treturn c, nil\n\t\t}\n\t}\n\treturn nil, errors.New(\"upstream connection refused after retry budget spent\")\n}\n",
+	}
+	for i := range 8 {
+		files[fmt.Sprintf("gateway/pool/pool%d.go", i)] = fmt.Sprintf("package pool\n\n// retry%d retries a refused upstream connection: the connection budget\n// is spent when the upstream refused every retry, and the connection\n// is refused again after the budget.\nfunc retry%d(conn *Conn, budget int) error {\n\tfor conn.Refused() && budget > 0 {\n\t\tbudget--\n\t\tconn.Retry()\n\t}\n\treturn conn.Err()\n}\n", i, i)
+	}
+	for p, src := range files {
+		p = filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(root, "e.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(root, "gateway"), "--progress", "none"); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	for _, q := range []string{
+		"upstream connection refused after retry budget spent",
+		"error: upstream connection refused after retry budget spent",
+	} {
+		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", q)
+		var res struct {
+			Hits []struct {
+				FilePath string `json:"file_path"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err, out)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].FilePath != "upstream/dial.go" {
+			t.Errorf("%q: hits %+v, want upstream/dial.go first", q, res.Hits)
+		}
+	}
+}

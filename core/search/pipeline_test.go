@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -430,6 +431,22 @@ func TestQualifiedName(t *testing.T) {
 	} {
 		if got := QualifiedName(tt.term); got != tt.want {
 			t.Errorf("QualifiedName(%q) = %q, want %q", tt.term, got, tt.want)
+		}
+	}
+}
+
+func TestWholePhrases(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"redis down", nil},
+		{`"connection refused" upstream retry`, nil},
+		{"tls: bad certificate", []string{"tls: bad certificate"}},
+		{"error: upstream connection  refused", []string{"error: upstream connection refused", "upstream connection refused", "error: upstream connection"}},
+	} {
+		if got := wholePhrases(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("wholePhrases(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }

@@ -121,6 +121,22 @@ func idfFrom(ctx context.Context) map[string]float64 {
 	return m
 }
 
+// phraseKey carries the query's whole text as phrases (see wholePhrases)
+// from the engine to the builtin reranker.
+type phraseKey struct{}
+
+func withPhrases(ctx context.Context, phrases []string) context.Context {
+	if len(phrases) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, phraseKey{}, phrases)
+}
+
+func phrasesFrom(ctx context.Context) []string {
+	p, _ := ctx.Value(phraseKey{}).([]string)
+	return p
+}
+
 // Rerank implements Reranker.
 func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.Hit) ([]float64, []map[string]float64, error) {
 	weights := r.Features
@@ -135,6 +151,26 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 	}
 	idf := idfFrom(ctx)
 	phrases := quotedPhrases(query)
+	// The whole query as written (a pasted error message) is as exact as
+	// a match gets; without its first or last word (a log line's "error:")
+	// only when no hit holds it all.
+	var whole []string
+	if ps := phrasesFrom(ctx); len(ps) > 0 {
+		whole = []string{normSpace(ps[0])}
+		found := false
+		for _, h := range hits {
+			if strings.Contains(normSpace(h.Chunk.Text), whole[0]) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			whole = nil
+			for _, p := range ps[1:] {
+				whole = append(whole, normSpace(p))
+			}
+		}
+	}
 	compounds := compoundTokens(query)
 	// The shipped model's opinion, whatever the index's embedder: the
 	// cosine of the question and the chunk, which knows what doc comments
@@ -183,6 +219,15 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			}
 			if found > 0 {
 				f["exact"] = max(f["exact"], float64(found)/float64(n))
+			}
+		}
+		if len(whole) > 0 {
+			text := normSpace(h.Chunk.Text)
+			for _, p := range whole {
+				if strings.Contains(text, p) {
+					f["exact"] = 1
+					break
+				}
 			}
 		}
 		if qv != nil {

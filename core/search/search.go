@@ -285,6 +285,10 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		res.Hits, res.Lists, res.Took = hits, []string{"filter"}, time.Since(start)
 		return res, nil
 	}
+	// The whole text as written, a phrase: a pasted error message or log
+	// line is found where it is written, before the chunks that hold its
+	// words apart.
+	whole := wholePhrases(parsed.Text)
 	extra, err := e.expansions(ctx, parsed.Text)
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
@@ -318,6 +322,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		}
 		res.Dropped, res.AllCommon = p.dropped, p.and
 		ctx = WithIDF(ctx, p.idf)
+		ctx = withPhrases(ctx, whole)
 		// The code, prose and whole-file lists run at once, each on a
 		// connection of its own.
 		type list struct {
@@ -329,6 +334,9 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			match := matchTerms(p.terms, index, p.and)
 			if match == "" {
 				continue
+			}
+			if len(whole) > 0 && !p.and {
+				match += " OR " + quote(whole[0])
 			}
 			todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
 				return e.bm25(ctx, index, match, p.estimate, depth, f)
@@ -869,6 +877,26 @@ func qualified(t string) (qualifier, name string) {
 var topLevelDomains = map[string]bool{
 	"com": true, "net": true, "org": true, "io": true, "dev": true, "app": true, "cloud": true, "ai": true,
 	"local": true, "internal": true, "svc": true, "cluster": true, "localhost": true, "gov": true, "edu": true,
+}
+
+// wholePhrases are text as one phrase when it can be a message copied
+// from a log or an error (three words or more, none of them quoted) —
+// and, from four words, without its first or its last word, which a log
+// line adds ("error: ...", "... (exit 1)") — else nil. The full text is
+// searched; the shorter ones count only where no candidate holds it.
+func wholePhrases(text string) []string {
+	if strings.Contains(text, `"`) {
+		return nil
+	}
+	ts := Terms(text)
+	if len(ts) < 3 {
+		return nil
+	}
+	out := []string{strings.Join(ts, " ")}
+	if len(ts) >= 4 {
+		out = append(out, strings.Join(ts[1:], " "), strings.Join(ts[:len(ts)-1], " "))
+	}
+	return out
 }
 
 // definitions is how the declarations of the qualified names a query
