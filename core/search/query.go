@@ -86,7 +86,11 @@ func Parse(text string) (Parsed, error) {
 		}
 		valPos := start + len(word) - len(val)
 		if val == "" {
-			return p, &SyntaxError{text, valPos, fmt.Sprintf("%s: needs a value", key)}
+			// "unexpected type: int", "service: cart is down": a filter
+			// takes its value without a space, so this is text (an error
+			// message pasted as it was logged).
+			words = append(words, word)
+			continue
 		}
 		if strings.HasPrefix(val, `"`) {
 			// key:"value with spaces"
