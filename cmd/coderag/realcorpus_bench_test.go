@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -129,6 +130,94 @@ func goStdlibIndex(b *testing.B) string {
 	return stdDB
 }
 
+// errorMessageRE is an error message a Go function writes as a literal.
+var errorMessageRE = regexp.MustCompile(`(?:errors\.New|fmt\.Errorf)\("([^"%\\]{12,80})"`)
+
+// BenchmarkGoStdlibErrorMessages measures how well a pasted error message
+// finds the line that writes it, on code nobody here wrote: 200 messages
+// of errors.New and fmt.Errorf calls in the Go standard library (outside
+// tests; each written once in it; every nth by chunk ID), each asked as it
+// reads and with a log's "error: " before it, and found when the first 10
+// results hold the chunk that writes it. It reports R@1, R@10 and MRR@10
+// of both.
+func BenchmarkGoStdlibErrorMessages(b *testing.B) {
+	env, chunks := goStdlibChunks(b)
+	defer env.db.Close()
+	type question struct {
+		q, file string
+		line    int
+	}
+	count := map[string]int{}
+	var all []question
+	for _, h := range chunks {
+		if core.IsTestPath(h.Chunk.FilePath) {
+			continue
+		}
+		for _, m := range errorMessageRE.FindAllStringSubmatch(h.Chunk.Text, -1) {
+			count[m[1]]++
+			all = append(all, question{m[1], h.Chunk.FilePath, h.Chunk.LineStart})
+		}
+	}
+	var qs []question
+	for _, q := range all {
+		if count[q.q] == 1 {
+			qs = append(qs, q)
+		}
+	}
+	step := max(1, len(qs)/200)
+	var asked []question
+	for i := 0; i < len(qs) && len(asked) < 200; i += step {
+		asked = append(asked, qs[i])
+	}
+	for b.Loop() {
+		for _, prefix := range []string{"", "error: "} {
+			var r1, r10, mrr float64
+			for _, q := range asked {
+				res, err := env.eng.Search(context.Background(), search.Query{Text: prefix + q.q, K: 10})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i, h := range res.Hits {
+					if h.Chunk.FilePath == q.file && h.Chunk.LineStart == q.line {
+						r10++
+						mrr += 1 / float64(i+1)
+						if i == 0 {
+							r1++
+						}
+						break
+					}
+				}
+			}
+			n, unit := float64(len(asked)), ""
+			if prefix != "" {
+				unit = "-prefixed"
+			}
+			b.ReportMetric(r1/n, "R@1"+unit)
+			b.ReportMetric(r10/n, "R@10"+unit)
+			b.ReportMetric(mrr/n, "MRR@10"+unit)
+		}
+	}
+	b.ReportMetric(float64(len(asked)), "questions")
+}
+
+// goStdlibChunks opens the search engine over the crawled Go standard
+// library and lists its chunks, sorted by ID.
+func goStdlibChunks(b *testing.B) (*searchEnv, []core.Hit) {
+	db := goStdlibIndex(b)
+	env, err := openSearch(context.Background(), db, &embedFlags{}, &rerankFlags{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := env.eng.Search(context.Background(), search.Query{Text: "repo:std", K: 1 << 20})
+	if err != nil {
+		env.db.Close()
+		b.Fatal(err)
+	}
+	chunks := res.Hits
+	slices.SortFunc(chunks, func(x, y core.Hit) int { return strings.Compare(x.Chunk.ID, y.Chunk.ID) })
+	return env, chunks
+}
+
 // BenchmarkGoStdlibQualifiedNames measures how well a qualified name
 // finds its declaration on code nobody here wrote: 250 exported
 // functions, types and methods of the Go standard library (outside
@@ -138,26 +227,19 @@ func goStdlibIndex(b *testing.B) string {
 // when the first 10 results hold its chunk. It reports R@1, R@10 and
 // MRR@10.
 func BenchmarkGoStdlibQualifiedNames(b *testing.B) {
-	db := goStdlibIndex(b)
 	ctx := context.Background()
-	env, err := openSearch(ctx, db, &embedFlags{}, &rerankFlags{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	env, chunks := goStdlibChunks(b)
 	defer env.db.Close()
 	type question struct {
 		q, file string
 		line    int
 	}
 	var qs []question
-	hits, err := env.eng.Search(ctx, search.Query{Text: "repo:std lang:go", K: 1 << 20})
-	if err != nil {
-		b.Fatal(err)
-	}
-	chunks := hits.Hits
-	slices.SortFunc(chunks, func(x, y core.Hit) int { return strings.Compare(x.Chunk.ID, y.Chunk.ID) })
 	for _, h := range chunks {
 		c := h.Chunk
+		if c.Language != "go" {
+			continue
+		}
 		if strings.Contains(c.SymbolName, ",") || c.SymbolName == "" || c.SymbolName[0] < 'A' || c.SymbolName[0] > 'Z' ||
 			core.IsTestPath(c.FilePath) || strings.Contains(c.FilePath, "internal/") || strings.HasPrefix(c.FilePath, "cmd/") ||
 			!strings.Contains(c.FilePath, "/") {
