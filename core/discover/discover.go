@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -572,6 +573,9 @@ func (w *walker) subdir(d dirState, e fs.DirEntry, p string, parts []string) (su
 		}
 		return sub, Skip{p + "/", why + " (directory not descended)"}, false
 	}
+	if !utf8.ValidString(name) {
+		return sub, Skip{p + "/", "directory name is not valid UTF-8 (rename it to index it)"}, false
+	}
 	if strings.HasSuffix(name, ".egg-info") {
 		return sub, Skip{p + "/", "python packaging output (directory not descended)"}, false
 	}
@@ -594,6 +598,10 @@ func (w *walker) file(d dirState, e fs.DirEntry, p string, parts []string) (f co
 	}
 	if w.ignored(d, p, parts, false) {
 		return f, skip, false
+	}
+	if !utf8.ValidString(e.Name()) {
+		// Go's file systems open only UTF-8 names (a Latin-1 "café.go").
+		return f, Skip{p, "file name is not valid UTF-8 (rename it to index it)"}, false
 	}
 	lang, corpus := Classify(p)
 	if c, ok := w.classes.corpus(parts); ok {

@@ -356,6 +356,24 @@ func TestCoverageDirs(t *testing.T) {
 	}
 }
 
+// TestNonUTF8Names: a file or directory whose name is not UTF-8 (Latin-1
+// from an old archive) cannot be opened through io/fs; it is skipped with
+// that reason, not as "unreadable: invalid argument", and the walk goes on.
+func TestNonUTF8Names(t *testing.T) {
+	fsys := fstest.MapFS{
+		"src/caf\xe9.go":         {Data: []byte("package src\n")},
+		"src/ok.go":              {Data: []byte("package src\n")},
+		"docs/r\xe9sum\xe9/a.md": {Data: []byte("# A\n")},
+	}
+	got := walked(t, fsys, Options{})
+	want := []string{"src/ok.go",
+		"docs/r\xe9sum\xe9/: directory name is not valid UTF-8 (rename it to index it)",
+		"src/caf\xe9.go: file name is not valid UTF-8 (rename it to index it)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("non-UTF-8 names (-want +got):\n%s", d)
+	}
+}
+
 // TestVendorDirs: vendored dependencies are skipped by their package
 // manager's marks; a service named vendor is code.
 func TestVendorDirs(t *testing.T) {
