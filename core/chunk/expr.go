@@ -51,12 +51,50 @@ func (e *evaluator) scopeOf(n *ts.Node) (uint, uint) {
 	return 0, uint(len(e.src)) + 1
 }
 
+var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// Called names, by how they end (case aside): a call reads the
+// environment (os.Getenv, process.env.get, Environment.GetEnvironmentVariable,
+// envOr, env_or), reads configuration (GetValue<T>, GetConnectionString,
+// config.get) or wraps a value (url.PathEscape, str, new URL). Matched by
+// suffix, not by regular expression: every call of every file is asked.
 var (
-	identRE   = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-	envCallRE = regexp.MustCompile(`(?i)(getenv|environ\.get|environment\.getenvironmentvariable|envor|env\.get|getenvordefault|lookupenv|env_or|env\b|system\.getenv)$`)
-	cfgCallRE = regexp.MustCompile(`(?i)(getvalue(<[^>]*>)?|getconnectionstring|getproperty|getstring|config\.get|settings\.get)$`)
-	wrapperRE = regexp.MustCompile(`(?i)(pathescape|queryescape|encodeuricomponent|encodeuri|escapedatastring|escapeuristring|quote|quote_plus|urlencode|encode|itoa|tostring|string|str|format_id|sprint|new uri|new url|uri\.create|url\.parse|parse)$`)
+	envCalls     = []string{"env", "environ.get", "environment.getenvironmentvariable", "envor", "env.get", "getenvordefault", "env_or"}
+	cfgCalls     = []string{"getvalue", "getconnectionstring", "getproperty", "getstring", "config.get", "settings.get"}
+	wrapperCalls = []string{"pathescape", "queryescape", "encodeuricomponent", "encodeuri", "escapedatastring", "escapeuristring",
+		"quote", "quote_plus", "urlencode", "encode", "itoa", "tostring", "string", "str", "format_id", "sprint",
+		"new uri", "new url", "uri.create", "url.parse", "parse"}
 )
+
+// endsWithFold reports whether name ends with one of the lower-case
+// suffixes, case aside.
+func endsWithFold(name string, suffixes []string) bool {
+	l := strings.ToLower(name)
+	for _, s := range suffixes {
+		if strings.HasSuffix(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func envCall(name string) bool     { return endsWithFold(name, envCalls) }
+func wrapperCall(name string) bool { return endsWithFold(name, wrapperCalls) }
+
+// cfgCall is a configuration read; GetValue<int> counts as GetValue.
+func cfgCall(name string) bool {
+	if strings.HasSuffix(name, ">") {
+		// The type argument runs from a '<' after the last inner '>'.
+		from := strings.LastIndexByte(name[:len(name)-1], '>') + 1
+		for i := from; i < len(name)-1; i++ {
+			if name[i] == '<' && endsWithFold(name[:i], cfgCalls[:1]) {
+				return true
+			}
+		}
+		return false
+	}
+	return endsWithFold(name, cfgCalls)
+}
 
 func (e *evaluator) text(n *ts.Node) string { return n.Utf8Text(e.src) }
 
@@ -386,10 +424,10 @@ func (e *evaluator) call(n *ts.Node, depth int) value {
 		short = short[i+1:]
 	}
 	switch {
-	case (envCallRE.MatchString(name) || envHelper(short) && envNameRE.MatchString(lit(0))) && len(as) > 0 && lit(0) != "":
+	case (envCall(name) || envHelper(short) && envNameRE.MatchString(lit(0))) && len(as) > 0 && lit(0) != "":
 		env := lit(0)
 		return value{text: "{" + env + "}", origin: core.FromEnv, env: env, def: lit(1), lead: e.text(n)}
-	case cfgCallRE.MatchString(name) && len(as) > 0 && lit(0) != "":
+	case cfgCall(name) && len(as) > 0 && lit(0) != "":
 		key := lit(0)
 		if strings.HasSuffix(strings.ToLower(name), "getconnectionstring") {
 			key = "ConnectionStrings:" + key
@@ -406,7 +444,7 @@ func (e *evaluator) call(n *ts.Node, depth int) value {
 				return e.format(obj, as, depth)
 			}
 		}
-	case (wrapperRE.MatchString(name) || wrapperRE.MatchString(short)) && len(as) > 0:
+	case (wrapperCall(name) || wrapperCall(short)) && len(as) > 0:
 		v := e.eval(as[0], depth+1)
 		if strings.HasPrefix(name, "new ") || strings.Contains(strings.ToLower(name), "create") || strings.Contains(strings.ToLower(name), "parse") {
 			return v // new Uri(x), URI.create(x), url.Parse(x): the value itself
