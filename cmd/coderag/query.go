@@ -45,7 +45,10 @@ its package's path or its type's scope first, for its callers write the
 whole name and its declaration does not. A text of three words or more
 is also searched as one phrase, so that a pasted error message finds the
 line that writes it (a log's extra first or last word, "error: ...", is
-forgiven). A
+forgiven). A question for the places that use something (who calls X,
+callers of X, where is X used) gets no declarations list, and the
+reranker's symbol credit goes from the chunk that declares X to those that
+hold it. A
 verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),

@@ -241,9 +241,10 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 		"platform/store/cache/cache.go":    "package cache\n\n// Get returns the value stored under key and whether it was there.\nfunc Get(key string) (string, bool) {\n\tmu.RLock()\n\tdefer mu.RUnlock()\n\tv, ok := items[key]\n\treturn v, ok\n}\n",
 		"platform/client/http/http.go":     "package http\n\n// Get fetches url with the default client.\nfunc Get(url string) (*Response, error) {\n\treturn defaultClient.Do(newRequest(\"GET\", url))\n}\n",
 		"platform/services/orders/repo.go": "package orders\n\n// OrderRepo loads orders.\ntype OrderRepo struct{ db *sql.DB }\n\n// Find loads one order by its id.\nfunc (r *OrderRepo) Find(id string) (*Order, error) {\n\trow := r.db.QueryRow(\"SELECT * FROM orders WHERE id = $1\", id)\n\treturn scanOrder(row)\n}\n",
+		"platform/services/orders/http.go": "package orders\n\n// handleOrder answers GET /orders/{id} with the order as JSON.\nfunc handleOrder(w http.ResponseWriter, id string) {\n\torder, err := repo.Find(id)\n\tif err != nil {\n\t\thttp.Error(w, err.Error(), http.StatusNotFound)\n\t\treturn\n\t}\n\tjson.NewEncoder(w).Encode(order)\n}\n",
 	}
 	for i := range 6 {
-		files[fmt.Sprintf("platform/services/svc%d/handler.go", i)] = fmt.Sprintf("package svc%d\n\nfunc handle%d(key string) string {\n\tif v, ok := cache.Get(key); ok {\n\t\treturn v\n\t}\n\torder, _ := repo.OrderRepo.Find(key)\n\tv, _ := cache.Get(order.ID)\n\treturn v\n}\n", i, i)
+		files[fmt.Sprintf("platform/services/svc%d/handler.go", i)] = fmt.Sprintf("package svc%d\n\nfunc handle%d(key string) string {\n\tif v, ok := cache.Get(key); ok {\n\t\treturn v\n\t}\n\torder, _ := repo.OrderRepo.Find(key)\n\tv, _ := cache.Get(order.ID)\n\tif v == \"\" {\n\t\torders.handleOrder(nil, key)\n\t}\n\treturn v\n}\n", i, i)
 	}
 	for p, src := range files {
 		p = filepath.Join(root, p)
@@ -274,6 +275,27 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 		}
 		if len(res.Hits) == 0 || res.Hits[0].FilePath != tt.file || !slices.Contains(strings.Split(res.Hits[0].SymbolName, ", "), tt.symbol) {
 			t.Errorf("%q: first hit %+v, want %s's %s", tt.query, res.Hits, tt.file, tt.symbol)
+		}
+	}
+	// Asked for its callers, the declaration is not the answer: a chunk
+	// that calls it is.
+	for _, tt := range []struct{ query, declaration string }{
+		{"who calls cache.Get", "store/cache/cache.go"},
+		{"where is OrderRepo.Find used", "services/orders/repo.go"},
+		{"callers of handleOrder", "services/orders/http.go"},
+	} {
+		q := tt.query
+		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", q)
+		var res struct {
+			Hits []struct {
+				FilePath string `json:"file_path"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err, out)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].FilePath == tt.declaration || !strings.HasPrefix(res.Hits[0].FilePath, "services/") {
+			t.Errorf("%q: hits %+v, want a caller first, not the declaration in %s", q, res.Hits, tt.declaration)
 		}
 	}
 }

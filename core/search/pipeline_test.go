@@ -452,3 +452,26 @@ func TestWholePhrases(t *testing.T) {
 		}
 	}
 }
+
+func TestUsageQuestion(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"who calls ReadMIMEHeader", true},
+		{"What uses the cart client?", true},
+		{"callers of http.Error", true},
+		{"usages of CART_ENDPOINT", true},
+		{"where is HISTORY_LIMIT used, and what is its default?", true},
+		{"where does getUserProfile get called", true},
+		{"call sites of retryCharge", true},
+		{"where is ReadMIMEHeader defined", false},
+		{"which payment provider does checkout call", false},
+		{"what does the cart service use for storage", false},
+		{"how is the connection pool used", false},
+	} {
+		if got := usageQuestion(tt.q); got != tt.want {
+			t.Errorf("usageQuestion(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -121,6 +122,47 @@ func idfFrom(ctx context.Context) map[string]float64 {
 	return m
 }
 
+// usageRE is a question about where something is used rather than what
+// it is: who calls X, callers of X, usages of X, where is X used.
+var usageRE = regexp.MustCompile(`(?i)\b(who|what)\s+(calls|uses|invokes|references)\b|\bcallers\s+of\b|\bcall\s*sites?\b|\busages?\s+of\b|\bwhere\s+(is|are)\s+\S+\s+(used|called|invoked|referenced)\b|\bwhere\s+(do|does)\s+\S+\s+(get\s+)?(used|called|invoked)\b`)
+
+// usageQuestion reports whether the query asks for the places that use
+// something (who calls ReadMIMEHeader): its declaration is then not the
+// answer — no declarations list, no credit for declaring the name.
+func usageQuestion(q string) bool { return usageRE.MatchString(q) }
+
+// declaresIdent reports whether one of a chunk's symbols is one of the
+// query's identifiers (name@qualifier counts by its name), whatever its
+// qualifier.
+func declaresIdent(symbols string, idents []string) bool {
+	for _, name := range strings.Split(symbols, ", ") {
+		if i := strings.LastIndexAny(name, ".:/"); i >= 0 {
+			name = name[i+1:]
+		}
+		sym := normIdent(name)
+		for _, id := range idents {
+			if n, _, _ := strings.Cut(id, "@"); sym != "" && n == sym {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// usageKey carries usageQuestion's answer for the query as the user wrote
+// it (the reranker sees it without its question words) to the builtin
+// reranker.
+type usageKey struct{}
+
+func withUsage(ctx context.Context, usage bool) context.Context {
+	if !usage {
+		return ctx
+	}
+	return context.WithValue(ctx, usageKey{}, true)
+}
+
+func usageFrom(ctx context.Context) bool { return ctx.Value(usageKey{}) != nil }
+
 // phraseKey carries the query's whole text as phrases (see wholePhrases)
 // from the engine to the builtin reranker.
 type phraseKey struct{}
@@ -151,6 +193,7 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 	}
 	idf := idfFrom(ctx)
 	phrases := quotedPhrases(query)
+	usage := usageFrom(ctx)
 	// The whole query as written (a pasted error message) is as exact as
 	// a match gets; without its first or last word (a log line's "error:")
 	// only when no hit holds it all.
@@ -191,6 +234,11 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			}
 		}
 		f := FeaturesIDF(h.Chunk, words, idents, idf)
+		declares := usage && declaresIdent(h.Chunk.SymbolName, idents)
+		if declares {
+			// Who calls X: the chunk that declares X is not a caller.
+			delete(f, "symbol")
+		}
 		// The query's quoted phrases and compound identifiers
 		// (CART_ENDPOINT, unmarshalOrderFromQueue) found as written, in any
 		// naming convention.
@@ -220,6 +268,10 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			if found > 0 {
 				f["exact"] = max(f["exact"], float64(found)/float64(n))
 			}
+		}
+		if usage && !declares && f["exact"] > 0 && len(compounds) > 0 {
+			// ... and a chunk that holds X as written is where it is used.
+			f["symbol"] = 1
 		}
 		if len(whole) > 0 {
 			text := normSpace(h.Chunk.Text)

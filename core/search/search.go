@@ -289,6 +289,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// line is found where it is written, before the chunks that hold its
 	// words apart.
 	whole := wholePhrases(parsed.Text)
+	usage := usageQuestion(parsed.Text)
 	extra, err := e.expansions(ctx, parsed.Text)
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
@@ -323,6 +324,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		res.Dropped, res.AllCommon = p.dropped, p.and
 		ctx = WithIDF(ctx, p.idf)
 		ctx = withPhrases(ctx, whole)
+		ctx = withUsage(ctx, usage)
 		// The code, prose and whole-file lists run at once, each on a
 		// connection of its own.
 		type list struct {
@@ -369,7 +371,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		// package's path or its type's scope; its callers, which say
 		// os.ReadFile, fill the other lists. Declarations under the
 		// qualifier come first, then the others of that name.
-		if defs := definitionQueries(p.terms); len(defs.queries) > 0 {
+		if defs := definitionQueries(p.terms); len(defs.queries) > 0 && !usage {
 			todo = append(todo, list{"bm25-definitions", func() ([]core.Hit, error) {
 				var out []core.Hit
 				seen := map[string]bool{}
