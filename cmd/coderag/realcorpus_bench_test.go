@@ -200,6 +200,77 @@ func BenchmarkGoStdlibErrorMessages(b *testing.B) {
 	b.ReportMetric(float64(len(asked)), "questions")
 }
 
+// BenchmarkGoStdlibCallers measures questions for callers on code nobody
+// here wrote: 150 functions of the Go standard library (outside tests,
+// declared once in it, with one to five other chunks that call them
+// "name("; every nth by chunk ID), each asked "who calls NAME", found when
+// the first 10 results hold a caller. It reports R@1, R@5 and MRR@10.
+func BenchmarkGoStdlibCallers(b *testing.B) {
+	env, chunks := goStdlibChunks(b)
+	defer env.db.Close()
+	declared := map[string]int{}
+	for _, h := range chunks {
+		for _, s := range strings.Split(h.Chunk.SymbolName, ", ") {
+			declared[s]++
+		}
+	}
+	type question struct {
+		name    string
+		callers []core.Chunk
+	}
+	var qs []question
+	for _, h := range chunks {
+		c := h.Chunk
+		if c.SymbolKind != "function" || c.Language != "go" || strings.Contains(c.SymbolName, ",") || len(c.SymbolName) < 8 ||
+			declared[c.SymbolName] != 1 || core.IsTestPath(c.FilePath) {
+			continue
+		}
+		qs = append(qs, question{name: c.SymbolName})
+	}
+	step := max(1, len(qs)/600)
+	var asked []question
+	for i := 0; i < len(qs) && len(asked) < 150; i += step {
+		q := qs[i]
+		for _, h := range chunks {
+			if strings.Contains(h.Chunk.Text, q.name+"(") && !slices.Contains(strings.Split(h.Chunk.SymbolName, ", "), q.name) {
+				q.callers = append(q.callers, h.Chunk)
+			}
+		}
+		if len(q.callers) >= 1 && len(q.callers) <= 5 {
+			asked = append(asked, q)
+		}
+	}
+	for b.Loop() {
+		var r1, r5, mrr float64
+		for _, q := range asked {
+			res, err := env.eng.Search(context.Background(), search.Query{Text: "who calls " + q.name, K: 10})
+			if err != nil {
+				b.Fatal(err)
+			}
+		hits:
+			for i, h := range res.Hits {
+				for _, c := range q.callers {
+					if h.Chunk.ID == c.ID {
+						mrr += 1 / float64(i+1)
+						if i == 0 {
+							r1++
+						}
+						if i < 5 {
+							r5++
+						}
+						break hits
+					}
+				}
+			}
+		}
+		n := float64(len(asked))
+		b.ReportMetric(r1/n, "R@1")
+		b.ReportMetric(r5/n, "R@5")
+		b.ReportMetric(mrr/n, "MRR@10")
+	}
+	b.ReportMetric(float64(len(asked)), "questions")
+}
+
 // goStdlibChunks opens the search engine over the crawled Go standard
 // library and lists its chunks, sorted by ID.
 func goStdlibChunks(b *testing.B) (*searchEnv, []core.Hit) {
