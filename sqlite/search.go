@@ -240,6 +240,10 @@ func (db *DB) usePrefilter(ctx context.Context) bool {
 	return db.opts.PrefilterFrom >= 0 && db.pagedCount(ctx) >= max(db.opts.PrefilterFrom, 1)
 }
 
+// ScoresPhrases reports that FTS5 scores a quoted phrase as one term
+// (search.PhraseScorer).
+func (db *DB) ScoresPhrases() bool { return true }
+
 // TermDocs returns the number of chunks and, for each of the given code
 // tokens (lower-case, as codetok emits them), the number of chunks that
 // contain it. Tokens in no chunk are absent from the map.

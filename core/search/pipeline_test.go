@@ -163,16 +163,18 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 // concurrently).
 type listIndex struct {
 	code, prose, dense, files []core.Hit
+	matches                   []string // the BM25 expressions asked
 	knnErr                    error
 	mu                        sync.Mutex
 	knnCalls                  int
 	lastFilter                core.Filter
 }
 
-func (l *listIndex) BM25(_ context.Context, index, _ string, k int, f core.Filter) ([]core.Hit, error) {
+func (l *listIndex) BM25(_ context.Context, index, match string, k int, f core.Filter) ([]core.Hit, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lastFilter = f
+	l.matches = append(l.matches, match)
 	if index == "code" {
 		return l.code, nil
 	}
@@ -472,6 +474,38 @@ func TestUsageQuestion(t *testing.T) {
 	} {
 		if got := usageQuestion(tt.q); got != tt.want {
 			t.Errorf("usageQuestion(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// phraseIndex is a listIndex whose BM25 scores phrases as FTS5 does.
+type phraseIndex struct{ *listIndex }
+
+func (phraseIndex) ScoresPhrases() bool { return true }
+
+// TestWholePhraseOnlyWherePhrasesScore: the query's whole text is asked
+// as a phrase of an index that scores phrases as one term, and not of one
+// that would count each of its words (PostgreSQL's).
+func TestWholePhraseOnlyWherePhrasesScore(t *testing.T) {
+	const q = "upstream connection refused after retry"
+	for _, tt := range []struct {
+		name string
+		idx  func(*listIndex) Index
+		want bool
+	}{
+		{"phrase scorer", func(l *listIndex) Index { return phraseIndex{l} }, true},
+		{"per-word scorer", func(l *listIndex) Index { return l }, false},
+	} {
+		l := &listIndex{}
+		if _, err := New(tt.idx(l), Options{}).Search(context.Background(), Query{Text: q}); err != nil {
+			t.Fatal(err)
+		}
+		asked := false
+		for _, m := range l.matches {
+			asked = asked || strings.Contains(m, `"`+q+`"`)
+		}
+		if asked != tt.want {
+			t.Errorf("%s: whole phrase asked %v, want %v (matches %q)", tt.name, asked, tt.want, l.matches)
 		}
 	}
 }

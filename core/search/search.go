@@ -42,6 +42,16 @@ type Lister interface {
 	List(ctx context.Context, f core.Filter, k int) ([]core.Hit, error)
 }
 
+// PhraseScorer is an Index whose BM25 scores a quoted phrase as one term
+// (SQLite's FTS5: its own document frequency, counted where its words
+// stand together). An index that scores a phrase's words one by one
+// (the PostgreSQL store) is not asked for the query's whole text as a
+// phrase: that would count every word of the question, the common ones
+// the plan leaves out included.
+type PhraseScorer interface {
+	ScoresPhrases() bool
+}
+
 // FilterValuer is an Index that knows the values of a filter field
 // ("service", "repo", "language"), so that a mistyped one is an error with
 // suggestions instead of no results.
@@ -337,7 +347,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			if match == "" {
 				continue
 			}
-			if len(whole) > 0 && !p.and {
+			if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(whole) > 0 && !p.and {
 				match += " OR " + quote(whole[0])
 			}
 			todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
