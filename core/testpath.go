@@ -47,8 +47,12 @@ var exampleDirs = map[string]bool{
 // use a library or service: the service graph ignores its calls, routes
 // and queues ("hello", "task_queue"), which the service does not make,
 // unless a service is deployed from inside the examples directory.
-func IsExamplePath(p string) bool {
-	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+func IsExamplePath(p string) bool { return InExampleDir(path.Dir(p)) }
+
+// InExampleDir reports whether the directory dir is, or lies under, a
+// directory of examples or tutorials.
+func InExampleDir(dir string) bool {
+	for _, d := range strings.Split(strings.ToLower(dir), "/") {
 		if exampleDirs[d] {
 			return true
 		}

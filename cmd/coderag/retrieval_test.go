@@ -246,35 +246,16 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 	for i := range 6 {
 		files[fmt.Sprintf("platform/services/svc%d/handler.go", i)] = fmt.Sprintf("package svc%d\n\nfunc handle%d(key string) string {\n\tif v, ok := cache.Get(key); ok {\n\t\treturn v\n\t}\n\torder, _ := repo.OrderRepo.Find(key)\n\tv, _ := cache.Get(order.ID)\n\tif v == \"\" {\n\t\torders.handleOrder(nil, key)\n\t}\n\treturn v\n}\n", i, i)
 	}
-	for p, src := range files {
-		p = filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := filepath.Join(root, "q.db")
-	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(root, "platform"), "--progress", "none"); code != 0 {
-		t.Fatalf("crawl: %s", errs)
-	}
+	db := crawlFiles(t, root, files)
 	for _, tt := range []struct{ query, file, symbol string }{
 		{"cache.Get", "store/cache/cache.go", "Get"},
 		{"where is cache.Get() defined?", "store/cache/cache.go", "Get"},
 		{"http.Get", "client/http/http.go", "Get"},
 		{"OrderRepo.Find", "services/orders/repo.go", "Find"},
 	} {
-		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", tt.query)
-		var res struct {
-			Hits []struct {
-				FilePath   string `json:"file_path"`
-				SymbolName string `json:"symbol_name"`
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err, out)
-		}
-		if len(res.Hits) == 0 || res.Hits[0].FilePath != tt.file || !slices.Contains(strings.Split(res.Hits[0].SymbolName, ", "), tt.symbol) {
-			t.Errorf("%q: first hit %+v, want %s's %s", tt.query, res.Hits, tt.file, tt.symbol)
+		hits := topHits(t, db, tt.query)
+		if len(hits) == 0 || hits[0].FilePath != tt.file || !slices.Contains(strings.Split(hits[0].SymbolName, ", "), tt.symbol) {
+			t.Errorf("%q: first hit %+v, want %s's %s", tt.query, hits, tt.file, tt.symbol)
 		}
 	}
 	// Asked for its callers, the declaration is not the answer: a chunk
@@ -284,18 +265,9 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 		{"where is OrderRepo.Find used", "services/orders/repo.go"},
 		{"callers of handleOrder", "services/orders/http.go"},
 	} {
-		q := tt.query
-		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", q)
-		var res struct {
-			Hits []struct {
-				FilePath string `json:"file_path"`
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err, out)
-		}
-		if len(res.Hits) == 0 || res.Hits[0].FilePath == tt.declaration || !strings.HasPrefix(res.Hits[0].FilePath, "services/") {
-			t.Errorf("%q: hits %+v, want a caller first, not the declaration in %s", q, res.Hits, tt.declaration)
+		hits := topHits(t, db, tt.query)
+		if len(hits) == 0 || hits[0].FilePath == tt.declaration || !strings.HasPrefix(hits[0].FilePath, "services/") {
+			t.Errorf("%q: hits %+v, want a caller first, not the declaration in %s", tt.query, hits, tt.declaration)
 		}
 	}
 }
@@ -311,32 +283,57 @@ func TestPastedErrorMessageFindsItsSource(t *testing.T) {
 	for i := range 8 {
 		files[fmt.Sprintf("gateway/pool/pool%d.go", i)] = fmt.Sprintf("package pool\n\n// retry%d retries a refused upstream connection: the connection budget\n// is spent when the upstream refused every retry, and the connection\n// is refused again after the budget.\nfunc retry%d(conn *Conn, budget int) error {\n\tfor conn.Refused() && budget > 0 {\n\t\tbudget--\n\t\tconn.Retry()\n\t}\n\treturn conn.Err()\n}\n", i, i)
 	}
-	for p, src := range files {
-		p = filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db := filepath.Join(root, "e.db")
-	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", filepath.Join(root, "gateway"), "--progress", "none"); code != 0 {
-		t.Fatalf("crawl: %s", errs)
-	}
+	db := crawlFiles(t, root, files)
 	for _, q := range []string{
 		"upstream connection refused after retry budget spent",
 		"error: upstream connection refused after retry budget spent",
 	} {
-		_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", q)
-		var res struct {
-			Hits []struct {
-				FilePath string `json:"file_path"`
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err, out)
-		}
-		if len(res.Hits) == 0 || res.Hits[0].FilePath != "upstream/dial.go" {
-			t.Errorf("%q: hits %+v, want upstream/dial.go first", q, res.Hits)
+		if hits := topHits(t, db, q); len(hits) == 0 || hits[0].FilePath != "upstream/dial.go" {
+			t.Errorf("%q: hits %+v, want upstream/dial.go first", q, hits)
 		}
 	}
+}
+
+// crawlFiles writes files (path under root: content) and crawls each
+// top-level directory they are in as a repository into root/q.db, which
+// it returns.
+func crawlFiles(t *testing.T, root string, files map[string]string) string {
+	t.Helper()
+	repos := map[string]bool{}
+	for p, src := range files {
+		repos[strings.SplitN(p, "/", 2)[0]] = true
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(root, "q.db")
+	args := []string{"crawl", "--db", db, "--progress", "none"}
+	for r := range repos {
+		args = append(args, "--repo-path", filepath.Join(root, r))
+	}
+	if code, _, errs := coderag(t, args...); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	return db
+}
+
+// queryHit is what the tests read of a query --json hit.
+type queryHit struct {
+	FilePath   string `json:"file_path"`
+	SymbolName string `json:"symbol_name"`
+}
+
+// topHits runs query --json -k 3 and returns its hits.
+func topHits(t *testing.T, db, query string) []queryHit {
+	t.Helper()
+	_, out, _ := coderag(t, "query", "--db", db, "--json", "-k", "3", query)
+	var res struct{ Hits []queryHit }
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err, out)
+	}
+	return res.Hits
 }

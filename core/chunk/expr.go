@@ -59,9 +59,11 @@ var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 // config.get) or wraps a value (url.PathEscape, str, new URL). Matched by
 // suffix, not by regular expression: every call of every file is asked.
 var (
-	envCalls     = []string{"env", "environ.get", "environment.getenvironmentvariable", "envor", "env.get", "getenvordefault", "env_or"}
-	cfgCalls     = []string{"getvalue", "getconnectionstring", "getproperty", "getstring", "config.get", "settings.get"}
-	wrapperCalls = []string{"pathescape", "queryescape", "encodeuricomponent", "encodeuri", "escapedatastring", "escapeuristring",
+	envCalls = []string{"env", "environ.get", "environment.getenvironmentvariable", "envor", "env.get", "getenvordefault", "env_or"}
+	cfgCalls = []string{"getvalue", "getconnectionstring", "getproperty", "getstring", "config.get", "settings.get"}
+	// genericCfgCalls take a type argument: GetValue<int>.
+	genericCfgCalls = []string{"getvalue"}
+	wrapperCalls    = []string{"pathescape", "queryescape", "encodeuricomponent", "encodeuri", "escapedatastring", "escapeuristring",
 		"quote", "quote_plus", "urlencode", "encode", "itoa", "tostring", "string", "str", "format_id", "sprint",
 		"new uri", "new url", "uri.create", "url.parse", "parse"}
 )
@@ -87,7 +89,7 @@ func cfgCall(name string) bool {
 		// The type argument runs from a '<' after the last inner '>'.
 		from := strings.LastIndexByte(name[:len(name)-1], '>') + 1
 		for i := from; i < len(name)-1; i++ {
-			if name[i] == '<' && endsWithFold(name[:i], cfgCalls[:1]) {
+			if name[i] == '<' && endsWithFold(name[:i], genericCfgCalls) {
 				return true
 			}
 		}

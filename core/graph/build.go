@@ -708,7 +708,7 @@ func (b *builder) exampleCode(repo, file string) bool {
 		return false
 	}
 	_, dir := b.owner(repo, file)
-	return !core.IsExamplePath(dir + "/-")
+	return !core.InExampleDir(dir)
 }
 
 // environments collects, per service, the environment variables its

@@ -108,18 +108,26 @@ func normIdent(s string) string {
 	return b.String()
 }
 
-// idfKey carries the inverse document frequencies of the query's words
-// from the engine to the builtin reranker.
-type idfKey struct{}
-
-// WithIDF returns ctx carrying the IDF of query words (see Features).
-func WithIDF(ctx context.Context, idf map[string]float64) context.Context {
-	return context.WithValue(ctx, idfKey{}, idf)
+// queryFacts is what the engine knows of a query that the builtin
+// reranker cannot see in the text it gets: the inverse document
+// frequencies of its words, its whole text as phrases (see wholePhrases),
+// and whether the text as the user wrote it — question words included —
+// asks for usages (see usageQuestion).
+type queryFacts struct {
+	idf     map[string]float64
+	phrases []string
+	usage   bool
 }
 
-func idfFrom(ctx context.Context) map[string]float64 {
-	m, _ := ctx.Value(idfKey{}).(map[string]float64)
-	return m
+type factsKey struct{}
+
+func withFacts(ctx context.Context, f queryFacts) context.Context {
+	return context.WithValue(ctx, factsKey{}, f)
+}
+
+func factsFrom(ctx context.Context) queryFacts {
+	f, _ := ctx.Value(factsKey{}).(queryFacts)
+	return f
 }
 
 // usageRE is a question about where something is used rather than what
@@ -135,13 +143,9 @@ func usageQuestion(q string) bool { return usageRE.MatchString(q) }
 // query's identifiers (name@qualifier counts by its name), whatever its
 // qualifier.
 func declaresIdent(symbols string, idents []string) bool {
-	for _, name := range strings.Split(symbols, ", ") {
-		if i := strings.LastIndexAny(name, ".:/"); i >= 0 {
-			name = name[i+1:]
-		}
-		sym := normIdent(name)
+	for _, sym := range symbolNames(symbols) {
 		for _, id := range idents {
-			if n, _, _ := strings.Cut(id, "@"); sym != "" && n == sym {
+			if n, _, _ := strings.Cut(id, "@"); n == sym {
 				return true
 			}
 		}
@@ -149,34 +153,20 @@ func declaresIdent(symbols string, idents []string) bool {
 	return false
 }
 
-// usageKey carries usageQuestion's answer for the query as the user wrote
-// it (the reranker sees it without its question words) to the builtin
-// reranker.
-type usageKey struct{}
-
-func withUsage(ctx context.Context, usage bool) context.Context {
-	if !usage {
-		return ctx
+// symbolNames are the names a chunk's symbol field declares (a group's
+// "Validator, ACCT_REGEX"), each without its qualifier (pkg.Type.Method:
+// Method) and normalized (normIdent); empty ones are left out.
+func symbolNames(symbols string) []string {
+	var out []string
+	for _, name := range strings.Split(symbols, ", ") {
+		if i := strings.LastIndexAny(name, ".:/"); i >= 0 {
+			name = name[i+1:]
+		}
+		if n := normIdent(name); n != "" {
+			out = append(out, n)
+		}
 	}
-	return context.WithValue(ctx, usageKey{}, true)
-}
-
-func usageFrom(ctx context.Context) bool { return ctx.Value(usageKey{}) != nil }
-
-// phraseKey carries the query's whole text as phrases (see wholePhrases)
-// from the engine to the builtin reranker.
-type phraseKey struct{}
-
-func withPhrases(ctx context.Context, phrases []string) context.Context {
-	if len(phrases) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, phraseKey{}, phrases)
-}
-
-func phrasesFrom(ctx context.Context) []string {
-	p, _ := ctx.Value(phraseKey{}).([]string)
-	return p
+	return out
 }
 
 // Rerank implements Reranker.
@@ -191,18 +181,28 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 	if len(words) == 0 {
 		return scores, feats, nil
 	}
-	idf := idfFrom(ctx)
+	facts := factsFrom(ctx)
+	idf := facts.idf
 	phrases := quotedPhrases(query)
-	usage := usageFrom(ctx)
+	usage := facts.usage
 	// The whole query as written (a pasted error message) is as exact as
 	// a match gets; without its first or last word (a log line's "error:")
 	// only when no hit holds it all.
+	// The hits' texts lower-cased with single spaces, where a phrase is
+	// looked for.
+	var norm []string
+	if len(phrases) > 0 || len(facts.phrases) > 0 {
+		norm = make([]string, len(hits))
+		for i, h := range hits {
+			norm[i] = normSpace(h.Chunk.Text)
+		}
+	}
 	var whole []string
-	if ps := phrasesFrom(ctx); len(ps) > 0 {
+	if ps := facts.phrases; len(ps) > 0 {
 		whole = []string{normSpace(ps[0])}
 		found := false
-		for _, h := range hits {
-			if strings.Contains(normSpace(h.Chunk.Text), whole[0]) {
+		for _, text := range norm {
+			if strings.Contains(text, whole[0]) {
 				found = true
 				break
 			}
@@ -225,8 +225,11 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			sem, qv = m, m.Embed(query)
 		}
 	}
+	// The features depend on the facts as well as on the text the
+	// reranker gets ("where is X used" and "X used" both come as "X used").
+	prefix := fmt.Sprintf("%s\x00%v\x00%q\x00", query, usage, facts.phrases)
 	for i, h := range hits {
-		key := query + "\x00" + h.Chunk.ID
+		key := prefix + h.Chunk.ID
 		if r.Cache != nil {
 			if f, ok := r.Cache.get(key); ok {
 				scores[i], feats[i] = weighted(weights, f), f
@@ -245,9 +248,8 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 		if n := len(phrases) + len(compounds); n > 0 {
 			found := 0
 			if len(phrases) > 0 {
-				text := normSpace(h.Chunk.Text)
 				for _, p := range phrases {
-					if strings.Contains(text, p) {
+					if strings.Contains(norm[i], p) {
 						found++
 					}
 				}
@@ -274,9 +276,8 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			f["symbol"] = 1
 		}
 		if len(whole) > 0 {
-			text := normSpace(h.Chunk.Text)
 			for _, p := range whole {
-				if strings.Contains(text, p) {
+				if strings.Contains(norm[i], p) {
 					f["exact"] = 1
 					break
 				}

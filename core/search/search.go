@@ -322,6 +322,8 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			denseCh <- denseResult{hits, warn, err}
 		}()
 	}
+	// What the reranker is told besides the text (rescore, below).
+	facts := queryFacts{phrases: whole, usage: usage}
 	var lists [][]core.Hit
 	if !e.opts.NoBM25 {
 		p, err := e.plan(ctx, Terms(parsed.Text), synonymWords(parsed.Text))
@@ -332,9 +334,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
 		res.Dropped, res.AllCommon = p.dropped, p.and
-		ctx = WithIDF(ctx, p.idf)
-		ctx = withPhrases(ctx, whole)
-		ctx = withUsage(ctx, usage)
+		facts.idf = p.idf
 		// The code, prose and whole-file lists run at once, each on a
 		// connection of its own.
 		type list struct {
@@ -458,7 +458,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	fused := Fuse(e.opts.RRFK, e.opts.Weights, lists...)
 	e.spreadFileRanks(fused, lists)
 	hits := dedupe(fused)
-	hits, warn := e.rescore(ctx, parsed.Text, hits, k)
+	hits, warn := e.rescore(withFacts(ctx, facts), parsed.Text, hits, k)
 	if warn != "" {
 		res.Warnings = append(res.Warnings, warn)
 	}
@@ -623,6 +623,9 @@ type termPlan struct {
 	// searched beside the whole: a definition says ReadFile, only its
 	// callers say os.ReadFile.
 	name string
+	// qualifier is the part before the name (os, OrderRepo): declarations
+	// under its path or scope come first.
+	qualifier string
 }
 
 // queryPlan is how a whole query is searched.
@@ -699,7 +702,8 @@ func (e *Engine) plan(ctx context.Context, terms, synonyms []string) (queryPlan,
 	var common []termPlan
 	commonEst := total
 	for i, t := range terms {
-		p := termPlan{text: t, identifier: len(whole[i]) == 1 && len(words[i]) >= 2, name: QualifiedName(t)}
+		p := termPlan{text: t, identifier: len(whole[i]) == 1 && len(words[i]) >= 2}
+		p.qualifier, p.name = qualified(t)
 		if p.identifier && (!large || rare(words[i])) {
 			p.phrase = words[i]
 			for _, w := range words[i] {
@@ -880,7 +884,7 @@ func qualified(t string) (qualifier, name string) {
 	}
 	last := parts[len(parts)-1]
 	if len(last) < 2 || last == strings.ToLower(last) && (discover.KnownExtension("."+last) || topLevelDomains[last]) {
-		return "", "" // a file's name (nginx.conf) or a host's (servicebus.windows.net)
+		return "", "" // a file's name (nginx.conf) or a host's (events.contoso.net)
 	}
 	return parts[len(parts)-2], last
 }
@@ -924,11 +928,8 @@ type definitions struct {
 // declares reports whether a chunk's symbol (or one of a group's symbols)
 // is one of the names, in any naming convention.
 func (d definitions) declares(symbol string) bool {
-	for _, s := range strings.Split(symbol, ", ") {
-		if i := strings.LastIndexAny(s, ".:/"); i >= 0 {
-			s = s[i+1:]
-		}
-		if d.names[normIdent(s)] {
+	for _, s := range symbolNames(symbol) {
+		if d.names[s] {
 			return true
 		}
 	}
@@ -947,8 +948,7 @@ func definitionQueries(terms []termPlan) definitions {
 		d.names[normIdent(t.name)] = true
 		name := "{symbol_name} : " + quote(t.name)
 		loose = append(loose, name)
-		qual, _ := qualified(t.text)
-		strict = append(strict, "("+name+" AND {file_path context_prefix} : "+quote(qual)+")")
+		strict = append(strict, "("+name+" AND {file_path context_prefix} : "+quote(t.qualifier)+")")
 	}
 	if len(loose) > 0 {
 		d.queries = []string{strings.Join(strict, " OR "), strings.Join(loose, " OR ")}
