@@ -108,6 +108,7 @@ fuzz: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTokenize -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/codetok
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTokenizeAgree -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./sqlite/internal/cext
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzWindow -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseTrace -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 
 clean:
 	rm -rf bin data

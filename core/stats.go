@@ -38,6 +38,17 @@ type Explain struct {
 	// passage (nine words in ten the same), left out of a context pack
 	// (search.Collapse).
 	Duplicates []string `json:"duplicates,omitempty"`
+	// Frame is the place of a pasted stack trace (path:line, as the
+	// trace wrote it) that the chunk holds, and FrameLine that line.
+	Frame     string `json:"frame,omitempty"`
+	FrameLine int    `json:"frame_line,omitempty"`
+}
+
+// FileRef names a file of the index: its source (repository) and its
+// path within it.
+type FileRef struct {
+	Repo string `json:"repo"`
+	Path string `json:"path"`
 }
 
 // ListRank is a hit's place in one retrieval list.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -655,4 +656,56 @@ func (db *DB) RefTargets(ctx context.Context, chunkIDs []string, maxDefs int) (m
 		}
 	}
 	return out, nil
+}
+
+// FilesNamed returns the files (source and path) whose last path
+// component is base, at most limit of them, in path order: the candidates
+// for a stack trace's frame (search.Locator).
+func (db *DB) FilesNamed(ctx context.Context, base string, limit int) ([]core.FileRef, error) {
+	if base == "" || limit <= 0 {
+		return nil, nil
+	}
+	like := "%/" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(base)
+	rows, err := db.query(ctx, `SELECT s.repo_name, f.path FROM files f JOIN sources s ON s.id = f.source_id
+		WHERE f.path = ? OR f.path LIKE ? ESCAPE '\' ORDER BY s.repo_name, f.path LIMIT ?`, base, like, limit)
+	if err != nil {
+		return nil, db.wrap("look up files named "+base+" in", err)
+	}
+	defer rows.Close()
+	var out []core.FileRef
+	for rows.Next() {
+		var r core.FileRef
+		if err := rows.Scan(&r.Repo, &r.Path); err != nil {
+			return nil, db.wrap("look up files named "+base+" in", err)
+		}
+		// LIKE ignores ASCII case; a trace's file name does not.
+		if path.Base(r.Path) == base {
+			out = append(out, r)
+		}
+	}
+	return out, db.wrap("look up files named "+base+" in", rows.Err())
+}
+
+// ChunksNear returns the chunks of file that overlap lines line-window
+// to line+window, in line order, filters applied (search.Locator).
+func (db *DB) ChunksNear(ctx context.Context, file core.FileRef, line, window int, f core.Filter) ([]core.Hit, error) {
+	where, args := filterSQL(f)
+	what := fmt.Sprintf("read the chunks near %s:%d from", file.Path, line)
+	rows, err := db.query(ctx, `SELECT `+chunkrow.Cols+`, 0 FROM chunks c
+		WHERE c.repo_name = ? AND c.file_path = ? AND c.line_start <= ? AND c.line_end >= ?`+where+`
+		ORDER BY c.line_start, c.line_end`, append([]any{file.Repo, file.Path, line + window, line - window}, args...)...)
+	if err != nil {
+		return nil, db.wrap(what, err)
+	}
+	defer rows.Close()
+	var out []core.Hit
+	for rows.Next() {
+		var zero float64
+		c, err := chunkrow.Scan(rows, &zero)
+		if err != nil {
+			return nil, db.wrap(what, err)
+		}
+		out = append(out, core.Hit{Chunk: c})
+	}
+	return out, db.wrap(what, rows.Err())
 }

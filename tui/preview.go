@@ -206,6 +206,9 @@ func explainLines(st Styles, h core.Hit, w int) []string {
 	if e.Boost != 0 && e.Boost != 1 {
 		lines = append(lines, fmt.Sprintf("  boost x%.2f (%s)", e.Boost, e.BoostReason))
 	}
+	if e.Frame != "" {
+		lines = append(lines, "  frame of the pasted trace: "+e.Frame)
+	}
 	lines = append(lines, "  matched: "+strings.Join(e.Matched, " "))
 	for i, l := range lines {
 		lines[i] = truncate(l, w)

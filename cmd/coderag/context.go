@@ -98,7 +98,13 @@ func newContextCmd(io *ioStreams, db *string) *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return contextRun(cmd, io, o, strings.Join(args, " ")) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := argText(cmd, args)
+			if err != nil {
+				return err
+			}
+			return contextRun(cmd, io, o, text)
+		},
 	}
 	f := cmd.Flags()
 	f.IntVar(&o.budget, "budget", pack.DefaultBudget, "most tokens the pack may take")

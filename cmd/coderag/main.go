@@ -98,6 +98,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 
 // ioStreams are the command's input and outputs, and what they are.
 type ioStreams struct {
+	in         io.Reader // standard input; nil is the process's
 	out, err   io.Writer
 	outTTY     bool
 	errTTY     bool

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	goio "io"
+	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -48,8 +50,20 @@ line that writes it (a log's extra first or last word, "error: ...", is
 forgiven). A question for the places that use something (who calls X,
 callers of X, where is X used) gets no declarations list, and the
 reranker's symbol credit goes from the chunk that declares X to those that
-hold it. A
-verb and its particle are also searched joined ("timing out": timeout)
+hold it.
+
+A pasted stack trace, panic or compiler message (Python, Go, Java and
+Kotlin, .NET, Node, PHP, Ruby, or any file.ext:LINE) puts the chunks its
+frames point at first, the frame where it failed first. A frame's file is
+the indexed one whose path ends the most like it (/srv/app/.venv/.../
+django/db/models/query.py is db/models/query.py of a crawled django, a
+version in a directory name aside), and its chunk the one holding the
+line, or the frame's function nearby when the code changed since; frames
+of files the index does not hold (the runtime's) are left out. The lists
+search the trace's messages and function names. TEXT "-" reads standard
+input: coderag query - < trace.txt.
+
+A verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),
 conversations get a recency term (90-day half-life, 10% of the score),
@@ -95,9 +109,16 @@ func newQueryCmd(io *ioStreams, db *string) *cobra.Command {
 		Long:  queryLong,
 		Example: `  coderag query getUserProfile
   coderag query "checkout service returns 503"
+  kubectl logs deploy/cart | tail -40 | coderag query -
   coderag query -k 3 --json http.Get | jq '.hits[].file_path'`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return queryRun(cmd, io, o, strings.Join(args, " ")) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := argText(cmd, args)
+			if err != nil {
+				return err
+			}
+			return queryRun(cmd, io, o, text)
+		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.k, "limit", "k", 10, "number of results")
@@ -275,8 +296,11 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		if c.SymbolName != "" {
 			sym = "  " + c.SymbolName
 		}
+		if h.Explain.Frame != "" {
+			sym += "  " + st.dim("frame "+path.Base(h.Explain.Frame))
+		}
 		fmt.Fprintf(io.out, "%2d. %s %s%s  %s\n", i+1, st.badge(c.Corpus), st.bold(loc), sym, st.dim(fmt.Sprintf("%.4f", h.Score)))
-		for _, l := range excerpt(c, words, 3) {
+		for _, l := range excerpt(c, words, 3, h.Explain.FrameLine) {
 			n := "      │"
 			if c.Verbatim() {
 				n = fmt.Sprintf("%5d │", l.n)
@@ -307,19 +331,24 @@ type excerptLine struct {
 }
 
 // excerpt picks up to n lines of the chunk around the line that matches
-// the most query words.
-func excerpt(c core.Chunk, words map[string]bool, n int) []excerptLine {
+// the most query words, or around line at of the file (a pasted trace's
+// frame) when the chunk holds it.
+func excerpt(c core.Chunk, words map[string]bool, n, at int) []excerptLine {
 	lines := strings.Split(c.Text, "\n")
 	best, bestScore := 0, -1
-	for i, l := range lines {
-		score := 0
-		for _, w := range codetok.Words(l) {
-			if words[w] {
-				score++
+	if i := at - c.LineStart; at > 0 && i >= 0 && i < len(lines) {
+		best, bestScore = i, 1
+	} else {
+		for i, l := range lines {
+			score := 0
+			for _, w := range codetok.Words(l) {
+				if words[w] {
+					score++
+				}
 			}
-		}
-		if score > bestScore && strings.TrimSpace(l) != "" {
-			best, bestScore = i, score
+			if score > bestScore && strings.TrimSpace(l) != "" {
+				best, bestScore = i, score
+			}
 		}
 	}
 	from := max(0, best-1)
@@ -408,6 +437,32 @@ func explainLines(h core.Hit) []string {
 	if len(e.Matched) > 0 {
 		m = strings.Join(e.Matched, " ")
 	}
+	if e.Frame != "" {
+		out = append(out, "frame of the pasted trace: "+e.Frame)
+	}
 	out = append(out, "matched: "+m)
 	return out
+}
+
+// maxStdinText is the most of standard input a TEXT of "-" reads.
+const maxStdinText = 1 << 20
+
+// argText is a command's TEXT arguments joined, or standard input when
+// the one argument is "-" (a stack trace pasted into a pipe or a here
+// document, whose lines a shell argument would need quoting for).
+func argText(cmd *cobra.Command, args []string) (string, error) {
+	if len(args) != 1 || args[0] != "-" {
+		return strings.Join(args, " "), nil
+	}
+	data, err := goio.ReadAll(goio.LimitReader(cmd.InOrStdin(), maxStdinText+1))
+	if err != nil {
+		return "", fmt.Errorf("read the text from standard input: %w", err)
+	}
+	if len(data) > maxStdinText {
+		return "", usagef("the text on standard input is over %d bytes: paste the part that matters (the error and its frames)", maxStdinText)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return "", usagef("standard input is empty: give the text to search for (- reads it from standard input)")
+	}
+	return string(data), nil
 }

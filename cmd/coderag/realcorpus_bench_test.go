@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -359,4 +360,84 @@ func BenchmarkGoStdlibQualifiedNames(b *testing.B) {
 		b.ReportMetric(mrr/n, "MRR@10")
 	}
 	b.ReportMetric(float64(len(asked)), "questions")
+}
+
+// BenchmarkGoStdlibTraces measures pasted panics on code nobody here
+// wrote: 150 Go panics built from the standard library (every nth
+// function outside tests, with a chunk that calls it "name("), each a
+// goroutine dump of two frames — the function at the middle line of its
+// chunk, then its caller at the call — under a GOROOT the index never saw
+// (/usr/local/go/src/...), and main.main of a file the index does not
+// hold. Found when the function's chunk is among the first 10 results.
+// It reports R@1 and MRR@10 as written and with every frame's line moved
+// three lines down (the code changed since the build that panicked).
+func BenchmarkGoStdlibTraces(b *testing.B) {
+	env, chunks := goStdlibChunks(b)
+	defer env.db.Close()
+	type trace struct {
+		fn            core.Chunk
+		text, drifted string
+	}
+	var fns []core.Chunk
+	for _, h := range chunks {
+		c := h.Chunk
+		if c.SymbolKind == "function" && c.Language == "go" && !strings.Contains(c.SymbolName, ",") && len(c.SymbolName) >= 6 &&
+			!core.IsTestPath(c.FilePath) && c.LineEnd-c.LineStart >= 8 {
+			fns = append(fns, c)
+		}
+	}
+	frame := func(c core.Chunk, line int) string {
+		return fmt.Sprintf("%s.%s(0xc000123000, {0x7b6e40, 0xc000010030})\n\t/usr/local/go/src/%s:%d +0x3a1\n", path.Dir(c.FilePath), c.SymbolName, c.FilePath, line)
+	}
+	var traces []trace
+	for i := 0; i < len(fns) && len(traces) < 150; i += max(1, len(fns)/600) {
+		fn := fns[i]
+		for _, h := range chunks {
+			c := h.Chunk
+			at := strings.Index(c.Text, fn.SymbolName+"(")
+			if at < 0 || c.ID == fn.ID || core.IsTestPath(c.FilePath) || c.SymbolName == "" {
+				continue
+			}
+			call := c.LineStart + strings.Count(c.Text[:at], "\n")
+			mid := (fn.LineStart + fn.LineEnd) / 2
+			head := "panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n"
+			tail := "main.main()\n\t/app/cmd/server/main.go:42 +0x1d\nexit status 2\n"
+			traces = append(traces, trace{fn: fn,
+				text:    head + frame(fn, mid) + frame(c, call) + tail,
+				drifted: head + frame(fn, mid+3) + frame(c, call+3) + tail})
+			break
+		}
+	}
+	for b.Loop() {
+		for _, drift := range []bool{false, true} {
+			var r1, mrr float64
+			for _, t := range traces {
+				text := t.text
+				if drift {
+					text = t.drifted
+				}
+				res, err := env.eng.Search(context.Background(), search.Query{Text: text, K: 10})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i, h := range res.Hits {
+					if h.Chunk.ID == t.fn.ID {
+						mrr += 1 / float64(i+1)
+						if i == 0 {
+							r1++
+						}
+						break
+					}
+				}
+			}
+			n := float64(len(traces))
+			name := ""
+			if drift {
+				name = "-drift3"
+			}
+			b.ReportMetric(r1/n, "R@1"+name)
+			b.ReportMetric(mrr/n, "MRR@10"+name)
+		}
+	}
+	b.ReportMetric(float64(len(traces)), "traces")
 }

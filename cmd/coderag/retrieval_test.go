@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -336,4 +338,98 @@ func topHits(t *testing.T, db, query string) []queryHit {
 		t.Fatal(err, out)
 	}
 	return res.Hits
+}
+
+// TestPastedTrace: a stack trace read from standard input ("query -")
+// puts the chunk its innermost frame points at first, found by the end
+// of its path (a container's /app/ and a virtualenv's site-packages are
+// not the crawled paths) and its line; the text output names the frame.
+func TestPastedTrace(t *testing.T) {
+	db := crawlFiles(t, t.TempDir(), map[string]string{
+		"shop/orders/views.py": `from orders.pricing import total_with_tax
+
+
+def checkout(request, cart):
+    """Charge the cart and create the order."""
+    amount = total_with_tax(cart)
+    return charge(request.user, amount)
+`,
+		"shop/orders/pricing.py": `TAX = {"DE": 0.19, "FR": 0.2}
+
+
+def total_with_tax(cart):
+    """The cart's total with the VAT of its country."""
+    rate = TAX[cart.country]
+    return sum(i.price for i in cart.items) * (1 + rate)
+
+
+def shipping(cart):
+    return 0 if cart.total > 50 else 4.9
+`,
+		"shop/cart/store.go": `package cart
+
+import "context"
+
+// Store keeps carts in Redis.
+type Store struct{ rdb Client }
+
+// Load reads a cart.
+func (s *Store) Load(ctx context.Context, id string) (*Cart, error) {
+	raw, err := s.rdb.Get(ctx, "cart:"+id).Bytes()
+	if err != nil {
+		return nil, err
+	}
+	return decode(raw)
+}
+`,
+	})
+	for _, tc := range []struct {
+		name, trace, want string
+	}{
+		{"python", `Traceback (most recent call last):
+  File "/srv/app/.venv/lib/python3.11/site-packages/django/core/handlers/base.py", line 197, in _get_response
+    response = wrapped_callback(request, *callback_args, **callback_kwargs)
+  File "/app/orders/views.py", line 6, in checkout
+    amount = total_with_tax(cart)
+  File "/app/orders/pricing.py", line 6, in total_with_tax
+    rate = TAX[cart.country]
+KeyError: 'US'
+`, "total_with_tax"},
+		{"go", `panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x6a1b2c]
+
+goroutine 23 [running]:
+example.com/shop/cart.(*Store).Load(0x0, {0x8b6e40, 0xc000010030}, {0xc00001a0c0, 0x24})
+	/build/cart/store.go:10 +0x3a
+main.main()
+	/build/main.go:12 +0x1d
+`, "Load"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			io := &ioStreams{in: strings.NewReader(tc.trace), out: &out, err: &errb, termWidth: func() int { return 80 }}
+			if code := run(context.Background(), []string{"query", "--db", db, "-k", "3", "--json", "-"}, io); code != 0 {
+				t.Fatalf("query -: exit %d: %s", code, errb.String())
+			}
+			var res struct {
+				Hits []struct {
+					queryHit
+					Explain struct {
+						Frame string `json:"frame"`
+					} `json:"explain"`
+				} `json:"hits"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				t.Fatalf("query --json: %v\n%s", err, out.String())
+			}
+			if len(res.Hits) == 0 || !slices.Contains(strings.Split(res.Hits[0].SymbolName, ", "), tc.want) || res.Hits[0].Explain.Frame == "" {
+				t.Fatalf("query - = %+v, want %s first, as a frame", res.Hits, tc.want)
+			}
+		})
+	}
+	var out, errb bytes.Buffer
+	io := &ioStreams{in: strings.NewReader("  \n"), out: &out, err: &errb, termWidth: func() int { return 80 }}
+	if code := run(context.Background(), []string{"query", "--db", db, "-"}, io); code != 2 || !strings.Contains(errb.String(), "standard input is empty") {
+		t.Errorf("query - with nothing on standard input: exit %d, %q", code, errb.String())
+	}
 }

@@ -44,6 +44,9 @@ func newRootCmd(io *ioStreams) *cobra.Command {
 	}
 	root.SetOut(io.out)
 	root.SetErr(io.err)
+	if io.in != nil {
+		root.SetIn(io.in)
+	}
 	root.SetVersionTemplate("coderag {{.Version}}\n")
 	root.PersistentFlags().StringVar(&dbPath, "db", "data/coderag.db", "the index: a SQLite file, or a shared PostgreSQL database (postgres://user@host/db)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{flagHint(c, err.Error())} })

@@ -273,13 +273,28 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	if k <= 0 {
 		k = 10
 	}
-	parsed, err := Parse(q.Text)
+	// A pasted stack trace: its frames are looked up by file and line,
+	// and the lists search its messages and function names.
+	text := q.Text
+	frames := ParseTrace(text)
+	if len(frames) > 0 {
+		text = traceText(text, frames)
+	}
+	parsed, err := Parse(text)
 	if err != nil {
 		return Result{}, err
 	}
 	f := mergeFilters(q.Filter, parsed.Filter)
 	res := Result{Text: parsed.Text, Filter: f}
+	framed, err := e.frameHits(ctx, frames, f)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
 	if strings.TrimSpace(parsed.Text) == "" {
+		if len(framed) > 0 {
+			res.Hits, res.Lists, res.Took = pinFrames(framed, nil, k), []string{"frames"}, time.Since(start)
+			return res, nil
+		}
 		if f.Empty() {
 			return res, nil
 		}
@@ -464,6 +479,10 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	if e.opts.Reranker != nil {
 		res.Reranker = e.opts.Reranker.Name()
+	}
+	if len(framed) > 0 {
+		hits = pinFrames(framed, hits, k)
+		res.Lists = append([]string{"frames"}, res.Lists...)
 	}
 	if len(hits) > k {
 		hits = hits[:k]

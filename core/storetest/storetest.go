@@ -54,6 +54,7 @@ func Run(t *testing.T, open Open) {
 		{"DeleteSource", testDeleteSource},
 		{"Vectors", testVectors},
 		{"Engine", testEngine},
+		{"Locator", testLocator},
 		{"OddText", testOddText},
 		{"CrawlSample", testCrawlSample},
 		{"Export", testExport},
@@ -498,6 +499,68 @@ func testEngine(t *testing.T, s Store) {
 		if len(res.Hits) == 0 || !slices.Contains(strings.Split(tc.first, "|"), res.Hits[0].Chunk.SymbolName) {
 			t.Errorf("Search(%q) = %v, want %s first", tc.q, symbols(res.Hits), tc.first)
 		}
+	}
+}
+
+// testLocator: files are found by their last path component (exactly:
+// case and LIKE's wildcards count as written), the chunks near a line
+// with filters applied, and a pasted trace's frame comes first.
+func testLocator(t *testing.T, s Store) {
+	write(t, s, "acme", acme)
+	loc, ok := s.(search.Locator)
+	if !ok {
+		t.Fatalf("%T does not implement search.Locator", s)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		base string
+		want []core.FileRef
+	}{
+		{"cart.go", []core.FileRef{{Repo: "acme", Path: "services/cart/cart.go"}}},
+		{"client.py", []core.FileRef{{Repo: "acme", Path: "services/profile/client.py"}}},
+		{"Cart.go", nil},
+		{"client_py", nil},
+		{"%.go", nil},
+		{"cart.yaml", []core.FileRef{{Repo: "acme", Path: "deploy/cart.yaml"}}},
+	} {
+		got, err := loc.FilesNamed(ctx, tc.base, 10)
+		if err != nil {
+			t.Fatalf("FilesNamed(%q): %v", tc.base, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("FilesNamed(%q) = %v, want %v", tc.base, got, tc.want)
+		}
+	}
+	cart := core.FileRef{Repo: "acme", Path: "services/cart/cart.go"}
+	for _, tc := range []struct {
+		line, window int
+		f            core.Filter
+		want         []string
+	}{
+		{12, 0, core.Filter{}, []string{"Checkout"}},
+		{3, 0, core.Filter{}, []string{"AddItem"}},
+		{8, 3, core.Filter{}, []string{"AddItem", "Checkout"}},
+		{8, 1, core.Filter{}, nil},
+		{12, 0, core.Filter{Language: []string{"python"}}, nil},
+	} {
+		got, err := loc.ChunksNear(ctx, cart, tc.line, tc.window, tc.f)
+		if err != nil {
+			t.Fatalf("ChunksNear(%d, %d): %v", tc.line, tc.window, err)
+		}
+		if !slices.Equal(symbols(got), tc.want) {
+			t.Errorf("ChunksNear(cart.go, %d, %d, %v) = %v, want %v", tc.line, tc.window, tc.f, symbols(got), tc.want)
+		}
+	}
+	eng := search.New(s, search.Options{})
+	trace := "panic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 7 [running]:\n" +
+		"acme/services/cart.(*Cart).Checkout(0xc000123000, {0x7b6e40, 0xc000010030})\n\t/app/services/cart/cart.go:13 +0x3a1\n" +
+		"main.main()\n\t/app/main.go:42 +0x1d\n"
+	res, err := eng.Search(ctx, search.Query{Text: trace, K: 3})
+	if err != nil {
+		t.Fatalf("Search(trace): %v", err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Chunk.SymbolName != "Checkout" || res.Hits[0].Explain.Frame != "/app/services/cart/cart.go:13" {
+		t.Errorf("Search(trace) = %v, want Checkout first, as the frame /app/services/cart/cart.go:13", symbols(res.Hits))
 	}
 }
 

@@ -322,3 +322,38 @@ func (db *DB) AddTurn(ctx context.Context, session string, t ask.Turn) error {
 		session, time.Now().UTC().Format(time.RFC3339), t.Question, t.Answer, t.Mode)
 	return db.wrap("record a turn of session "+session+" in", err)
 }
+
+// FilesNamed returns the files (source and path) whose last path
+// component is base, at most limit of them, in path order: the candidates
+// for a stack trace's frame (search.Locator).
+func (db *DB) FilesNamed(ctx context.Context, base string, limit int) ([]core.FileRef, error) {
+	if base == "" || limit <= 0 {
+		return nil, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT s.repo_name, f.path FROM files f JOIN sources s ON s.id = f.source_id
+		WHERE f.path = $1 OR right(f.path, length($1) + 1) = '/' || $1 ORDER BY s.repo_name, f.path LIMIT $2`, base, limit)
+	if err != nil {
+		return nil, db.wrap("look up files named "+base+" in", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (core.FileRef, error) {
+		var f core.FileRef
+		err := r.Scan(&f.Repo, &f.Path)
+		return f, err
+	})
+	return out, db.wrap("look up files named "+base+" in", err)
+}
+
+// ChunksNear returns the chunks of file that overlap lines line-window
+// to line+window, in line order, filters applied (search.Locator).
+func (db *DB) ChunksNear(ctx context.Context, file core.FileRef, line, window int, f core.Filter) ([]core.Hit, error) {
+	var a args
+	q := `SELECT ` + chunkrow.Cols + ` FROM chunks c WHERE c.repo_name = ` + a.add(file.Repo) + ` AND c.file_path = ` + a.add(file.Path) +
+		` AND c.line_start <= ` + a.add(line+window) + ` AND c.line_end >= ` + a.add(line-window)
+	q += filterSQL(f, &a) + ` ORDER BY c.line_start, c.line_end`
+	cs, err := db.chunks(ctx, fmt.Sprintf("read the chunks near %s:%d from", file.Path, line), q, a...)
+	hits := make([]core.Hit, len(cs))
+	for i, c := range cs {
+		hits[i] = core.Hit{Chunk: c}
+	}
+	return hits, err
+}
