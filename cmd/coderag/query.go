@@ -47,7 +47,12 @@ its package's path or its type's scope first, for its callers write the
 whole name and its declaration does not. A text of three words or more
 is also searched as one phrase, so that a pasted error message finds the
 line that writes it (a log's extra first or last word, "error: ...", is
-forgiven). A question for the places that use something (who calls X,
+forgiven). A message as a log shows it, its values filled in (failed to
+connect to redis at 10.0.3.17:6379: i/o timeout), is not a question:
+its runs of three words without a number are also searched, a list of
+their own (bm25-message), and the reranker counts the share of them a
+chunk writes as exact, for the format string that wrote it holds them
+(failed to connect to redis at %s: %w). A question for the places that use something (who calls X,
 callers of X, where is X used) gets no declarations list, and the
 reranker's symbol credit goes from the chunk that declares X to those that
 hold it.

@@ -433,3 +433,55 @@ main.main()
 		t.Errorf("query - with nothing on standard input: exit %d, %q", code, errb.String())
 	}
 }
+
+// TestLoggedMessage: a message as a log shows it, its format string's
+// verbs filled with values, finds the line that writes it before chunks
+// that hold its words apart, and the bm25-message list says why.
+func TestLoggedMessage(t *testing.T) {
+	db := crawlFiles(t, t.TempDir(), map[string]string{
+		"shop/cart/store.go": `package cart
+
+import (
+	"context"
+	"fmt"
+)
+
+// Open connects the cart store to Redis.
+func Open(ctx context.Context, addr string) (*Store, error) {
+	rdb, err := dial(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("failed to connect to redis at %s: %w", addr, err)
+	}
+	return &Store{rdb: rdb}, nil
+}
+`,
+		"shop/cart/health.go": `package cart
+
+import "context"
+
+// Ping reports whether redis answers: a timeout, a refused connection or
+// a failed dial at the address all make the cart unhealthy, and the
+// probe connects again at the next tick.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.rdb.Ping(ctx).Err()
+}
+`,
+		"shop/docs/redis.md": "# Redis\n\nThe cart connects to redis at startup. When it failed to start, check the address and the timeout.\n",
+	})
+	var out, errb bytes.Buffer
+	io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 80 }}
+	q := "failed to connect to redis at 10.0.3.17:6379: dial tcp 10.0.3.17:6379: i/o timeout"
+	if code := run(context.Background(), []string{"query", "--db", db, "-k", "3", "--json", q}, io); code != 0 {
+		t.Fatalf("query: exit %d: %s", code, errb.String())
+	}
+	var res struct {
+		Lists []string `json:"lists"`
+		Hits  []queryHit
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].FilePath != "cart/store.go" || !slices.Contains(res.Lists, "bm25-message") {
+		t.Errorf("query %q = %+v (lists %v), want cart/store.go first and a bm25-message list", q, res.Hits, res.Lists)
+	}
+}

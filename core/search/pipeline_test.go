@@ -39,6 +39,9 @@ func TestParse(t *testing.T) {
 		{"unexpected type: int", "unexpected type: int", core.Filter{}, ""},
 		{"service: cart is down lang:", "service: cart is down lang:", core.Filter{}, ""},
 		{"redis type:runbok", "", core.Filter{}, `unknown corpus type "runbok"`},
+		{"how do I restart redis when the cart is down type:runbok", "", core.Filter{}, `unknown corpus type "runbok"`},
+		{"relocation on dwinfosym for 42 against non-function data.db type:context deadline exceeded", "relocation on dwinfosym for 42 against non-function data.db type:context deadline exceeded", core.Filter{}, ""},
+		{"relocation on dwinfosym for 42 against non-function type:runbook", "relocation on dwinfosym for 42 against non-function", core.Filter{Corpus: []core.CorpusType{core.DocRunbook}}, ""},
 		{"x -type:slack", "", core.Filter{}, "only path: can be excluded"},
 		{"x path:src/[a", "", core.Filter{}, "unbalanced"},
 	}

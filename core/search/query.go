@@ -9,11 +9,25 @@ import (
 	"coderag/core"
 )
 
+// pastedWords is how many words make a text a pasted message, whose
+// key:value words with a value no filter takes (type:context) are text.
+const pastedWords = 8
+
 // Parsed is user query text split into the words to search and the
 // filters it names.
 type Parsed struct {
 	Text   string // the free text, filters removed, quoted phrases kept quoted
 	Filter core.Filter
+	// AsText says which key:value words of a pasted message were taken
+	// as text because no filter takes their value.
+	AsText []string
+}
+
+// pastedMessage reports whether text reads as a message pasted from a log
+// rather than a query typed: pastedWords words or more, and no question.
+func pastedMessage(text string) bool {
+	ws := strings.Fields(text)
+	return len(ws) >= pastedWords && !strings.Contains(text, "?") && !askWords[strings.ToLower(ws[0])]
 }
 
 // SyntaxError is a query whose filter part cannot be used; Pos is the byte
@@ -104,13 +118,27 @@ func Parse(text string) (Parsed, error) {
 		if neg && key != "path" && key != "file" {
 			return p, &SyntaxError{text, start, fmt.Sprintf("-%s: only path: can be excluded", key)}
 		}
+		var bad error
+		var added Parsed
 		for _, v := range strings.Split(val, ",") {
 			if v == "" {
 				continue
 			}
-			if err := p.add(key, v, neg); err != nil {
-				return p, &SyntaxError{text, valPos, err.Error()}
+			if err := added.add(key, v, neg); err != nil {
+				bad = err
+				break
 			}
+		}
+		switch {
+		case bad == nil:
+			p.Filter = mergeFilters(p.Filter, added.Filter)
+		case pastedMessage(text):
+			// "... against non-function type:context ...": a pasted
+			// message's words, not a mistyped filter.
+			words = append(words, text[start:i])
+			p.AsText = append(p.AsText, fmt.Sprintf("%s is not a filter (%v): searched as text", text[start:i], bad))
+		default:
+			return p, &SyntaxError{text, valPos, bad.Error()}
 		}
 	}
 	p.Text = strings.Join(words, " ")

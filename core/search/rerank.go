@@ -117,6 +117,9 @@ type queryFacts struct {
 	idf     map[string]float64
 	phrases []string
 	usage   bool
+	// shingles are the runs of three words of a message (shingles):
+	// the parts a logged message shares with its format string.
+	shingles []string
 }
 
 type factsKey struct{}
@@ -227,7 +230,7 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 	}
 	// The features depend on the facts as well as on the text the
 	// reranker gets ("where is X used" and "X used" both come as "X used").
-	prefix := fmt.Sprintf("%s\x00%v\x00%q\x00", query, usage, facts.phrases)
+	prefix := fmt.Sprintf("%s\x00%v\x00%q\x00%q\x00", query, usage, facts.phrases, facts.shingles)
 	for i, h := range hits {
 		key := prefix + h.Chunk.ID
 		if r.Cache != nil {
@@ -281,6 +284,20 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 					f["exact"] = 1
 					break
 				}
+			}
+		}
+		if sh := facts.shingles; len(sh) >= 2 && f["exact"] < 1 {
+			// A message with its values filled in: the share of its
+			// three-word runs the chunk writes, when two or more.
+			text := " " + alnumWords(h.Chunk.Text) + " "
+			found := 0
+			for _, s := range sh {
+				if strings.Contains(text, " "+s+" ") {
+					found++
+				}
+			}
+			if found >= 2 {
+				f["exact"] = max(f["exact"], float64(found)/float64(len(sh)))
 			}
 		}
 		if qv != nil {

@@ -285,7 +285,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		return Result{}, err
 	}
 	f := mergeFilters(q.Filter, parsed.Filter)
-	res := Result{Text: parsed.Text, Filter: f}
+	res := Result{Text: parsed.Text, Filter: f, Warnings: parsed.AsText}
 	framed, err := e.frameHits(ctx, frames, f)
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
@@ -313,7 +313,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// The whole text as written, a phrase: a pasted error message or log
 	// line is found where it is written, before the chunks that hold its
 	// words apart.
-	whole := wholePhrases(parsed.Text)
+	whole, sh := wholePhrases(parsed.Text), shingles(parsed.Text)
 	usage := usageQuestion(parsed.Text)
 	extra, err := e.expansions(ctx, parsed.Text)
 	if err != nil {
@@ -338,7 +338,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		}()
 	}
 	// What the reranker is told besides the text (rescore, below).
-	facts := queryFacts{phrases: whole, usage: usage}
+	facts := queryFacts{phrases: whole, usage: usage, shingles: sh}
 	var lists [][]core.Hit
 	if !e.opts.NoBM25 {
 		p, err := e.plan(ctx, Terms(parsed.Text), synonymWords(parsed.Text))
@@ -428,6 +428,26 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 					}
 				}
 				return out, nil
+			}})
+		}
+		// A message with its values filled in: the chunks that write
+		// its three-word runs, a list of its own so that a message
+		// written as logged (the whole-text phrase above) still ranks
+		// by its own words first.
+		if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(sh) >= 2 && !p.and {
+			var runs []string
+			for _, s := range sh {
+				runs = append(runs, quote(s))
+			}
+			match := strings.Join(runs, " OR ")
+			todo = append(todo, list{"bm25-message", func() ([]core.Hit, error) {
+				hits, err := e.idx.BM25(ctx, "code", match, depth, f)
+				for i := range hits {
+					for j := range hits[i].Lists {
+						hits[i].Lists[j].List = "bm25-message"
+					}
+				}
+				return hits, err
 			}})
 		}
 		// Whole files: the evidence a file holds between its chunks.
@@ -919,6 +939,103 @@ var topLevelDomains = map[string]bool{
 // and, from four words, without its first or its last word, which a log
 // line adds ("error: ...", "... (exit 1)") — else nil. The full text is
 // searched; the shorter ones count only where no candidate holds it.
+// maxShingles is how many of a message's three-word runs are searched.
+const maxShingles = 8
+
+// shingles returns the runs of three consecutive words (letters and
+// digits, lower-cased) of a text of four words or more, at most
+// maxShingles of them spread over it: a message as logged, its values
+// filled in ("dial tcp 10.0.3.17:6379: connection refused"), shares
+// these with the format string that wrote it ("dial tcp %s: %v") where
+// the whole text is found nowhere. Runs with a number are left out (a
+// value, more often than not), and so are runs of one word besides
+// articles and prepositions ("in the cart"). Only a text that reads as
+// logged has them: one with a value (a number, a quoted string) or a
+// colon after a word, and no question — a question's or a description's
+// word runs are the asker's, not text the code writes.
+func shingles(text string) []string {
+	if !messageSigns(text) {
+		return nil
+	}
+	ws := strings.Fields(alnumWords(text))
+	if len(ws) < 4 || askWords[ws[0]] {
+		return nil
+	}
+	var all []string
+	seen := map[string]bool{}
+	for i := 0; i+3 <= len(ws); i++ {
+		run := ws[i : i+3]
+		if slices.ContainsFunc(run, hasDigit) || contentWords(run) < 2 {
+			continue
+		}
+		s := strings.Join(run, " ")
+		if !seen[s] {
+			seen[s] = true
+			all = append(all, s)
+		}
+	}
+	if len(all) <= maxShingles {
+		return all
+	}
+	out := make([]string, 0, maxShingles)
+	for i := range maxShingles {
+		out = append(out, all[i*len(all)/maxShingles])
+	}
+	return out
+}
+
+// alnumWords is text lower-cased with every run of other characters one
+// space, so that shingles compare words alone.
+func alnumWords(text string) string {
+	var b strings.Builder
+	space := true
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+			space = false
+		} else if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	return b.String()
+}
+
+// askWords begin a question.
+var askWords = map[string]bool{"what": true, "where": true, "when": true, "why": true, "how": true, "which": true, "who": true,
+	"is": true, "are": true, "does": true, "do": true, "did": true, "can": true, "could": true, "should": true, "would": true, "will": true}
+
+// messageSigns reports whether text reads as a message a program wrote:
+// no question mark, and a value (a word with a digit, a quoted string, an
+// absolute path, a URL, a key=value) or a colon closing a word ("read
+// config: open ...").
+func messageSigns(text string) bool {
+	if strings.Contains(text, "?") {
+		return false
+	}
+	if strings.ContainsAny(text, `"'`+"`") || strings.Contains(text+" ", ": ") {
+		return true
+	}
+	return slices.ContainsFunc(strings.Fields(text), func(w string) bool {
+		return hasDigit(w) || strings.HasPrefix(w, "/") || strings.Contains(w, "://") ||
+			strings.Contains(strings.Trim(w, "="), "=")
+	})
+}
+
+// contentWords counts the words that are not question words (articles,
+// prepositions, pronouns, auxiliaries).
+func contentWords(ws []string) int {
+	n := 0
+	for _, w := range ws {
+		if !questionWords[w] {
+			n++
+		}
+	}
+	return n
+}
+
+func hasDigit(s string) bool { return strings.ContainsFunc(s, unicode.IsDigit) }
+
 func wholePhrases(text string) []string {
 	if strings.Contains(text, `"`) {
 		return nil

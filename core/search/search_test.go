@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,6 +208,27 @@ func TestPathMatcher(t *testing.T) {
 		}
 		if got := m(tt.path); got != tt.want {
 			t.Errorf("path:%s on %s = %v, want %v", tt.v, tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestShingles(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"dial tcp 10.0.3.17:6379: connection refused", nil},
+		{"failed to connect to redis at 10.0.3.17:6379: i/o timeout", []string{"failed to connect", "connect to redis", "i o timeout"}},
+		{`value has type "user-7781"; should be int`, []string{"value has type", "has type user"}},
+		{"Unable to read InputStream: EOF while reading the header block", []string{"unable to read", "to read inputstream", "read inputstream eof", "inputstream eof while", "eof while reading", "while reading the", "reading the header", "the header block"}},
+		{"where does the cart retry the payment?", nil},
+		{"how the cart retries payments: twice", nil},
+		{"consumer that takes stock out when an order is placed", nil},
+		{"retry: the payment", nil},
+		{"error: a b c d e f g h i j k l m", []string{"error a b", "a b c", "c d e", "d e f", "f g h", "g h i", "i j k", "j k l"}},
+	} {
+		if got := shingles(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("shingles(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }
