@@ -362,6 +362,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"stats", "extra"}, 2, "unknown command \"extra\""},
 		{[]string{"crawl", "--transcripts", "x"}, 2, "unknown flag: --transcripts (did you mean --transcripts-dir?)"},
 		{[]string{"query", "--jsno", "x"}, 2, "unknown flag: --jsno (did you mean --json?)"},
+		{[]string{"query", "-c must be at least 1, got 0"}, 2, `(text that starts with - goes after --: coderag query -- "-c must be at least 1, got 0")`},
 		{[]string{"stats", "--bd", "x.db"}, 2, "unknown flag: --bd (did you mean --db?)"},
 		{[]string{"query", "--zzzzzz", "x"}, 2, "unknown flag: --zzzzzz\n"},
 	}

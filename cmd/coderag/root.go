@@ -123,6 +123,10 @@ func thousands(n int) string {
 // flagHint adds to pflag's "unknown flag: --name" the command's flags
 // nearest name (--transcripts: did you mean --transcripts-dir?).
 func flagHint(c *cobra.Command, msg string) string {
+	if _, arg, ok := strings.Cut(msg, " in -"); ok && strings.ContainsAny(arg, " \t") {
+		// "-c must be at least 1": a pasted message read as flags.
+		return msg + fmt.Sprintf(" (text that starts with - goes after --: %s -- %q)", c.CommandPath(), "-"+arg)
+	}
 	name, ok := strings.CutPrefix(msg, "unknown flag: --")
 	if !ok || name == "" {
 		return msg
