@@ -63,9 +63,16 @@ func newAskCmd(io *ioStreams, db *string) *cobra.Command {
 		Short: "Answer a question about the code with a language model, citing the evidence",
 		Long:  askLong,
 		Example: `  coderag ask --llm-url http://localhost:8080 --llm-model qwen2.5-coder "why does checkout return 502?"
-  CODERAG_LLM_URL=http://localhost:11434/v1 CODERAG_LLM_MODEL=llama3.1 coderag ask --json "where are carts stored?"`,
+  CODERAG_LLM_URL=http://localhost:11434/v1 CODERAG_LLM_MODEL=llama3.1 coderag ask --json "where are carts stored?"
+  coderag ask - < panic.txt            (the question from standard input: a pasted stack trace)`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error { return askRun(cmd, io, o, strings.Join(args, " ")) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := argText(cmd, args)
+			if err != nil {
+				return err
+			}
+			return askRun(cmd, io, o, text)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.llmURL, "llm-url", os.Getenv("CODERAG_LLM_URL"), "the OpenAI-compatible server (base URL, .../v1 or .../v1/chat/completions)")

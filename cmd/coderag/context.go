@@ -91,7 +91,8 @@ func newContextCmd(io *ioStreams, db *string) *cobra.Command {
 		Long:  contextLong,
 		Example: `  coderag context "why does checkout return 503 when redis is down?"
   coderag context --budget 2000 --format markdown "how are carts stored"
-  coderag context "include:docs/architecture.md symbol:CartStore what breaks if redis is down"`,
+  coderag context "include:docs/architecture.md symbol:CartStore what breaks if redis is down"
+  coderag context - < traceback.txt    (the question from standard input: a pasted stack trace)`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(strings.Join(args, " ")) == "" && o.diff == "" && o.gitRange == "" {
 				return usagef("context needs a QUESTION, --diff FILE or --git RANGE")
