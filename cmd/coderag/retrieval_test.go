@@ -363,7 +363,7 @@ def total_with_tax(cart):
     return sum(i.price for i in cart.items) * (1 + rate)
 
 
-def shipping(cart):
+def delivery_fee(cart):
     return 0 if cart.total > 50 else 4.9
 `,
 		"shop/cart/store.go": `package cart

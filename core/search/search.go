@@ -276,9 +276,9 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// A pasted stack trace: its frames are looked up by file and line,
 	// and the lists search its messages and function names.
 	text := q.Text
-	frames := ParseTrace(text)
+	frames, cuts := parseTrace(text)
 	if len(frames) > 0 {
-		text = traceText(text, frames)
+		text = traceText(text, cuts)
 	}
 	parsed, err := Parse(text)
 	if err != nil {
@@ -382,12 +382,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 				}
 				todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
 					hits, err := e.bm25(ctx, "code", match, p.estimate, depth, f)
-					for i := range hits {
-						for j := range hits[i].Lists {
-							hits[i].Lists[j].List = "bm25-synonyms"
-						}
-					}
-					return hits, err
+					return relabel(hits, "bm25-synonyms"), err
 				}})
 			}
 		}
@@ -442,12 +437,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			match := strings.Join(runs, " OR ")
 			todo = append(todo, list{"bm25-message", func() ([]core.Hit, error) {
 				hits, err := e.idx.BM25(ctx, "code", match, depth, f)
-				for i := range hits {
-					for j := range hits[i].Lists {
-						hits[i].Lists[j].List = "bm25-message"
-					}
-				}
-				return hits, err
+				return relabel(hits, "bm25-message"), err
 			}})
 		}
 		// Whole files: the evidence a file holds between its chunks.
@@ -513,6 +503,17 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	res.Hits, res.Took = hits, time.Since(start)
 	return res, nil
+}
+
+// relabel names the list hits came from: a list that runs another's
+// index under a name of its own.
+func relabel(hits []core.Hit, list string) []core.Hit {
+	for i := range hits {
+		for j := range hits[i].Lists {
+			hits[i].Lists[j].List = list
+		}
+	}
+	return hits
 }
 
 // bm25 runs one BM25 list. A query estimated to match more than FocusFrom

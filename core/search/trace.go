@@ -67,8 +67,9 @@ var frameFormats = []struct {
 	re             *regexp.Regexp
 	path, line, fn int
 	jvm            bool // the path is the file name in the class's package
+	outermostFirst bool // the innermost frame is the last (Python)
 }{
-	{re: pyFrameRE, path: 1, line: 2, fn: 3},
+	{re: pyFrameRE, path: 1, line: 2, fn: 3, outermostFirst: true},
 	{re: goFrameRE, path: 2, line: 3, fn: 1},
 	{re: jvmFrameRE, path: 2, line: 3, fn: 1, jvm: true},
 	{re: dotnetFrameRE, path: 2, line: 3, fn: 1},
@@ -88,17 +89,31 @@ const (
 // failure happened first (the innermost: the last of a Python traceback,
 // the first of the others), each place once.
 func ParseTrace(text string) []Frame {
+	frames, _ := parseTrace(text)
+	return frames
+}
+
+// cut is a part of a trace's text that names a place, and the function
+// it names there ("" for none).
+type cut struct {
+	start, end int
+	fn         string
+}
+
+// parseTrace is ParseTrace, and the parts of the text that name places,
+// in text order, for traceText.
+func parseTrace(text string) ([]Frame, []cut) {
 	type found struct {
 		at int
 		Frame
 	}
 	var all []found
-	// The spans the runtimes' formats took: the generic file:line form
+	var cuts []cut
+	// The parts the runtimes' formats took: the generic file:line form
 	// does not take a frame again (Main.java:12 of a JVM frame).
-	var spans [][2]int
 	covered := func(at int) bool {
-		for _, s := range spans {
-			if s[0] <= at && at < s[1] {
+		for _, c := range cuts {
+			if c.start <= at && at < c.end {
 				return true
 			}
 		}
@@ -111,10 +126,12 @@ func ParseTrace(text string) []Frame {
 		}
 		all = append(all, found{at, Frame{Path: path, Line: n, Func: fn}})
 	}
+	outermostFirst := false
 	for _, ff := range frameFormats {
 		for _, m := range ff.re.FindAllStringSubmatchIndex(text, maxMatches) {
-			spans = append(spans, [2]int{m[0], m[1]})
 			path, fn := sub(text, m, ff.path), sub(text, m, ff.fn)
+			cuts = append(cuts, cut{m[0], m[1], fn})
+			outermostFirst = outermostFirst || ff.outermostFirst
 			if ff.jvm {
 				// The class's package is the file's directory:
 				// com.shop.cart.CartService.add is
@@ -123,48 +140,47 @@ func ParseTrace(text string) []Frame {
 					path = strings.Join(parts[:len(parts)-2], "/") + "/" + path
 				}
 			}
-			at := m[0]
-			if ff.re == goFrameRE {
-				at = m[2*ff.path] // a Go frame's place is its file line
-			}
-			add(at, path, sub(text, m, ff.line), fn)
+			add(m[0], path, sub(text, m, ff.line), fn)
 		}
 	}
-	// A Python traceback is written outermost first.
-	python := pyFrameRE.MatchString(text)
 	// The generic form last, for places the formats above did not take.
-	taken := map[string]bool{}
-	for _, f := range all {
-		taken[frameKey(f.Frame)] = true
-	}
 	for _, m := range fileLineRE.FindAllStringSubmatchIndex(text, maxMatches) {
-		line := sub(text, m, 2) + sub(text, m, 3) + sub(text, m, 4)
-		n, _ := strconv.Atoi(line)
-		f := Frame{Path: text[m[2]:m[3]], Line: n}
 		// A URL's host and port (https://cdn.example.com/app.js:443)
 		// name no file.
-		url := strings.HasPrefix(f.Path, "//") || strings.HasSuffix(text[:m[2]], ":")
-		if n > 0 && !taken[frameKey(f)] && !covered(m[2]) && !url {
-			add(m[0], f.Path, line, "")
+		path := text[m[2]:m[3]]
+		if covered(m[2]) || strings.HasPrefix(path, "//") || strings.HasSuffix(text[:m[2]], ":") {
+			continue
 		}
+		cuts = append(cuts, cut{m[0], m[1], ""})
+		add(m[0], path, sub(text, m, 2)+sub(text, m, 3)+sub(text, m, 4), "")
 	}
+	slices.SortFunc(cuts, func(a, b cut) int { return a.start - b.start })
 	if len(all) == 0 {
-		return nil
+		return nil, cuts
 	}
 	slices.SortStableFunc(all, func(a, b found) int { return a.at - b.at })
-	if python {
+	if outermostFirst {
 		slices.Reverse(all)
 	}
+	// Each place once: a format's frame before the generic form's
+	// mention of the same place (it knows the function).
 	var out []Frame
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, f := range all {
 		f.Path = strings.ReplaceAll(strings.TrimPrefix(f.Path, "file://"), `\`, "/")
-		if k := frameKey(f.Frame); !seen[k] && len(out) < maxFrames {
-			seen[k] = true
+		k := f.Path + ":" + strconv.Itoa(f.Line)
+		if i, ok := seen[k]; ok {
+			if out[i].Func == "" {
+				out[i].Func = f.Func
+			}
+			continue
+		}
+		if len(out) < maxFrames {
+			seen[k] = len(out)
 			out = append(out, f.Frame)
 		}
 	}
-	return out
+	return out, cuts
 }
 
 // sub is group g of match m of text, "" for group 0 or a group that did
@@ -176,31 +192,23 @@ func sub(text string, m []int, g int) string {
 	return text[m[2*g]:m[2*g+1]]
 }
 
-func frameKey(f Frame) string {
-	return strings.ReplaceAll(f.Path, `\`, "/") + ":" + strconv.Itoa(f.Line)
-}
-
 // traceText is what the full-text lists search for a pasted trace: its
 // messages and the frames' function names, without the paths, line
 // numbers and addresses that only the frame lookup can use.
-func traceText(text string, frames []Frame) string {
-	var res []*regexp.Regexp
-	for _, ff := range frameFormats {
-		res = append(res, ff.re)
+func traceText(text string, cuts []cut) string {
+	var b strings.Builder
+	at := 0
+	for _, c := range cuts {
+		if c.start < at {
+			continue
+		}
+		// Keep the function's own name: the last part of
+		// net/http.(*Server).Serve, CartService.add, Cart->add.
+		b.WriteString(text[at:c.start] + " " + funcName(c.fn) + " ")
+		at = c.end
 	}
-	for _, re := range append(res, fileLineRE) {
-		text = re.ReplaceAllStringFunc(text, func(m string) string {
-			// Keep the function's own name: the last part of
-			// net/http.(*Server).Serve, CartService.add, Cart->add.
-			for _, f := range frames {
-				if f.Func != "" && strings.Contains(m, f.Func) {
-					return " " + funcName(f.Func) + " "
-				}
-			}
-			return " "
-		})
-	}
-	return strings.Join(strings.Fields(hexRE.ReplaceAllString(text, " ")), " ")
+	b.WriteString(text[at:])
+	return strings.Join(strings.Fields(hexRE.ReplaceAllString(b.String(), " ")), " ")
 }
 
 // funcName is the function's own name in a frame's qualified one.
@@ -228,20 +236,20 @@ func (e *Engine) frameHits(ctx context.Context, frames []Frame, f core.Filter) (
 	}
 	var out []core.Hit
 	seen := map[string]bool{}
-	named := map[string][]core.FileRef{}
+	byBase := map[string][]core.FileRef{}
 	for _, fr := range frames {
 		parts := pathParts(fr.Path)
 		if len(parts) == 0 {
 			continue
 		}
 		base := parts[len(parts)-1]
-		files, ok := named[base]
+		files, ok := byBase[base]
 		if !ok {
 			var err error
 			if files, err = loc.FilesNamed(ctx, base, 200); err != nil {
 				return nil, fmt.Errorf("look up %s of a pasted trace: %w", fr.Path, err)
 			}
-			named[base] = files
+			byBase[base] = files
 		}
 		best, bestN := []core.FileRef(nil), 0
 		for _, file := range files {
@@ -253,9 +261,11 @@ func (e *Engine) frameHits(ctx context.Context, frames []Frame, f core.Filter) (
 				best = append(best, file)
 			}
 		}
-		// A bare file name that several files share is too weak alone;
-		// the function's name decides among them.
 		name := normIdent(funcName(fr.Func))
+		if name == "" && len(best) > 3 {
+			// A bare server.go:42 that many files could be.
+			continue
+		}
 		var hits []core.Hit
 		for _, file := range best {
 			near, err := loc.ChunksNear(ctx, file, fr.Line, frameWindow, f)
@@ -266,38 +276,14 @@ func (e *Engine) frameHits(ctx context.Context, frames []Frame, f core.Filter) (
 				hits = append(hits, h)
 			}
 		}
-		if bestN == 1 && len(parts) > 1 && name != "" {
-			// Only the file name agrees (com/shop/Main.java and the
-			// index's tools/Main.java): the chunk must declare the
-			// frame's function to be that frame.
-			var named []core.Hit
-			for _, h := range hits {
-				if slices.Contains(symbolNames(h.Chunk.SymbolName), name) {
-					named = append(named, h)
-				}
-			}
-			hits = named
-		}
-		if len(hits) > 1 {
-			if name == "" {
-				// A bare server.go:42 that a few files could be.
-				if len(hits) > 3 {
-					continue
-				}
-			} else {
-				// main.main of /app/cmd/api/main.go, and the index
-				// holds a dozen main.go: only a single one that
-				// declares the function is that frame.
-				var named []core.Hit
-				for _, h := range hits {
-					if slices.Contains(symbolNames(h.Chunk.SymbolName), name) {
-						named = append(named, h)
-					}
-				}
-				if len(named) != 1 {
-					continue
-				}
-				hits = named
+		// Only the file name agrees (com/shop/Main.java and the index's
+		// tools/Main.java), or several files end alike (main.main of
+		// /app/cmd/api/main.go, and a dozen main.go): the one chunk
+		// that declares the frame's function is that frame.
+		if weak := bestN == 1 && len(parts) > 1; name != "" && (weak || len(hits) > 1) {
+			hits = slices.DeleteFunc(hits, func(h core.Hit) bool { return !declaresName(h, name) })
+			if len(hits) > 1 {
+				continue
 			}
 		}
 		for _, h := range hits {
@@ -313,6 +299,12 @@ func (e *Engine) frameHits(ctx context.Context, frames []Frame, f core.Filter) (
 	return out, nil
 }
 
+// declaresName reports whether the hit's chunk declares name (normalized,
+// normIdent); never for "".
+func declaresName(h core.Hit, name string) bool {
+	return name != "" && slices.Contains(symbolNames(h.Chunk.SymbolName), name)
+}
+
 // frameWindow is how many lines around a frame's line its function is
 // looked for, when the code the trace ran was not the code indexed.
 const frameWindow = 60
@@ -323,9 +315,7 @@ const frameWindow = 60
 // function (the file changed since the trace's build); else the one
 // holding the line, or the nearest.
 func chunkAtFrame(near []core.Hit, line int, name string) (core.Hit, bool) {
-	declares := func(h core.Hit) bool {
-		return name != "" && slices.Contains(symbolNames(h.Chunk.SymbolName), name)
-	}
+	declares := func(h core.Hit) bool { return declaresName(h, name) }
 	dist := func(h core.Hit) int {
 		switch {
 		case line < h.Chunk.LineStart:
