@@ -85,6 +85,11 @@ func TestMain(m *testing.M) {
 	if sampleDB != "" {
 		os.RemoveAll(filepath.Dir(filepath.Dir(sampleDB)))
 	}
+	// The Go standard library index of the real-corpus benchmarks is
+	// ~450 MB; a run must not leave it behind.
+	if stdDB != "" {
+		os.RemoveAll(filepath.Dir(stdDB))
+	}
 	os.Exit(code)
 }
 
