@@ -31,6 +31,7 @@ var (
 	exportAsRE   = regexp.MustCompile(`(?m)^\s*export\s*\{[^}]*\}`)
 	asVerbRE     = regexp.MustCompile(`\bas\s+(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b|^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s*$`)
 	exportDefRE  = regexp.MustCompile(`(?m)^\s*export\s+default\b`)
+	cjsExportRE  = regexp.MustCompile(`(?m)^\s*module\.exports\s*=`)
 	dynSegRE     = regexp.MustCompile(`^\[{1,2}(?:\.\.\.)?([A-Za-z_][A-Za-z0-9_]*)(?:=[A-Za-z_]+)?\]{1,2}$`)
 )
 
@@ -65,10 +66,18 @@ func fileRoutes(filePath string, src []byte) []fact {
 	}
 	route := routePath(dir)
 	if !byExport {
-		at := 0
-		if loc := exportDefRE.FindIndex(src); loc != nil {
-			at = loc[0] + leadingSpace(src[loc[0]:loc[1]])
+		// A handler file default-exports its handler (Next.js also takes
+		// CommonJS's module.exports); a file that exports none is a
+		// module that happens to sit under an api folder (an Express
+		// app's server/api/endpoints/posts.js), not a route.
+		loc := exportDefRE.FindIndex(src)
+		if loc == nil && framework == "nextjs" {
+			loc = cjsExportRE.FindIndex(src)
 		}
+		if loc == nil {
+			return nil
+		}
+		at := loc[0] + leadingSpace(src[loc[0]:loc[1]])
 		return []fact{{at: uint(at), route: &core.Route{Method: method, Path: route, Framework: framework, Handler: "default", Line: lineOf(src, at)}}}
 	}
 	type verb struct {

@@ -27,6 +27,11 @@ func TestFileRoutes(t *testing.T) {
 		{"server/api/orders/[orderId].get.ts", "export default defineEventHandler(() => ({}))\n", "GET /api/orders/{orderId} nitro default @1"},
 		{"server/routes/health.ts", "export default defineEventHandler(() => 'ok')\n", "ANY /health nitro default @1"},
 		{"src/lib/server/api.ts", handler, ""},
+		// CommonJS modules under an Express app's server/api folder
+		// export no handler: not file-system routes.
+		{"core/server/api/endpoints/posts.js", "module.exports = {\n  browse: {}\n};\n", ""},
+		{"server/api/health.ts", "import { helper } from './x'\nexport const ok = 1\n", ""},
+		{"pages/api/legacy.js", "function handler(req, res) {}\n\nmodule.exports = handler\n", "ANY /api/legacy nextjs default @3"},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			var got []string
