@@ -137,6 +137,19 @@
    arguments: (argument_list) @route.verb)
  @route
  (#match? @_fn "^(Handle|HandleFunc)$") (#eq? @_m "Methods") (#set! framework "gorilla/mux"))
+; gorilla/mux with a matcher or name between: r.HandleFunc("/x", h).Name("x").Methods("GET")
+((call_expression
+   function: (selector_expression
+     operand: (call_expression
+       function: (selector_expression
+         operand: (call_expression
+           function: (selector_expression operand: (_) @route.router field: (field_identifier) @_fn)
+           arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler))
+         field: (field_identifier) @_mid))
+     field: (field_identifier) @_m)
+   arguments: (argument_list) @route.verb)
+ @route
+ (#match? @_fn "^(Handle|HandleFunc)$") (#match? @_mid "^(Name|Queries|Headers|HeadersRegexp|Schemes|Host)$") (#eq? @_m "Methods") (#set! framework "gorilla/mux"))
 ; chi, gin, echo, fiber: r.Get("/x", h), r.GET("/x", h), e.POST(...), app.Get(...)
 ((call_expression
    function: (selector_expression operand: (_) @route.router field: (field_identifier) @route.verb)
@@ -150,13 +163,23 @@
    arguments: (argument_list . (_) @route.verb . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler))
  @route
  (#match? @_fn "^(Method|MethodFunc)$") (#set! framework "chi"))
-; groups: v1 := r.Group("/v1"); api := r.PathPrefix("/api").Subrouter()
+; groups: v1 := r.Group("/v1"), api := r.PathPrefix("/api")
 (short_var_declaration
    left: (expression_list . (identifier) @router.name)
    right: (expression_list . (call_expression
      function: (selector_expression operand: (_) @router.parent field: (field_identifier) @_fn)
      arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @router.prefix)))
  (#match? @_fn "^(Group|Route|Mount|PathPrefix)$")) @router
+; gorilla/mux: api := r.PathPrefix("/api").Subrouter()
+(short_var_declaration
+   left: (expression_list . (identifier) @router.name)
+   right: (expression_list . (call_expression
+     function: (selector_expression
+       operand: (call_expression
+         function: (selector_expression operand: (_) @router.parent field: (field_identifier) @_fn)
+         arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @router.prefix))
+       field: (field_identifier) @_sub)))
+ (#eq? @_fn "PathPrefix") (#eq? @_sub "Subrouter")) @router
 ; chi: r.Route("/api", func(r chi.Router) { r.Get(...) })
 ((call_expression
    function: (selector_expression field: (field_identifier) @_fn)

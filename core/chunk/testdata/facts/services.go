@@ -36,6 +36,8 @@ func routes() {
 
 	m := mux.NewRouter()
 	m.HandleFunc("/legacy/orders", listOrders).Methods("GET", "HEAD")
+	api := m.PathPrefix("/api/v2").Subrouter()
+	api.HandleFunc("/refunds/{id:[0-9]+}", getRefund).Name("refund").Methods(http.MethodGet)
 
 	s := grpc.NewServer()
 	pb.RegisterInventoryServiceServer(s, &inventoryServer{})
