@@ -42,6 +42,20 @@ type Explain struct {
 	// trace wrote it) that the chunk holds, and FrameLine that line.
 	Frame     string `json:"frame,omitempty"`
 	FrameLine int    `json:"frame_line,omitempty"`
+	// Route is the server route ("PUT /feeds/{id}/refresh") that serves a
+	// pasted request, on the chunk that registers it and on its handler's;
+	// RouteLine is the registration's line, on the first only.
+	Route     string `json:"route,omitempty"`
+	RouteLine int    `json:"route_line,omitempty"`
+}
+
+// FocusLine is the line of the chunk a hit is about: a pasted trace's
+// frame, a route's registration; 0 for the chunk as a whole.
+func (e Explain) FocusLine() int {
+	if e.FrameLine > 0 {
+		return e.FrameLine
+	}
+	return e.RouteLine
 }
 
 // FileRef names a file of the index: its source (repository) and its

@@ -146,9 +146,10 @@ func (m *Model) selectionChanged() tea.Cmd {
 	}
 	m.preview.setChunks([]core.Chunk{h.Chunk}, "")
 	m.preview.hit = &h
-	if h.Explain.FrameLine > 0 {
-		// A pasted trace's frame: its line is the one to see.
-		m.preview.focusLines = map[string]int{h.Chunk.ID: h.Explain.FrameLine}
+	if line := h.Explain.FocusLine(); line > 0 {
+		// A pasted trace's frame, a pasted request's route: its line is
+		// the one to see.
+		m.preview.focusLines = map[string]int{h.Chunk.ID: line}
 	}
 	return m.readFile(m.sourcePath(h.Chunk))
 }

@@ -301,11 +301,16 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		if c.SymbolName != "" {
 			sym = "  " + c.SymbolName
 		}
-		if h.Explain.Frame != "" {
+		switch {
+		case h.Explain.Frame != "":
 			sym += "  " + st.dim("frame "+path.Base(h.Explain.Frame))
+		case h.Explain.RouteLine > 0:
+			sym += "  " + st.dim("route "+h.Explain.Route)
+		case h.Explain.Route != "":
+			sym += "  " + st.dim("handles "+h.Explain.Route)
 		}
 		fmt.Fprintf(io.out, "%2d. %s %s%s  %s\n", i+1, st.badge(c.Corpus), st.bold(loc), sym, st.dim(fmt.Sprintf("%.4f", h.Score)))
-		for _, l := range excerpt(c, words, 3, h.Explain.FrameLine) {
+		for _, l := range excerpt(c, words, 3, h.Explain.FocusLine()) {
 			n := "      │"
 			if c.Verbatim() {
 				n = fmt.Sprintf("%5d │", l.n)

@@ -485,3 +485,129 @@ func (s *Store) Ping(ctx context.Context) error {
 		t.Errorf("query %q = %+v (lists %v), want cart/store.go first and a bm25-message list", q, res.Hits, res.Lists)
 	}
 }
+
+// TestPastedRequest: a request as an access log, curl or a client's log
+// shows it finds the chunk that registers the route that serves it and
+// then its handler, behind a prefix the code does not show, for Go's
+// ServeMux, an Express router mounted under a prefix and Flask.
+func TestPastedRequest(t *testing.T) {
+	db := crawlFiles(t, t.TempDir(), map[string]string{
+		"billing/cmd/server/routes.go": `package main
+
+import "net/http"
+
+func routes(h *handlers) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /invoices/{id}", h.getInvoice)
+	mux.HandleFunc("POST /invoices/{id}/void", h.voidInvoice)
+	mux.HandleFunc("GET /healthz", h.health)
+	return mux
+}
+`,
+		"billing/cmd/server/invoices.go": `package main
+
+import "net/http"
+
+// voidInvoice cancels an unpaid invoice; a paid one answers 409.
+func (h *handlers) voidInvoice(w http.ResponseWriter, r *http.Request) {
+	inv, err := h.store.Invoice(r.Context(), r.PathValue("id"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if inv.Paid {
+		http.Error(w, "invoice already paid", http.StatusConflict)
+		return
+	}
+	h.store.Void(r.Context(), inv.ID)
+}
+
+func (h *handlers) getInvoice(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, h.store.Invoice(r.Context(), r.PathValue("id")))
+}
+`,
+		"web/src/app.js": `const express = require('express');
+const reviews = require('./routes/reviews');
+
+const app = express();
+app.use('/api/reviews', reviews);
+app.listen(3000);
+`,
+		"web/src/routes/reviews.js": `const express = require('express');
+const router = express.Router();
+
+router.get('/:productId', async (req, res) => {
+  const rows = await db.query('SELECT * FROM reviews WHERE product_id = $1', [req.params.productId]);
+  res.json(rows);
+});
+
+router.post('/:productId/flag', async (req, res) => {
+  await db.query('UPDATE reviews SET flagged = true WHERE id = $1', [req.body.id]);
+  res.sendStatus(204);
+});
+
+module.exports = router;
+`,
+		"search/app.py": `from flask import Flask, jsonify, request
+
+app = Flask(__name__)
+
+
+@app.route("/suggest/<term>")
+def suggest(term):
+    """Suggestions for a partly typed search term."""
+    return jsonify(index.prefix(term, limit=int(request.args.get("n", 5))))
+`,
+	})
+	for _, tc := range []struct {
+		name, text string
+		want       []string // symbols or files: the registration, then the handler
+		route      string
+	}{
+		{"go access log", `10.4.2.9 - - [24/Nov/2026:07:59:01 +0000] "POST /billing/invoices/inv_8812/void HTTP/1.1" 502 0 "-" "Go-http-client/1.1"`,
+			[]string{"routes", "voidInvoice"}, "POST /invoices/{id}/void"},
+		{"express curl", "curl -X POST https://shop.example.com/api/reviews/sku-1042/flag -d '{\"id\":7}'",
+			[]string{"reviews.js"}, "POST /api/reviews/{productId}/flag"}, // the handler inline
+		{"flask client log", "GET http://search:5000/suggest/blue%20sh?n=8 -> 500 INTERNAL SERVER ERROR",
+			[]string{"suggest"}, "GET /suggest/{term}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			io := &ioStreams{in: strings.NewReader(tc.text), out: &out, err: &errb, termWidth: func() int { return 80 }}
+			if code := run(context.Background(), []string{"query", "--db", db, "-k", "5", "--json", "-"}, io); code != 0 {
+				t.Fatalf("query -: exit %d: %s", code, errb.String())
+			}
+			var res struct {
+				Hits []struct {
+					queryHit
+					LineStart int `json:"line_start"`
+					Explain   struct {
+						Route     string `json:"route"`
+						RouteLine int    `json:"route_line"`
+					} `json:"explain"`
+				} `json:"hits"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				t.Fatalf("query --json: %v\n%s", err, out.String())
+			}
+			if len(res.Hits) < len(tc.want) {
+				t.Fatalf("query - = %d hits, want the route's %d first", len(res.Hits), len(tc.want))
+			}
+			for i, sym := range tc.want {
+				h := res.Hits[i]
+				if h.Explain.Route != tc.route || (i == 0) != (h.Explain.RouteLine > 0) || !slices.Contains(strings.Split(h.SymbolName, ", "), sym) && !strings.HasSuffix(h.FilePath, "/"+sym) {
+					t.Errorf("hit %d = %s:%d %q route %q line %d, want %q for %s", i+1, h.FilePath, h.LineStart, h.SymbolName, h.Explain.Route, h.Explain.RouteLine, sym, tc.route)
+				}
+			}
+		})
+	}
+	// Text output says which route a hit registers or handles.
+	var out, errb bytes.Buffer
+	io := &ioStreams{out: &out, err: &errb, termWidth: func() int { return 100 }}
+	if code := run(context.Background(), []string{"query", "--db", db, "-k", "3", "--", `"POST /invoices/9/void HTTP/1.1" 502`}, io); code != 0 {
+		t.Fatalf("query: exit %d: %s", code, errb.String())
+	}
+	if s := out.String(); !strings.Contains(s, "route POST /invoices/{id}/void") || !strings.Contains(s, "handles POST /invoices/{id}/void") {
+		t.Errorf("query text output does not show the route:\n%s", s)
+	}
+}

@@ -138,7 +138,7 @@ func Build(in Input) *Graph {
 			// monorepo) never wins, and is left out of the list.
 			if k := [3]string{s, r.Method, r.Path}; !seen[k] {
 				seen[k] = true
-				b.routes[s] = append(b.routes[s], route{r, segments(r.Path)})
+				b.routes[s] = append(b.routes[s], route{r, core.RouteSegments(r.Path)})
 			}
 			g.Routes = append(g.Routes, Route{s, r})
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"coderag/core"
 )
 
 // shop is a small graph: ingress -> web -> api -> db, api -> orders topic
@@ -96,7 +98,7 @@ func TestMatchRoute(t *testing.T) {
 		}
 		var ra []route
 		for _, r := range rs {
-			ra = append(ra, route{r.RouteAt, segments(r.Path)})
+			ra = append(ra, route{r.RouteAt, core.RouteSegments(r.Path)})
 		}
 		got, ok := matchRoute(tt.method, tt.path, ra)
 		if (ok && got.Path != tt.want) || (!ok && tt.want != "") {

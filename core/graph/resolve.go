@@ -738,8 +738,8 @@ func round(f float64) float64 { return float64(int(f*100+0.5)) / 100 }
 // path.
 func (b *builder) routeOwner(src, method, p string) (string, core.RouteAt, bool) {
 	literal := false
-	for _, seg := range segments(p) {
-		literal = literal || !isParam(seg)
+	for _, seg := range core.RouteSegments(p) {
+		literal = literal || !core.IsRouteParam(seg)
 	}
 	if !literal {
 		return "", core.RouteAt{}, false // a path of placeholders matches anything
@@ -769,27 +769,6 @@ func isGeneric(p string) bool {
 	return false
 }
 
-func segments(p string) []string {
-	if i := strings.IndexAny(p, "?#"); i >= 0 {
-		p = p[:i]
-	}
-	var out []string
-	for _, s := range strings.Split(p, "/") {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func isParam(s string) bool {
-	return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") || strings.HasPrefix(s, ":") || s == "*"
-}
-
-func isCatchAll(s string) bool {
-	return strings.HasSuffix(s, "...}") || strings.HasPrefix(s, "{*") || strings.HasPrefix(s, "{**") || s == "**" || strings.HasSuffix(s, ":path}")
-}
-
 // route is a server route with its path split into segments.
 type route struct {
 	core.RouteAt
@@ -800,7 +779,7 @@ type route struct {
 // segments equal, a route parameter takes any one segment, a catch-all the
 // rest; the most literal match wins.
 func matchRoute(method, p string, routes []route) (core.RouteAt, bool) {
-	cs := segments(p)
+	cs := core.RouteSegments(p)
 	best, bestScore := core.RouteAt{}, -1
 	for _, rt := range routes {
 		if rt.Method != "ANY" && method != "" && !strings.EqualFold(rt.Method, method) {
@@ -810,7 +789,7 @@ func matchRoute(method, p string, routes []route) (core.RouteAt, bool) {
 		score, ok := 0, true
 		i := 0
 		for ; i < len(rs); i++ {
-			if isCatchAll(rs[i]) {
+			if core.IsRouteCatchAll(rs[i]) {
 				i = len(cs)
 				break
 			}
@@ -819,9 +798,9 @@ func matchRoute(method, p string, routes []route) (core.RouteAt, bool) {
 				break
 			}
 			switch {
-			case isParam(rs[i]):
+			case core.IsRouteParam(rs[i]):
 				score++
-			case isParam(cs[i]):
+			case core.IsRouteParam(cs[i]):
 				ok = false // the client's value is dynamic, the route's literal
 			case strings.EqualFold(rs[i], cs[i]):
 				score += 2

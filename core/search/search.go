@@ -267,6 +267,18 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	return res, err
 }
 
+// pinnedLists names the lists of pinned hits a search has.
+func pinnedLists(framed, routed []core.Hit) []string {
+	var out []string
+	if len(framed) > 0 {
+		out = append(out, "frames")
+	}
+	if len(routed) > 0 {
+		out = append(out, "routes")
+	}
+	return out
+}
+
 func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	start := time.Now()
 	k := q.K
@@ -290,9 +302,16 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 	}
+	// A pasted request (an access-log line, a curl command): the routes
+	// that serve it and their handlers.
+	routed, err := e.requestHits(ctx, ParseRequests(q.Text), f)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
+	pinned, pinnedLists := slices.Concat(framed, routed), pinnedLists(framed, routed)
 	if strings.TrimSpace(parsed.Text) == "" {
-		if len(framed) > 0 {
-			res.Hits, res.Lists, res.Took = pinFrames(framed, nil, k), []string{"frames"}, time.Since(start)
+		if len(pinned) > 0 {
+			res.Hits, res.Lists, res.Took = pin(pinned, nil, k), pinnedLists, time.Since(start)
 			return res, nil
 		}
 		if f.Empty() {
@@ -490,9 +509,9 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	if e.opts.Reranker != nil {
 		res.Reranker = e.opts.Reranker.Name()
 	}
-	if len(framed) > 0 {
-		hits = pinFrames(framed, hits, k)
-		res.Lists = append([]string{"frames"}, res.Lists...)
+	if len(pinned) > 0 {
+		hits = pin(pinned, hits, k)
+		res.Lists = append(pinnedLists, res.Lists...)
 	}
 	if len(hits) > k {
 		hits = hits[:k]

@@ -391,12 +391,12 @@ func suffixMatch(a, b []string) int {
 	return n
 }
 
-// pinFrames puts the chunks a trace's frames point at first, innermost
-// frame first, before the other hits (each once, the search's own
-// evidence kept on a frame's chunk it also found), at most k in all.
-// Their scores stay above the others' so that the order holds for anyone
-// who sorts by score.
-func pinFrames(framed, hits []core.Hit, k int) []core.Hit {
+// pin puts the chunks a trace's frames and a pasted request's routes
+// point at first, in their order, before the other hits (each once, the
+// search's own evidence kept on a pinned chunk it also found), at most k
+// in all. Their scores stay above the others' so that the order holds for
+// anyone who sorts by score.
+func pin(pinned, hits []core.Hit, k int) []core.Hit {
 	found := map[string]int{}
 	for i, h := range hits {
 		found[h.Chunk.ID] = i
@@ -405,27 +405,31 @@ func pinFrames(framed, hits []core.Hit, k int) []core.Hit {
 	for _, h := range hits {
 		top = max(top, h.Score)
 	}
-	out := make([]core.Hit, 0, min(k, len(framed)+len(hits)))
-	pinned := map[string]bool{}
-	for i, fh := range framed {
+	out := make([]core.Hit, 0, min(k, len(pinned)+len(hits)))
+	taken := map[string]bool{}
+	for i, ph := range pinned {
 		if len(out) == k {
 			break
 		}
-		h := fh
-		if j, ok := found[fh.Chunk.ID]; ok {
-			h = hits[j]
-			h.Lists = append(slices.Clone(fh.Lists), h.Lists...)
-			h.Explain.Frame, h.Explain.FrameLine = fh.Explain.Frame, fh.Explain.FrameLine
+		if taken[ph.Chunk.ID] {
+			continue
 		}
-		h.Score = top + float64(len(framed)-i)*0.01
-		pinned[h.Chunk.ID] = true
+		h := ph
+		if j, ok := found[ph.Chunk.ID]; ok {
+			h = hits[j]
+			h.Lists = append(slices.Clone(ph.Lists), h.Lists...)
+			h.Explain.Frame, h.Explain.FrameLine = ph.Explain.Frame, ph.Explain.FrameLine
+			h.Explain.Route, h.Explain.RouteLine = ph.Explain.Route, ph.Explain.RouteLine
+		}
+		h.Score = top + float64(len(pinned)-i)*0.01
+		taken[h.Chunk.ID] = true
 		out = append(out, h)
 	}
 	for _, h := range hits {
 		if len(out) == k {
 			break
 		}
-		if !pinned[h.Chunk.ID] {
+		if !taken[h.Chunk.ID] {
 			out = append(out, h)
 		}
 	}

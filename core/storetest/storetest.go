@@ -55,6 +55,7 @@ func Run(t *testing.T, open Open) {
 		{"Vectors", testVectors},
 		{"Engine", testEngine},
 		{"Locator", testLocator},
+		{"Requests", testRequests},
 		{"OddText", testOddText},
 		{"CrawlSample", testCrawlSample},
 		{"Export", testExport},
@@ -561,6 +562,83 @@ func testLocator(t *testing.T, s Store) {
 	}
 	if len(res.Hits) == 0 || res.Hits[0].Chunk.SymbolName != "Checkout" || res.Hits[0].Explain.Frame != "/app/services/cart/cart.go:13" {
 		t.Errorf("Search(trace) = %v, want Checkout first, as the frame /app/services/cart/cart.go:13", symbols(res.Hits))
+	}
+}
+
+// testRequests: the routes a source's writer stored are read back, and a
+// pasted request finds the chunk that registers its route first and its
+// handler's declaration second, filters applied.
+func testRequests(t *testing.T, s Store) {
+	ctx := context.Background()
+	run, err := s.StartRun(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.BeginSource(ctx, run, core.Source{Kind: core.SourceRepo, Path: "/src/acme", Name: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	routes := file{"services/profile/routes.go", "go", core.CodeLogic, []chunk{
+		{"Register", "func Register(mux *http.ServeMux, h *Handlers) {\n\tmux.HandleFunc(\"GET /users/{id}/profile\", h.getUserProfile)\n\tmux.HandleFunc(\"GET /users/{id}/avatar\", h.renderAvatar)\n}", nil},
+	}}
+	for _, f := range append([]file{routes}, acme...) {
+		writeFile(t, w, "acme", f)
+	}
+	uri := "acme/" + routes.path
+	reg := core.ChunkID(uri, 0, len(routes.chunks[0].text))
+	want := []core.RouteAt{
+		{Repo: "acme", File: routes.path, ChunkID: reg, Route: core.Route{Method: "GET", Path: "/users/{id}/profile", Framework: "net/http", Handler: "h.getUserProfile", Line: 2}},
+		{Repo: "acme", File: routes.path, ChunkID: reg, Route: core.Route{Method: "GET", Path: "/users/{id}/avatar", Framework: "net/http", Handler: "h.renderAvatar", Line: 3}},
+	}
+	if err := w.WriteRoutes(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(ctx, run, core.CrawlRun{Status: "ok", Sources: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rf, ok := s.(search.RouteFinder)
+	if !ok {
+		t.Fatalf("%T does not implement search.RouteFinder", s)
+	}
+	got, err := rf.Routes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(got, func(a, b core.RouteAt) int { return a.Line - b.Line })
+	if !slices.Equal(got, want) {
+		t.Errorf("Routes() = %+v, want %+v", got, want)
+	}
+	eng := search.New(s, search.Options{})
+	for _, tc := range []struct {
+		text string
+		f    core.Filter
+		want []string // symbols, then the routes they show
+	}{
+		{`10.0.0.9 - - [24/Nov/2026:08:00:00 +0000] "GET /api/users/42/profile HTTP/1.1" 500 0`, core.Filter{},
+			[]string{"Register GET /users/{id}/profile", "getUserProfile GET /users/{id}/profile"}},
+		{"curl https://shop.example.com/users/7/avatar", core.Filter{},
+			[]string{"Register GET /users/{id}/avatar", "renderAvatar GET /users/{id}/avatar"}},
+		{`"GET /api/users/42/profile HTTP/1.1" 500`, core.Filter{Language: []string{"python"}}, nil},
+		{`"DELETE /users/42/profile HTTP/1.1" 500`, core.Filter{}, nil},
+	} {
+		res, err := eng.Search(ctx, search.Query{Text: tc.text, K: 5, Filter: tc.f})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", tc.text, err)
+		}
+		var routed []string
+		for _, h := range res.Hits {
+			if h.Explain.Route != "" {
+				routed = append(routed, h.Chunk.SymbolName+" "+h.Explain.Route)
+			}
+		}
+		if !slices.Equal(routed, tc.want) || len(tc.want) > 0 && (len(res.Hits) < 2 || res.Hits[0].Explain.RouteLine == 0 ||
+			res.Hits[0].Explain.Route == "" || res.Hits[1].Explain.Route == "") {
+			t.Errorf("Search(%q, %v): routed hits %q (first %v), want %q first", tc.text, tc.f, routed, symbols(res.Hits), tc.want)
+		}
 	}
 }
 

@@ -1,0 +1,32 @@
+package core
+
+import "strings"
+
+// RouteSegments splits a route template or a request path into its
+// segments, the query and fragment left out: "/users/{id}/cart?x=1" is
+// users, {id}, cart.
+func RouteSegments(p string) []string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	var out []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// IsRouteParam reports whether a path segment is a placeholder: {id},
+// :id, *.
+func IsRouteParam(s string) bool {
+	return strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") || strings.HasPrefix(s, ":") || s == "*"
+}
+
+// IsRouteCatchAll reports whether a route segment takes the rest of the
+// path: Go's {path...}, ASP.NET's {*slug} and {**slug}, **, FastAPI's
+// {p:path}.
+func IsRouteCatchAll(s string) bool {
+	return strings.HasSuffix(s, "...}") || strings.HasPrefix(s, "{*") || strings.HasPrefix(s, "{**") || s == "**" || strings.HasSuffix(s, ":path}")
+}

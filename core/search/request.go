@@ -1,0 +1,451 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"coderag/core"
+)
+
+// Request is an HTTP request a pasted text names: an access-log line, a
+// curl command, a structured log's method and path, "POST /orders/42", a
+// URL.
+type Request struct {
+	// Method is GET, POST, ...; "" when the text does not say.
+	Method string
+	// Path is the request's path, without host, query and fragment.
+	Path string
+	// Exact is a URL or path written without a method ("why does
+	// /v1/feeds/refresh fail", a link in a chat): it is matched to whole
+	// routes only, not to a route that lacks a prefix of it, since it
+	// may well be another site's.
+	Exact bool
+}
+
+// RouteFinder is an Index that knows the server routes the crawl found,
+// so that a pasted request finds the route that serves it and its
+// handler. It needs Locator too, for the chunk at a route's line.
+type RouteFinder interface {
+	// Routes returns every server route of the index, mount prefixes
+	// applied.
+	Routes(ctx context.Context) ([]core.RouteAt, error)
+}
+
+const httpMethods = `GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS`
+
+var httpMethod = map[string]bool{"": true, "GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+
+var (
+	// An access log's request line, a client's log, a question: GET
+	// /orders/42 HTTP/1.1, POST https://shop/api/orders. Upper-case
+	// methods only: "get /x" is a word before a path in a sentence.
+	methodTargetRE = regexp.MustCompile(`\b(` + httpMethods + `)\s+((?:https?://[^\s"'<>]+)|/[^\s"'<>]*)`)
+	// A curl command up to the end of its line or a pipe.
+	curlRE       = regexp.MustCompile(`\bcurl\s[^\n|;]*`)
+	curlMethodRE = regexp.MustCompile(`(?:\s-X\s*|\s--request[=\s]\s*)['"]?([A-Za-z]+)`)
+	curlDataRE   = regexp.MustCompile(`\s(?:-d|--data(?:-\w+)?|--json|-F|--form)[\s=]`)
+	curlURLRE    = regexp.MustCompile(`(?:https?://|\b(?:localhost|[\w-]+(?:\.[\w-]+)*):\d+/)[^\s'"<>]*`)
+	// Structured logs: method=GET path=/x, "method":"GET", "uri":"/x".
+	kvMethodRE = regexp.MustCompile(`(?i)"?\b(?:method|verb|http_method|request_method|http\.method)"?\s*[=:]\s*"?(` + httpMethods + `)\b`)
+	kvPathRE   = regexp.MustCompile(`(?i)"?\b(?:path|uri|url|request_uri|request_path|target|http\.target|http\.url|http\.route)"?\s*[=:]\s*"?((?:https?://[^\s"',}]+)|/[^\s"',}]*)`)
+	// A URL anywhere.
+	urlRE = regexp.MustCompile(`\bhttps?://[^\s"'<>]+`)
+	// A path written alone, two segments or more.
+	barePathRE = regexp.MustCompile("(?:^|[\\s(`'\"])(/[\\w.~%{}:@-]+(?:/[\\w.~%{}:@-]+)+/?)")
+	// fileExtRE is a segment that names a file (views.py, app.js:42).
+	fileExtRE = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}(?::\d+)*$`)
+)
+
+// ParseRequests returns the HTTP requests a text names, in order, each
+// once.
+func ParseRequests(text string) []Request {
+	var out []Request
+	seen := map[string]bool{}
+	taken := map[int]bool{} // offsets of targets already read
+	add := func(method, target string, at int, exact bool) {
+		if taken[at] {
+			return
+		}
+		taken[at] = true
+		p, ok := requestPath(target)
+		if !ok || len(out) == maxRequests {
+			return
+		}
+		method = strings.ToUpper(method)
+		if !httpMethod[method] {
+			method = "" // WebDAV's, a cache's PURGE: no route names them
+		}
+		if seen[method+" "+p] {
+			return
+		}
+		seen[method+" "+p] = true
+		out = append(out, Request{Method: method, Path: p, Exact: exact})
+	}
+	for _, m := range methodTargetRE.FindAllStringSubmatchIndex(text, maxMatches) {
+		add(text[m[2]:m[3]], text[m[4]:m[5]], m[4], false)
+	}
+	for _, m := range curlRE.FindAllStringIndex(text, maxMatches) {
+		cmd := text[m[0]:m[1]]
+		u := curlURLRE.FindStringIndex(cmd)
+		if u == nil {
+			continue
+		}
+		method := "GET"
+		if mm := curlMethodRE.FindStringSubmatch(cmd); mm != nil {
+			method = mm[1]
+		} else if curlDataRE.MatchString(cmd) {
+			method = "POST"
+		}
+		target := cmd[u[0]:u[1]]
+		if !strings.Contains(target, "://") {
+			target = "http://" + target
+		}
+		add(method, target, m[0]+u[0], false)
+	}
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text) - off
+		}
+		line := text[off : off+end]
+		if pm := kvPathRE.FindStringSubmatchIndex(line); pm != nil {
+			method := ""
+			if mm := kvMethodRE.FindStringSubmatch(line); mm != nil {
+				method = mm[1]
+			}
+			add(method, line[pm[2]:pm[3]], off+pm[2], method == "")
+		}
+		off += end + 1
+	}
+	for _, m := range urlRE.FindAllStringIndex(text, maxMatches) {
+		add("", text[m[0]:m[1]], m[0], true)
+	}
+	for _, m := range barePathRE.FindAllStringSubmatchIndex(text, maxMatches) {
+		p := text[m[2]:m[3]]
+		if fileExtRE.MatchString(strings.TrimSuffix(p, "/")) || strings.Contains(p, "//") {
+			continue // a file's path, not a request's
+		}
+		add("", p, m[2], true)
+	}
+	return out
+}
+
+// maxRequests caps the requests one text names.
+const maxRequests = 20
+
+// requestPath returns the path of a request target (a path or a URL),
+// without query and fragment, percent-decoded where it decodes, and false
+// when there is none.
+func requestPath(target string) (string, bool) {
+	target = strings.TrimRight(target, `.,;:)]}>'"`)
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+		u, err := url.Parse(target)
+		if err != nil {
+			return "", false
+		}
+		target = u.EscapedPath()
+	}
+	if i := strings.IndexAny(target, "?#"); i >= 0 {
+		target = target[:i]
+	}
+	if dec, err := url.PathUnescape(target); err == nil {
+		target = dec
+	}
+	if len(core.RouteSegments(target)) == 0 {
+		return "", false // "/" is every service's
+	}
+	return "/" + strings.Join(core.RouteSegments(target), "/"), true
+}
+
+// maxPrefix is how many leading segments of a request may be a prefix the
+// routes do not show: an ingress's or gateway's (/api, /shop), a mount
+// the crawl could not follow (/v1).
+const maxPrefix = 3
+
+// routeMatch is how well a route serves a request.
+type routeMatch struct {
+	route    core.RouteAt
+	literals int // route segments the request names as written
+	skipped  int // request segments before the route's first
+	// named are the skipped segments that are directories of the route's
+	// file: /api/content/posts/1 and .../endpoints/content/routes.js
+	named  int
+	method bool // the route names the request's method (not ANY)
+	test   bool // the route is in a test file
+}
+
+// better orders matches: more literal segments, fewer skipped, more of
+// the skipped named by the route's file, the method named, outside tests.
+func (m routeMatch) better(o routeMatch) bool {
+	if m.literals != o.literals {
+		return m.literals > o.literals
+	}
+	if m.skipped != o.skipped {
+		return m.skipped < o.skipped
+	}
+	if m.named != o.named {
+		return m.named > o.named
+	}
+	if m.method != o.method {
+		return m.method
+	}
+	return !m.test && o.test
+}
+
+func (m routeMatch) same(o routeMatch) bool {
+	return m.literals == o.literals && m.skipped == o.skipped && m.named == o.named && m.method == o.method && m.test == o.test
+}
+
+// maxRouteTies is how many routes that serve a request equally well are
+// kept; more say the request is ambiguous (a catch-all per service).
+const maxRouteTies = 4
+
+// matchRequest returns the routes that serve req best: each literal
+// segment of a route equal to the request's, a placeholder taking one
+// segment, a catch-all the rest; a route needs a literal segment to
+// match, and a request with a method may have a prefix the route lacks.
+func matchRequest(req Request, routes []core.RouteAt) []core.RouteAt {
+	cs := core.RouteSegments(req.Path)
+	var best []routeMatch
+	for _, r := range routes {
+		m, ok := matchRoute(req, cs, r)
+		if !ok {
+			continue
+		}
+		switch {
+		case len(best) == 0 || m.better(best[0]):
+			best = append(best[:0], m)
+		case m.same(best[0]):
+			best = append(best, m)
+		}
+	}
+	if len(best) == 0 || len(best) > maxRouteTies {
+		return nil
+	}
+	out := make([]core.RouteAt, len(best))
+	for i, m := range best {
+		out[i] = m.route
+	}
+	return out
+}
+
+func matchRoute(req Request, cs []string, r core.RouteAt) (routeMatch, bool) {
+	if r.Method == "GRPC" {
+		return routeMatch{}, false
+	}
+	method := r.Method != "ANY" && r.Method != ""
+	if method && req.Method != "" && !strings.EqualFold(r.Method, req.Method) &&
+		!(req.Method == "HEAD" && strings.EqualFold(r.Method, "GET")) {
+		return routeMatch{}, false
+	}
+	rs := core.RouteSegments(r.Path)
+	catchAll := slices.IndexFunc(rs, core.IsRouteCatchAll)
+	fixed := rs
+	if catchAll >= 0 {
+		fixed = rs[:catchAll]
+	}
+	maxSkip := maxPrefix
+	if req.Exact {
+		maxSkip = 0
+	}
+	bestM, found := routeMatch{}, false
+	for skip := 0; skip <= maxSkip && skip+len(fixed) <= len(cs); skip++ {
+		if catchAll < 0 && skip+len(rs) != len(cs) {
+			continue
+		}
+		lit, ok := 0, true
+		for i, seg := range fixed {
+			c := cs[skip+i]
+			switch {
+			case core.IsRouteParam(seg):
+			case core.IsRouteParam(c):
+				ok = false // a placeholder asked where the route has a word
+			case strings.EqualFold(seg, c):
+				lit++
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if !ok || lit == 0 {
+			continue
+		}
+		m := routeMatch{route: r, literals: lit, skipped: skip, named: dirsNamed(cs[:skip], r.File), method: method, test: core.IsTestPath(r.File)}
+		if !found || m.better(bestM) {
+			bestM, found = m, true
+		}
+	}
+	return bestM, found
+}
+
+// dirsNamed counts the segments that are directory names of file.
+func dirsNamed(segs []string, file string) int {
+	if len(segs) == 0 {
+		return 0
+	}
+	dirs := strings.Split(strings.ToLower(path.Dir(file)), "/")
+	n := 0
+	for _, s := range segs {
+		if slices.Contains(dirs, strings.ToLower(s)) {
+			n++
+		}
+	}
+	return n
+}
+
+// handlerName is the declaration a route's handler expression names:
+// handler.refreshFeed is refreshFeed, login(s.ds) is login (a function
+// that builds the handler); "" for an inline handler or none.
+func handlerName(expr string) string {
+	expr = strings.TrimSpace(expr)
+	if i := strings.IndexByte(expr, '('); i >= 0 {
+		expr = expr[:i]
+	}
+	switch expr {
+	case "", "default":
+		return ""
+	}
+	if i := strings.LastIndexAny(expr, ".:"); i >= 0 {
+		expr = expr[i+1:]
+	}
+	for _, r := range expr {
+		if !(r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127) {
+			return ""
+		}
+	}
+	return expr
+}
+
+// maxHandlerDecls is how many declarations of a handler's name are read
+// to find the one the route means.
+const maxHandlerDecls = 50
+
+// declaresExactly reports whether one of a chunk's symbols is name as
+// written, whatever its qualifier: a handler's name is the code's, case
+// and all (refreshFeed is not the client's RefreshFeed).
+func declaresExactly(symbols, name string) bool {
+	for _, sym := range strings.Split(symbols, ", ") {
+		if i := strings.LastIndexAny(sym, ".:/"); i >= 0 {
+			sym = sym[i+1:]
+		}
+		if sym == name {
+			return true
+		}
+	}
+	return false
+}
+
+// requestHits returns, for each pasted request, the chunks of the routes
+// that serve it (best match first): the chunk that registers the route,
+// then its handler's declaration when the index holds one it can tell
+// apart. A request that no route serves adds nothing.
+func (e *Engine) requestHits(ctx context.Context, reqs []Request, f core.Filter) ([]core.Hit, error) {
+	rf, ok := e.idx.(RouteFinder)
+	loc, ok2 := e.idx.(Locator)
+	if !ok || !ok2 || len(reqs) == 0 {
+		return nil, nil
+	}
+	routes, err := rf.Routes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the routes for a pasted request: %w", err)
+	}
+	if len(routes) == 0 {
+		return nil, nil
+	}
+	var out []core.Hit
+	seen := map[string]bool{}
+	add := func(h core.Hit, route string, line int) {
+		if seen[h.Chunk.ID] {
+			return
+		}
+		seen[h.Chunk.ID] = true
+		h.Lists = []core.ListRank{{List: "routes", Rank: len(out) + 1}}
+		h.Explain.Route, h.Explain.RouteLine = route, line
+		out = append(out, h)
+	}
+	for _, req := range reqs {
+		for _, r := range matchRequest(req, routes) {
+			name := r.Method + " " + r.Path
+			near, err := loc.ChunksNear(ctx, core.FileRef{Repo: r.Repo, Path: r.File}, r.Line, 0, f)
+			if err != nil {
+				return nil, fmt.Errorf("read the route %s at %s:%d: %w", name, r.File, r.Line, err)
+			}
+			if h, ok := routeChunk(near, r); ok {
+				add(h, name, r.Line)
+			}
+			h, ok, err := e.handlerHit(ctx, r, f)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				add(h, name, 0)
+			}
+		}
+	}
+	return out, nil
+}
+
+// routeChunk is the chunk the crawl found the route in, else the smallest
+// holding its line.
+func routeChunk(near []core.Hit, r core.RouteAt) (core.Hit, bool) {
+	for _, h := range near {
+		if h.Chunk.ID == r.ChunkID {
+			return h, true
+		}
+	}
+	return chunkAtFrame(near, r.Line, "")
+}
+
+// handlerHit finds the declaration of a route's handler: the one
+// declaration of its name in the route's repository's code, or the one in
+// the route's directory among a few files that declare it. The names come from the code index's
+// symbol column, filters applied.
+func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, f core.Filter) (core.Hit, bool, error) {
+	name := handlerName(r.Handler)
+	if name == "" || len(f.Repo) > 0 && !slices.Contains(f.Repo, r.Repo) {
+		return core.Hit{}, false, nil
+	}
+	f.Repo = []string{r.Repo}
+	hits, err := e.idx.BM25(ctx, "code", "{symbol_name} : "+quote(name), maxHandlerDecls, f)
+	if err != nil {
+		return core.Hit{}, false, fmt.Errorf("look up the handler %s of %s %s: %w", name, r.Method, r.Path, err)
+	}
+	// The candidates by file: a long declaration is several chunks of one
+	// name, and its first is where it starts.
+	decl, inDir := map[string]core.Hit{}, map[string]core.Hit{}
+	for _, h := range hits {
+		if h.Chunk.Corpus != core.CodeLogic || !declaresExactly(h.Chunk.SymbolName, name) {
+			continue // a translation key, a config entry of the name
+		}
+		if d, ok := decl[h.Chunk.FilePath]; !ok || h.Chunk.LineStart < d.Chunk.LineStart {
+			decl[h.Chunk.FilePath] = h
+			if path.Dir(h.Chunk.FilePath) == path.Dir(r.File) {
+				inDir[h.Chunk.FilePath] = h
+			}
+		}
+	}
+	only := func(m map[string]core.Hit) core.Hit {
+		for _, h := range m {
+			return h
+		}
+		return core.Hit{}
+	}
+	var h core.Hit
+	switch {
+	case len(decl) == 1:
+		h = only(decl)
+	case len(inDir) == 1 && len(decl) <= maxRouteTies:
+		h = only(inDir)
+	default:
+		return core.Hit{}, false, nil
+	}
+	h.Score, h.Lists = 0, nil
+	return h, true, nil
+}
