@@ -50,11 +50,19 @@ var (
 	curlMethodRE = regexp.MustCompile(`(?:\s-X\s*|\s--request[=\s]\s*)['"]?([A-Za-z]+)`)
 	curlDataRE   = regexp.MustCompile(`\s(?:-d|--data(?:-\w+)?|--json|-F|--form)[\s=]`)
 	curlURLRE    = regexp.MustCompile(`(?:https?://|\b(?:localhost|[\w-]+(?:\.[\w-]+)*):\d+/)[^\s'"<>]*`)
-	// Structured logs: method=GET path=/x, "method":"GET", "uri":"/x".
-	kvMethodRE = regexp.MustCompile(`(?i)"?\b(?:method|verb|http_method|request_method|http\.method)"?\s*[=:]\s*"?(` + httpMethods + `)\b`)
-	kvPathRE   = regexp.MustCompile(`(?i)"?\b(?:path|uri|url|request_uri|request_path|target|http\.target|http\.url|http\.route)"?\s*[=:]\s*"?((?:https?://[^\s"',}]+)|/[^\s"',}]*)`)
-	// A URL anywhere.
-	urlRE = regexp.MustCompile(`\bhttps?://[^\s"'<>]+`)
+	// Structured logs: a key that ends in method or verb, and one that
+	// ends in path, uri, url or target, whatever the log's naming:
+	// method=GET path=/x, "http.request.method":"GET", "url.path":"/x"
+	// (OpenTelemetry), "RequestMethod"/"RequestPath" (Traefik),
+	// "requestMethod"/"requestUrl" (cloud load balancers).
+	kvMethodRE = regexp.MustCompile(`(?i)"?\b[\w.-]*?(?:method|verb)"?\s*[=:]\s*"?(` + httpMethods + `)\b`)
+	kvPathRE   = regexp.MustCompile(`(?i)"?\b([\w.-]*?)(?:path|uri|url|target)"?\s*[=:]\s*"?((?:https?://[^\s"',}]+)|/[^\s"',}]*)`)
+	// notRequestKeyRE are keys of that shape that name no request: a
+	// file's path, a referring page, a callback.
+	notRequestKeyRE = regexp.MustCompile(`(?i)(file|dir|log|referr?er|redirect|callback|image|avatar|icon|script|socket|cert|key|config|mount|home|tmp|temp)`)
+	// A URL anywhere, and the key a structured log gives it.
+	urlRE     = regexp.MustCompile(`\bhttps?://[^\s"'<>]+`)
+	keyBefore = regexp.MustCompile(`([\w.-]+)"?\s*[=:]\s*"?$`)
 	// A path written alone, two segments or more.
 	barePathRE = regexp.MustCompile("(?:^|[\\s(`'\"])(/[\\w.~%{}:@-]+(?:/[\\w.~%{}:@-]+)+/?)")
 	// fileExtRE is a segment that names a file (views.py, app.js:42).
@@ -113,16 +121,26 @@ func ParseRequests(text string) []Request {
 			end = len(text) - off
 		}
 		line := text[off : off+end]
-		if pm := kvPathRE.FindStringSubmatchIndex(line); pm != nil {
+		for _, pm := range kvPathRE.FindAllStringSubmatchIndex(line, maxMatches) {
+			if notRequestKeyRE.MatchString(line[pm[2]:pm[3]]) {
+				continue
+			}
 			method := ""
 			if mm := kvMethodRE.FindStringSubmatch(line); mm != nil {
 				method = mm[1]
 			}
-			add(method, line[pm[2]:pm[3]], off+pm[2], method == "")
+			target := line[pm[4]:pm[5]]
+			if method == "" && fileExtRE.MatchString(strings.TrimSuffix(target, "/")) {
+				continue // a file, not a request
+			}
+			add(method, target, off+pm[4], method == "")
 		}
 		off += end + 1
 	}
 	for _, m := range urlRE.FindAllStringIndex(text, maxMatches) {
+		if k := keyBefore.FindStringSubmatch(text[max(0, m[0]-40):m[0]]); k != nil && notRequestKeyRE.MatchString(k[1]) {
+			continue // referrer=https://..., a link to an image
+		}
 		add("", text[m[0]:m[1]], m[0], true)
 	}
 	for _, m := range barePathRE.FindAllStringSubmatchIndex(text, maxMatches) {
