@@ -30,3 +30,14 @@ func IsRouteParam(s string) bool {
 func IsRouteCatchAll(s string) bool {
 	return strings.HasSuffix(s, "...}") || strings.HasPrefix(s, "{*") || strings.HasPrefix(s, "{**") || s == "**" || strings.HasSuffix(s, ":path}")
 }
+
+// GRPCServiceName normalizes a gRPC service name for matching: the last
+// dotted part, lower case, without a Service suffix (cart.v1.CartService,
+// CartService and Cart are all "cart").
+func GRPCServiceName(s string) string {
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.ToLower(s)
+	return strings.TrimSuffix(s, "service")
+}

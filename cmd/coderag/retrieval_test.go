@@ -548,6 +548,46 @@ router.post('/:productId/flag', async (req, res) => {
 
 module.exports = router;
 `,
+		"cart/server/main.go": `package main
+
+import (
+	"net"
+
+	"google.golang.org/grpc"
+
+	pb "example.com/shop/gen/cart/v1"
+)
+
+func main() {
+	lis, _ := net.Listen("tcp", ":50051")
+	s := grpc.NewServer()
+	pb.RegisterCartServiceServer(s, &cartServer{store: newStore()})
+	s.Serve(lis)
+}
+`,
+		"cart/server/cart.go": `package main
+
+import (
+	"context"
+
+	pb "example.com/shop/gen/cart/v1"
+)
+
+type cartServer struct {
+	pb.UnimplementedCartServiceServer
+	store *store
+}
+
+// AddItem puts an item in a user's cart, merging quantities.
+func (c *cartServer) AddItem(ctx context.Context, req *pb.AddItemRequest) (*pb.Empty, error) {
+	return &pb.Empty{}, c.store.add(ctx, req.UserId, req.Item)
+}
+
+// EmptyCart drops every item of a user's cart.
+func (c *cartServer) EmptyCart(ctx context.Context, req *pb.EmptyCartRequest) (*pb.Empty, error) {
+	return &pb.Empty{}, c.store.clear(ctx, req.UserId)
+}
+`,
 		"search/app.py": `from flask import Flask, jsonify, request
 
 app = Flask(__name__)
@@ -570,6 +610,8 @@ def suggest(term):
 			[]string{"reviews.js"}, "POST /api/reviews/{productId}/flag"}, // the handler inline
 		{"flask client log", "GET http://search:5000/suggest/blue%20sh?n=8 -> 500 INTERNAL SERVER ERROR",
 			[]string{"suggest"}, "GET /suggest/{term}"},
+		{"grpc interceptor log", `level=error msg="finished call" grpc.service=shop.cart.v1.CartService grpc.method=EmptyCart grpc.code=Unavailable grpc.time_ms=3001`,
+			[]string{"main", "EmptyCart"}, "GRPC shop.cart.v1.CartService/EmptyCart"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

@@ -818,17 +818,6 @@ func matchRoute(method, p string, routes []route) (core.RouteAt, bool) {
 	return best, bestScore >= 0
 }
 
-// grpcName normalizes a gRPC service name for matching: the last dotted
-// part, lower case, without a Service suffix (cart.v1.CartService, Cart ->
-// cart).
-func grpcName(s string) string {
-	if i := strings.LastIndexByte(s, '.'); i >= 0 {
-		s = s[i+1:]
-	}
-	s = strings.ToLower(s)
-	return strings.TrimSuffix(s, "service")
-}
-
 // normName reduces a service name to the letters and digits that tell it
 // apart: payment-service, PaymentService and payment_svc give "payment".
 func normName(s string) string {
@@ -867,7 +856,7 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 	if service != "" {
 		for _, name := range b.sortedNodes() {
 			for _, rt := range b.routes[name] {
-				if rt.Method == "GRPC" && grpcName(rt.Path) == grpcName(service) && name != src {
+				if rt.Method == "GRPC" && core.GRPCServiceName(rt.Path) == core.GRPCServiceName(service) && name != src {
 					owners = appendUnique(owners, name)
 					registered = rt.Path
 				}
@@ -925,7 +914,7 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 	// The one service named like the gRPC service (Payment -> payment,
 	// paymentservice, payment-service).
 	if service != "" {
-		key := normName(grpcName(service))
+		key := normName(core.GRPCServiceName(service))
 		var named []string
 		for _, name := range b.sortedNodes() {
 			n := b.nodes[name]

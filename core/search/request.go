@@ -12,13 +12,16 @@ import (
 	"coderag/core"
 )
 
-// Request is an HTTP request a pasted text names: an access-log line, a
+// Request is an HTTP request a pasted text names (an access-log line, a
 // curl command, a structured log's method and path, "POST /orders/42", a
-// URL.
+// URL) or a gRPC call (/cart.v1.CartService/AddItem, grpc.service=...
+// grpc.method=...).
 type Request struct {
-	// Method is GET, POST, ...; "" when the text does not say.
+	// Method is GET, POST, ...; "" when the text does not say; GRPC for a
+	// gRPC call.
 	Method string
-	// Path is the request's path, without host, query and fragment.
+	// Path is the request's path, without host, query and fragment; a
+	// gRPC call's is /package.Service/Method.
 	Path string
 	// Exact is a URL or path written without a method ("why does
 	// /v1/feeds/refresh fail", a link in a chat): it is matched to whole
@@ -63,6 +66,13 @@ var (
 	// A URL anywhere, and the key a structured log gives it.
 	urlRE     = regexp.MustCompile(`\bhttps?://[^\s"'<>]+`)
 	keyBefore = regexp.MustCompile(`([\w.-]+)"?\s*[=:]\s*"?$`)
+	// A gRPC call's full method name: /cart.v1.CartService/AddItem.
+	// The service is package-qualified: /Home/Index is a web page's path.
+	grpcPathRE = regexp.MustCompile(`(?:^|[\s"'=:(\[])/((?:[A-Za-z_]\w*\.)+[A-Z]\w*)/([A-Z]\w*)\b`)
+	// A gRPC interceptor's or OpenTelemetry's fields: grpc.service=...
+	// grpc.method=..., rpc.service / rpc.method.
+	grpcServiceKVRE = regexp.MustCompile(`(?i)\b(?:grpc|rpc)[._]service"?\s*[=:]\s*"?([A-Za-z_][\w.]*)`)
+	grpcMethodKVRE  = regexp.MustCompile(`(?i)\b(?:grpc|rpc)[._]method"?\s*[=:]\s*"?/?([A-Za-z_][\w./]*)`)
 	// A path written alone, two segments or more.
 	barePathRE = regexp.MustCompile("(?:^|[\\s(`'\"])(/[\\w.~%{}:@-]+(?:/[\\w.~%{}:@-]+)+/?)")
 	// fileExtRE is a segment that names a file (views.py, app.js:42).
@@ -93,6 +103,33 @@ func ParseRequests(text string) []Request {
 		}
 		seen[method+" "+p] = true
 		out = append(out, Request{Method: method, Path: p, Exact: exact})
+	}
+	addRPC := func(service, method string, at int) {
+		if !taken[at] && len(out) < maxRequests && !seen["GRPC /"+service+"/"+method] {
+			seen["GRPC /"+service+"/"+method] = true
+			out = append(out, Request{Method: "GRPC", Path: "/" + service + "/" + method})
+		}
+		taken[at] = true
+	}
+	for _, m := range grpcPathRE.FindAllStringSubmatchIndex(text, maxMatches) {
+		addRPC(text[m[2]:m[3]], text[m[4]:m[5]], m[2]-1)
+	}
+	for off := 0; off < len(text); {
+		end := strings.IndexByte(text[off:], '\n')
+		if end < 0 {
+			end = len(text) - off
+		}
+		line := text[off : off+end]
+		if sm, mm := grpcServiceKVRE.FindStringSubmatch(line), grpcMethodKVRE.FindStringSubmatchIndex(line); sm != nil && mm != nil {
+			method := line[mm[2]:mm[3]]
+			if i := strings.LastIndexByte(method, '/'); i >= 0 {
+				method = method[i+1:] // a full method name in the method field
+			}
+			if method != "" {
+				addRPC(sm[1], method, off+mm[2])
+			}
+		}
+		off += end + 1
 	}
 	for _, m := range methodTargetRE.FindAllStringSubmatchIndex(text, maxMatches) {
 		add(text[m[2]:m[3]], text[m[4]:m[5]], m[4], false)
@@ -253,8 +290,15 @@ func matchRequest(req Request, routes []core.RouteAt) []core.RouteAt {
 }
 
 func matchRoute(req Request, cs []string, r core.RouteAt) (routeMatch, bool) {
-	if r.Method == "GRPC" {
+	if (r.Method == "GRPC") != (req.Method == "GRPC") {
 		return routeMatch{}, false
+	}
+	if req.Method == "GRPC" {
+		// A service is registered once by its name: RegisterCartServiceServer.
+		if len(cs) != 2 || core.GRPCServiceName(cs[0]) != core.GRPCServiceName(r.Path) {
+			return routeMatch{}, false
+		}
+		return routeMatch{route: r, literals: 1, method: true, test: core.IsTestPath(r.File)}, true
 	}
 	method := r.Method != "ANY" && r.Method != ""
 	if method && req.Method != "" && !strings.EqualFold(r.Method, req.Method) &&
@@ -303,6 +347,28 @@ func matchRoute(req Request, cs []string, r core.RouteAt) (routeMatch, bool) {
 	return bestM, found
 }
 
+// implements reports whether a chunk's scope (its context prefix: file >
+// type > member) or the declarations grouped with it hold a type named
+// for the gRPC service: kvServer, CartServiceImpl, CartServicer and
+// CartService all serve Cart.
+func implements(c core.Chunk, service, method string) bool {
+	want := core.GRPCServiceName(service)
+	parts := strings.Split(c.ContextPrefix, " > ")
+	for _, p := range append(parts[min(1, len(parts)):], strings.Split(c.SymbolName, ", ")...) {
+		if strings.EqualFold(p, method) {
+			continue // the method itself (etcd's Watch service has a Watch)
+		}
+		n := strings.ToLower(p)
+		for _, suffix := range []string{"impl", "servicer", "server", "service", "handler"} {
+			n = strings.TrimSuffix(n, suffix)
+		}
+		if n != "" && n == want {
+			return true
+		}
+	}
+	return false
+}
+
 // dirsNamed counts the segments that are directory names of file.
 func dirsNamed(segs []string, file string) int {
 	if len(segs) == 0 {
@@ -343,7 +409,7 @@ func handlerName(expr string) string {
 
 // maxHandlerDecls is how many declarations of a handler's name are read
 // to find the one the route means.
-const maxHandlerDecls = 50
+const maxHandlerDecls = 200
 
 // declaresExactly reports whether one of a chunk's symbols is name as
 // written, whatever its qualifier: a handler's name is the code's, case
@@ -388,22 +454,50 @@ func (e *Engine) requestHits(ctx context.Context, reqs []Request, f core.Filter)
 		h.Explain.Route, h.Explain.RouteLine = route, line
 		out = append(out, h)
 	}
+	type served struct {
+		name              string
+		route, handler    core.Hit
+		routed, handled   bool
+		handlerInRouteDir bool
+	}
 	for _, req := range reqs {
+		var all []served
 		for _, r := range matchRequest(req, routes) {
-			name := r.Method + " " + r.Path
+			sv := served{name: r.Method + " " + r.Path}
+			handler, service := handlerName(r.Handler), ""
+			if req.Method == "GRPC" {
+				// The service's implementation of the called method.
+				sv.name, handler, service = "GRPC "+strings.TrimPrefix(req.Path, "/"), path.Base(req.Path), path.Dir(req.Path)[1:]
+			}
 			near, err := loc.ChunksNear(ctx, core.FileRef{Repo: r.Repo, Path: r.File}, r.Line, 0, f)
 			if err != nil {
-				return nil, fmt.Errorf("read the route %s at %s:%d: %w", name, r.File, r.Line, err)
+				return nil, fmt.Errorf("read the route %s at %s:%d: %w", sv.name, r.File, r.Line, err)
 			}
-			if h, ok := routeChunk(near, r); ok {
-				add(h, name, r.Line)
-			}
-			h, ok, err := e.handlerHit(ctx, r, f)
-			if err != nil {
+			sv.route, sv.routed = routeChunk(near, r)
+			sv.route.Explain.RouteLine = r.Line
+			if sv.handler, sv.handled, err = e.handlerHit(ctx, r, handler, service, f); err != nil {
 				return nil, err
 			}
-			if ok {
-				add(h, name, 0)
+			sv.handlerInRouteDir = sv.handled && path.Dir(sv.handler.Chunk.FilePath) == path.Dir(r.File)
+			all = append(all, sv)
+		}
+		// Of routes alike (a service registered by its server and by a
+		// proxy), the one whose folder holds the handler first.
+		slices.SortStableFunc(all, func(a, b served) int {
+			switch {
+			case a.handlerInRouteDir == b.handlerInRouteDir:
+				return 0
+			case a.handlerInRouteDir:
+				return -1
+			}
+			return 1
+		})
+		for _, sv := range all {
+			if sv.routed {
+				add(sv.route, sv.name, sv.route.Explain.RouteLine)
+			}
+			if sv.handled {
+				add(sv.handler, sv.name, 0)
 			}
 		}
 	}
@@ -421,12 +515,13 @@ func routeChunk(near []core.Hit, r core.RouteAt) (core.Hit, bool) {
 	return chunkAtFrame(near, r.Line, "")
 }
 
-// handlerHit finds the declaration of a route's handler: the one
+// handlerHit finds the declaration of a route's handler (name, see
+// handlerName; a gRPC call's method): for a gRPC method the one declared
+// in a type named for the service (kvServer serves KV); else the one
 // declaration of its name in the route's repository's code, or the one in
-// the route's directory among a few files that declare it. The names come from the code index's
+// the route's directory. The names come from the code index's
 // symbol column, filters applied.
-func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, f core.Filter) (core.Hit, bool, error) {
-	name := handlerName(r.Handler)
+func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service string, f core.Filter) (core.Hit, bool, error) {
 	if name == "" || len(f.Repo) > 0 && !slices.Contains(f.Repo, r.Repo) {
 		return core.Hit{}, false, nil
 	}
@@ -437,15 +532,22 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, f core.Filter) 
 	}
 	// The candidates by file: a long declaration is several chunks of one
 	// name, and its first is where it starts.
-	decl, inDir := map[string]core.Hit{}, map[string]core.Hit{}
+	decl, inDir, ofService := map[string]core.Hit{}, map[string]core.Hit{}, map[string]core.Hit{}
 	for _, h := range hits {
-		if h.Chunk.Corpus != core.CodeLogic || !declaresExactly(h.Chunk.SymbolName, name) {
-			continue // a translation key, a config entry of the name
+		if h.Chunk.Corpus != core.CodeLogic || h.Chunk.Language == "protobuf" {
+			continue // a translation key, a config entry, the interface
+		}
+		if service == "" && !declaresExactly(h.Chunk.SymbolName, name) ||
+			service != "" && !declaresName(h, normIdent(name)) { // grpc-java's addItem is AddItem
+			continue
 		}
 		if d, ok := decl[h.Chunk.FilePath]; !ok || h.Chunk.LineStart < d.Chunk.LineStart {
 			decl[h.Chunk.FilePath] = h
 			if path.Dir(h.Chunk.FilePath) == path.Dir(r.File) {
 				inDir[h.Chunk.FilePath] = h
+			}
+			if service != "" && implements(h.Chunk, service, name) {
+				ofService[h.Chunk.FilePath] = h
 			}
 		}
 	}
@@ -457,9 +559,11 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, f core.Filter) 
 	}
 	var h core.Hit
 	switch {
+	case len(ofService) == 1:
+		h = only(ofService)
 	case len(decl) == 1:
 		h = only(decl)
-	case len(inDir) == 1 && len(decl) <= maxRouteTies:
+	case len(inDir) == 1:
 		h = only(inDir)
 	default:
 		return core.Hit{}, false, nil

@@ -29,6 +29,10 @@ func TestParseRequests(t *testing.T) {
 		{"caddy", `{"request":{"method":"GET","uri":"/downloads/latest?os=linux"},"status":503}`, "GET /downloads/latest"},
 		{"file keys are not requests", `level=warn msg="rotate" log_path=/var/log/app/current file_path=/srv/data/x referrer=https://news.example.com/item/1`, ""},
 		{"a path key holding a file", `{"path":"/etc/app/settings.yaml","error":"permission denied"}`, ""},
+		{"grpc full method", `rpc error: code = Unavailable desc = upstream connect error; :path=/shop.cart.v1.CartService/AddItem grpc-status 14`, "GRPC /shop.cart.v1.CartService/AddItem"},
+		{"grpc interceptor log", `level=error msg="finished call" grpc.service=shop.cart.v1.CartService grpc.method=EmptyCart grpc.code=Internal`, "GRPC /shop.cart.v1.CartService/EmptyCart"},
+		{"otel rpc fields", `{"rpc.system":"grpc","rpc.service":"payments.Charger","rpc.method":"/payments.Charger/Charge"}`, "GRPC /payments.Charger/Charge"},
+		{"a web page is not grpc", `"GET /Home/Index HTTP/1.1" 500`, "GET /Home/Index"},
 		{"url in a sentence", "users see 500s on https://app.example.com/settings/billing since the deploy", "/settings/billing!"},
 		{"bare path", "why does /v1/feeds/refresh return 404?", "/v1/feeds/refresh!"},
 		{"percent-encoded", `"GET /files/report%20q3/download HTTP/1.1" 500`, "GET /files/report q3/download"},
@@ -78,6 +82,7 @@ func TestMatchRequest(t *testing.T) {
 		{File: "api/routes.go", Route: core.Route{Method: "GET", Path: "/{slug}"}},
 		{File: "api/routes.go", Route: core.Route{Method: "ANY", Path: "/{path...}"}},
 		{File: "api/routes.go", Route: core.Route{Method: "GRPC", Path: "feeds.v1.FeedService"}},
+		{File: "cmd/server/main.go", Route: core.Route{Method: "GRPC", Path: "CartService"}},
 		{File: "api/routes_test.go", Route: core.Route{Method: "GET", Path: "/users/{id}"}},
 		{File: "users/routes.go", Route: core.Route{Method: "GET", Path: "/users/{id}"}},
 		{File: "web/admin/routes.js", Route: core.Route{Method: "GET", Path: "/posts/{id}"}},
@@ -136,6 +141,30 @@ func TestMatchRequestPrefixDirs(t *testing.T) {
 	}
 }
 
+// TestImplements: a chunk implements a gRPC service's method when its
+// scope or the declarations beside it hold a type named for the service,
+// whatever the language's suffix; the method's own name does not count.
+func TestImplements(t *testing.T) {
+	for _, tt := range []struct {
+		scope, symbols, service, method string
+		want                            bool
+	}{
+		{"cart/server.go > cartServer > AddItem", "AddItem", "shop.v1.CartService", "AddItem", true},
+		{"src/CartServiceImpl.java > CartServiceImpl > addItem", "addItem", "shop.v1.CartService", "AddItem", true},
+		{"cart/servicer.py > CartServicer > AddItem", "AddItem", "shop.CartService", "AddItem", true},
+		{"v3rpc/lease.go", "LeaseServer, NewLeaseServer, LeaseGrant, LeaseRevoke", "etcdserverpb.Lease", "LeaseGrant", true},
+		{"v3rpc/watch.go > watchServer > Watch", "Watch", "etcdserverpb.Watch", "Watch", true},
+		{"mock/store_recorder.go", "StoreRecorder, Watch, Get", "etcdserverpb.Watch", "Watch", false}, // the method is not the type
+		{"proxy/kv.go > kvProxy > Range", "Range", "etcdserverpb.KV", "Range", false},
+		{"client/cart_client.go > CartClient > AddItem", "AddItem", "shop.CartService", "AddItem", false},
+	} {
+		c := core.Chunk{ContextPrefix: tt.scope, SymbolName: tt.symbols}
+		if got := implements(c, tt.service, tt.method); got != tt.want {
+			t.Errorf("implements(%q, %q, %s/%s) = %v, want %v", tt.scope, tt.symbols, tt.service, tt.method, got, tt.want)
+		}
+	}
+}
+
 func TestHandlerName(t *testing.T) {
 	for in, want := range map[string]string{
 		"handler.refreshFeed":    "refreshFeed",
@@ -178,7 +207,7 @@ func FuzzParseRequests(f *testing.F) {
 				t.Fatalf("ParseRequests(%q) gave path %q", s, r.Path)
 			}
 			switch r.Method {
-			case "", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS":
+			case "", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "GRPC":
 			default:
 				t.Fatalf("ParseRequests(%q) gave method %q", s, r.Method)
 			}
