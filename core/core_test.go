@@ -81,3 +81,20 @@ func TestEstimateTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainPinned(t *testing.T) {
+	for _, tt := range []struct {
+		e    Explain
+		want string
+	}{
+		{Explain{Frame: "/app/cart/store.go:88", FrameLine: 88}, "frame store.go:88"},
+		{Explain{Frame: `C:\src\Cart\CartService.cs:42`, FrameLine: 42}, "frame CartService.cs:42"},
+		{Explain{Route: "PUT /feeds/{id}", RouteLine: 12}, "route PUT /feeds/{id}"},
+		{Explain{Route: "PUT /feeds/{id}"}, "handles PUT /feeds/{id}"},
+		{Explain{}, ""},
+	} {
+		if got := tt.e.Pinned(); got != tt.want {
+			t.Errorf("%+v.Pinned() = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+}

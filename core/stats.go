@@ -1,6 +1,10 @@
 package core
 
-import "time"
+import (
+	"path"
+	"strings"
+	"time"
+)
 
 // Hit is one search result.
 type Hit struct {
@@ -47,6 +51,22 @@ type Explain struct {
 	// RouteLine is the registration's line, on the first only.
 	Route     string `json:"route,omitempty"`
 	RouteLine int    `json:"route_line,omitempty"`
+}
+
+// Pinned says why a hit was put first, in a few words: "frame
+// store.go:88" for a pasted trace's frame, "route PUT /feeds/{id}" for the
+// chunk that registers a pasted request's route, "handles PUT /feeds/{id}"
+// for its handler; "" for a hit ranked by the search.
+func (e Explain) Pinned() string {
+	switch {
+	case e.Frame != "":
+		return "frame " + path.Base(strings.ReplaceAll(e.Frame, `\`, "/"))
+	case e.Route != "" && e.RouteLine > 0:
+		return "route " + e.Route
+	case e.Route != "":
+		return "handles " + e.Route
+	}
+	return ""
 }
 
 // FocusLine is the line of the chunk a hit is about: a pasted trace's

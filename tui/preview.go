@@ -264,12 +264,15 @@ func (p *preview) code(m *Model, c core.Chunk, words []string, w int) ([]string,
 	}
 	numW := len(fmt.Sprint(first + len(lines)))
 	out := make([]string, 0, len(lines))
-	anchor := -1
+	anchor, focusAt := -1, -1
 	plain := strings.Split(text, "\n")
 	for i, l := range lines {
 		n := first + i
 		inChunk := n >= c.LineStart && n <= c.LineEnd
 		hit := n == p.focusLines[c.ID]
+		if hit {
+			focusAt = i
+		}
 		if inChunk && i < len(plain) && !hit {
 			pl := strings.ToLower(plain[i])
 			for _, wd := range lower {
@@ -297,7 +300,10 @@ func (p *preview) code(m *Model, c core.Chunk, words []string, w int) ([]string,
 		}
 		out = append(out, truncate(gutter+text, w))
 	}
-	if anchor < 0 {
+	switch {
+	case focusAt >= 0:
+		anchor = focusAt // the frame's or route's line before the query's words
+	case anchor < 0:
 		anchor = max(c.LineStart-first, 0)
 	}
 	return out, max(anchor-3, 0)

@@ -350,6 +350,9 @@ func (m *Model) resultList(w, h int) string {
 		if c.ServiceName != "" && c.Corpus != core.ConvoSlack {
 			where = c.ServiceName + " · " + where
 		}
+		if why, _, _ := strings.Cut(hit.Explain.Pinned(), " "); why != "" {
+			where += " · " + why // a pasted trace's frame, a request's route, its handler
+		}
 		sub := "  " + truncateLeft(where, w-2)
 		if i == m.cursor {
 			top, sub = m.st.Selected.Render(padRight(ansiStrip(top), w)), m.st.Selected.Render(padRight(sub, w))

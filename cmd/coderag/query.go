@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	goio "io"
-	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -301,13 +300,8 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		if c.SymbolName != "" {
 			sym = "  " + c.SymbolName
 		}
-		switch {
-		case h.Explain.Frame != "":
-			sym += "  " + st.dim("frame "+path.Base(h.Explain.Frame))
-		case h.Explain.RouteLine > 0:
-			sym += "  " + st.dim("route "+h.Explain.Route)
-		case h.Explain.Route != "":
-			sym += "  " + st.dim("handles "+h.Explain.Route)
+		if why := h.Explain.Pinned(); why != "" {
+			sym += "  " + st.dim(why)
 		}
 		fmt.Fprintf(io.out, "%2d. %s %s%s  %s\n", i+1, st.badge(c.Corpus), st.bold(loc), sym, st.dim(fmt.Sprintf("%.4f", h.Score)))
 		for _, l := range excerpt(c, words, 3, h.Explain.FocusLine()) {
