@@ -588,6 +588,38 @@ func (c *cartServer) EmptyCart(ctx context.Context, req *pb.EmptyCartRequest) (*
 	return &pb.Empty{}, c.store.clear(ctx, req.UserId)
 }
 `,
+		"backoffice/backoffice/urls.py": `from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("refunds/", include("refunds.urls")),
+]
+`,
+		"backoffice/refunds/urls.py": `from django.urls import path, re_path
+
+from . import views
+
+urlpatterns = [
+    path("", views.RefundList.as_view(), name="refund-list"),
+    re_path(r"^(?P<refund_id>\d+)/approve/$", views.approve_refund, name="refund-approve"),
+]
+`,
+		"backoffice/refunds/views.py": `from django.shortcuts import get_object_or_404, redirect
+from django.views.generic import ListView
+
+from .models import Refund
+
+
+class RefundList(ListView):
+    model = Refund
+
+
+def approve_refund(request, refund_id):
+    refund = get_object_or_404(Refund, pk=refund_id)
+    refund.approve(by=request.user)
+    return redirect("refund-list")
+`,
 		"search/app.py": `from flask import Flask, jsonify, request
 
 app = Flask(__name__)
@@ -610,6 +642,10 @@ def suggest(term):
 			[]string{"reviews.js"}, "POST /api/reviews/{productId}/flag"}, // the handler inline
 		{"flask client log", "GET http://search:5000/suggest/blue%20sh?n=8 -> 500 INTERNAL SERVER ERROR",
 			[]string{"suggest"}, "GET /suggest/{term}"},
+		{"django, included urls", `10.0.8.1 - - [24/Nov/2026:08:01:12 +0000] "POST /refunds/5531/approve/ HTTP/1.1" 500 145`,
+			[]string{"refunds/urls.py", "approve_refund"}, "ANY /refunds/{refund_id}/approve"},
+		{"django class-based view", "curl -s https://backoffice.internal/refunds/",
+			[]string{"refunds/urls.py", "RefundList"}, "ANY /refunds"},
 		{"grpc interceptor log", `level=error msg="finished call" grpc.service=shop.cart.v1.CartService grpc.method=EmptyCart grpc.code=Unavailable grpc.time_ms=3001`,
 			[]string{"main", "EmptyCart"}, "GRPC shop.cart.v1.CartService/EmptyCart"},
 	} {
@@ -637,7 +673,7 @@ def suggest(term):
 			}
 			for i, sym := range tc.want {
 				h := res.Hits[i]
-				if h.Explain.Route != tc.route || (i == 0) != (h.Explain.RouteLine > 0) || !slices.Contains(strings.Split(h.SymbolName, ", "), sym) && !strings.HasSuffix(h.FilePath, "/"+sym) {
+				if h.Explain.Route != tc.route || (i == 0) != (h.Explain.RouteLine > 0) || !slices.Contains(strings.Split(h.SymbolName, ", "), sym) && h.FilePath != sym && !strings.HasSuffix(h.FilePath, "/"+sym) {
 					t.Errorf("hit %d = %s:%d %q route %q line %d, want %q for %s", i+1, h.FilePath, h.LineStart, h.SymbolName, h.Explain.Route, h.Explain.RouteLine, sym, tc.route)
 				}
 			}

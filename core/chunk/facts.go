@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -445,6 +446,15 @@ func (x *extractor) extract(m *match) []fact {
 		return x.sdk(m)
 	case m.has("route"):
 		return x.route(m)
+	case m.has("mount") && m.has("mount.prefix") && m.has("mount.from"):
+		// Django's include("shop.api.urls"): that module's urlpatterns.
+		if !x.django() {
+			return nil
+		}
+		n := m.first("mount")
+		mt := core.Mount{Prefix: normPath(x.ev.eval(m.first("mount.prefix"), 0).text), Router: "urlpatterns",
+			From: x.ev.eval(m.first("mount.from"), 0).text, Into: m.first("mount.into").Utf8Text(x.src), Line: x.line(n)}
+		x.mounts = append(x.mounts, mt)
 	case m.has("mount") && m.has("mount.prefix") && m.has("mount.router"):
 		n := m.first("mount")
 		r := m.first("mount.router").Utf8Text(x.src)
@@ -597,10 +607,74 @@ var (
 	typedParamRE   = regexp.MustCompile(`\{\*?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*|\.\.\.)?\??\}`)
 )
 
+// django reports whether the file is Django's URL configuration: it
+// imports from django.
+func (x *extractor) django() bool {
+	return bytes.Contains(x.src, []byte("from django")) || bytes.Contains(x.src, []byte("import django"))
+}
+
+// regexPath writes a regular-expression route (Django's re_path and url,
+// "^list/(?P<fqdn>[^/@]+)/thread/(\\w+)/$") as a template: named groups
+// are {name} placeholders, other groups {param}, escapes their
+// character, anchors and a slash's ? dropped.
+func regexPath(p string) string {
+	p = strings.TrimSuffix(strings.TrimPrefix(p, "^"), "$")
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		switch {
+		case p[i] == '(':
+			end := closeParen(p, i)
+			name := "param"
+			if strings.HasPrefix(p[i:], "(?P<") {
+				if j := strings.IndexByte(p[i:end], '>'); j > 4 {
+					name = p[i+4 : i+j]
+				}
+			}
+			b.WriteString("{" + name + "}")
+			i = end
+		case p[i] == '\\' && i+1 < len(p):
+			b.WriteByte(p[i+1])
+			i += 2
+		case p[i] == '?' && i > 0 && p[i-1] == '/':
+			i++ // an optional trailing slash
+		default:
+			b.WriteByte(p[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// closeParen returns the index after the parenthesis that closes the one
+// at i (escapes and character classes skipped), or len(p).
+func closeParen(p string, i int) int {
+	depth, class := 0, false
+	for ; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(p)
+}
+
 // normPath writes a route template in one form: {name} parameters, one
 // leading slash, no trailing slash.
 func normPath(p string) string {
 	p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), "\"'`"))
+	if strings.HasPrefix(p, "^") || strings.Contains(p, "(?P<") {
+		p = regexPath(p)
+	}
 	p = typedParamRE.ReplaceAllString(p, "{$1}") // before :param, which would eat {id:int}
 	p = flaskParamRE.ReplaceAllString(p, "{$1}")
 	p = expressParamRE.ReplaceAllString(p, "{$1}")
@@ -652,12 +726,18 @@ func (x *extractor) route(m *match) []fact {
 	if fw == "python" {
 		fw = x.pythonFramework(m.first("route.router"))
 	}
+	if fw == "django" && !x.django() {
+		return nil // a list of calls to some other path()
+	}
 	base := core.Route{Framework: fw, Line: x.line(n)}
 	if h := m.first("route.handler"); h != nil {
 		if h.Kind() == "argument" && h.NamedChildCount() > 0 {
 			h = h.NamedChild(h.NamedChildCount() - 1)
 		}
 		base.Handler = h.Utf8Text(x.src)
+		if fw == "django" && strings.HasPrefix(base.Handler, "include(") {
+			return nil // a mount (see the mount patterns), not a route
+		}
 		switch h.Kind() {
 		case "func_literal", "arrow_function", "function_expression", "lambda_expression", "lambda", "function":
 			base.Handler = "(inline)"

@@ -386,12 +386,15 @@ func dirsNamed(segs []string, file string) int {
 
 // handlerName is the declaration a route's handler expression names:
 // handler.refreshFeed is refreshFeed, login(s.ds) is login (a function
-// that builds the handler); "" for an inline handler or none.
+// that builds the handler), views.OrderDetail.as_view() is OrderDetail;
+// "" for an inline handler or none.
 func handlerName(expr string) string {
 	expr = strings.TrimSpace(expr)
 	if i := strings.IndexByte(expr, '('); i >= 0 {
 		expr = expr[:i]
 	}
+	// Django's class-based views: OrderDetail.as_view() is OrderDetail.
+	expr = strings.TrimSuffix(strings.TrimSuffix(expr, ".as_view"), ".as_asgi")
 	switch expr {
 	case "", "default":
 		return ""

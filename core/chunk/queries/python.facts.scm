@@ -137,6 +137,31 @@
   function: (attribute object: (identifier) @mount.into attribute: (identifier) @_fn)
   arguments: (argument_list . [(identifier) (attribute)] @mount.router (keyword_argument name: (identifier) @_k value: (string) @mount.prefix))
   (#match? @_fn "^(include_router|register_blueprint)$") (#match? @_k "^(prefix|url_prefix)$")) @mount
+; Django: urlpatterns = [path("posts/<int:pk>/", views.detail), re_path(r"^x/$", View.as_view())];
+; any list of them is a router named by its variable (list_patterns = [...])
+(assignment
+  left: (identifier) @route.router
+  right: (list (call function: (identifier) @_fn
+    arguments: (argument_list . [(string) (concatenated_string)] @route.path . (_) @route.handler)) @route)
+  (#match? @_fn "^(path|re_path|url)$") (#set! framework "django"))
+(augmented_assignment
+  left: (identifier) @route.router
+  right: (list (call function: (identifier) @_fn
+    arguments: (argument_list . [(string) (concatenated_string)] @route.path . (_) @route.handler)) @route)
+  (#match? @_fn "^(path|re_path|url)$") (#set! framework "django"))
+; Django mounts: path("api/", include("shop.api.urls")), re_path(r"^list/(?P<id>\d+)/", include(list_patterns))
+(assignment
+  left: (identifier) @mount.into
+  right: (list (call function: (identifier) @_fn
+    arguments: (argument_list . [(string) (concatenated_string)] @mount.prefix .
+      (call function: (identifier) @_inc arguments: (argument_list . [(string) @mount.from (identifier) @mount.router]))) @mount))
+  (#match? @_fn "^(path|re_path|url)$") (#eq? @_inc "include"))
+(augmented_assignment
+  left: (identifier) @mount.into
+  right: (list (call function: (identifier) @_fn
+    arguments: (argument_list . [(string) (concatenated_string)] @mount.prefix .
+      (call function: (identifier) @_inc arguments: (argument_list . [(string) @mount.from (identifier) @mount.router]))) @mount))
+  (#match? @_fn "^(path|re_path|url)$") (#eq? @_inc "include"))
 ; gRPC: add_CartServiceServicer_to_server(impl, server)
 ((call function: [(identifier) (attribute)] @route.grpc)
  @route
