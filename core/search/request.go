@@ -410,6 +410,9 @@ func handlerName(expr string) string {
 	return expr
 }
 
+// callable are the symbol kinds that declare functions.
+var callable = map[string]bool{"function": true, "method": true, "class": true, "group": true, "constructor": true}
+
 // maxHandlerDecls is how many declarations of a handler's name are read
 // to find the one the route means.
 const maxHandlerDecls = 200
@@ -529,6 +532,10 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 		return core.Hit{}, false, nil
 	}
 	f.Repo = []string{r.Repo}
+	// A handler written as a call (login(s.ds), http(api.posts.read)) names
+	// a function that builds or wraps the handler: only a function, method
+	// or class declares it, not a variable bound by an import.
+	factory := service == "" && strings.Contains(strings.TrimSuffix(strings.TrimSpace(r.Handler), ".as_view()"), "(")
 	hits, err := e.idx.BM25(ctx, "code", "{symbol_name} : "+quote(name), maxHandlerDecls, f)
 	if err != nil {
 		return core.Hit{}, false, fmt.Errorf("look up the handler %s of %s %s: %w", name, r.Method, r.Path, err)
@@ -543,6 +550,9 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 		if service == "" && !declaresExactly(h.Chunk.SymbolName, name) ||
 			service != "" && !declaresName(h, normIdent(name)) { // grpc-java's addItem is AddItem
 			continue
+		}
+		if factory && !callable[h.Chunk.SymbolKind] {
+			continue // http(api.posts.read): http is a wrapper, const http = require("http") no handler
 		}
 		if d, ok := decl[h.Chunk.FilePath]; !ok || h.Chunk.LineStart < d.Chunk.LineStart {
 			decl[h.Chunk.FilePath] = h

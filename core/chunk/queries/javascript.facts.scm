@@ -120,10 +120,11 @@
  (#match? @_cls "^(Redis|IORedis)$") (#set! system "redis"))
 
 ; ---- routes -------------------------------------------------------------
-; Express, Fastify, koa-router: app.get("/x", h), router.post("/x", ...)
+; Express, Fastify, koa-router: app.get("/x", h), router.post("/x", auth, h):
+; the handler is the last argument, after any middleware
 ((call_expression
    function: (member_expression object: (identifier) @route.router property: (property_identifier) @route.verb)
-   arguments: (arguments . (string) @route.path . (_)))
+   arguments: (arguments . (string) @route.path (_) @route.handler .))
  @route
  (#match? @route.verb "^(get|post|put|delete|patch|head|options|all)$")
  (#match? @route.path "^['\"]/") (#set! framework "express"))
