@@ -173,7 +173,7 @@ func mcpServer(ctx context.Context, env *searchEnv, path string) (*mcp.Server, e
 		return g.Resolve(name)
 	}
 
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the indexed code, deploy files, docs, runbooks and conversations (hybrid BM25 and vectors, reranked). Returns the best chunks with file, lines, service and text. Ask as a developer would: an identifier (getUserProfile), a qualified name for its declaration (os.ReadFile, CartService.Checkout), an error message pasted as logged, a stack trace or panic as printed (its frames' chunks come first), 'who calls X' for its callers, or a plain question; filters in the text: type:runbook service:cart lang:go path:src/**."},
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Search the indexed code, deploy files, docs, runbooks and conversations (hybrid BM25 and vectors, reranked). Returns the best chunks with file, lines, service and text. Ask as a developer would: an identifier (getUserProfile), a qualified name for its declaration (os.ReadFile, CartService.Checkout), an error message pasted as logged, a stack trace or panic as printed (its frames' chunks come first), a failed request as logged (an access-log line, a curl command, a gRPC :path or grpc.service/grpc.method: the route or service registration and its handler come first), 'who calls X' for its callers, or a plain question; filters in the text: type:runbook service:cart lang:go path:src/**."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
 			k := in.Limit
 			if k <= 0 {

@@ -67,6 +67,15 @@ of files the index does not hold (the runtime's) are left out. The lists
 search the trace's messages and function names. TEXT "-" reads standard
 input: coderag query - < trace.txt.
 
+A pasted request (an access-log line, a curl command, a structured log's
+method and path, GET https://host/x -> 503) puts the chunk that registers
+the route that serves it first and its handler's declaration second
+(route ... and handles ... beside them); the routes are those the crawl
+found, a request with a method may carry up to three leading segments
+they lack (an ingress's /api). A gRPC call (/pkg.CartService/AddItem as
+Envoy logs :path, or grpc.service= grpc.method=) does the same with the
+service's registration and the method's implementation.
+
 A verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),
