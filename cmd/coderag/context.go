@@ -77,7 +77,7 @@ QUESTION given with it is the change's intent.
 --format json prints
   {"query","budget","used_tokens","chunks":[{"chunk_id","repo_name","file_path",
    "line_start","line_end","symbol_name","service_name","corpus_type","score",
-   "forced","elided","text"}],"services":[{"name","upstream","downstream",
+   "forced","elided","text","why"}],"services":[{"name","upstream","downstream",
    "routes","blast_radius"}],"dropped":[{"chunk_id","location","reason"}],
    "dropped_count"}
 score is what the pack ordered by: the search's score, or with --follow

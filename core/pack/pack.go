@@ -112,6 +112,18 @@ type Piece struct {
 	Text   string
 	// Duplicates are other files holding the same passage, not packed.
 	Duplicates []string
+	// Why says why the search put it first: a pasted trace's frame, the
+	// route a pasted request is served by, its handler ("" for none).
+	Why string
+}
+
+// pinnedWhy is a pinned hit's reason with the line it is about.
+func pinnedWhy(e core.Explain) string {
+	why := e.Pinned()
+	if why != "" && e.RouteLine > 0 {
+		why += fmt.Sprintf(" (line %d)", e.RouteLine)
+	}
+	return why
 }
 
 // Service is a service the evidence belongs to, with its neighbours.
@@ -199,7 +211,7 @@ func Build(ctx context.Context, s Searcher, st Store, g *graph.Graph, query stri
 			continue
 		}
 		seen[h.Chunk.ID] = true
-		ranked = append(ranked, Piece{Chunk: h.Chunk, Score: h.Score, Duplicates: h.Explain.Duplicates})
+		ranked = append(ranked, Piece{Chunk: h.Chunk, Score: h.Score, Duplicates: h.Explain.Duplicates, Why: pinnedWhy(h.Explain)})
 	}
 	if o.Follow < 0 {
 		o.Follow = DefaultFollow

@@ -316,3 +316,30 @@ func TestDuplicatePassagePackedOnce(t *testing.T) {
 		t.Errorf("the pack does not say where the copy is:\n%s", out)
 	}
 }
+
+// TestPinnedWhy: a pinned hit's reason reaches the commentary and the
+// JSON, with the route's line.
+func TestPinnedWhy(t *testing.T) {
+	for _, tt := range []struct {
+		e    core.Explain
+		want string
+	}{
+		{core.Explain{Route: "PUT /feeds/{id}/refresh", RouteLine: 56}, "route PUT /feeds/{id}/refresh (line 56)"},
+		{core.Explain{Route: "PUT /feeds/{id}/refresh"}, "handles PUT /feeds/{id}/refresh"},
+		{core.Explain{Frame: "/app/cart/store.go:88", FrameLine: 88}, "frame store.go:88"},
+		{core.Explain{}, ""},
+	} {
+		if got := pinnedWhy(tt.e); got != tt.want {
+			t.Errorf("pinnedWhy(%+v) = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+	c := core.Chunk{ID: "c1", FilePath: "api/routes.go", LineStart: 50, LineEnd: 60, Text: "mux.HandleFunc(...)"}
+	f := File{Pieces: []Piece{{Chunk: c, Text: c.Text, Why: "route PUT /feeds/{id}/refresh (line 56)"}}}
+	if com := strings.Join(f.commentary(), "\n"); !strings.Contains(com, "route PUT /feeds/{id}/refresh (line 56)") {
+		t.Errorf("commentary = %q, want the route", com)
+	}
+	p := &Pack{Files: []File{f}}
+	if js := p.JSON(); !strings.Contains(js, `"why": "route PUT /feeds/{id}/refresh (line 56)"`) {
+		t.Errorf("JSON = %s, want why", js)
+	}
+}

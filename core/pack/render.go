@@ -130,6 +130,7 @@ type jsonChunk struct {
 	Elided      bool     `json:"elided"`
 	Text        string   `json:"text"`
 	Duplicates  []string `json:"duplicates,omitempty"` // other files holding the same passage, not packed
+	Why         string   `json:"why,omitempty"`        // a pasted trace's frame, a pasted request's route or handler
 }
 
 type jsonService struct {
@@ -157,7 +158,7 @@ func (p *Pack) JSON() string {
 			c := pc.Chunk
 			out.Chunks = append(out.Chunks, jsonChunk{ChunkID: c.ID, RepoName: c.RepoName, FilePath: c.FilePath, LineStart: c.LineStart,
 				LineEnd: c.LineEnd, SymbolName: c.SymbolName, ServiceName: c.ServiceName, CorpusType: string(c.Corpus),
-				Score: math.Round(pc.Score*1e6) / 1e6, Forced: pc.Forced, Elided: pc.Elided, Text: pc.Text, Duplicates: pc.Duplicates})
+				Score: math.Round(pc.Score*1e6) / 1e6, Forced: pc.Forced, Elided: pc.Elided, Text: pc.Text, Duplicates: pc.Duplicates, Why: pc.Why})
 		}
 	}
 	for _, s := range p.Services {
@@ -229,6 +230,9 @@ func (f File) commentary() []string {
 		}
 		if c.Signature != "" && !strings.HasPrefix(c.Signature, "```") {
 			parts = append(parts, "signature: "+c.Signature)
+		}
+		if pc.Why != "" {
+			parts = append(parts, pc.Why)
 		}
 		if pc.Forced {
 			parts = append(parts, "included as asked")
