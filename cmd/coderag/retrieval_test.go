@@ -689,3 +689,43 @@ def suggest(term):
 		t.Errorf("query text output does not show the route:\n%s", s)
 	}
 }
+
+// TestTranslationCatalogs: a web app's interface text translated into a
+// dozen languages does not bury the code that answers a question about
+// the system, and comes back when the question is about the text.
+func TestTranslationCatalogs(t *testing.T) {
+	files := map[string]string{
+		"reader/worker/refresh.go": `package worker
+
+// RefreshDue fetches, in the background, every subscription whose next
+// check time has passed, a batch at a time.
+func (p *Pool) RefreshDue(ctx context.Context) error {
+	subs, err := p.store.DueSubscriptions(ctx, p.batchSize)
+	if err != nil {
+		return err
+	}
+	for _, s := range subs {
+		p.queue <- s
+	}
+	return nil
+}
+`,
+	}
+	for _, lang := range []string{"de", "fr", "es", "it", "ja", "nl", "pl", "pt_BR", "ru", "tr", "uk", "zh_CN"} {
+		files["reader/web/locales/"+lang+"/common.json"] = `{
+  "refresh.background": "Feeds are refreshed in the background (` + lang + `)",
+  "refresh.button": "Refresh all feeds now (` + lang + `)",
+  "refresh.done": "How feeds are refreshed: every 60 minutes (` + lang + `)"
+}
+`
+	}
+	db := crawlFiles(t, t.TempDir(), files)
+	hits := topHits(t, db, "how are feeds refreshed in the background")
+	if len(hits) == 0 || hits[0].FilePath != "worker/refresh.go" {
+		t.Errorf("how are feeds refreshed: first %+v, want worker/refresh.go before the catalogs", hits)
+	}
+	hits = topHits(t, db, "which languages is the refresh button text translated into")
+	if len(hits) == 0 || !strings.Contains(hits[0].FilePath, "/locales/") {
+		t.Errorf("a question about the translations: first %+v, want a catalog", hits)
+	}
+}

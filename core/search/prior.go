@@ -34,13 +34,50 @@ var (
 	// one is test code wherever it lives (a Locust locustfile, a k6
 	// script, a pytest helper).
 	testImports = set([]string{"locust", "k6", "k6/http", "pytest", "unittest", "@playwright/test", "cypress", "vitest", "@jest/globals"})
+	// translationFileRE are translation catalog formats: gettext, XLIFF,
+	// Flutter's ARB, Apple's .strings, Fluent, .NET resources of a
+	// culture (Strings.de.resx), Java resource bundles of a locale
+	// (messages_de.properties).
+	translationFileRE = regexp.MustCompile(`(?i)(\.(po|pot|xlf|xliff|arb|strings|ftl)|\.[a-z]{2}(-[a-z]{2,4})?\.resx|_[a-z]{2}(_[a-z]{2})?\.properties)$`)
+	// translationDataRE are the data formats translation folders hold
+	// (i18next's locales/en.json, Rails' config/locales/de.yml).
+	translationDataRE = regexp.MustCompile(`(?i)\.(json|ya?ml|properties|toml|ini|xml|resx|js|ts)$`)
+	// translationDirs are the folders of translation catalogs.
+	translationDirs = set([]string{"locale", "locales", "i18n", "l10n", "translations", "translation", "lang", "langs", "languages", "lc_messages"})
+	// i18nWords in a query ask about translations or the text a user
+	// sees.
+	i18nWords = set([]string{"translation", "translations", "translate", "translated", "translating", "i18n", "l10n", "locale", "locales",
+		"localization", "localisation", "localized", "localised", "language", "languages", "wording", "label", "labels", "text", "texts",
+		"string", "strings", "says", "shown", "displayed", "gettext", "po"})
 )
+
+// isTranslationCatalog reports whether a file holds translations of a
+// user interface's text: a catalog format, or data in a translations
+// folder.
+func isTranslationCatalog(p string) bool {
+	if translationFileRE.MatchString(p) {
+		return true
+	}
+	if !translationDataRE.MatchString(p) {
+		return false
+	}
+	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+		if translationDirs[d] {
+			return true
+		}
+	}
+	return false
+}
 
 // filePrior is the prior factor of a chunk's file for a query, and why.
 // Test code is a test file's, or a chunk the chunker marked as test code
 // in a file of other code (Meta "test": Rust's #[cfg(test)] modules). CI
 // pipelines get the test prior too, unless the query asks about CI.
-func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, string) {
+// Translation catalogs (one copy of the interface's text per language)
+// get the boilerplate prior, unless the query asks about translations or
+// text, or is a pasted message (message: what a user saw may be written
+// there).
+func filePrior(c core.Chunk, queryWords map[string]bool, message bool, p Params) (float64, string) {
 	if c.FilePath == "" || strings.HasPrefix(string(c.Corpus), "CONVO_") {
 		return 1, ""
 	}
@@ -56,6 +93,11 @@ func filePrior(c core.Chunk, queryWords map[string]bool, p Params) (float64, str
 	case (boilerplateNameRE.MatchString(base) || toolConfigRE.MatchString(base) ||
 		strings.Contains(dir, ".github/issue_template")) && !named:
 		return p.BoilerplatePrior, "repository boilerplate or tool configuration"
+	case isTranslationCatalog(c.FilePath) && !named:
+		if asksTranslations(queryWords, message) {
+			return 1, ""
+		}
+		return p.BoilerplatePrior, "translation catalog"
 	case ciConfigRE.MatchString(c.FilePath):
 		for w := range queryWords {
 			if ciWords[w] || testWords[w] {
@@ -83,4 +125,80 @@ func importsTestFramework(imports []string) bool {
 		}
 	}
 	return false
+}
+
+// asksTranslations reports whether a query asks about translations or
+// the text a user sees, or is a pasted message: translation catalogs may
+// then be the answer.
+func asksTranslations(queryWords map[string]bool, message bool) bool {
+	if message {
+		return true
+	}
+	for w := range queryWords {
+		if i18nWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// maxCatalogGlobs caps the folders a flooded query leaves out.
+const maxCatalogGlobs = 8
+
+// localeSegmentRE is a locale code as a folder or file name: de, pt_BR,
+// zh-Hans, sr_Latn.
+var localeSegmentRE = regexp.MustCompile(`^[a-z]{2,3}([_-][A-Za-z0-9]{2,4})*$`)
+
+// catalogFlood returns path globs for the translation catalogs that hold
+// half or more of a query's best depth candidates, when the query does
+// not ask about translations or text; nil otherwise. The search asks
+// again without them (Filter.NotPath): a catalog's copies, one per
+// language, otherwise fill every list before the code.
+func catalogFlood(fused []core.Hit, depth int, query string) []string {
+	if asksTranslations(set(codetok.Words(query)), messageSigns(query)) {
+		return nil
+	}
+	n := min(depth, len(fused))
+	var globs []string
+	seen := map[string]bool{}
+	count := 0
+	for _, h := range fused[:n] {
+		if !isTranslationCatalog(h.Chunk.FilePath) {
+			continue
+		}
+		count++
+		if g := catalogGlob(h.Chunk.FilePath); g != "" && !seen[g] && len(globs) < maxCatalogGlobs {
+			seen[g] = true
+			globs = append(globs, g)
+		}
+	}
+	if n == 0 || count*2 < n {
+		return nil
+	}
+	return globs
+}
+
+// catalogGlob is the glob of a catalog's copies in every language: the
+// locale folders below the translations folder and the file name as
+// wildcards (web/locales/de/common.json: web/locales/*/*.json,
+// shop/locale/fr/LC_MESSAGES/django.po: shop/locale/*/LC_MESSAGES/*.po);
+// "" for a path with glob characters.
+func catalogGlob(p string) string {
+	if strings.ContainsAny(p, "*?[]") {
+		return ""
+	}
+	segs := strings.Split(path.Dir(p), "/")
+	if path.Dir(p) == "." {
+		segs = nil
+	}
+	below := false
+	for i, s := range segs {
+		switch {
+		case translationDirs[strings.ToLower(s)]:
+			below = true
+		case below && localeSegmentRE.MatchString(s):
+			segs[i] = "*"
+		}
+	}
+	return strings.TrimPrefix(strings.Join(append(segs, "*"+path.Ext(p)), "/"), "/")
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"strings"
 	"testing"
 
 	"coderag/core"
@@ -45,11 +46,69 @@ func TestFilePrior(t *testing.T) {
 		{"lint config", core.Chunk{FilePath: ".eslintrc.json"}, "how is the cart rendered", 0.3, "repository boilerplate or tool configuration"},
 		{"lint config named", core.Chunk{FilePath: ".eslintrc.json"}, "which eslintrc rules apply", 1, ""},
 		{"conversation", core.Chunk{FilePath: "slack/ops.json", Corpus: core.CorpusType("CONVO_SLACK")}, "tests", 1, ""},
+		// Translation catalogs: one copy of the interface's text per
+		// language, answers to questions about that text only.
+		{"i18next locale", core.Chunk{FilePath: "web/public/locales/de/common.json"}, "how are orders refreshed in the background", 0.3, "translation catalog"},
+		{"gettext catalog", core.Chunk{FilePath: "shop/locale/fr/LC_MESSAGES/django.po"}, "how are refunds approved", 0.3, "translation catalog"},
+		{"rails locale", core.Chunk{FilePath: "config/locales/en.yml"}, "where are sessions stored", 0.3, "translation catalog"},
+		{"java bundle", core.Chunk{FilePath: "src/main/resources/messages_de.properties"}, "checkout flow", 0.3, "translation catalog"},
+		{"resx of a culture", core.Chunk{FilePath: "Shop.Web/Resources/Strings.fr-CA.resx"}, "checkout flow", 0.3, "translation catalog"},
+		{"asked about translations", core.Chunk{FilePath: "web/public/locales/de/common.json"}, "which languages are translated", 1, ""},
+		{"asked about a label", core.Chunk{FilePath: "config/locales/en.yml"}, "change the label of the refund button", 1, ""},
+		{"a pasted message", core.Chunk{FilePath: "internal/locale/translations/en_US.json"}, "error: unable to refresh feed: 404", 1, ""},
+		{"code in a lang package", core.Chunk{FilePath: "internal/lang/parse.go"}, "how are expressions parsed", 1, ""},
+		{"plain settings json", core.Chunk{FilePath: "config/settings.json"}, "checkout flow", 1, ""},
 	}
 	for _, tt := range tests {
-		got, why := filePrior(tt.chunk, set(codetok.Words(tt.query)), p)
+		got, why := filePrior(tt.chunk, set(codetok.Words(tt.query)), messageSigns(tt.query), p)
 		if got != tt.want || why != tt.wantWhy {
 			t.Errorf("%s: filePrior(%s, %q) = %v %q, want %v %q", tt.name, tt.chunk.FilePath, tt.query, got, why, tt.want, tt.wantWhy)
+		}
+	}
+}
+
+func TestCatalogGlob(t *testing.T) {
+	for in, want := range map[string]string{
+		"web/public/locales/de/common.json":         "web/public/locales/*/*.json",
+		"shop/locale/pt_BR/LC_MESSAGES/django.po":   "shop/locale/*/LC_MESSAGES/*.po",
+		"internal/locale/translations/ja_JP.json":   "internal/locale/translations/*.json",
+		"config/locales/en.yml":                     "config/locales/*.yml",
+		"src/main/resources/messages_de.properties": "src/main/resources/*.properties",
+		"app/i18n/zh-Hans/strings.json":             "app/i18n/*/*.json",
+		"de.po":                                     "*.po",
+		"odd/[x]/locales/de.json":                   "",
+	} {
+		if got := catalogGlob(in); got != want {
+			t.Errorf("catalogGlob(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCatalogFlood: catalogs that hold half the candidates of a question
+// about the system are left out by their folders; not when the query
+// asks about text or translations, is a pasted message, or the catalogs
+// are a few.
+func TestCatalogFlood(t *testing.T) {
+	var flooded, few []core.Hit
+	for _, lang := range []string{"de", "fr", "ja", "pt_BR", "es", "it"} {
+		flooded = append(flooded, core.Hit{Chunk: core.Chunk{FilePath: "web/locales/" + lang + "/common.json"}})
+	}
+	flooded = append(flooded, core.Hit{Chunk: core.Chunk{FilePath: "worker/refresh.go"}}, core.Hit{Chunk: core.Chunk{FilePath: "po/x.po"}})
+	few = append(few, flooded[0], flooded[6], flooded[6], flooded[6])
+	for _, tt := range []struct {
+		hits  []core.Hit
+		query string
+		want  string
+	}{
+		{flooded, "how are feeds refreshed in the background", "web/locales/*/*.json po/*.po"},
+		{flooded, "which languages is the refresh button translated into", ""},
+		{flooded, "change the label of the refresh button", ""},
+		{flooded, "error: refresh failed: 502", ""},
+		{few, "how are feeds refreshed in the background", ""},
+		{nil, "how are feeds refreshed", ""},
+	} {
+		if got := strings.Join(catalogFlood(tt.hits, 50, tt.query), " "); got != tt.want {
+			t.Errorf("catalogFlood(%d hits, %q) = %q, want %q", len(tt.hits), tt.query, got, tt.want)
 		}
 	}
 }

@@ -91,9 +91,9 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 		}
 	}
 	if !e.opts.NoPriors {
-		qw := set(codetok.Words(query))
+		qw, message := set(codetok.Words(query)), messageSigns(query)
 		for i, h := range top {
-			if f, why := filePrior(h.Chunk, qw, e.params); f != 1 {
+			if f, why := filePrior(h.Chunk, qw, message, e.params); f != 1 {
 				rel[i] *= f
 				if top[i].Explain.Boost == 0 {
 					top[i].Explain.Boost = 1

@@ -347,159 +347,178 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		warn string
 		err  error
 	}
-	var denseCh chan denseResult
-	if e.opts.Embedder != nil {
-		denseCh = make(chan denseResult, 1)
-		dctx := ctx // ctx gains the query's IDF below
-		go func() {
-			hits, warn, err := e.dense(dctx, parsed.Text, depth, f)
-			denseCh <- denseResult{hits, warn, err}
-		}()
-	}
 	// What the reranker is told besides the text (rescore, below).
 	facts := queryFacts{phrases: whole, usage: usage, shingles: sh}
 	var lists [][]core.Hit
-	if !e.opts.NoBM25 {
-		p, err := e.plan(ctx, Terms(parsed.Text), synonymWords(parsed.Text))
-		if err != nil {
-			if denseCh != nil {
-				<-denseCh
-			}
-			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
-		}
-		res.Dropped, res.AllCommon = p.dropped, p.and
-		facts.idf = p.idf
-		// The code, prose and whole-file lists run at once, each on a
-		// connection of its own.
-		type list struct {
-			name string
-			run  func() ([]core.Hit, error)
-		}
-		var todo []list
-		for _, index := range []string{"code", "prose"} {
-			match := matchTerms(p.terms, index, p.and)
-			if match == "" {
-				continue
-			}
-			if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(whole) > 0 && !p.and {
-				match += " OR " + quote(whole[0])
-			}
-			todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
-				return e.bm25(ctx, index, match, p.estimate, depth, f)
-			}})
-		}
-		// Synonyms: the query's words and the words of software work that
-		// name the same things (stem.go), for chunks that say "postgres"
-		// where the question says "database"; a list of its own so that it
-		// weighs less than the query's own words. The plan keeps the
-		// synonyms the index holds and, in a large index, not those as
-		// common as its dropped terms.
-		if len(p.synonyms) > 0 && !p.and {
-			if match := matchTerms(p.terms, "code", false); match != "" {
-				for _, w := range p.synonyms {
-					match += " OR " + quote(w)
-				}
-				todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
-					hits, err := e.bm25(ctx, "code", match, p.estimate, depth, f)
-					return relabel(hits, "bm25-synonyms"), err
-				}})
-			}
-		}
-		// Definitions: a qualified name (os.ReadFile, CartService.Checkout)
-		// asks for its declaration, which says ReadFile alone, under its
-		// package's path or its type's scope; its callers, which say
-		// os.ReadFile, fill the other lists. Declarations under the
-		// qualifier come first, then the others of that name.
-		if defs := definitionQueries(p.terms); len(defs.queries) > 0 && !usage {
-			todo = append(todo, list{"bm25-definitions", func() ([]core.Hit, error) {
-				var out []core.Hit
-				seen := map[string]bool{}
-				for _, match := range defs.queries {
-					hits, err := e.idx.BM25(ctx, "code", match, depth, f)
-					if err != nil {
-						return nil, err
-					}
-					// A chunk that declares the name itself before one whose
-					// symbol only contains it (TestOncePanic for Once), and
-					// code before its tests.
-					rank := func(h core.Hit) int {
-						r := 0
-						if !defs.declares(h.Chunk.SymbolName) {
-							r += 2
-						}
-						if core.IsTestPath(h.Chunk.FilePath) {
-							r++
-						}
-						return r
-					}
-					sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i]) < rank(hits[j]) })
-					for _, h := range hits {
-						if !seen[h.Chunk.ID] && len(out) < depth {
-							seen[h.Chunk.ID] = true
-							h.Lists = []core.ListRank{{List: "bm25-definitions", Rank: len(out) + 1, Score: h.Score}}
-							out = append(out, h)
-						}
-					}
-				}
-				return out, nil
-			}})
-		}
-		// A message with its values filled in: the chunks that write
-		// its three-word runs, a list of its own so that a message
-		// written as logged (the whole-text phrase above) still ranks
-		// by its own words first.
-		if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(sh) >= 2 && !p.and {
-			var runs []string
-			for _, s := range sh {
-				runs = append(runs, quote(s))
-			}
-			match := strings.Join(runs, " OR ")
-			todo = append(todo, list{"bm25-message", func() ([]core.Hit, error) {
-				hits, err := e.idx.BM25(ctx, "code", match, depth, f)
-				return relabel(hits, "bm25-message"), err
-			}})
-		}
-		// Whole files: the evidence a file holds between its chunks.
-		if match := matchTerms(p.terms, "code", p.and); match != "" {
-			todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {
-				return e.idx.FileBM25(ctx, match, match, depth, f)
-			}})
-		}
-		got := make([][]core.Hit, len(todo))
-		errs := make([]error, len(todo))
-		var wg sync.WaitGroup
-		for i, l := range todo {
-			wg.Add(1)
+	var fused []core.Hit
+	// The lists run once, or twice when translation catalogs flood them
+	// (below): the second time without the catalogs' folders.
+	lf, listsFrom, warnsFrom := f, len(res.Lists), len(res.Warnings)
+	for pass := 0; ; pass++ {
+		lists, res.Lists, res.Warnings = nil, res.Lists[:listsFrom], res.Warnings[:warnsFrom]
+		var denseCh chan denseResult
+		if e.opts.Embedder != nil {
+			denseCh = make(chan denseResult, 1)
+			dctx := ctx // ctx gains the query's IDF below
 			go func() {
-				defer wg.Done()
-				got[i], errs[i] = l.run()
+				hits, warn, err := e.dense(dctx, parsed.Text, depth, lf)
+				denseCh <- denseResult{hits, warn, err}
 			}()
 		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			if denseCh != nil {
-				<-denseCh
+		if !e.opts.NoBM25 {
+			p, err := e.plan(ctx, Terms(parsed.Text), synonymWords(parsed.Text))
+			if err != nil {
+				if denseCh != nil {
+					<-denseCh
+				}
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 			}
-			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			res.Dropped, res.AllCommon = p.dropped, p.and
+			facts.idf = p.idf
+			// The code, prose and whole-file lists run at once, each on a
+			// connection of its own.
+			type list struct {
+				name string
+				run  func() ([]core.Hit, error)
+			}
+			var todo []list
+			for _, index := range []string{"code", "prose"} {
+				match := matchTerms(p.terms, index, p.and)
+				if match == "" {
+					continue
+				}
+				if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(whole) > 0 && !p.and {
+					match += " OR " + quote(whole[0])
+				}
+				todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
+					return e.bm25(ctx, index, match, p.estimate, depth, lf)
+				}})
+			}
+			// Synonyms: the query's words and the words of software work that
+			// name the same things (stem.go), for chunks that say "postgres"
+			// where the question says "database"; a list of its own so that it
+			// weighs less than the query's own words. The plan keeps the
+			// synonyms the index holds and, in a large index, not those as
+			// common as its dropped terms.
+			if len(p.synonyms) > 0 && !p.and {
+				if match := matchTerms(p.terms, "code", false); match != "" {
+					for _, w := range p.synonyms {
+						match += " OR " + quote(w)
+					}
+					todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
+						hits, err := e.bm25(ctx, "code", match, p.estimate, depth, lf)
+						return relabel(hits, "bm25-synonyms"), err
+					}})
+				}
+			}
+			// Definitions: a qualified name (os.ReadFile, CartService.Checkout)
+			// asks for its declaration, which says ReadFile alone, under its
+			// package's path or its type's scope; its callers, which say
+			// os.ReadFile, fill the other lists. Declarations under the
+			// qualifier come first, then the others of that name.
+			if defs := definitionQueries(p.terms); len(defs.queries) > 0 && !usage {
+				todo = append(todo, list{"bm25-definitions", func() ([]core.Hit, error) {
+					var out []core.Hit
+					seen := map[string]bool{}
+					for _, match := range defs.queries {
+						hits, err := e.idx.BM25(ctx, "code", match, depth, lf)
+						if err != nil {
+							return nil, err
+						}
+						// A chunk that declares the name itself before one whose
+						// symbol only contains it (TestOncePanic for Once), and
+						// code before its tests.
+						rank := func(h core.Hit) int {
+							r := 0
+							if !defs.declares(h.Chunk.SymbolName) {
+								r += 2
+							}
+							if core.IsTestPath(h.Chunk.FilePath) {
+								r++
+							}
+							return r
+						}
+						sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i]) < rank(hits[j]) })
+						for _, h := range hits {
+							if !seen[h.Chunk.ID] && len(out) < depth {
+								seen[h.Chunk.ID] = true
+								h.Lists = []core.ListRank{{List: "bm25-definitions", Rank: len(out) + 1, Score: h.Score}}
+								out = append(out, h)
+							}
+						}
+					}
+					return out, nil
+				}})
+			}
+			// A message with its values filled in: the chunks that write
+			// its three-word runs, a list of its own so that a message
+			// written as logged (the whole-text phrase above) still ranks
+			// by its own words first.
+			if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(sh) >= 2 && !p.and {
+				var runs []string
+				for _, s := range sh {
+					runs = append(runs, quote(s))
+				}
+				match := strings.Join(runs, " OR ")
+				todo = append(todo, list{"bm25-message", func() ([]core.Hit, error) {
+					hits, err := e.idx.BM25(ctx, "code", match, depth, lf)
+					return relabel(hits, "bm25-message"), err
+				}})
+			}
+			// Whole files: the evidence a file holds between its chunks.
+			if match := matchTerms(p.terms, "code", p.and); match != "" {
+				todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {
+					return e.idx.FileBM25(ctx, match, match, depth, lf)
+				}})
+			}
+			got := make([][]core.Hit, len(todo))
+			errs := make([]error, len(todo))
+			var wg sync.WaitGroup
+			for i, l := range todo {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got[i], errs[i] = l.run()
+				}()
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				if denseCh != nil {
+					<-denseCh
+				}
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+			}
+			for i, l := range todo {
+				lists = append(lists, got[i])
+				res.Lists = append(res.Lists, l.name)
+			}
 		}
-		for i, l := range todo {
-			lists = append(lists, got[i])
-			res.Lists = append(res.Lists, l.name)
+		if denseCh != nil {
+			d := <-denseCh
+			if d.err != nil {
+				return Result{}, fmt.Errorf("search %q: %w", q.Text, d.err)
+			}
+			if d.warn != "" {
+				res.Warnings = append(res.Warnings, d.warn)
+			} else {
+				lists = append(lists, d.hits)
+				res.Lists = append(res.Lists, "dense")
+			}
 		}
+		fused = Fuse(e.opts.RRFK, e.opts.Weights, lists...)
+		if pass > 0 || e.opts.NoPriors {
+			break
+		}
+		// A question about the system in an index where a user
+		// interface's text is translated into dozens of languages finds
+		// the catalogs first, one copy per language, and nothing else
+		// within the lists' depth: ask again without their folders.
+		globs := catalogFlood(fused, e.opts.RerankDepth, parsed.Text)
+		if len(globs) == 0 {
+			break
+		}
+		lf.NotPath = append(slices.Clone(f.NotPath), globs...)
 	}
-	if denseCh != nil {
-		d := <-denseCh
-		if d.err != nil {
-			return Result{}, fmt.Errorf("search %q: %w", q.Text, d.err)
-		}
-		if d.warn != "" {
-			res.Warnings = append(res.Warnings, d.warn)
-		} else {
-			lists = append(lists, d.hits)
-			res.Lists = append(res.Lists, "dense")
-		}
-	}
-	fused := Fuse(e.opts.RRFK, e.opts.Weights, lists...)
 	e.spreadFileRanks(fused, lists)
 	hits := dedupe(fused)
 	hits, warn := e.rescore(withFacts(ctx, facts), parsed.Text, hits, k)
