@@ -79,8 +79,10 @@ var (
 	fileExtRE = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}(?::\d+)*$`)
 )
 
-// ParseRequests returns the HTTP requests a text names, in order, each
-// once.
+// ParseRequests returns the HTTP requests and gRPC calls a text names,
+// each once, at most maxRequests: full gRPC method names first, then
+// request lines, curl commands, structured logs' fields, URLs and paths
+// written alone.
 func ParseRequests(text string) []Request {
 	var out []Request
 	seen := map[string]bool{}
@@ -114,23 +116,6 @@ func ParseRequests(text string) []Request {
 	for _, m := range grpcPathRE.FindAllStringSubmatchIndex(text, maxMatches) {
 		addRPC(text[m[2]:m[3]], text[m[4]:m[5]], m[2]-1)
 	}
-	for off := 0; off < len(text); {
-		end := strings.IndexByte(text[off:], '\n')
-		if end < 0 {
-			end = len(text) - off
-		}
-		line := text[off : off+end]
-		if sm, mm := grpcServiceKVRE.FindStringSubmatch(line), grpcMethodKVRE.FindStringSubmatchIndex(line); sm != nil && mm != nil {
-			method := line[mm[2]:mm[3]]
-			if i := strings.LastIndexByte(method, '/'); i >= 0 {
-				method = method[i+1:] // a full method name in the method field
-			}
-			if method != "" {
-				addRPC(sm[1], method, off+mm[2])
-			}
-		}
-		off += end + 1
-	}
 	for _, m := range methodTargetRE.FindAllStringSubmatchIndex(text, maxMatches) {
 		add(text[m[2]:m[3]], text[m[4]:m[5]], m[4], false)
 	}
@@ -152,12 +137,23 @@ func ParseRequests(text string) []Request {
 		}
 		add(method, target, m[0]+u[0], false)
 	}
+	// Structured logs, a line at a time: a gRPC interceptor's service and
+	// method, an HTTP request's method and path.
 	for off := 0; off < len(text); {
 		end := strings.IndexByte(text[off:], '\n')
 		if end < 0 {
 			end = len(text) - off
 		}
 		line := text[off : off+end]
+		if sm, mm := grpcServiceKVRE.FindStringSubmatch(line), grpcMethodKVRE.FindStringSubmatchIndex(line); sm != nil && mm != nil {
+			method := line[mm[2]:mm[3]]
+			if i := strings.LastIndexByte(method, '/'); i >= 0 {
+				method = method[i+1:] // a full method name in the method field
+			}
+			if method != "" {
+				addRPC(sm[1], method, off+mm[2])
+			}
+		}
 		for _, pm := range kvPathRE.FindAllStringSubmatchIndex(line, maxMatches) {
 			if notRequestKeyRE.MatchString(line[pm[2]:pm[3]]) {
 				continue
@@ -211,10 +207,11 @@ func requestPath(target string) (string, bool) {
 	if dec, err := url.PathUnescape(target); err == nil {
 		target = dec
 	}
-	if len(core.RouteSegments(target)) == 0 {
+	segs := core.RouteSegments(target)
+	if len(segs) == 0 {
 		return "", false // "/" is every service's
 	}
-	return "/" + strings.Join(core.RouteSegments(target), "/"), true
+	return "/" + strings.Join(segs, "/"), true
 }
 
 // maxPrefix is how many leading segments of a request may be a prefix the
@@ -252,9 +249,8 @@ func (m routeMatch) better(o routeMatch) bool {
 	return !m.test && o.test
 }
 
-func (m routeMatch) same(o routeMatch) bool {
-	return m.literals == o.literals && m.skipped == o.skipped && m.named == o.named && m.method == o.method && m.test == o.test
-}
+// same reports whether two matches are as good as each other.
+func (m routeMatch) same(o routeMatch) bool { return !m.better(o) && !o.better(m) }
 
 // maxRouteTies is how many routes that serve a request equally well are
 // kept; more say the request is ambiguous (a catch-all per service).
@@ -289,6 +285,8 @@ func matchRequest(req Request, routes []core.RouteAt) []core.RouteAt {
 	return out
 }
 
+// matchRoute is how well route r serves req, whose path's segments are
+// cs (the best of the prefixes it may skip); false when it does not.
 func matchRoute(req Request, cs []string, r core.RouteAt) (routeMatch, bool) {
 	if (r.Method == "GRPC") != (req.Method == "GRPC") {
 		return routeMatch{}, false
