@@ -720,6 +720,17 @@ func (x *extractor) pythonFramework(router *ts.Node) string {
 	return "fastapi"
 }
 
+// importsPrefix reports whether the file imports a package whose path
+// starts with p (any major version).
+func (x *extractor) importsPrefix(p string) bool {
+	for _, imp := range x.fileImports {
+		if strings.HasPrefix(imp, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func (x *extractor) route(m *match) []fact {
 	n := m.first("route")
 	fw := m.props["framework"]
@@ -755,6 +766,23 @@ func (x *extractor) route(m *match) []fact {
 	path, key := "", uint(0)
 	if p := m.first("route.path"); p != nil {
 		path, key = x.ev.eval(p, 0).text, p.StartByte()+1
+	}
+	if fw == "router" {
+		// Go's routers: a relative path ("", "current/user") is a route
+		// on a known group only, not a Get("key", v) of a cache or
+		// slog.Any("error", err); the handler is the last argument after
+		// gin's, chi's and fiber's middleware, the first before echo's.
+		_, group := x.routers[m.first("route.router").Utf8Text(x.src)]
+		if !strings.HasPrefix(path, "/") && !group {
+			return nil
+		}
+		if a := m.first("route.args"); a != nil && a.NamedChildCount() > 2 && !x.importsPrefix("github.com/labstack/echo") {
+			h := a.NamedChild(a.NamedChildCount() - 1)
+			base.Handler = h.Utf8Text(x.src)
+			if h.Kind() == "func_literal" {
+				base.Handler = "(inline)"
+			}
+		}
 	}
 	// Go 1.22 patterns carry the method: "POST /v1/checkout".
 	methods := []string{}

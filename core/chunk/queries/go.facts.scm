@@ -150,13 +150,15 @@
    arguments: (argument_list) @route.verb)
  @route
  (#match? @_fn "^(Handle|HandleFunc)$") (#match? @_mid "^(Name|Queries|Headers|HeadersRegexp|Schemes|Host)$") (#eq? @_m "Methods") (#set! framework "gorilla/mux"))
-; chi, gin, echo, fiber: r.Get("/x", h), r.GET("/x", h), e.POST(...), app.Get(...)
+; chi, gin, echo, fiber: r.Get("/x", h), r.GET("/x", mw, h), e.POST(...), app.Get(...);
+; a path without its slash (gin's group.GET("", h)) only on a known group
+; (core/chunk/facts.go)
 ((call_expression
    function: (selector_expression operand: (_) @route.router field: (field_identifier) @route.verb)
-   arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler))
+   arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler) @route.args)
  @route
  (#match? @route.verb "^(Get|Post|Put|Delete|Patch|Head|Options|Any|All|GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS|Any)$")
- (#match? @route.path "^[\"`]/") (#set! framework "router"))
+ (#set! framework "router"))
 ; chi: r.Method("GET", "/x", h)
 ((call_expression
    function: (selector_expression operand: (_) @route.router field: (field_identifier) @_fn)

@@ -33,6 +33,8 @@ func routes() {
 	g := gin.Default()
 	v1 := g.Group("/v1")
 	v1.GET("/items/:sku", getItem)
+	v1.GET("", listItems)
+	g.GET("/admin/stats", requireAdmin(), adminStats)
 
 	m := mux.NewRouter()
 	m.HandleFunc("/legacy/orders", listOrders).Methods("GET", "HEAD")
