@@ -105,6 +105,7 @@ func (c *Chunker) Proto(src []byte, base core.Chunk) Result {
 				rpc := toks[k+1].text
 				sig := protoSignature(src, toks, k, end)
 				b.emit(rs, toks[end].end, meta{symbol: rpc, kind: "rpc", signature: sig, scope: []string{name}})
+				b.facts = append(b.facts, gatewayRoutes(src, toks[k].start, toks[end].end, name, rpc)...)
 				k = end
 			}
 			if !headDone { // a service without rpcs
@@ -120,6 +121,71 @@ func (c *Chunker) Proto(src []byte, base core.Chunk) Result {
 	}
 	b.cover()
 	return Result{Chunks: b.chunks}
+}
+
+// gatewayBindingRE is an HTTP binding of an rpc's google.api.http option
+// (gRPC-Gateway, Google's transcoding): get: "/v1/{name=shelves/*}".
+var gatewayBindingRE = regexp.MustCompile(`\b(get|put|post|delete|patch)\s*:\s*"(/[^"]*)"`)
+
+// gatewayRoutes are the HTTP routes an rpc's google.api.http option binds
+// (the rpc between start and end in src; additional_bindings too): the
+// framework grpc-gateway, the rpc its handler and its service the router,
+// so that a request finds the method's implementation.
+func gatewayRoutes(src []byte, start, end uint, service, rpc string) []fact {
+	text := src[start:end]
+	if !bytes.Contains(text, []byte("google.api.http")) {
+		return nil
+	}
+	var out []fact
+	for _, m := range gatewayBindingRE.FindAllSubmatchIndex(text, -1) {
+		at := start + uint(m[0])
+		r := core.Route{Method: strings.ToUpper(string(text[m[2]:m[3]])), Path: normPath(gatewayPath(string(text[m[4]:m[5]]))),
+			Framework: "grpc-gateway", Handler: rpc, Router: service, Line: lineOf(src, int(at))}
+		out = append(out, fact{at: at, route: &r})
+	}
+	return out
+}
+
+// gatewayPath writes a transcoding template as a route template: each *
+// of a variable's pattern is a placeholder named for the variable
+// ({name=shelves/*/books/*}: shelves/{name}/books/{name}), ** a catch-all,
+// and a custom verb (:archive) is left off.
+func gatewayPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		if p[i] != '{' {
+			b.WriteByte(p[i])
+			i++
+			continue
+		}
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 {
+			b.WriteString(p[i:])
+			break
+		}
+		name, pattern, ok := strings.Cut(p[i+1:i+j], "=")
+		switch {
+		case !ok:
+			b.WriteString("{" + name + "}")
+		default:
+			parts := strings.Split(pattern, "/")
+			for k, part := range parts {
+				switch part {
+				case "*":
+					parts[k] = "{" + name + "}"
+				case "**":
+					parts[k] = "{" + name + "...}"
+				}
+			}
+			b.WriteString(strings.Join(parts, "/"))
+		}
+		i += j + 1
+	}
+	out := b.String()
+	if k := strings.LastIndexByte(out, ':'); k > strings.LastIndexByte(out, '/') && k > strings.LastIndexByte(out, '}') {
+		out = out[:k] // a custom verb
+	}
+	return out
 }
 
 type protoToken struct {

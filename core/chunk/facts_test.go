@@ -83,3 +83,19 @@ func TestFactsGolden(t *testing.T) {
 		t.Errorf("%d fixtures, want one per language", n)
 	}
 }
+
+func TestGatewayPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/v1/{name=shelves/*/books/*}": "/v1/shelves/{name}/books/{name}",
+		"/v1/{name=memos/*}:archive":   "/v1/memos/{name}",
+		"/v1/orders/{order_id}/cancel": "/v1/orders/{order_id}/cancel",
+		"/v1/{parent=users/*}/memos":   "/v1/users/{parent}/memos",
+		"/v1/files/{path=**}":          "/v1/files/{path...}",
+		"/v1/{memo.name=memos/*}":      "/v1/memos/{memo.name}",
+		"/v1/broken/{name":             "/v1/broken/{name",
+	} {
+		if got := gatewayPath(in); got != want {
+			t.Errorf("gatewayPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -367,6 +367,35 @@ func implements(c core.Chunk, service, method string) bool {
 	return false
 }
 
+// rpcRequestRE is an rpc's request message in its signature: rpc
+// UpdateMemo(UpdateMemoRequest) returns (Memo), rpc Watch(stream
+// WatchRequest) returns (stream WatchResponse).
+var rpcRequestRE = regexp.MustCompile(`^rpc\s+\w+\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)`)
+
+// lastDotted is the part of a dotted name after its last dot.
+func lastDotted(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
+
+// takes reports whether a declaration's signature names a type as a whole
+// word: *v1pb.UpdateMemoRequest takes UpdateMemoRequest, not
+// BatchUpdateMemoRequest.
+func takes(signature, typ string) bool {
+	for i := 0; ; {
+		j := strings.Index(signature[i:], typ)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(typ)
+		if (at == 0 || !isWordByte(signature[at-1])) && (end == len(signature) || !isWordByte(signature[end])) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
 // dirsNamed counts the segments that are directory names of file.
 func dirsNamed(segs []string, file string) int {
 	if len(segs) == 0 {
@@ -469,6 +498,10 @@ func (e *Engine) requestHits(ctx context.Context, reqs []Request, f core.Filter)
 		for _, r := range matchRequest(req, routes) {
 			sv := served{name: r.Method + " " + r.Path}
 			handler, service := handlerName(r.Handler), ""
+			if r.Framework == "grpc-gateway" {
+				// An rpc bound to HTTP: its service's implementation.
+				service = r.Router
+			}
 			if req.Method == "GRPC" {
 				// The service's implementation of the called method.
 				sv.name, handler, service = "GRPC "+strings.TrimPrefix(req.Path, "/"), path.Base(req.Path), path.Dir(req.Path)[1:]
@@ -521,7 +554,8 @@ func routeChunk(near []core.Hit, r core.RouteAt) (core.Hit, bool) {
 
 // handlerHit finds the declaration of a route's handler (name, see
 // handlerName; a gRPC call's method): for a gRPC method the one declared
-// in a type named for the service (kvServer serves KV); else the one
+// in a type named for the service (kvServer serves KV), else the one that
+// takes the rpc's request message (from the .proto); else the one
 // declaration of its name in the route's repository's code, or the one in
 // the route's directory. The names come from the code index's
 // symbol column, filters applied.
@@ -540,7 +574,20 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 	}
 	// The candidates by file: a long declaration is several chunks of one
 	// name, and its first is where it starts.
-	decl, inDir, ofService := map[string]core.Hit{}, map[string]core.Hit{}, map[string]core.Hit{}
+	// An rpc's request message, from its declaration in a .proto file:
+	// the implementation takes it (UpdateMemo(ctx, *pb.UpdateMemoRequest)).
+	request := ""
+	if service != "" {
+		for _, h := range hits {
+			if h.Chunk.Language == "protobuf" && declaresName(h, normIdent(name)) &&
+				strings.Contains(h.Chunk.ContextPrefix, " > "+lastDotted(service)+" > ") {
+				if m := rpcRequestRE.FindStringSubmatch(h.Chunk.Signature); m != nil {
+					request = lastDotted(m[1])
+				}
+			}
+		}
+	}
+	decl, inDir, ofService, ofRequest := map[string]core.Hit{}, map[string]core.Hit{}, map[string]core.Hit{}, map[string]core.Hit{}
 	for _, h := range hits {
 		if h.Chunk.Corpus != core.CodeLogic || h.Chunk.Language == "protobuf" {
 			continue // a translation key, a config entry, the interface
@@ -560,6 +607,9 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 			if service != "" && implements(h.Chunk, service, name) {
 				ofService[h.Chunk.FilePath] = h
 			}
+			if request != "" && takes(h.Chunk.Signature, request) {
+				ofRequest[h.Chunk.FilePath] = h
+			}
 		}
 	}
 	only := func(m map[string]core.Hit) core.Hit {
@@ -572,6 +622,8 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 	switch {
 	case len(ofService) == 1:
 		h = only(ofService)
+	case len(ofRequest) == 1:
+		h = only(ofRequest)
 	case len(decl) == 1:
 		h = only(decl)
 	case len(inDir) == 1:

@@ -214,3 +214,22 @@ func FuzzParseRequests(f *testing.F) {
 		}
 	})
 }
+
+func TestTakes(t *testing.T) {
+	for _, tt := range []struct {
+		sig, typ string
+		want     bool
+	}{
+		{"func (s *APIV1Service) UpdateMemo(ctx context.Context, request *v1pb.UpdateMemoRequest) (*v1pb.Memo, error)", "UpdateMemoRequest", true},
+		{"func (s *APIV1Service) BatchUpdateMemo(ctx context.Context, r *v1pb.BatchUpdateMemoRequest) error", "UpdateMemoRequest", false},
+		{"public void updateMemo(UpdateMemoRequest request, StreamObserver<Memo> out)", "UpdateMemoRequest", true},
+		{"", "UpdateMemoRequest", false},
+	} {
+		if got := takes(tt.sig, tt.typ); got != tt.want {
+			t.Errorf("takes(%q, %q) = %v, want %v", tt.sig, tt.typ, got, tt.want)
+		}
+	}
+	if m := rpcRequestRE.FindStringSubmatch("rpc Watch(stream etcdserverpb.WatchRequest) returns (stream WatchResponse)"); m == nil || lastDotted(m[1]) != "WatchRequest" {
+		t.Errorf("rpcRequestRE on a streaming rpc = %v", m)
+	}
+}
