@@ -729,3 +729,49 @@ func (p *Pool) RefreshDue(ctx context.Context) error {
 		t.Errorf("a question about the translations: first %+v, want a catalog", hits)
 	}
 }
+
+// TestLongPaste: the last few thousand lines of an access log, pasted
+// whole, are searched by their most telling terms (with a warning that
+// says so) and still find the route they hit; before, FTS5 got every
+// term OR-ed and a 50 KB log took a minute.
+func TestLongPaste(t *testing.T) {
+	db := crawlFiles(t, t.TempDir(), map[string]string{
+		"billing/routes.go": `package main
+
+import "net/http"
+
+func routes(h *handlers) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /invoices/{id}/pdf", h.invoicePDF)
+	return mux
+}
+`,
+	})
+	var b strings.Builder
+	for i := 0; b.Len() < 300_000; i++ {
+		fmt.Fprintf(&b, "10.0.%d.%d - - [24/Nov/2026:07:%02d:%02d +0000] \"GET /invoices/inv_%d/pdf HTTP/1.1\" 504 0 \"-\" \"Go-http-client/1.1\"\n", i%200, i%250, i%60, i%60, i)
+	}
+	var out, errb bytes.Buffer
+	io := &ioStreams{in: strings.NewReader(b.String()), out: &out, err: &errb, termWidth: func() int { return 80 }}
+	if code := run(context.Background(), []string{"query", "--db", db, "-k", "3", "--json", "-"}, io); code != 0 {
+		t.Fatalf("query - (300 KB): exit %d: %s", code, errb.String())
+	}
+	var res struct {
+		Warnings []string `json:"warnings"`
+		Hits     []struct {
+			queryHit
+			Explain struct {
+				Route string `json:"route"`
+			} `json:"explain"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("query --json: %v", err)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "a long text") }) {
+		t.Errorf("warnings = %q, want the long text's", res.Warnings)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Explain.Route != "GET /invoices/{id}/pdf" {
+		t.Errorf("hits = %+v, want the route first", res.Hits)
+	}
+}

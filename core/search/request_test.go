@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -231,5 +232,41 @@ func TestTakes(t *testing.T) {
 	}
 	if m := rpcRequestRE.FindStringSubmatch("rpc Watch(stream etcdserverpb.WatchRequest) returns (stream WatchResponse)"); m == nil || lastDotted(m[1]) != "WatchRequest" {
 		t.Errorf("rpcRequestRE on a streaming rpc = %v", m)
+	}
+}
+
+// TestCondense: a long text is searched by its most telling terms, words
+// before values, the most repeated first, in the text's order; a short
+// one as it is.
+func TestCondense(t *testing.T) {
+	if got, ok := condense("why does checkout time out"); ok || got != "why does checkout time out" {
+		t.Errorf("condense(short) = %q, %v", got, ok)
+	}
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "10.0.0.%d GET /orders/%d upstream timeout cart-service ", i%250, i)
+	}
+	got, ok := condense(b.String())
+	if !ok {
+		t.Fatal("condense(long) did not condense")
+	}
+	ts := Terms(got)
+	if len(ts) > maxQueryTerms || len(ts) == 0 {
+		t.Fatalf("condense(long) = %d terms", len(ts))
+	}
+	for _, want := range []string{"GET", "upstream", "timeout", "cart-service"} {
+		if !slices.Contains(ts, want) {
+			t.Errorf("condense(long) = %q, want %s kept", got, want)
+		}
+	}
+	if values := len(ts) - 4; values > maxQueryTerms/4 {
+		t.Errorf("condense(long) = %q: %d values, want a quarter at most", got, values)
+	}
+	if !strings.Contains(got, "GET upstream timeout cart-service") {
+		t.Errorf("condense(long) = %q, want the words in the text's order", got)
+	}
+	// Few distinct terms said many times: each once.
+	if got, ok := condense(strings.Repeat("connection refused ", 100)); !ok || got != "connection refused" {
+		t.Errorf("condense(repeats) = %q, %v", got, ok)
 	}
 }

@@ -333,6 +333,13 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// line is found where it is written, before the chunks that hold its
 	// words apart.
 	whole, sh := wholePhrases(parsed.Text), shingles(parsed.Text)
+	// A long paste (a log's last hundred lines) is searched by its most
+	// telling terms, not as a phrase: FTS5's cost grows with every term
+	// OR-ed in, and a 50 KB log took a minute.
+	if short, ok := condense(parsed.Text); ok {
+		parsed.Text, whole = short, nil
+		res.Warnings = append(res.Warnings, fmt.Sprintf("a long text: searched by %d of its terms (words before values, the most repeated first)", len(Terms(short))))
+	}
 	usage := usageQuestion(parsed.Text)
 	extra, err := e.expansions(ctx, parsed.Text)
 	if err != nil {
@@ -1074,6 +1081,69 @@ func contentWords(ws []string) int {
 }
 
 func hasDigit(s string) bool { return strings.ContainsFunc(s, unicode.IsDigit) }
+
+// maxQueryTerms is how many distinct terms of a long text are searched.
+const maxQueryTerms = 64
+
+// condense returns the terms of a text with more than maxQueryTerms of
+// them that tell most, each once, in the text's order, and true: words
+// before values (numbers, addresses, timestamps: a quarter at most), the
+// ones the text repeats most first; the text itself and false when it is
+// short.
+func condense(text string) (string, bool) {
+	ts := Terms(text)
+	if len(ts) <= maxQueryTerms {
+		return text, false
+	}
+	type term struct {
+		text         string
+		first, count int
+		word         bool
+	}
+	byKey := map[string]*term{}
+	var all []*term
+	for i, t := range ts {
+		k := strings.ToLower(t)
+		if tm, ok := byKey[k]; ok {
+			tm.count++
+			continue
+		}
+		tm := &term{text: t, first: i, count: 1, word: strings.ContainsFunc(t, unicode.IsLetter) && !hasDigit(t)}
+		byKey[k] = tm
+		all = append(all, tm)
+	}
+	// Words first, the most repeated first; values (a log's addresses,
+	// IDs and times) fill a quarter at most.
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].word != all[j].word {
+			return all[i].word
+		}
+		return all[i].count > all[j].count
+	})
+	kept, values := 0, 0
+	for _, tm := range all {
+		if kept == maxQueryTerms {
+			break
+		}
+		if !tm.word {
+			if values == maxQueryTerms/4 {
+				break
+			}
+			values++
+		}
+		kept++
+	}
+	all = all[:kept]
+	sort.SliceStable(all, func(i, j int) bool { return all[i].first < all[j].first })
+	out := make([]string, len(all))
+	for i, tm := range all {
+		out[i] = tm.text
+		if strings.ContainsFunc(tm.text, unicode.IsSpace) {
+			out[i] = quote(tm.text)
+		}
+	}
+	return strings.Join(out, " "), true
+}
 
 func wholePhrases(text string) []string {
 	if strings.Contains(text, `"`) {
