@@ -720,6 +720,37 @@ func (x *extractor) pythonFramework(router *ts.Node) string {
 	return "fastapi"
 }
 
+// inlineGroups reads a router written as a chain of calls
+// (g.Group("/user").Use(auth)): the router it starts from and the
+// prefixes of the Group, Route and PathPrefix calls on the way, outermost
+// first; "" and none for a router that is not such a chain.
+func (x *extractor) inlineGroups(n *ts.Node) (string, []string) {
+	var prefixes []string
+	for n != nil && n.Kind() == "call_expression" {
+		fn := n.ChildByFieldName("function")
+		if fn == nil || fn.Kind() != "selector_expression" {
+			return "", nil
+		}
+		field, args := fn.ChildByFieldName("field"), n.ChildByFieldName("arguments")
+		switch f := field.Utf8Text(x.src); f {
+		case "Group", "Route", "PathPrefix":
+			if args == nil || args.NamedChildCount() == 0 {
+				return "", nil
+			}
+			a := args.NamedChild(0)
+			if k := a.Kind(); k != "interpreted_string_literal" && k != "raw_string_literal" {
+				return "", nil
+			}
+			prefixes = append([]string{x.ev.eval(a, 0).text}, prefixes...)
+		}
+		n = fn.ChildByFieldName("operand")
+	}
+	if n == nil || n.Kind() != "identifier" || len(prefixes) == 0 {
+		return "", nil
+	}
+	return n.Utf8Text(x.src), prefixes
+}
+
 // importsPrefix reports whether the file imports a package whose path
 // starts with p (any major version).
 func (x *extractor) importsPrefix(p string) bool {
@@ -772,8 +803,9 @@ func (x *extractor) route(m *match) []fact {
 		// on a known group only, not a Get("key", v) of a cache or
 		// slog.Any("error", err); the handler is the last argument after
 		// gin's, chi's and fiber's middleware, the first before echo's.
-		_, group := x.routers[m.first("route.router").Utf8Text(x.src)]
-		if !strings.HasPrefix(path, "/") && !group {
+		rn := m.first("route.router")
+		_, group := x.routers[rn.Utf8Text(x.src)]
+		if _, inline := x.inlineGroups(rn); !strings.HasPrefix(path, "/") && !group && len(inline) == 0 {
 			return nil
 		}
 		if a := m.first("route.args"); a != nil && a.NamedChildCount() > 2 && !x.importsPrefix("github.com/labstack/echo") {
@@ -816,6 +848,12 @@ func (x *extractor) route(m *match) []fact {
 	}
 	if r := m.first("route.router"); r != nil {
 		base.Router = r.Utf8Text(x.src)
+		// g.Group("/user").Use(auth).POST("", h): the groups made on the
+		// way come after the chain of the router they start from.
+		name, inline := x.inlineGroups(r)
+		if name != "" {
+			base.Router = name
+		}
 		var chain []string
 		for name, seen := base.Router, 0; seen < 8; seen++ {
 			def, ok := x.routers[name]
@@ -825,7 +863,7 @@ func (x *extractor) route(m *match) []fact {
 			chain = append([]string{def.prefix}, chain...)
 			name = def.parent
 		}
-		prefix = append(prefix, chain...)
+		prefix = append(append(prefix, chain...), inline...)
 	}
 	full := path
 	for i := len(prefix) - 1; i >= 0; i-- {

@@ -35,6 +35,7 @@ func routes() {
 	v1.GET("/items/:sku", getItem)
 	v1.GET("", listItems)
 	g.GET("/admin/stats", requireAdmin(), adminStats)
+	v1.Group("/users").Use(requireAdmin()).POST("", createUser)
 
 	m := mux.NewRouter()
 	m.HandleFunc("/legacy/orders", listOrders).Methods("GET", "HEAD")
