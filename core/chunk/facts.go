@@ -823,7 +823,7 @@ func (x *extractor) route(m *match) []fact {
 		path = strings.TrimSpace(path[i+1:])
 	}
 	if v := m.first("route.verb"); v != nil && len(methods) == 0 {
-		if w := verbOf(v.Utf8Text(x.src)); w != "" && v.Kind() != "list" && v.Kind() != "argument_list" && v.Kind() != "array_creation_expression" {
+		if w := verbOf(v.Utf8Text(x.src)); w != "" && v.Kind() != "list" && v.Kind() != "argument_list" && v.Kind() != "array_creation_expression" && v.Kind() != "composite_literal" {
 			methods = append(methods, w)
 		} else {
 			for _, lv := range x.ev.list(v, 0) {

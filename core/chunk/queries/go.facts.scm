@@ -159,6 +159,12 @@
  @route
  (#match? @route.verb "^(Get|Post|Put|Delete|Patch|Head|Options|Any|All|GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS|Any)$")
  (#set! framework "router"))
+; gin: r.Match([]string{"GET", "HEAD"}, "/x", h)
+((call_expression
+   function: (selector_expression operand: (_) @route.router field: (field_identifier) @_fn)
+   arguments: (argument_list . (composite_literal) @route.verb . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler))
+ @route
+ (#eq? @_fn "Match") (#set! framework "gin"))
 ; chi: r.Method("GET", "/x", h)
 ((call_expression
    function: (selector_expression operand: (_) @route.router field: (field_identifier) @_fn)

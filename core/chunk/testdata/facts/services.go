@@ -36,6 +36,7 @@ func routes() {
 	v1.GET("", listItems)
 	g.GET("/admin/stats", requireAdmin(), adminStats)
 	v1.Group("/users").Use(requireAdmin()).POST("", createUser)
+	g.Match([]string{http.MethodGet, "HEAD"}, "/healthz", health)
 
 	m := mux.NewRouter()
 	m.HandleFunc("/legacy/orders", listOrders).Methods("GET", "HEAD")
