@@ -178,6 +178,12 @@
      function: (selector_expression operand: (_) @router.parent field: (field_identifier) @_fn)
      arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @router.prefix)))
  (#match? @_fn "^(Group|Route|Mount|PathPrefix)$")) @router
+; routers made by a web framework: g := gin.New(), e := echo.New(), r := chi.NewRouter()
+(short_var_declaration
+   left: (expression_list . (identifier) @router.name)
+   right: (expression_list . (call_expression
+     function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn)))
+ (#match? @_pkg "^(gin|echo|chi|fiber|mux|httprouter)$") (#match? @_fn "^(New|Default|NewRouter)$")) @router
 ; gorilla/mux: api := r.PathPrefix("/api").Subrouter()
 (short_var_declaration
    left: (expression_list . (identifier) @router.name)

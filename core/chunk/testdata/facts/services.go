@@ -37,6 +37,7 @@ func routes() {
 	g.GET("/admin/stats", requireAdmin(), adminStats)
 	v1.Group("/users").Use(requireAdmin()).POST("", createUser)
 	g.Match([]string{http.MethodGet, "HEAD"}, "/healthz", health)
+	g.GET("version", version)
 
 	m := mux.NewRouter()
 	m.HandleFunc("/legacy/orders", listOrders).Methods("GET", "HEAD")
