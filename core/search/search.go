@@ -267,6 +267,179 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	return res, err
 }
 
+// listRun is one run of a query's retrieval lists.
+type listRun struct {
+	lists     [][]core.Hit
+	names     []string // the lists' names, in their order
+	warnings  []string
+	dropped   []string // terms left out as too common (Result.Dropped)
+	allCommon bool
+	idf       map[string]float64
+}
+
+// runLists runs a query's retrieval lists with filter f: the BM25 lists
+// (code, prose, synonyms, definitions, message, whole files), each on a
+// connection of its own, beside the dense list; on two cores the query
+// costs the slower of the two, not their sum.
+func (e *Engine) runLists(ctx context.Context, text string, whole, sh []string, usage bool, depth int, f core.Filter) (listRun, error) {
+	type denseResult struct {
+		hits []core.Hit
+		warn string
+		err  error
+	}
+	var run listRun
+	var denseCh chan denseResult
+	if e.opts.Embedder != nil {
+		denseCh = make(chan denseResult, 1)
+		dctx := ctx // ctx gains the query's IDF below
+		go func() {
+			hits, warn, err := e.dense(dctx, text, depth, f)
+			denseCh <- denseResult{hits, warn, err}
+		}()
+	}
+	if !e.opts.NoBM25 {
+		p, err := e.plan(ctx, Terms(text), synonymWords(text))
+		if err != nil {
+			if denseCh != nil {
+				<-denseCh
+			}
+			return listRun{}, err
+		}
+		run.dropped, run.allCommon = p.dropped, p.and
+		run.idf = p.idf
+		// The code, prose and whole-file lists run at once, each on a
+		// connection of its own.
+		type list struct {
+			name string
+			run  func() ([]core.Hit, error)
+		}
+		var todo []list
+		for _, index := range []string{"code", "prose"} {
+			match := matchTerms(p.terms, index, p.and)
+			if match == "" {
+				continue
+			}
+			if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(whole) > 0 && !p.and {
+				match += " OR " + quote(whole[0])
+			}
+			todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
+				return e.bm25(ctx, index, match, p.estimate, depth, f)
+			}})
+		}
+		// Synonyms: the query's words and the words of software work that
+		// name the same things (stem.go), for chunks that say "postgres"
+		// where the question says "database"; a list of its own so that it
+		// weighs less than the query's own words. The plan keeps the
+		// synonyms the index holds and, in a large index, not those as
+		// common as its dropped terms.
+		if len(p.synonyms) > 0 && !p.and {
+			if match := matchTerms(p.terms, "code", false); match != "" {
+				for _, w := range p.synonyms {
+					match += " OR " + quote(w)
+				}
+				todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
+					hits, err := e.bm25(ctx, "code", match, p.estimate, depth, f)
+					return relabel(hits, "bm25-synonyms"), err
+				}})
+			}
+		}
+		// Definitions: a qualified name (os.ReadFile, CartService.Checkout)
+		// asks for its declaration, which says ReadFile alone, under its
+		// package's path or its type's scope; its callers, which say
+		// os.ReadFile, fill the other lists. Declarations under the
+		// qualifier come first, then the others of that name.
+		if defs := definitionQueries(p.terms); len(defs.queries) > 0 && !usage {
+			todo = append(todo, list{"bm25-definitions", func() ([]core.Hit, error) {
+				var out []core.Hit
+				seen := map[string]bool{}
+				for _, match := range defs.queries {
+					hits, err := e.idx.BM25(ctx, "code", match, depth, f)
+					if err != nil {
+						return nil, err
+					}
+					// A chunk that declares the name itself before one whose
+					// symbol only contains it (TestOncePanic for Once), and
+					// code before its tests.
+					rank := func(h core.Hit) int {
+						r := 0
+						if !defs.declares(h.Chunk.SymbolName) {
+							r += 2
+						}
+						if core.IsTestPath(h.Chunk.FilePath) {
+							r++
+						}
+						return r
+					}
+					sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i]) < rank(hits[j]) })
+					for _, h := range hits {
+						if !seen[h.Chunk.ID] && len(out) < depth {
+							seen[h.Chunk.ID] = true
+							h.Lists = []core.ListRank{{List: "bm25-definitions", Rank: len(out) + 1, Score: h.Score}}
+							out = append(out, h)
+						}
+					}
+				}
+				return out, nil
+			}})
+		}
+		// A message with its values filled in: the chunks that write
+		// its three-word runs, a list of its own so that a message
+		// written as logged (the whole-text phrase above) still ranks
+		// by its own words first.
+		if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(sh) >= 2 && !p.and {
+			var runs []string
+			for _, s := range sh {
+				runs = append(runs, quote(s))
+			}
+			match := strings.Join(runs, " OR ")
+			todo = append(todo, list{"bm25-message", func() ([]core.Hit, error) {
+				hits, err := e.idx.BM25(ctx, "code", match, depth, f)
+				return relabel(hits, "bm25-message"), err
+			}})
+		}
+		// Whole files: the evidence a file holds between its chunks.
+		if match := matchTerms(p.terms, "code", p.and); match != "" {
+			todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {
+				return e.idx.FileBM25(ctx, match, match, depth, f)
+			}})
+		}
+		got := make([][]core.Hit, len(todo))
+		errs := make([]error, len(todo))
+		var wg sync.WaitGroup
+		for i, l := range todo {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[i], errs[i] = l.run()
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			if denseCh != nil {
+				<-denseCh
+			}
+			return listRun{}, err
+		}
+		for i, l := range todo {
+			run.lists = append(run.lists, got[i])
+			run.names = append(run.names, l.name)
+		}
+	}
+	if denseCh != nil {
+		d := <-denseCh
+		if d.err != nil {
+			return listRun{}, d.err
+		}
+		if d.warn != "" {
+			run.warnings = append(run.warnings, d.warn)
+		} else {
+			run.lists = append(run.lists, d.hits)
+			run.names = append(run.names, "dense")
+		}
+	}
+	return run, nil
+}
+
 // pinnedLists names the lists of pinned hits a search has.
 func pinnedLists(framed, routed []core.Hit) []string {
 	var out []string
@@ -347,172 +520,17 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	parsed.Text = strings.TrimSpace(ContentText(parsed.Text) + " " + strings.Join(extra, " "))
 	depth := max(e.opts.Depth, k, e.opts.RerankDepth)
-	// The dense list runs next to the BM25 lists: on two cores the query
-	// costs the slower of the two, not their sum.
-	type denseResult struct {
-		hits []core.Hit
-		warn string
-		err  error
-	}
-	// What the reranker is told besides the text (rescore, below).
-	facts := queryFacts{phrases: whole, usage: usage, shingles: sh}
-	var lists [][]core.Hit
-	var fused []core.Hit
 	// The lists run once, or twice when translation catalogs flood them
 	// (below): the second time without the catalogs' folders.
-	lf, listsFrom, warnsFrom := f, len(res.Lists), len(res.Warnings)
+	var run listRun
+	var fused []core.Hit
+	lf := f
 	for pass := 0; ; pass++ {
-		lists, res.Lists, res.Warnings = nil, res.Lists[:listsFrom], res.Warnings[:warnsFrom]
-		var denseCh chan denseResult
-		if e.opts.Embedder != nil {
-			denseCh = make(chan denseResult, 1)
-			dctx := ctx // ctx gains the query's IDF below
-			go func() {
-				hits, warn, err := e.dense(dctx, parsed.Text, depth, lf)
-				denseCh <- denseResult{hits, warn, err}
-			}()
+		run, err = e.runLists(ctx, parsed.Text, whole, sh, usage, depth, lf)
+		if err != nil {
+			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
-		if !e.opts.NoBM25 {
-			p, err := e.plan(ctx, Terms(parsed.Text), synonymWords(parsed.Text))
-			if err != nil {
-				if denseCh != nil {
-					<-denseCh
-				}
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
-			}
-			res.Dropped, res.AllCommon = p.dropped, p.and
-			facts.idf = p.idf
-			// The code, prose and whole-file lists run at once, each on a
-			// connection of its own.
-			type list struct {
-				name string
-				run  func() ([]core.Hit, error)
-			}
-			var todo []list
-			for _, index := range []string{"code", "prose"} {
-				match := matchTerms(p.terms, index, p.and)
-				if match == "" {
-					continue
-				}
-				if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(whole) > 0 && !p.and {
-					match += " OR " + quote(whole[0])
-				}
-				todo = append(todo, list{"bm25-" + index, func() ([]core.Hit, error) {
-					return e.bm25(ctx, index, match, p.estimate, depth, lf)
-				}})
-			}
-			// Synonyms: the query's words and the words of software work that
-			// name the same things (stem.go), for chunks that say "postgres"
-			// where the question says "database"; a list of its own so that it
-			// weighs less than the query's own words. The plan keeps the
-			// synonyms the index holds and, in a large index, not those as
-			// common as its dropped terms.
-			if len(p.synonyms) > 0 && !p.and {
-				if match := matchTerms(p.terms, "code", false); match != "" {
-					for _, w := range p.synonyms {
-						match += " OR " + quote(w)
-					}
-					todo = append(todo, list{"bm25-synonyms", func() ([]core.Hit, error) {
-						hits, err := e.bm25(ctx, "code", match, p.estimate, depth, lf)
-						return relabel(hits, "bm25-synonyms"), err
-					}})
-				}
-			}
-			// Definitions: a qualified name (os.ReadFile, CartService.Checkout)
-			// asks for its declaration, which says ReadFile alone, under its
-			// package's path or its type's scope; its callers, which say
-			// os.ReadFile, fill the other lists. Declarations under the
-			// qualifier come first, then the others of that name.
-			if defs := definitionQueries(p.terms); len(defs.queries) > 0 && !usage {
-				todo = append(todo, list{"bm25-definitions", func() ([]core.Hit, error) {
-					var out []core.Hit
-					seen := map[string]bool{}
-					for _, match := range defs.queries {
-						hits, err := e.idx.BM25(ctx, "code", match, depth, lf)
-						if err != nil {
-							return nil, err
-						}
-						// A chunk that declares the name itself before one whose
-						// symbol only contains it (TestOncePanic for Once), and
-						// code before its tests.
-						rank := func(h core.Hit) int {
-							r := 0
-							if !defs.declares(h.Chunk.SymbolName) {
-								r += 2
-							}
-							if core.IsTestPath(h.Chunk.FilePath) {
-								r++
-							}
-							return r
-						}
-						sort.SliceStable(hits, func(i, j int) bool { return rank(hits[i]) < rank(hits[j]) })
-						for _, h := range hits {
-							if !seen[h.Chunk.ID] && len(out) < depth {
-								seen[h.Chunk.ID] = true
-								h.Lists = []core.ListRank{{List: "bm25-definitions", Rank: len(out) + 1, Score: h.Score}}
-								out = append(out, h)
-							}
-						}
-					}
-					return out, nil
-				}})
-			}
-			// A message with its values filled in: the chunks that write
-			// its three-word runs, a list of its own so that a message
-			// written as logged (the whole-text phrase above) still ranks
-			// by its own words first.
-			if ps, ok := e.idx.(PhraseScorer); ok && ps.ScoresPhrases() && len(sh) >= 2 && !p.and {
-				var runs []string
-				for _, s := range sh {
-					runs = append(runs, quote(s))
-				}
-				match := strings.Join(runs, " OR ")
-				todo = append(todo, list{"bm25-message", func() ([]core.Hit, error) {
-					hits, err := e.idx.BM25(ctx, "code", match, depth, lf)
-					return relabel(hits, "bm25-message"), err
-				}})
-			}
-			// Whole files: the evidence a file holds between its chunks.
-			if match := matchTerms(p.terms, "code", p.and); match != "" {
-				todo = append(todo, list{"bm25-file", func() ([]core.Hit, error) {
-					return e.idx.FileBM25(ctx, match, match, depth, lf)
-				}})
-			}
-			got := make([][]core.Hit, len(todo))
-			errs := make([]error, len(todo))
-			var wg sync.WaitGroup
-			for i, l := range todo {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					got[i], errs[i] = l.run()
-				}()
-			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				if denseCh != nil {
-					<-denseCh
-				}
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
-			}
-			for i, l := range todo {
-				lists = append(lists, got[i])
-				res.Lists = append(res.Lists, l.name)
-			}
-		}
-		if denseCh != nil {
-			d := <-denseCh
-			if d.err != nil {
-				return Result{}, fmt.Errorf("search %q: %w", q.Text, d.err)
-			}
-			if d.warn != "" {
-				res.Warnings = append(res.Warnings, d.warn)
-			} else {
-				lists = append(lists, d.hits)
-				res.Lists = append(res.Lists, "dense")
-			}
-		}
-		fused = Fuse(e.opts.RRFK, e.opts.Weights, lists...)
+		fused = Fuse(e.opts.RRFK, e.opts.Weights, run.lists...)
 		if pass > 0 || e.opts.NoPriors {
 			break
 		}
@@ -526,6 +544,12 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		}
 		lf.NotPath = append(slices.Clone(f.NotPath), globs...)
 	}
+	res.Lists = append(res.Lists, run.names...)
+	res.Warnings = append(res.Warnings, run.warnings...)
+	res.Dropped, res.AllCommon = run.dropped, run.allCommon
+	// What the reranker is told besides the text (rescore, below).
+	facts := queryFacts{phrases: whole, usage: usage, shingles: sh, idf: run.idf}
+	lists := run.lists
 	e.spreadFileRanks(fused, lists)
 	hits := dedupe(fused)
 	hits, warn := e.rescore(withFacts(ctx, facts), parsed.Text, hits, k)
