@@ -53,18 +53,31 @@ type Explain struct {
 	RouteLine int    `json:"route_line,omitempty"`
 }
 
-// Pinned says why a hit was put first, in a few words: "frame
-// store.go:88" for a pasted trace's frame, "route PUT /feeds/{id}" for the
-// chunk that registers a pasted request's route, "handles PUT /feeds/{id}"
-// for its handler; "" for a hit ranked by the search.
-func (e Explain) Pinned() string {
+// PinnedKind says why a hit was put first, in one word: "frame" for a
+// pasted trace's frame, "route" for the chunk that registers a pasted
+// request's route, "handles" for its handler; "" for a hit ranked by the
+// search.
+func (e Explain) PinnedKind() string {
 	switch {
 	case e.Frame != "":
-		return "frame " + path.Base(strings.ReplaceAll(e.Frame, `\`, "/"))
+		return "frame"
 	case e.Route != "" && e.RouteLine > 0:
-		return "route " + e.Route
+		return "route"
 	case e.Route != "":
-		return "handles " + e.Route
+		return "handles"
+	}
+	return ""
+}
+
+// Pinned says why a hit was put first, in a few words: "frame
+// store.go:88", "route PUT /feeds/{id}", "handles PUT /feeds/{id}"; ""
+// for a hit ranked by the search.
+func (e Explain) Pinned() string {
+	switch k := e.PinnedKind(); k {
+	case "frame":
+		return k + " " + path.Base(strings.ReplaceAll(e.Frame, `\`, "/"))
+	case "route", "handles":
+		return k + " " + e.Route
 	}
 	return ""
 }

@@ -350,7 +350,7 @@ func (m *Model) resultList(w, h int) string {
 		if c.ServiceName != "" && c.Corpus != core.ConvoSlack {
 			where = c.ServiceName + " · " + where
 		}
-		if why, _, _ := strings.Cut(hit.Explain.Pinned(), " "); why != "" {
+		if why := hit.Explain.PinnedKind(); why != "" {
 			where += " · " + why // a pasted trace's frame, a request's route, its handler
 		}
 		sub := "  " + truncateLeft(where, w-2)

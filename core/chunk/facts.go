@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -607,10 +606,10 @@ var (
 	typedParamRE   = regexp.MustCompile(`\{\*?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*|\.\.\.)?\??\}`)
 )
 
-// django reports whether the file is Django's URL configuration: it
-// imports from django.
+// django reports whether the file imports Django (a URL configuration
+// imports path or re_path from django.urls).
 func (x *extractor) django() bool {
-	return bytes.Contains(x.src, []byte("from django")) || bytes.Contains(x.src, []byte("import django"))
+	return slices.ContainsFunc(x.fileImports, func(imp string) bool { return imp == "django" || strings.HasPrefix(imp, "django.") })
 }
 
 // regexPath writes a regular-expression route (Django's re_path and url,

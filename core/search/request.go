@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"coderag/core"
+	"coderag/core/codetok"
 )
 
 // Request is an HTTP request a pasted text names (an access-log line, a
@@ -41,7 +42,14 @@ type RouteFinder interface {
 
 const httpMethods = `GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS`
 
-var httpMethod = map[string]bool{"": true, "GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+// httpMethod holds the methods of httpMethods, and "" (none said).
+var httpMethod = func() map[string]bool {
+	m := map[string]bool{"": true}
+	for _, v := range strings.Split(httpMethods, "|") {
+		m[v] = true
+	}
+	return m
+}()
 
 var (
 	// An access log's request line, a client's log, a question: GET
@@ -87,31 +95,32 @@ func ParseRequests(text string) []Request {
 	var out []Request
 	seen := map[string]bool{}
 	taken := map[int]bool{} // offsets of targets already read
-	add := func(method, target string, at int, exact bool) {
+	// keep adds r, read at offset at, unless a form read earlier took
+	// that offset or named r already.
+	keep := func(r Request, at int) {
 		if taken[at] {
 			return
 		}
 		taken[at] = true
+		if key := r.Method + " " + r.Path; !seen[key] && len(out) < maxRequests {
+			seen[key] = true
+			out = append(out, r)
+		}
+	}
+	add := func(method, target string, at int, exact bool) {
 		p, ok := requestPath(target)
-		if !ok || len(out) == maxRequests {
+		if !ok {
+			taken[at] = true
 			return
 		}
 		method = strings.ToUpper(method)
 		if !httpMethod[method] {
 			method = "" // WebDAV's, a cache's PURGE: no route names them
 		}
-		if seen[method+" "+p] {
-			return
-		}
-		seen[method+" "+p] = true
-		out = append(out, Request{Method: method, Path: p, Exact: exact})
+		keep(Request{Method: method, Path: p, Exact: exact}, at)
 	}
 	addRPC := func(service, method string, at int) {
-		if !taken[at] && len(out) < maxRequests && !seen["GRPC /"+service+"/"+method] {
-			seen["GRPC /"+service+"/"+method] = true
-			out = append(out, Request{Method: "GRPC", Path: "/" + service + "/" + method})
-		}
-		taken[at] = true
+		keep(Request{Method: "GRPC", Path: "/" + service + "/" + method}, at)
 	}
 	for _, m := range grpcPathRE.FindAllStringSubmatchIndex(text, maxMatches) {
 		addRPC(text[m[2]:m[3]], text[m[4]:m[5]], m[2]-1)
@@ -139,28 +148,28 @@ func ParseRequests(text string) []Request {
 	}
 	// Structured logs, a line at a time: a gRPC interceptor's service and
 	// method, an HTTP request's method and path.
-	for off := 0; off < len(text); {
+	for off := 0; off < len(text) && len(out) < maxRequests; {
 		end := strings.IndexByte(text[off:], '\n')
 		if end < 0 {
 			end = len(text) - off
 		}
 		line := text[off : off+end]
 		if sm, mm := grpcServiceKVRE.FindStringSubmatch(line), grpcMethodKVRE.FindStringSubmatchIndex(line); sm != nil && mm != nil {
-			method := line[mm[2]:mm[3]]
-			if i := strings.LastIndexByte(method, '/'); i >= 0 {
-				method = method[i+1:] // a full method name in the method field
+			rpc := line[mm[2]:mm[3]]
+			if i := strings.LastIndexByte(rpc, '/'); i >= 0 {
+				rpc = rpc[i+1:] // a full method name in the method field
 			}
-			if method != "" {
-				addRPC(sm[1], method, off+mm[2])
+			if rpc != "" {
+				addRPC(sm[1], rpc, off+mm[2])
 			}
+		}
+		method := ""
+		if mm := kvMethodRE.FindStringSubmatch(line); mm != nil {
+			method = mm[1]
 		}
 		for _, pm := range kvPathRE.FindAllStringSubmatchIndex(line, maxMatches) {
 			if notRequestKeyRE.MatchString(line[pm[2]:pm[3]]) {
 				continue
-			}
-			method := ""
-			if mm := kvMethodRE.FindStringSubmatch(line); mm != nil {
-				method = mm[1]
 			}
 			target := line[pm[4]:pm[5]]
 			if method == "" && fileExtRE.MatchString(strings.TrimSuffix(target, "/")) {
@@ -375,25 +384,16 @@ var rpcRequestRE = regexp.MustCompile(`^rpc\s+\w+\s*\(\s*(?:stream\s+)?([\w.]+)\
 // lastDotted is the part of a dotted name after its last dot.
 func lastDotted(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
 
-// takes reports whether a declaration's signature names a type as a whole
-// word: *v1pb.UpdateMemoRequest takes UpdateMemoRequest, not
+// takes reports whether a declaration's signature names a type as a
+// whole identifier, as the code tokenizer reads it:
+// *v1pb.UpdateMemoRequest takes UpdateMemoRequest, not
 // BatchUpdateMemoRequest.
 func takes(signature, typ string) bool {
-	for i := 0; ; {
-		j := strings.Index(signature[i:], typ)
-		if j < 0 {
-			return false
-		}
-		at, end := i+j, i+j+len(typ)
-		if (at == 0 || !isWordByte(signature[at-1])) && (end == len(signature) || !isWordByte(signature[end])) {
-			return true
-		}
-		i = at + 1
+	want := codetok.QueryTokens(typ)
+	if signature == "" || len(want) != 1 {
+		return false
 	}
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	return slices.ContainsFunc(codetok.Tokenize(signature), func(t codetok.Token) bool { return t.Text == want[0].Text })
 }
 
 // dirsNamed counts the segments that are directory names of file.
@@ -412,29 +412,35 @@ func dirsNamed(segs []string, file string) int {
 }
 
 // handlerName is the declaration a route's handler expression names:
-// handler.refreshFeed is refreshFeed, login(s.ds) is login (a function
-// that builds the handler), views.OrderDetail.as_view() is OrderDetail;
-// "" for an inline handler or none.
-func handlerName(expr string) string {
+// handler.refreshFeed is refreshFeed, login(s.ds) is login,
+// views.OrderDetail.as_view() is OrderDetail; "" for an inline handler or
+// none. built says the expression calls what it names to get the handler
+// (login(s.ds) builds it, http(api.posts.read) wraps it): a function then
+// declares it, not a variable an import binds.
+func handlerName(expr string) (name string, built bool) {
 	expr = strings.TrimSpace(expr)
 	if i := strings.IndexByte(expr, '('); i >= 0 {
-		expr = expr[:i]
+		expr, built = expr[:i], true
 	}
 	// Django's class-based views: OrderDetail.as_view() is OrderDetail.
-	expr = strings.TrimSuffix(strings.TrimSuffix(expr, ".as_view"), ".as_asgi")
+	if v, ok := strings.CutSuffix(expr, ".as_view"); ok {
+		expr, built = v, false
+	} else if v, ok := strings.CutSuffix(expr, ".as_asgi"); ok {
+		expr, built = v, false
+	}
 	switch expr {
 	case "", "default":
-		return ""
+		return "", false
 	}
 	if i := strings.LastIndexAny(expr, ".:"); i >= 0 {
 		expr = expr[i+1:]
 	}
 	for _, r := range expr {
 		if !(r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127) {
-			return ""
+			return "", false
 		}
 	}
-	return expr
+	return expr, built
 }
 
 // callable are the symbol kinds that declare functions.
@@ -487,6 +493,21 @@ func (e *Engine) requestHits(ctx context.Context, reqs []Request, f core.Filter)
 		h.Explain.Route, h.Explain.RouteLine = route, line
 		out = append(out, h)
 	}
+	// declared looks a name up in a repository's symbols once: the routes
+	// a request matches alike (a service registered by its server and by
+	// a proxy) share their handler's name.
+	decls := map[[2]string][]core.Hit{}
+	declared := func(repo, name string) ([]core.Hit, error) {
+		key := [2]string{repo, name}
+		if hits, ok := decls[key]; ok || name == "" || len(f.Repo) > 0 && !slices.Contains(f.Repo, repo) {
+			return hits, nil
+		}
+		df := f
+		df.Repo = []string{repo}
+		hits, err := e.idx.BM25(ctx, "code", "{symbol_name} : "+quote(name), maxHandlerDecls, df)
+		decls[key] = hits
+		return hits, err
+	}
 	type served struct {
 		name              string
 		route, handler    core.Hit
@@ -497,14 +518,15 @@ func (e *Engine) requestHits(ctx context.Context, reqs []Request, f core.Filter)
 		var all []served
 		for _, r := range matchRequest(req, routes) {
 			sv := served{name: r.Method + " " + r.Path}
-			handler, service := handlerName(r.Handler), ""
+			handler, built := handlerName(r.Handler)
+			service := ""
 			if r.Framework == "grpc-gateway" {
 				// An rpc bound to HTTP: its service's implementation.
 				service = r.Router
 			}
 			if req.Method == "GRPC" {
 				// The service's implementation of the called method.
-				sv.name, handler, service = "GRPC "+strings.TrimPrefix(req.Path, "/"), path.Base(req.Path), path.Dir(req.Path)[1:]
+				sv.name, handler, built, service = "GRPC "+strings.TrimPrefix(req.Path, "/"), path.Base(req.Path), false, path.Dir(req.Path)[1:]
 			}
 			near, err := loc.ChunksNear(ctx, core.FileRef{Repo: r.Repo, Path: r.File}, r.Line, 0, f)
 			if err != nil {
@@ -512,9 +534,11 @@ func (e *Engine) requestHits(ctx context.Context, reqs []Request, f core.Filter)
 			}
 			sv.route, sv.routed = routeChunk(near, r)
 			sv.route.Explain.RouteLine = r.Line
-			if sv.handler, sv.handled, err = e.handlerHit(ctx, r, handler, service, f); err != nil {
-				return nil, err
+			decls, err := declared(r.Repo, handler)
+			if err != nil {
+				return nil, fmt.Errorf("look up the handler %s of %s: %w", handler, sv.name, err)
 			}
+			sv.handler, sv.handled = handlerHit(decls, r, handler, service, built)
 			sv.handlerInRouteDir = sv.handled && path.Dir(sv.handler.Chunk.FilePath) == path.Dir(r.File)
 			all = append(all, sv)
 		}
@@ -557,23 +581,13 @@ func routeChunk(near []core.Hit, r core.RouteAt) (core.Hit, bool) {
 // in a type named for the service (kvServer serves KV), else the one that
 // takes the rpc's request message (from the .proto); else the one
 // declaration of its name in the route's repository's code, or the one in
-// the route's directory. The names come from the code index's
-// symbol column, filters applied.
-func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service string, f core.Filter) (core.Hit, bool, error) {
-	if name == "" || len(f.Repo) > 0 && !slices.Contains(f.Repo, r.Repo) {
-		return core.Hit{}, false, nil
+// the route's directory. hits are the chunks of the route's repository
+// whose symbols hold the name (the code index's symbol column, filters
+// applied).
+func handlerHit(hits []core.Hit, r core.RouteAt, name, service string, built bool) (core.Hit, bool) {
+	if name == "" {
+		return core.Hit{}, false
 	}
-	f.Repo = []string{r.Repo}
-	// A handler written as a call (login(s.ds), http(api.posts.read)) names
-	// a function that builds or wraps the handler: only a function, method
-	// or class declares it, not a variable bound by an import.
-	factory := service == "" && strings.Contains(strings.TrimSuffix(strings.TrimSpace(r.Handler), ".as_view()"), "(")
-	hits, err := e.idx.BM25(ctx, "code", "{symbol_name} : "+quote(name), maxHandlerDecls, f)
-	if err != nil {
-		return core.Hit{}, false, fmt.Errorf("look up the handler %s of %s %s: %w", name, r.Method, r.Path, err)
-	}
-	// The candidates by file: a long declaration is several chunks of one
-	// name, and its first is where it starts.
 	// An rpc's request message, from its declaration in a .proto file:
 	// the implementation takes it (UpdateMemo(ctx, *pb.UpdateMemoRequest)).
 	request := ""
@@ -596,7 +610,7 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 			service != "" && !declaresName(h, normIdent(name)) { // grpc-java's addItem is AddItem
 			continue
 		}
-		if factory && !callable[h.Chunk.SymbolKind] {
+		if built && !callable[h.Chunk.SymbolKind] {
 			continue // http(api.posts.read): http is a wrapper, const http = require("http") no handler
 		}
 		if d, ok := decl[h.Chunk.FilePath]; !ok || h.Chunk.LineStart < d.Chunk.LineStart {
@@ -629,8 +643,8 @@ func (e *Engine) handlerHit(ctx context.Context, r core.RouteAt, name, service s
 	case len(inDir) == 1:
 		h = only(inDir)
 	default:
-		return core.Hit{}, false, nil
+		return core.Hit{}, false
 	}
 	h.Score, h.Lists = 0, nil
-	return h, true, nil
+	return h, true
 }

@@ -179,8 +179,14 @@ func TestHandlerName(t *testing.T) {
 		"":                       "",
 		"[auth, create]":         "",
 	} {
-		if got := handlerName(in); got != want {
+		if got, _ := handlerName(in); got != want {
 			t.Errorf("handlerName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"login(s.ds)": true, "http(api.posts.read)": true, "views.RefundList.as_view()": false,
+		"handler.refreshFeed": false, "(inline)": false} {
+		if _, built := handlerName(in); built != want {
+			t.Errorf("handlerName(%q) built = %v, want %v", in, built, want)
 		}
 	}
 }

@@ -267,6 +267,18 @@ func (e *Engine) Search(ctx context.Context, q Query) (Result, error) {
 	return res, err
 }
 
+// listQuery is what a query's retrieval lists search for: its phrases and
+// runs, and the plan and vector of its text, each made once however many
+// times the lists run.
+type listQuery struct {
+	whole    []string
+	shingles []string
+	usage    bool
+	depth    int
+	plan     func() (queryPlan, error)
+	vector   func() ([][]float32, error)
+}
+
 // listRun is one run of a query's retrieval lists.
 type listRun struct {
 	lists     [][]core.Hit
@@ -281,7 +293,8 @@ type listRun struct {
 // (code, prose, synonyms, definitions, message, whole files), each on a
 // connection of its own, beside the dense list; on two cores the query
 // costs the slower of the two, not their sum.
-func (e *Engine) runLists(ctx context.Context, text string, whole, sh []string, usage bool, depth int, f core.Filter) (listRun, error) {
+func (e *Engine) runLists(ctx context.Context, q listQuery, f core.Filter) (listRun, error) {
+	whole, sh, usage, depth := q.whole, q.shingles, q.usage, q.depth
 	type denseResult struct {
 		hits []core.Hit
 		warn string
@@ -291,14 +304,13 @@ func (e *Engine) runLists(ctx context.Context, text string, whole, sh []string, 
 	var denseCh chan denseResult
 	if e.opts.Embedder != nil {
 		denseCh = make(chan denseResult, 1)
-		dctx := ctx // ctx gains the query's IDF below
 		go func() {
-			hits, warn, err := e.dense(dctx, text, depth, f)
+			hits, warn, err := e.dense(ctx, q.vector, depth, f)
 			denseCh <- denseResult{hits, warn, err}
 		}()
 	}
 	if !e.opts.NoBM25 {
-		p, err := e.plan(ctx, Terms(text), synonymWords(text))
+		p, err := q.plan()
 		if err != nil {
 			if denseCh != nil {
 				<-denseCh
@@ -522,11 +534,17 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	depth := max(e.opts.Depth, k, e.opts.RerankDepth)
 	// The lists run once, or twice when translation catalogs flood them
 	// (below): the second time without the catalogs' folders.
+	lt := parsed.Text
+	lq := listQuery{whole: whole, shingles: sh, usage: usage, depth: depth,
+		plan: sync.OnceValues(func() (queryPlan, error) { return e.plan(ctx, Terms(lt), synonymWords(lt)) })}
+	if e.opts.Embedder != nil {
+		lq.vector = sync.OnceValues(func() ([][]float32, error) { return e.opts.Embedder.Embed(ctx, embed.Query, []string{lt}) })
+	}
 	var run listRun
 	var fused []core.Hit
 	lf := f
 	for pass := 0; ; pass++ {
-		run, err = e.runLists(ctx, parsed.Text, whole, sh, usage, depth, lf)
+		run, err = e.runLists(ctx, lq, lf)
 		if err != nil {
 			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
@@ -604,8 +622,8 @@ func (e *Engine) bm25(ctx context.Context, index, match string, estimate, depth 
 // dense embeds the query and runs KNN. A query the embedder cannot embed
 // (a server that is down, words the built-in model never saw) gives a
 // warning, not an error: BM25 still answers.
-func (e *Engine) dense(ctx context.Context, text string, depth int, f core.Filter) ([]core.Hit, string, error) {
-	vecs, err := e.opts.Embedder.Embed(ctx, embed.Query, []string{text})
+func (e *Engine) dense(ctx context.Context, vector func() ([][]float32, error), depth int, f core.Filter) ([]core.Hit, string, error) {
+	vecs, err := vector()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
