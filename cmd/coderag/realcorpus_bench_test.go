@@ -154,11 +154,13 @@ func BenchmarkGoStdlibErrorMessages(b *testing.B) {
 	for b.Loop() {
 		for _, prefix := range []string{"", "error: "} {
 			var r1, r10, mrr float64
+			ranks := rankLog(b, "errors"+prefix)
 			for _, q := range asked {
 				res, err := env.eng.Search(context.Background(), search.Query{Text: prefix + q.q, K: 10})
 				if err != nil {
 					b.Fatal(err)
 				}
+				rank := 0
 				for i, h := range res.Hits {
 					if h.Chunk.FilePath == q.file && h.Chunk.LineStart == q.line {
 						r10++
@@ -166,9 +168,11 @@ func BenchmarkGoStdlibErrorMessages(b *testing.B) {
 						if i == 0 {
 							r1++
 						}
+						rank = i + 1
 						break
 					}
 				}
+				ranks(prefix+q.q, rank)
 			}
 			n, unit := float64(len(asked)), ""
 			if prefix != "" {
@@ -224,11 +228,13 @@ func BenchmarkGoStdlibCallers(b *testing.B) {
 	}
 	for b.Loop() {
 		var r1, r5, mrr float64
+		ranks := rankLog(b, "callers")
 		for _, q := range asked {
 			res, err := env.eng.Search(context.Background(), search.Query{Text: "who calls " + q.name, K: 10})
 			if err != nil {
 				b.Fatal(err)
 			}
+			rank := 0
 		hits:
 			for i, h := range res.Hits {
 				for _, c := range q.callers {
@@ -240,10 +246,12 @@ func BenchmarkGoStdlibCallers(b *testing.B) {
 						if i < 5 {
 							r5++
 						}
+						rank = i + 1
 						break hits
 					}
 				}
 			}
+			ranks("who calls "+q.name, rank)
 		}
 		n := float64(len(asked))
 		b.ReportMetric(r1/n, "R@1")
@@ -506,6 +514,23 @@ func messagesOnce(chunks []core.Hit, re *regexp.Regexp, keep func(string) bool) 
 
 // tally counts where the first hit that answers a question ranks, over
 // the questions asked: R@1, R@10 and MRR@10.
+// rankLog returns a function that writes each question's rank (0: not in
+// the first 10) to CODERAG_BENCH_RANKS/name.tsv when that directory is
+// set, so that two builds can be compared question by question; else it
+// does nothing.
+func rankLog(b *testing.B, name string) func(q string, rank int) {
+	dir := os.Getenv("CODERAG_BENCH_RANKS")
+	if dir == "" {
+		return func(string, int) {}
+	}
+	f, err := os.Create(filepath.Join(dir, strings.TrimSpace(strings.ReplaceAll(name, ":", ""))+".tsv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return func(q string, rank int) { fmt.Fprintf(f, "%d\t%q\n", rank, q) }
+}
+
 type tally struct{ r1, r10, mrr, n float64 }
 
 // add counts one question: the first of hits that answers, if any.
