@@ -134,6 +134,56 @@ func TestMigrateOlderFile(t *testing.T) {
 	}
 }
 
+// TestMigrateRebuildsCodeIndex: schema 14 rebuilds the indexes the code
+// tokenizer feeds, so that an index written before the tokenizer kept
+// keyword-named declarations finds them, and deleting its rows (which
+// tokenizes their values again) leaves it consistent.
+func TestMigrateRebuildsCodeIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := Open(ctx, path, Options{Create: true, targetVersion: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sources(kind, uri, repo_name) VALUES ('repo', '/x', 'x')`,
+		`INSERT INTO files(source_id, path, content_hash, size, corpus_type) VALUES (1, 'sync/map.go', 'h', 60, 'CODE_LOGIC')`,
+		`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end, corpus_type, text, symbol_name, file_path, sensitivity)
+			VALUES ('c1', 1, 1, 'x/sync/map.go', 0, 60, 1, 3, 'CODE_LOGIC', 'func (m *Map) Range(f func(key, value any) bool) {}', 'Range', 'sync/map.go', 'clean')`,
+		// What the tokenizer before schema 14 indexed: no standalone range.
+		`INSERT INTO fts_code(rowid, symbol_name, file_path, context_prefix, text) VALUES (1, '', 'sync/map.go', '', 'func (m *Map) (f func(key, value any) bool) {}')`,
+		`INSERT INTO fts_files(rowid, path, symbols, text) VALUES (1, 'sync/map.go', '', 'func (m *Map) (f func(key, value any) bool) {}')`,
+	} {
+		if _, err := old.sql.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.Close()
+
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tt := range []struct{ index, match string }{{"code", `"Range"`}, {"code", `{symbol_name} : "Range"`}} {
+		if hits, err := db.BM25(ctx, tt.index, tt.match, 5, core.Filter{}); err != nil || len(hits) != 1 {
+			t.Errorf("BM25 %s %s after migration = %d hits, %v; want the chunk", tt.index, tt.match, len(hits), err)
+		}
+	}
+	if hits, err := db.FileBM25(ctx, `"Range"`, `"Range"`, 5, core.Filter{}); err != nil || len(hits) != 1 {
+		t.Errorf("FileBM25 Range after migration = %d hits, %v; want the file", len(hits), err)
+	}
+	for _, q := range []string{
+		`INSERT INTO fts_code(fts_code, rowid, symbol_name, file_path, context_prefix, text) SELECT 'delete', pk, symbol_name, file_path, context_prefix, text FROM chunks`,
+		`DELETE FROM chunks`,
+		`INSERT INTO fts_code(fts_code) VALUES ('integrity-check')`,
+	} {
+		if _, err := db.sql.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)

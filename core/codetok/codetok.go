@@ -24,7 +24,11 @@
 // subwords that is not the whole compound is emitted the same way, colocated
 // with its own first subword. A compound of one subword that is in the stop
 // list (language keywords such as "func", "return", "self") is dropped; stop
-// words inside identifiers are kept. Subwords longer than MaxTokenBytes are
+// words inside identifiers are kept, and so is a stop word written as a
+// declared name: capitalized (not A, True, False or None) and directly followed
+// by '(', '[', '<', ',' or the end of the text (func (m *Map) Range(f ...),
+// func New() *Client, a symbol column holding "Do"), so that Range, New, Do,
+// Is and Import can be looked up by name. Subwords longer than MaxTokenBytes are
 // cut to that length; whole-compound and segment tokens longer than that are
 // not emitted.
 //
@@ -424,7 +428,7 @@ func appendRune(b []byte, r rune) []byte {
 
 func (t *tokenizer) emitWord(i, j int, alone bool) {
 	b, _ := t.lowerInto(i, j, MaxTokenBytes, false)
-	if alone && stopWords[string(b)] {
+	if alone && stopWords[string(b)] && !t.declaredName(i, j, b) {
 		return
 	}
 	t.emit(Token{Text: string(b), Start: i, End: j})
@@ -432,6 +436,33 @@ func (t *tokenizer) emitWord(i, j int, alone bool) {
 
 // emitWhole emits the normalized form of s[i:j] unless it is too long, and
 // reports whether it did.
+// declaredName reports whether the stop word s[i:j] (lower-cased b) is
+// written as a name rather than a keyword: capitalized, two letters or more
+// (not the article A), not one of the keywords Python capitalizes (True,
+// False, None), and directly followed by
+// '(', '[', '<' or ',' or by the end of the text — a declaration (func (m
+// *Map) Range(f ...), func New[T any](), public void Import()) or a
+// symbol list ("Reader, New", a chunk's symbol column holding "Do").
+// Keywords are written in lower case, and an English word that starts a
+// sentence is followed by a space.
+func (t *tokenizer) declaredName(i, j int, b []byte) bool {
+	if c := t.s[i]; c < 'A' || c > 'Z' || len(b) < 2 {
+		return false
+	}
+	switch string(b) {
+	case "true", "false", "none":
+		return false
+	}
+	if j == len(t.s) {
+		return true
+	}
+	switch t.s[j] {
+	case '(', '[', '<', ',':
+		return true
+	}
+	return false
+}
+
 func (t *tokenizer) emitWhole(i, j int, colocated bool) bool {
 	b, cut := t.lowerInto(i, j, MaxTokenBytes, true)
 	if cut {

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"coderag/core"
+	"coderag/core/codetok"
 )
 
 // pastedWords is how many words make a text a pasted message, whose
@@ -272,13 +273,21 @@ func init() {
 // ContentText drops the question words of a plain-language query ("Where
 // is unmarshalOrderFromQueue and how does it pick an order's ID?" is
 // searched as "unmarshalOrderFromQueue pick order ID"): unquoted terms
-// that are question words, possessive 's and trailing punctuation. A
-// query of nothing but such words is returned as it is.
+// that are question words, possessive 's and trailing punctuation, and a
+// capitalized keyword that starts a sentence ("New errors since the
+// deploy": the code index keeps New only as a declared name). A query of
+// nothing but such words is returned as it is.
 func ContentText(text string) string {
 	var kept []string
+	start := true // the next term starts a sentence
 	for _, t := range Terms(text) {
+		first := start
+		start = t != "" && strings.ContainsAny(t[len(t)-1:], ".?!:")
 		if strings.ContainsAny(t, " \t") {
 			kept = append(kept, `"`+t+`"`) // a quoted phrase
+			continue
+		}
+		if first && t != "" && t[0] >= 'A' && t[0] <= 'Z' && codetok.IsStopWord(strings.ToLower(strings.TrimRight(t, "?!.,;:"))) {
 			continue
 		}
 		t = strings.TrimRight(t, "?!.,;:)")

@@ -232,3 +232,18 @@ func TestShingles(t *testing.T) {
 		}
 	}
 }
+
+func TestContentTextDropsKeywordsStartingSentences(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"New errors since the deploy", "errors since deploy"},
+		{"Range over sync.Map", "sync.Map"},
+		{"the cart fails. Import hangs", "cart fails hangs"},
+		{"New", "New"},
+		{"where is New defined", "New defined"},
+		{"errors.Is and errors.As", "errors.Is errors.As"},
+	} {
+		if got := ContentText(tt.in); got != tt.want {
+			t.Errorf("ContentText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

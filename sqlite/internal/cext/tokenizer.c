@@ -275,11 +275,24 @@ static int cr_is_stop(const char *w, int n) {
   return 0;
 }
 
+/* cr_declared_name reports whether the stop word s[i:j] (lower-cased in
+ * t->buf, n bytes) is written as a name (declaredName). */
+static int cr_declared_name(cr_state *t, int i, int j, int n) {
+  unsigned char c = t->s[i];
+  if (c < 'A' || c > 'Z' || n < 2) return 0;
+  if ((n == 4 && memcmp(t->buf, "true", 4) == 0) || (n == 5 && memcmp(t->buf, "false", 5) == 0) ||
+      (n == 4 && memcmp(t->buf, "none", 4) == 0))
+    return 0;
+  if (j >= t->n) return 1;
+  c = t->s[j];
+  return c == '(' || c == '[' || c == '<' || c == ',';
+}
+
 static void cr_emit_word(cr_state *t, int i, int j, int alone) {
   int cut, n;
   if (t->rc != SQLITE_OK) return;
   n = cr_lower_into(t, i, j, 0, &cut);
-  if (alone && cr_is_stop(t->buf, n)) return;
+  if (alone && cr_is_stop(t->buf, n) && !cr_declared_name(t, i, j, n)) return;
   t->rc = t->xToken(t->ctx, 0, t->buf, n, i, j);
 }
 
