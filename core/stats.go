@@ -51,12 +51,16 @@ type Explain struct {
 	// RouteLine is the registration's line, on the first only.
 	Route     string `json:"route,omitempty"`
 	RouteLine int    `json:"route_line,omitempty"`
+	// Declares is the qualified name (errors.Is) a query asks about whose
+	// declaration this chunk is: put first.
+	Declares string `json:"declares,omitempty"`
 }
 
 // PinnedKind says why a hit was put first, in one word: "frame" for a
 // pasted trace's frame, "route" for the chunk that registers a pasted
-// request's route, "handles" for its handler; "" for a hit ranked by the
-// search.
+// request's route, "handles" for its handler, "declares" for the
+// declaration of the qualified name a query asks about; "" for a hit
+// ranked by the search.
 func (e Explain) PinnedKind() string {
 	switch {
 	case e.Frame != "":
@@ -65,19 +69,23 @@ func (e Explain) PinnedKind() string {
 		return "route"
 	case e.Route != "":
 		return "handles"
+	case e.Declares != "":
+		return "declares"
 	}
 	return ""
 }
 
 // Pinned says why a hit was put first, in a few words: "frame
-// store.go:88", "route PUT /feeds/{id}", "handles PUT /feeds/{id}"; ""
-// for a hit ranked by the search.
+// store.go:88", "route PUT /feeds/{id}", "handles PUT /feeds/{id}",
+// "declares errors.Is"; "" for a hit ranked by the search.
 func (e Explain) Pinned() string {
 	switch k := e.PinnedKind(); k {
 	case "frame":
 		return k + " " + path.Base(strings.ReplaceAll(e.Frame, `\`, "/"))
 	case "route", "handles":
 		return k + " " + e.Route
+	case "declares":
+		return k + " " + e.Declares
 	}
 	return ""
 }

@@ -43,7 +43,10 @@ embedder (the corpus-learned one counts at 0.3 weight, a model at 1). A
 qualified name (os.ReadFile, CartService.Checkout, Cart::Checkout) adds a
 sixth, at double weight: the declarations of its last part, those under
 its package's path or its type's scope first, for its callers write the
-whole name and its declaration does not. A text of three words or more
+whole name and its declaration does not; the best-ranked declaration
+directly under the qualifier (in the type it names, or at the top level
+of a file in the package or module it names) is put first, marked
+"declares os.ReadFile". A text of three words or more
 is also searched as one phrase, so that a pasted error message finds the
 line that writes it (a log's extra first or last word, "error: ...", is
 forgiven). A message as a log shows it, its values filled in (failed to

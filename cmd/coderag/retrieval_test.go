@@ -244,9 +244,16 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 		"platform/client/http/http.go":     "package http\n\n// Get fetches url with the default client.\nfunc Get(url string) (*Response, error) {\n\treturn defaultClient.Do(newRequest(\"GET\", url))\n}\n",
 		"platform/services/orders/repo.go": "package orders\n\n// OrderRepo loads orders.\ntype OrderRepo struct{ db *sql.DB }\n\n// Find loads one order by its id.\nfunc (r *OrderRepo) Find(id string) (*Order, error) {\n\trow := r.db.QueryRow(\"SELECT * FROM orders WHERE id = $1\", id)\n\treturn scanOrder(row)\n}\n",
 		"platform/services/orders/http.go": "package orders\n\n// handleOrder answers GET /orders/{id} with the order as JSON.\nfunc handleOrder(w http.ResponseWriter, id string) {\n\torder, err := repo.Find(id)\n\tif err != nil {\n\t\thttp.Error(w, err.Error(), http.StatusNotFound)\n\t\treturn\n\t}\n\tjson.NewEncoder(w).Encode(order)\n}\n",
+		// Names that are keywords elsewhere (New, Do, Is), and a type
+		// whose name holds another's (ClientConn, Client).
+		"platform/store/cache/new.go":     "package cache\n\n// New makes a cache of at most size entries.\nfunc New(size int) *Cache {\n\treturn &Cache{items: make(map[string]string, size), size: size}\n}\n",
+		"platform/services/orders/new.go": "package orders\n\n// New makes an order repository over db.\nfunc New(db *sql.DB) *OrderRepo {\n\treturn &OrderRepo{db: db}\n}\n",
+		"platform/client/http/client.go":  "package http\n\n// Client sends requests with retries.\ntype Client struct{ retries int }\n\n// Do sends req and returns its response, retrying on 503.\nfunc (c *Client) Do(req *Request) (*Response, error) {\n\tfor i := 0; ; i++ {\n\t\tresp, err := send(req)\n\t\tif i >= c.retries || !retry.Is(err) {\n\t\t\treturn resp, err\n\t\t}\n\t}\n}\n",
+		"platform/client/http/conn.go":    "package http\n\n// ClientConn is one kept-alive connection.\ntype ClientConn struct{ c net.Conn }\n\n// Do writes req on the connection and reads the response.\nfunc (cc *ClientConn) Do(req *Request) (*Response, error) {\n\treq.Write(cc.c)\n\treturn ReadResponse(cc.c, req)\n}\n",
+		"platform/client/retry/retry.go":  "package retry\n\n// Is reports whether err is worth another attempt.\nfunc Is(err error) bool {\n\treturn errors.Is(err, ErrUnavailable) || errors.Is(err, ErrTimeout)\n}\n",
 	}
 	for i := range 6 {
-		files[fmt.Sprintf("platform/services/svc%d/handler.go", i)] = fmt.Sprintf("package svc%d\n\nfunc handle%d(key string) string {\n\tif v, ok := cache.Get(key); ok {\n\t\treturn v\n\t}\n\torder, _ := repo.OrderRepo.Find(key)\n\tv, _ := cache.Get(order.ID)\n\tif v == \"\" {\n\t\torders.handleOrder(nil, key)\n\t}\n\treturn v\n}\n", i, i)
+		files[fmt.Sprintf("platform/services/svc%d/handler.go", i)] = fmt.Sprintf("package svc%d\n\nvar c = cache.New(64)\n\nfunc handle%d(key string) string {\n\tif v, ok := cache.Get(key); ok {\n\t\treturn v\n\t}\n\torder, _ := repo.OrderRepo.Find(key)\n\tv, _ := cache.Get(order.ID)\n\tif v == \"\" {\n\t\torders.handleOrder(nil, key)\n\t}\n\tresp, err := client.Do(newRequest(key))\n\tif retry.Is(err) {\n\t\tresp, _ = client.Do(newRequest(key))\n\t}\n\treturn v + resp.Status\n}\n", i, i)
 	}
 	db := crawlFiles(t, root, files)
 	for _, tt := range []struct{ query, file, symbol string }{
@@ -254,11 +261,20 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 		{"where is cache.Get() defined?", "store/cache/cache.go", "Get"},
 		{"http.Get", "client/http/http.go", "Get"},
 		{"OrderRepo.Find", "services/orders/repo.go", "Find"},
+		{"cache.New", "store/cache/new.go", "New"},
+		{"orders.New", "services/orders/new.go", "New"},
+		{"Client.Do", "client/http/client.go", "Do"},
+		{"ClientConn.Do", "client/http/conn.go", "Do"},
+		{"retry.Is", "client/retry/retry.go", "Is"},
 	} {
 		hits := topHits(t, db, tt.query)
 		if len(hits) == 0 || hits[0].FilePath != tt.file || !slices.Contains(strings.Split(hits[0].SymbolName, ", "), tt.symbol) {
 			t.Errorf("%q: first hit %+v, want %s's %s", tt.query, hits, tt.file, tt.symbol)
 		}
+	}
+	// The text output says why the declaration is first.
+	if _, out, _ := coderag(t, "query", "--db", db, "-k", "1", "Client.Do"); !strings.Contains(out, "declares Client.Do") {
+		t.Errorf("query Client.Do: the first hit should say it declares Client.Do:\n%s", out)
 	}
 	// Asked for its callers, the declaration is not the answer: a chunk
 	// that calls it is.

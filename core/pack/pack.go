@@ -113,7 +113,8 @@ type Piece struct {
 	// Duplicates are other files holding the same passage, not packed.
 	Duplicates []string
 	// Why says why the search put it first: a pasted trace's frame, the
-	// route a pasted request is served by, its handler ("" for none).
+	// route a pasted request is served by, its handler, the declaration
+	// of the qualified name asked about ("" for none).
 	Why string
 }
 

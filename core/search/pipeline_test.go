@@ -144,6 +144,26 @@ func TestBuiltinRerankerFeatures(t *testing.T) {
 	if w, id := queryWords("what does OrderRepo.Find return"); Features(method, w, id)["symbol"] != 1 {
 		t.Errorf("features of OrderRepo's Find for OrderRepo.Find = %v, want symbol 1", Features(method, w, id))
 	}
+	// A short name counts when qualified (errors.Is); a qualifier that is
+	// only somewhere in the path (log of log/slog/logger.go) counts less
+	// than the directory or type the name is declared in, and a type
+	// whose name holds the qualifier (ClientConn for Client) is not it.
+	w, id = queryWords("errors.Is")
+	is := core.Chunk{SymbolName: "Is", FilePath: "errors/wrap.go", ContextPrefix: "errors/wrap.go > Is", Text: "func Is(err, target error) bool {"}
+	if f := Features(is, w, id); f["symbol"] != 1 {
+		t.Errorf("features of errors.Is's declaration = %v, want symbol 1", f)
+	}
+	w, id = queryWords("log.New")
+	logNew := core.Chunk{SymbolName: "New", FilePath: "log/log.go", ContextPrefix: "log/log.go > New", Text: "func New(out io.Writer, prefix string, flag int) *Logger {"}
+	slogNew := core.Chunk{SymbolName: "New", FilePath: "log/slog/logger.go", ContextPrefix: "log/slog/logger.go > New", Text: "func New(h Handler) *Logger {"}
+	if fl, fs := Features(logNew, w, id), Features(slogNew, w, id); fl["symbol"] != 1 || fs["symbol"] != 0.75 {
+		t.Errorf("symbol feature for log.New: log/log.go %v, log/slog/logger.go %v; want 1 and 0.75", fl["symbol"], fs["symbol"])
+	}
+	w, id = queryWords("Client.Do")
+	conn := core.Chunk{SymbolName: "Do", FilePath: "net/http/persist.go", ContextPrefix: "net/http/persist.go > ClientConn > Do", Text: "func (cc *ClientConn) Do(req *Request) (*Response, error) {"}
+	if f := Features(conn, w, id); f["symbol"] != 0.5 {
+		t.Errorf("features of ClientConn.Do for Client.Do = %v, want symbol 0.5", f)
+	}
 	// Proximity: words next to each other beat words far apart.
 	near := core.Chunk{Text: "redis memory limit raised " + strings.Repeat("filler ", 50)}
 	far := core.Chunk{Text: "redis " + strings.Repeat("filler ", 50) + " memory limit"}

@@ -89,7 +89,8 @@ func queryWords(q string) (words []string, idents []string) {
 		}
 		// A qualified name (os.ReadFile) is its last part as well, with
 		// its qualifier: the definition's symbol is ReadFile, under os.
-		if qual, name := qualified(t); len(normIdent(name)) > 2 {
+		// The qualifier makes a short name (errors.Is, Client.Do) one too.
+		if qual, name := qualified(t); len(normIdent(name)) >= 2 && normIdent(qual) != "" {
 			idents = append(idents, normIdent(name)+"@"+normIdent(qual))
 		}
 	}
@@ -391,7 +392,7 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 	// A qualified one (name@qualifier, from os.ReadFile) is when its
 	// qualifier is in the chunk's path or scope (os/file.go), and half
 	// so elsewhere (another package's ReadFile).
-	var scope map[string]bool
+	var scope, home map[string]bool
 	for _, name := range strings.Split(c.SymbolName, ", ") {
 		sym := normIdent(name)
 		if i := strings.LastIndexAny(name, ".:/"); i >= 0 {
@@ -406,21 +407,14 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 					continue
 				}
 				if scope == nil {
-					scope = set(codetok.Words(c.ContextPrefix))
-					for w := range pathWords {
-						scope[w] = true
-					}
-					for _, w := range codetok.Words(c.ContextPrefix) {
-						scope[normIdent(w)] = true
-					}
-					for _, part := range strings.Split(c.ContextPrefix, " > ") {
-						scope[normIdent(part)] = true
-					}
+					scope, home = qualifierScopes(c, pathWords)
 				}
-				if scope[qual] {
+				if home[qual] {
 					// The declaration of the name the question
 					// qualifies holds it as exactly as a call does.
 					f["symbol"], f["exact"] = 1, 1
+				} else if scope[qual] {
+					f["symbol"], f["exact"] = max(f["symbol"], 0.75), 1
 				} else {
 					f["symbol"] = max(f["symbol"], 0.5)
 				}

@@ -526,6 +526,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("a long text: searched by %d of its terms (words before values, the most repeated first)", len(Terms(short))))
 	}
 	usage := usageQuestion(parsed.Text)
+	asked := parsed.Text
 	extra, err := e.expansions(ctx, parsed.Text)
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
@@ -576,6 +577,11 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	if e.opts.Reranker != nil {
 		res.Reranker = e.opts.Reranker.Name()
+	}
+	// A pasted message that names a type ("bufio.Scanner: Read returned
+	// impossible count") wants the code that writes it, not the type.
+	if !usage && len(sh) == 0 && !strings.Contains(asked+" ", ": ") && !strings.ContainsAny(asked, `"'`+"`") {
+		hits = promoteDeclaration(hits, asked, e.opts.RerankDepth)
 	}
 	if len(pinned) > 0 {
 		hits = pin(pinned, hits, k)
