@@ -104,6 +104,11 @@ type Options struct {
 	// PrefilterFactor is how many candidates per wanted hit the prefilter
 	// keeps (default 20).
 	PrefilterFactor int
+	// OnUpgrade, when set, is told before each migration of a file an
+	// older coderag wrote (not of a new file): the schema version it
+	// upgrades to and the migration's name ("declared names"). Some
+	// rebuild an index and take seconds; a command says so.
+	OnUpgrade func(version int, name string)
 	// targetVersion, when non-zero, stops migrations at that version (tests).
 	targetVersion int
 }
@@ -208,6 +213,11 @@ func (db *DB) init(ctx context.Context, opts Options) error {
 		return fmt.Errorf("open %s: schema version %d needs upgrading to %d, and the file (or its directory) is read-only: run coderag once where it can write the file", db.path, version, target)
 	}
 	for _, m := range ms[version:target] {
+		if version > 0 && opts.OnUpgrade != nil {
+			name := strings.TrimSuffix(m.name, ".sql")
+			_, name, _ = strings.Cut(name, "_")
+			opts.OnUpgrade(m.version, strings.ReplaceAll(name, "_", " "))
+		}
 		if err := db.migrate(ctx, m); err != nil {
 			return err
 		}

@@ -160,11 +160,24 @@ func TestMigrateRebuildsCodeIndex(t *testing.T) {
 	}
 	old.Close()
 
-	db, err := Open(ctx, path, Options{})
+	var told []string
+	db, err := Open(ctx, path, Options{OnUpgrade: func(v int, name string) { told = append(told, fmt.Sprint(v, " ", name)) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	if want := []string{"14 declared names"}; !slices.Equal(told, want) {
+		t.Errorf("OnUpgrade told %q, want %q", told, want)
+	}
+	told = nil
+	fresh, err := Open(ctx, filepath.Join(t.TempDir(), "new.db"), Options{Create: true, OnUpgrade: func(v int, name string) { told = append(told, name) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh.Close()
+	if len(told) > 0 {
+		t.Errorf("OnUpgrade told %q for a new file, want nothing", told)
+	}
 	for _, tt := range []struct{ index, match string }{{"code", `"Range"`}, {"code", `{symbol_name} : "Range"`}} {
 		if hits, err := db.BM25(ctx, tt.index, tt.match, 5, core.Filter{}); err != nil || len(hits) != 1 {
 			t.Errorf("BM25 %s %s after migration = %d hits, %v; want the chunk", tt.index, tt.match, len(hits), err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -51,7 +52,9 @@ func openIndex(ctx context.Context, dsn string, create bool) (index, error) {
 	if postgres.IsDSN(dsn) {
 		return postgres.Open(ctx, dsn)
 	}
-	return sqlite.Open(ctx, dsn, sqlite.Options{Create: create})
+	return sqlite.Open(ctx, dsn, sqlite.Options{Create: create, OnUpgrade: func(version int, name string) {
+		fmt.Fprintf(os.Stderr, "upgrading %s to schema %d (%s); this runs once\n", dsn, version, name)
+	}})
 }
 
 // isFilePath reports whether an index address is a SQLite file path (a
