@@ -64,7 +64,7 @@ Sources:
                            HTML exports)
   --gdocs-dir DIR          Google Docs exports: HTML, DOCX, Markdown, text
 Every flag repeats. A source is named after its directory or file; give
-another name with NAME=PATH (or --repo-name for repositories). Names are
+another name with NAME=PATH (--repo-path shop=./src, or --repo-name). Names are
 unique per database: crawling a name again replaces that source. Without
 source flags, crawl crawls the sources of the workspace file (below), or
 else re-crawls every source the database already holds, from the paths it
@@ -149,7 +149,7 @@ func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return crawlRun(cmd, io, o) },
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.repoPaths, "repo-path", nil, "repository directory to index (repeatable)")
+	f.StringArrayVar(&o.repoPaths, "repo-path", nil, "repository directory to index, as PATH or NAME=PATH (repeatable)")
 	f.StringArrayVar(&o.repoNames, "repo-name", nil, "name of the matching --repo-path (default: its directory name)")
 	f.StringArrayVar(&o.slack, "slack-export", nil, "Slack export folder, .zip or .json to index, as PATH or NAME=PATH (repeatable)")
 	f.StringArrayVar(&o.transcripts, "transcripts-dir", nil, "folder of meeting transcripts to index, as DIR or NAME=DIR (repeatable)")
@@ -384,6 +384,12 @@ func (o *crawlOptions) sources() ([]core.Source, error) {
 			name = o.repoNames[i]
 			if name == "" {
 				return nil, usagef("repo name %q: must be non-empty and hold no slashes", name)
+			}
+		} else if n, rest, ok := strings.Cut(p, "="); ok && n != "" && !strings.ContainsAny(n, `/\`) {
+			// NAME=PATH, as the other source flags take it, unless a
+			// directory is named so.
+			if _, err := os.Stat(p); err != nil {
+				name, p = n, rest
 			}
 		}
 		if err := l.add(core.SourceRepo, "--repo-path "+p, p, name); err != nil {

@@ -354,6 +354,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"crawl", "--slack-export", "/definitely/not/here.zip"}, 1, "no such file or directory"},
 		{[]string{"crawl", "--slack-export", "main.go"}, 2, "--slack-export main.go: want the export's folder, its .zip or a .json file of messages"},
 		{[]string{"crawl", "--gdocs-dir", "x=.", "--runbooks-dir", "x=."}, 2, `would both be named "x"`},
+		{[]string{"crawl", "--repo-path", "x=.", "--runbooks-dir", "x=."}, 2, `would both be named "x"`},
 		{[]string{"crawl", "--repo-path", ".", "--classify", "ops/**=nonsense"}, 2, `unknown corpus type "nonsense"`},
 		{[]string{"crawl", "--repo-path", ".", "--repo-name", "a", "--repo-name", "b"}, 2, "one name per path"},
 		{[]string{"crawl", "--repo-path", "/definitely/not/here"}, 1, "no such file or directory"},
