@@ -54,13 +54,18 @@ type Explain struct {
 	// Declares is the qualified name (errors.Is) a query asks about whose
 	// declaration this chunk is: put first.
 	Declares string `json:"declares,omitempty"`
+	// Workload is what a pasted text names that this chunk's workload
+	// made or is: "pod checkout-7d9f8c6b5-x2k4p", "container
+	// shop-cart-1", "deployment/checkout".
+	Workload string `json:"workload,omitempty"`
 }
 
 // PinnedKind says why a hit was put first, in one word: "frame" for a
 // pasted trace's frame, "route" for the chunk that registers a pasted
-// request's route, "handles" for its handler, "declares" for the
-// declaration of the qualified name a query asks about; "" for a hit
-// ranked by the search.
+// request's route, "handles" for its handler, "workload" for the manifest
+// of the workload a pasted pod or container name comes from, "declares"
+// for the declaration of the qualified name a query asks about; "" for a
+// hit ranked by the search.
 func (e Explain) PinnedKind() string {
 	switch {
 	case e.Frame != "":
@@ -69,6 +74,8 @@ func (e Explain) PinnedKind() string {
 		return "route"
 	case e.Route != "":
 		return "handles"
+	case e.Workload != "":
+		return "workload"
 	case e.Declares != "":
 		return "declares"
 	}
@@ -77,7 +84,8 @@ func (e Explain) PinnedKind() string {
 
 // Pinned says why a hit was put first, in a few words: "frame
 // store.go:88", "route PUT /feeds/{id}", "handles PUT /feeds/{id}",
-// "declares errors.Is"; "" for a hit ranked by the search.
+// "workload of pod checkout-7d9f8c6b5-x2k4p", "declares errors.Is"; ""
+// for a hit ranked by the search.
 func (e Explain) Pinned() string {
 	switch k := e.PinnedKind(); k {
 	case "frame":
@@ -86,6 +94,11 @@ func (e Explain) Pinned() string {
 		return k + " " + e.Route
 	case "declares":
 		return k + " " + e.Declares
+	case "workload":
+		if strings.Contains(e.Workload, "/") {
+			return k + " " + e.Workload
+		}
+		return k + " of " + e.Workload
 	}
 	return ""
 }

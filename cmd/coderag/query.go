@@ -79,6 +79,17 @@ they lack (an ingress's /api). A gRPC call (/pkg.CartService/AddItem as
 Envoy logs :path, or grpc.service= grpc.method=) does the same with the
 service's registration and the method's implementation.
 
+A pasted pod or container name (kubectl get pods, a kubelet event, an
+alert's namespace/pod, docker compose ps) puts first the manifest of the
+workload that made it, read from its generated suffix: a Deployment's
+pod (checkout-7d9f8c6b5-x2k4p), a StatefulSet's (redis-0), a DaemonSet's
+or Job's (NAME-x7kq2), a CronJob's (NAME-29401200-8zq5n), a Compose
+container (PROJECT-SERVICE-1), or a kubectl reference (deployment/NAME);
+the namespace the text gives and the compose file's folder choose among
+workloads of one name ("workload of pod ..." beside it), and the lists
+search the workload's name. A name with no generated suffix is a word
+like any other.
+
 A verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),

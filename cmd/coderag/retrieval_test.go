@@ -290,6 +290,46 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 	}
 }
 
+// TestPastedPodName: a pod or container name as kubectl, the kubelet, an
+// alert or Compose print it puts the manifest of the workload that made it
+// first (workload of pod ...), the namespace the text gives choosing
+// between two of one name; the lists search the workload's name; a
+// workload's own name is searched as any word.
+func TestPastedPodName(t *testing.T) {
+	deploy := func(name, ns string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\n  namespace: " + ns + "\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n        - name: server\n          image: ghcr.io/acme/" + name + ":1.4.2\n          resources:\n            limits:\n              memory: 256Mi\n"
+	}
+	db := crawlFiles(t, t.TempDir(), map[string]string{
+		"shop/deploy/prod/checkout.yaml":    deploy("checkout", "shop"),
+		"shop/deploy/staging/checkout.yaml": deploy("checkout", "staging"),
+		"shop/deploy/prod/redis.yaml":       "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: redis\n  namespace: shop\nspec:\n  serviceName: redis\n  template:\n    spec:\n      containers:\n        - name: redis\n          image: redis:7.2\n",
+		"shop/compose/docker-compose.yml":   "services:\n  cart:\n    build: ../services/cart\n    ports:\n      - \"7070:7070\"\n  db:\n    image: postgres:16\n",
+		"shop/services/checkout/main.go":    "package main\n\n// main starts the checkout service.\nfunc main() {\n\tlog.Println(\"checkout listening on :8080\")\n\thttp.ListenAndServe(\":8080\", newRouter())\n}\n",
+	})
+	for _, tt := range []struct{ query, file, why string }{
+		{"checkout-7d9f8c6b5-x2k4p   0/1     CrashLoopBackOff   7 (2m ago)   15m", "deploy/prod/checkout.yaml", "workload of pod checkout-7d9f8c6b5-x2k4p"},
+		{"KubePodCrashLooping: Pod staging/checkout-7d9f8c6b5-x2k4p is in waiting state", "deploy/staging/checkout.yaml", "workload of pod checkout-7d9f8c6b5-x2k4p"},
+		{"Back-off restarting failed container server in pod checkout-5c8d7f6b9d-q4z2w_staging(0b1c2d)", "deploy/staging/checkout.yaml", "workload of pod checkout-5c8d7f6b9d-q4z2w"},
+		{"redis-0 OOMKilled", "deploy/prod/redis.yaml", "workload of pod redis-0"},
+		{"compose-cart-1 exited with code 137", "compose/docker-compose.yml", "workload of container compose-cart-1"},
+		{"kubectl rollout restart deployment/checkout -n shop", "deploy/prod/checkout.yaml", "workload deployment/checkout"},
+	} {
+		_, out, errs := coderag(t, "query", "--db", db, "-k", "3", "--", tt.query)
+		first, _, _ := strings.Cut(out, "\n")
+		if !strings.Contains(first, tt.file) || !strings.Contains(first, tt.why) {
+			t.Errorf("query %q: first hit %q, want %s (%s)\n%s%s", tt.query, first, tt.file, tt.why, out, errs)
+		}
+	}
+	// The lists search the workload's name: the service's code follows.
+	if hits := topHits(t, db, "checkout-7d9f8c6b5-x2k4p keeps restarting"); !slices.ContainsFunc(hits, func(h queryHit) bool { return h.FilePath == "services/checkout/main.go" }) {
+		t.Errorf("checkout's pod: hits %+v, want its code among them", hits)
+	}
+	// The workload's own name is a word like any other: nothing pinned.
+	if _, out, _ := coderag(t, "query", "--db", db, "-k", "3", "why is checkout slow"); strings.Contains(out, "workload") {
+		t.Errorf("query naming the workload itself pinned its manifest:\n%s", out)
+	}
+}
+
 // TestPastedErrorMessageFindsItsSource: an error message pasted as it was
 // logged, without quotes, puts the chunk that writes it first, though
 // other chunks hold its words more often, apart.

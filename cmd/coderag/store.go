@@ -25,6 +25,7 @@ type index interface {
 	search.Index
 	search.Lister
 	search.FilterValuer
+	search.WorkloadFinder
 	ingest.Store
 	ingest.VectorStore
 	pack.Store

@@ -453,13 +453,16 @@ func (e *Engine) runLists(ctx context.Context, q listQuery, f core.Filter) (list
 }
 
 // pinnedLists names the lists of pinned hits a search has.
-func pinnedLists(framed, routed []core.Hit) []string {
+func pinnedLists(framed, routed, workloads []core.Hit) []string {
 	var out []string
 	if len(framed) > 0 {
 		out = append(out, "frames")
 	}
 	if len(routed) > 0 {
 		out = append(out, "routes")
+	}
+	if len(workloads) > 0 {
+		out = append(out, "workloads")
 	}
 	return out
 }
@@ -493,7 +496,17 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 	}
-	pinned, pinnedLists := slices.Concat(framed, routed), pinnedLists(framed, routed)
+	// A pasted pod or container name (kubectl get pods, an event, an
+	// alert): the manifest of the workload that made it, and the lists
+	// search the workload's name instead.
+	pods := ParsePodNames(q.Text)
+	workloads, err := e.workloadHits(ctx, pods, q.Text, f)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
+	parsed.Text = workloadText(parsed.Text, pods, workloads)
+	res.Text = parsed.Text
+	pinned, pinnedLists := slices.Concat(framed, routed, workloads), pinnedLists(framed, routed, workloads)
 	if strings.TrimSpace(parsed.Text) == "" {
 		if len(pinned) > 0 {
 			res.Hits, res.Lists, res.Took = pin(pinned, nil, k), pinnedLists, time.Since(start)

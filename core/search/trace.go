@@ -420,6 +420,7 @@ func pin(pinned, hits []core.Hit, k int) []core.Hit {
 			h.Lists = append(slices.Clone(ph.Lists), h.Lists...)
 			h.Explain.Frame, h.Explain.FrameLine = ph.Explain.Frame, ph.Explain.FrameLine
 			h.Explain.Route, h.Explain.RouteLine = ph.Explain.Route, ph.Explain.RouteLine
+			h.Explain.Workload = ph.Explain.Workload
 		}
 		h.Score = top + float64(len(pinned)-i)*0.01
 		taken[h.Chunk.ID] = true

@@ -1,0 +1,95 @@
+package search
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"coderag/core"
+)
+
+func TestParsePodNames(t *testing.T) {
+	render := func(ps []PodName) string {
+		var out []string
+		for _, p := range ps {
+			var ws []string
+			for _, w := range p.Workloads {
+				ws = append(ws, w.kinds[0]+":"+w.name)
+			}
+			out = append(out, p.Object+" "+p.Text+" <- "+strings.Join(ws, " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	for _, tt := range []struct{ name, in, want string }{
+		{"kubectl get pods", "checkout-7d9f8c6b5-x2k4p   0/1     CrashLoopBackOff   7 (2m ago)   15m",
+			"pod checkout-7d9f8c6b5-x2k4p <- Deployment:checkout DaemonSet:checkout-7d9f8c6b5"},
+		{"kubelet event", "Back-off restarting failed container server in pod cart-api-5c8d7f6b9d-q4z2w_shop(0b1c)",
+			"pod cart-api-5c8d7f6b9d-q4z2w <- Deployment:cart-api DaemonSet:cart-api-5c8d7f6b9d"},
+		{"statefulset pod", "redis-0 OOMKilled", "pod redis-0 <- StatefulSet:redis"},
+		{"daemonset or job pod", "fluent-bit-x7kq2 0/1 Error", "pod fluent-bit-x7kq2 <- DaemonSet:fluent-bit"},
+		{"cronjob pod", "report-29401200-8zq5n Error", "pod report-29401200-8zq5n <- CronJob:report DaemonSet:report-29401200"},
+		{"kubectl references", "kubectl rollout restart deployment/checkout && kubectl logs pod/checkout-7d9f8c6b5-x2k4p",
+			"deployment checkout <- Deployment:checkout; pod checkout-7d9f8c6b5-x2k4p <- Deployment:checkout DaemonSet:checkout-7d9f8c6b5"},
+		{"compose container", "shop-cart-api-1 exited with code 137", "pod shop-cart-api-1 <- StatefulSet:shop-cart-api compose:cart-api compose:api"},
+		{"compose v1 container", "shop_cart_1 exited", "pod shop_cart_1 <- compose:cart"},
+		{"words are not suffixes", "the cart-service restarts; see deploy-notes and api-v2", ""},
+		{"the end of a word is not a name", "Back-off restarting", ""},
+		{"a workload's own name is not a pod", "why is checkout slow", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// Every shape a name has is read (a Job may be named
+			// checkout-7d9f8c6b5); only workloads the index holds match.
+			got := render(ParsePodNames(tt.in))
+			if got != tt.want {
+				t.Errorf("ParsePodNames(%q) =\n  %s\nwant\n  %s", tt.in, got, tt.want)
+			}
+		})
+	}
+	var many []string
+	for i := range 30 {
+		many = append(many, fmt.Sprintf("svc%d-7d9f8c6b5-x2k4p", i))
+	}
+	if n := len(ParsePodNames(strings.Join(many, "\n"))); n != maxPodNames {
+		t.Errorf("%d names read from 30 pods, want at most %d", n, maxPodNames)
+	}
+}
+
+func TestPodNamespace(t *testing.T) {
+	for _, tt := range []struct{ text, pod, want string }{
+		{"KubePodCrashLooping: Pod shop/cart-7d9f8c6b5-x2k4p is in waiting state", "cart-7d9f8c6b5-x2k4p", "shop"},
+		{"failed container in pod cart-7d9f8c6b5-x2k4p_payments(0b1c)", "cart-7d9f8c6b5-x2k4p", "payments"},
+		{"cart-7d9f8c6b5-x2k4p 0/1 Error", "cart-7d9f8c6b5-x2k4p", ""},
+	} {
+		if got := podNamespace(tt.text, tt.pod); got != tt.want {
+			t.Errorf("podNamespace(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestComposeProject(t *testing.T) {
+	for p, want := range map[string]string{"deploy/Shop App/compose.yaml": "shopapp", "docker-compose.yml": "", "contrib/docker-compose/basic.yml": "docker-compose"} {
+		if got := composeProject(p); got != want {
+			t.Errorf("composeProject(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+func TestAdmits(t *testing.T) {
+	c := core.Chunk{FilePath: "deploy/k8s/cart.yaml", RepoName: "shop", Corpus: core.CodeDeploy, Language: "yaml"}
+	for _, tt := range []struct {
+		f    core.Filter
+		want bool
+	}{
+		{core.Filter{}, true},
+		{core.Filter{Repo: []string{"shop"}}, true},
+		{core.Filter{Repo: []string{"web"}}, false},
+		{core.Filter{Path: []string{"*k8s*"}}, true},
+		{core.Filter{NotPath: []string{"*k8s*"}}, false},
+		{core.Filter{Corpus: []core.CorpusType{core.CodeLogic}}, false},
+		{core.Filter{Language: []string{"yaml"}}, true},
+	} {
+		if got := admits(tt.f, c); got != tt.want {
+			t.Errorf("admits(%+v) = %v, want %v", tt.f, got, tt.want)
+		}
+	}
+}
