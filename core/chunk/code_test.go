@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -336,5 +337,39 @@ func TestContainerOpeningBrace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKubernetesResourcePerDocument: each document's resource is recorded
+// once, on its document's first chunk, at the line of its first key —
+// also when a large document before it is cut into windows and a Helm
+// comment heads each document (a rendered chart).
+func TestKubernetesResourcePerDocument(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\n# Source: shop/templates/sa.yaml\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: shop\n")
+	b.WriteString("---\n# Source: shop/templates/init.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: shop-init\nstringData:\n  init.sh: |-\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "    echo \"configuring setting number %d of the shop installation\"\n", i)
+	}
+	b.WriteString("---\n# Source: shop/templates/deploy.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: shop\nspec:\n  replicas: 2\n")
+	src := b.String()
+	res := chunkFile(t, newChunker(t), "deploy/shop.yaml", []byte(src))
+	var got []string
+	for _, c := range res.Chunks {
+		for _, r := range c.Resources {
+			got = append(got, fmt.Sprintf("%s %s %d", r.Kind, r.Name, r.Line))
+		}
+	}
+	line := func(s string) int { return strings.Count(src[:strings.Index(src, s)], "\n") + 1 }
+	want := []string{
+		fmt.Sprintf("ServiceAccount shop %d", line("apiVersion: v1\nkind: ServiceAccount")),
+		fmt.Sprintf("Secret shop-init %d", line("apiVersion: v1\nkind: Secret")),
+		fmt.Sprintf("Deployment shop %d", line("apiVersion: apps/v1")),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("resources %q, want %q", got, want)
+	}
+	if len(res.Chunks) < 4 {
+		t.Errorf("%d chunks: the Secret was not cut into windows, the test does not test that", len(res.Chunks))
 	}
 }

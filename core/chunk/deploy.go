@@ -31,7 +31,13 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 		bounds = append(bounds, m[0])
 	}
 	bounds = append(bounds, len(src))
-	var extra []resourceInfo // per emitted piece, in order
+	// The resource of each emitted piece, in order, with the start of the
+	// document it is a piece of (a large document is cut into windows).
+	type pieceOf struct {
+		start, doc int
+		ri         resourceInfo
+	}
+	var pieces []pieceOf
 	for i := 0; i+1 < len(bounds); i++ {
 		s, e := bounds[i], bounds[i+1]
 		seg := src[s:e]
@@ -65,32 +71,31 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 		} else {
 			b.emit(uint(s), uint(e), m)
 		}
-		for range b.pieces[before:] {
-			extra = append(extra, ri)
-		}
-	}
-	info := map[uint]resourceInfo{}
-	for i, p := range b.pieces {
-		if i < len(extra) {
-			info[p.start] = extra[i]
+		for _, p := range b.pieces[before:] {
+			pieces = append(pieces, pieceOf{int(p.start), s, ri})
 		}
 	}
 	b.cover()
-	attached := map[uint]bool{}
+	// A chunk is of the last piece that starts at or before it; the
+	// resource goes with the first chunk of its document only, at the
+	// line of the document's first key.
+	attached := map[int]bool{}
 	for i := range b.chunks {
 		ch := &b.chunks[i]
-		for start, ri := range info {
-			if int(start) <= ch.ByteStart && ch.ByteStart < int(start)+len(src) && ri.kind != "" && ch.SymbolName == ri.name && ch.SymbolKind == ri.kind {
-				ch.K8sLabels, ch.ServiceName, ch.Meta = ri.labels, ri.service, mergeMeta(ch.Meta, ri.meta)
-				if !attached[start] {
-					// The resource goes with its first chunk only.
-					attached[start] = true
-					r := ri.res
-					r.Line = lineOf(src, int(start)) + leadingLines(src[start:])
-					ch.Resources = append(ch.Resources, r)
-				}
-				break
-			}
+		j := sort.Search(len(pieces), func(j int) bool { return pieces[j].start > ch.ByteStart }) - 1
+		if j < 0 {
+			continue
+		}
+		p := pieces[j]
+		if p.ri.kind == "" || ch.SymbolName != p.ri.name || ch.SymbolKind != p.ri.kind {
+			continue
+		}
+		ch.K8sLabels, ch.ServiceName, ch.Meta = p.ri.labels, p.ri.service, mergeMeta(ch.Meta, p.ri.meta)
+		if !attached[p.doc] {
+			attached[p.doc] = true
+			r := p.ri.res
+			r.Line = lineOf(src, p.doc) + leadingLines(src[p.doc:])
+			ch.Resources = append(ch.Resources, r)
 		}
 	}
 	return Result{Chunks: b.chunks, Warning: strings.Join(warnings, "; ")}
