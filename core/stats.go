@@ -55,8 +55,9 @@ type Explain struct {
 	// declaration this chunk is: put first.
 	Declares string `json:"declares,omitempty"`
 	// Workload is what a pasted text names that this chunk's workload
-	// made or is: "pod checkout-7d9f8c6b5-x2k4p", "container
-	// shop-cart-1", "deployment/checkout".
+	// made, serves or runs, or is: "pod checkout-7d9f8c6b5-x2k4p",
+	// "container shop-cart-1", "host cart.shop.svc.cluster.local", "image
+	// ghcr.io/acme/cart:1.4", "deployment/checkout".
 	Workload string `json:"workload,omitempty"`
 }
 
@@ -95,7 +96,7 @@ func (e Explain) Pinned() string {
 	case "declares":
 		return k + " " + e.Declares
 	case "workload":
-		if strings.Contains(e.Workload, "/") {
+		if !strings.Contains(e.Workload, " ") { // a kubectl reference
 			return k + " " + e.Workload
 		}
 		return k + " of " + e.Workload

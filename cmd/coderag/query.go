@@ -88,7 +88,11 @@ container (PROJECT-SERVICE-1), or a kubectl reference (deployment/NAME);
 the namespace the text gives and the compose file's folder choose among
 workloads of one name ("workload of pod ..." beside it), and the lists
 search the workload's name. A name with no generated suffix is a word
-like any other.
+like any other. A Service's host (cart.shop.svc.cluster.local, or
+cart:7070 where a Service or Compose service so named has that port)
+puts the Service first and the workloads behind it next; an image
+(ghcr.io/acme/cart:1.5.0, or redis:7.2 after "image" or "pull") the
+workloads that run it, whatever their tag.
 
 A verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping

@@ -293,18 +293,20 @@ func TestQualifiedNameFindsDefinition(t *testing.T) {
 // TestPastedPodName: a pod or container name as kubectl, the kubelet, an
 // alert or Compose print it puts the manifest of the workload that made it
 // first (workload of pod ...), the namespace the text gives choosing
-// between two of one name; the lists search the workload's name; a
-// workload's own name is searched as any word.
+// between two of one name; so do a Service's host (its Service first) and
+// an image (the workloads that run it); the lists search the workload's
+// name; a workload's own name is searched as any word.
 func TestPastedPodName(t *testing.T) {
 	deploy := func(name, ns string) string {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\n  namespace: " + ns + "\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n        - name: server\n          image: ghcr.io/acme/" + name + ":1.4.2\n          resources:\n            limits:\n              memory: 256Mi\n"
 	}
 	db := crawlFiles(t, t.TempDir(), map[string]string{
-		"shop/deploy/prod/checkout.yaml":    deploy("checkout", "shop"),
-		"shop/deploy/staging/checkout.yaml": deploy("checkout", "staging"),
-		"shop/deploy/prod/redis.yaml":       "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: redis\n  namespace: shop\nspec:\n  serviceName: redis\n  template:\n    spec:\n      containers:\n        - name: redis\n          image: redis:7.2\n",
-		"shop/compose/docker-compose.yml":   "services:\n  cart:\n    build: ../services/cart\n    ports:\n      - \"7070:7070\"\n  db:\n    image: postgres:16\n",
-		"shop/services/checkout/main.go":    "package main\n\n// main starts the checkout service.\nfunc main() {\n\tlog.Println(\"checkout listening on :8080\")\n\thttp.ListenAndServe(\":8080\", newRouter())\n}\n",
+		"shop/deploy/prod/checkout.yaml":     deploy("checkout", "shop"),
+		"shop/deploy/staging/checkout.yaml":  deploy("checkout", "staging"),
+		"shop/deploy/prod/checkout-svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  selector:\n    app: checkout\n  ports:\n    - port: 8080\n      targetPort: 8080\n",
+		"shop/deploy/prod/redis.yaml":        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: redis\n  namespace: shop\nspec:\n  serviceName: redis\n  template:\n    spec:\n      containers:\n        - name: redis\n          image: redis:7.2\n",
+		"shop/compose/docker-compose.yml":    "services:\n  cart:\n    build: ../services/cart\n    ports:\n      - \"7070:7070\"\n  db:\n    image: postgres:16\n",
+		"shop/services/checkout/main.go":     "package main\n\n// main starts the checkout service.\nfunc main() {\n\tlog.Println(\"checkout listening on :8080\")\n\thttp.ListenAndServe(\":8080\", newRouter())\n}\n",
 	})
 	for _, tt := range []struct{ query, file, why string }{
 		{"checkout-7d9f8c6b5-x2k4p   0/1     CrashLoopBackOff   7 (2m ago)   15m", "deploy/prod/checkout.yaml", "workload of pod checkout-7d9f8c6b5-x2k4p"},
@@ -313,6 +315,9 @@ func TestPastedPodName(t *testing.T) {
 		{"redis-0 OOMKilled", "deploy/prod/redis.yaml", "workload of pod redis-0"},
 		{"compose-cart-1 exited with code 137", "compose/docker-compose.yml", "workload of container compose-cart-1"},
 		{"kubectl rollout restart deployment/checkout -n shop", "deploy/prod/checkout.yaml", "workload deployment/checkout"},
+		{"dial tcp: lookup checkout.shop.svc.cluster.local on 10.96.0.10:53: no such host", "deploy/prod/checkout-svc.yaml", "workload of host checkout.shop.svc.cluster.local"},
+		{"dial tcp 10.96.7.12:8080: connect: connection refused (upstream checkout:8080)", "deploy/prod/checkout-svc.yaml", "workload of host checkout:8080"},
+		{`Failed to pull image "ghcr.io/acme/checkout:1.5.0": not found`, "/checkout.yaml", "workload of image ghcr.io/acme/checkout:1.5.0"},
 	} {
 		_, out, errs := coderag(t, "query", "--db", db, "-k", "3", "--", tt.query)
 		first, _, _ := strings.Cut(out, "\n")
@@ -321,8 +326,8 @@ func TestPastedPodName(t *testing.T) {
 		}
 	}
 	// The lists search the workload's name: the service's code follows.
-	if hits := topHits(t, db, "checkout-7d9f8c6b5-x2k4p keeps restarting"); !slices.ContainsFunc(hits, func(h queryHit) bool { return h.FilePath == "services/checkout/main.go" }) {
-		t.Errorf("checkout's pod: hits %+v, want its code among them", hits)
+	if _, out, _ := coderag(t, "query", "--db", db, "-k", "5", "checkout-7d9f8c6b5-x2k4p keeps restarting"); !strings.Contains(out, "services/checkout/main.go") {
+		t.Errorf("checkout's pod: want its code among the first 5:\n%s", out)
 	}
 	// The workload's own name is a word like any other: nothing pinned.
 	if _, out, _ := coderag(t, "query", "--db", db, "-k", "3", "why is checkout slow"); strings.Contains(out, "workload") {

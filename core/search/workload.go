@@ -35,11 +35,17 @@ type PodName struct {
 	// each with the kinds that make names of its shape, most likely
 	// first.
 	Workloads []workloadName
+	// image is an image's repository without its tag or digest
+	// (normalized: imageRepo), for an image reference; port the port a
+	// host was written with.
+	image, port string
 }
 
 type workloadName struct {
 	name  string
 	kinds []string
+	// namespace is the one a Service's DNS name gives.
+	namespace string
 	// project is a Compose container's project (the folder of its
 	// compose file, by default).
 	project string
@@ -63,6 +69,15 @@ var (
 	shortSuffixRE   = regexp.MustCompile(`^(.+)-` + safe + `{5}$`)                    // DaemonSet or Job > pod
 	ordinalRE       = regexp.MustCompile(`^(.+)-([0-9]{1,3})$`)                       // StatefulSet > pod
 	containerRE     = regexp.MustCompile(`^(.+)[-_]([0-9]{1,3})$`)                    // Compose: project-service-1
+	// A Service's cluster DNS name (cart.shop.svc.cluster.local, cart.shop.svc),
+	// with its port if written.
+	serviceDNSRE = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?(?::([0-9]{2,5}))?\b`)
+	// A host and port (redis:6379, http://cart:7070/x): a Service's or
+	// Compose service's name when the index has one so named.
+	hostPortRE = regexp.MustCompile(`(?:^|[\s/"'=@(\[,])([a-z][-a-z0-9]*[a-z0-9]):([0-9]{2,5})\b`)
+	// An image reference with a registry or a tag: quay.io/org/app:v1.2,
+	// ghcr.io/org/app@sha256:..., redis:7.2, org/app:latest.
+	imageRE = regexp.MustCompile(`\b((?:[a-z0-9][-a-z0-9.]*(?::[0-9]+)?/)?[a-z0-9][-a-z0-9._]*(?:/[a-z0-9][-a-z0-9._]*)*)(?::([\w][\w.-]{0,127}))?(?:@sha256:[0-9a-f]{12,64})?`)
 )
 
 var (
@@ -72,18 +87,21 @@ var (
 	statefulKinds   = []string{"StatefulSet"}
 	refKinds        = map[string][]string{"deployment": podKinds, "deploy": podKinds, "statefulset": statefulKinds, "sts": statefulKinds, "daemonset": {"DaemonSet"}, "ds": {"DaemonSet"}, "job": {"Job"}, "cronjob": cronJobKinds, "cj": cronJobKinds, "rollout": {"Rollout"}}
 	workloadKinds   = []string{"Deployment", "Rollout", "DeploymentConfig", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", core.ResourceCompose}
+	hostKinds       = []string{"Service", core.ResourceCompose}
 	maxPodNames     = 10
 	maxWorkloadHits = 3
 )
 
-// ParsePodNames returns the names in text that Kubernetes or Compose made
-// from a workload's name (at most 10, each once), with the workload
-// names they may come from: a pod of a Deployment (NAME-HASH-XXXXX), of a
-// CronJob (NAME-TIMESTAMP-XXXXX), of a DaemonSet or Job (NAME-XXXXX), of a
-// StatefulSet (NAME-0), a ReplicaSet (NAME-HASH), a Compose container
-// (PROJECT-SERVICE-1, PROJECT_SERVICE_1), and kubectl references
-// (deployment/NAME, pod/NAME). A name with no generated suffix is not one:
-// the workload's own name is searched as any word is.
+// ParsePodNames returns the names in text that lead to a workload (at
+// most 10, each once), with the workload names they may come from: a pod
+// of a Deployment (NAME-HASH-XXXXX), of a CronJob (NAME-TIMESTAMP-XXXXX),
+// of a DaemonSet or Job (NAME-XXXXX), of a StatefulSet (NAME-0), a
+// ReplicaSet (NAME-HASH), a Compose container (PROJECT-SERVICE-1,
+// PROJECT_SERVICE_1), kubectl references (deployment/NAME, pod/NAME), a
+// Service's host (NAME.NS.svc.cluster.local, NAME:PORT) and an image
+// (quay.io/org/app:v1, after "image" or "pull" also app:v1). A name with
+// no generated suffix is not one: the workload's own name is searched as
+// any word is.
 func ParsePodNames(text string) []PodName {
 	var out []PodName
 	seen := map[string]bool{}
@@ -114,6 +132,14 @@ func ParsePodNames(text string) []PodName {
 			add(PodName{Text: m[2], Object: kind, Workloads: append([]workloadName{{name: m[2], kinds: refKinds[kind]}}, podName(m[2]).Workloads...)})
 		}
 	}
+	// Hosts: a Service's cluster DNS name, or NAME:PORT.
+	for _, m := range serviceDNSRE.FindAllStringSubmatch(text, -1) {
+		refs[m[0]] = true
+		add(PodName{Text: strings.TrimSuffix(m[0], "."), Object: "host", port: m[3], Workloads: []workloadName{{name: m[1], kinds: hostKinds, namespace: m[2]}}})
+	}
+	for _, m := range hostPortRE.FindAllStringSubmatch(text, -1) {
+		add(PodName{Text: m[1] + ":" + m[2], Object: "host", port: m[2], Workloads: []workloadName{{name: m[1], kinds: hostKinds}}})
+	}
 	for _, loc := range podNameRE.FindAllStringIndex(text, -1) {
 		// A whole name, not the lower-case end of a word (Back-off).
 		if w := text[loc[0]:loc[1]]; !refs[w] && !nameByte(text, loc[0]-1) && !nameByte(text, loc[1]) {
@@ -123,6 +149,21 @@ func ParsePodNames(text string) []PodName {
 			}
 			add(p)
 		}
+	}
+	// Images: a reference with a registry, an organization or a tag, after
+	// a word that says it is one (image, pull, Image:) or written as
+	// registry/org/name:tag.
+	for _, loc := range imageRE.FindAllStringSubmatchIndex(text, -1) {
+		ref, repo := text[loc[0]:loc[1]], text[loc[2]:loc[3]]
+		tagged := loc[4] >= 0
+		if nameByte(text, loc[0]-1) || nameByte(text, loc[1]) || !strings.Contains(repo, "/") && !(tagged && imageContext(text[:loc[0]])) {
+			continue
+		}
+		if !imageContext(text[:loc[0]]) && !strings.Contains(ref, "@") && (!tagged || !registry(repo) && allDigits(text[loc[4]:loc[5]])) {
+			continue // a path (src/app/main.go:42), not an image
+		}
+		refs[ref] = true
+		add(PodName{Text: ref, Object: "image", image: imageRepo(repo), Workloads: []workloadName{{name: repo, kinds: workloadKinds}}})
 	}
 	return out
 }
@@ -135,6 +176,46 @@ func nameByte(text string, i int) bool {
 	}
 	c := text[i]
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
+}
+
+// registry reports whether an image repository starts with a registry's
+// host (quay.io/..., localhost:5000/...).
+func registry(repo string) bool {
+	first, _, ok := strings.Cut(repo, "/")
+	return ok && (strings.ContainsAny(first, ".:") || first == "localhost")
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// imageContext reports whether the text before a reference says an image
+// follows ("image", "pull", "Image:", "FROM").
+func imageContext(before string) bool {
+	before = strings.ToLower(strings.TrimRight(before, " \t\"'=:"))
+	return strings.HasSuffix(before, "image") || strings.HasSuffix(before, "pull") || strings.HasSuffix(before, "pulling") ||
+		strings.HasSuffix(before, "from") || strings.HasSuffix(before, "images")
+}
+
+// imageRepo normalizes an image's repository as Docker reads it:
+// docker.io/library/redis, docker.io/redis and redis are one.
+func imageRepo(repo string) string {
+	repo = strings.TrimPrefix(repo, "docker.io/")
+	repo = strings.TrimPrefix(repo, "index.docker.io/")
+	return strings.TrimPrefix(repo, "library/")
+}
+
+// imageRepoOf is imageRepo of a full reference (tag and digest cut); ""
+// for one a template writes ({{ .Values.image }}).
+func imageRepoOf(ref string) string {
+	if strings.Contains(ref, "{{") || strings.Contains(ref, "${") {
+		return ""
+	}
+	ref, _, _ = strings.Cut(ref, "@")
+	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
+		ref = ref[:i]
+	}
+	return imageRepo(ref)
 }
 
 // podName reads one name's generated suffixes.
@@ -176,35 +257,79 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 		return nil, fmt.Errorf("read the workloads for a pasted pod name: %w", err)
 	}
 	byName := map[string][]core.ResourceAt{}
+	byImage := map[string][]core.ResourceAt{}
+	byService := map[string][]core.ResourceAt{} // workloads by the service they belong to
 	for _, r := range all {
-		if slices.Contains(workloadKinds, r.Kind) && r.Name != "" && (len(f.Repo) == 0 || slices.Contains(f.Repo, r.Repo)) {
+		if len(f.Repo) > 0 && !slices.Contains(f.Repo, r.Repo) || r.Name == "" {
+			continue
+		}
+		workload := slices.Contains(workloadKinds, r.Kind)
+		if workload || r.Kind == "Service" {
 			byName[r.Name] = append(byName[r.Name], r)
+		}
+		if workload {
+			for _, img := range r.Images {
+				if repo := imageRepoOf(img); repo != "" && !slices.ContainsFunc(byImage[repo], func(x core.ResourceAt) bool { return x.ChunkID == r.ChunkID }) {
+					byImage[repo] = append(byImage[repo], r)
+				}
+			}
+			if r.Service != "" {
+				byService[r.Service] = append(byService[r.Service], r)
+			}
 		}
 	}
 	var out []core.Hit
 	seen := map[string]bool{}
 	for _, p := range pods {
 		var found []core.ResourceAt
-		// rank is a chunk's place: the shape its name was read by, its
-		// kind among the shape's, and for a Compose service whether its
-		// file's folder is the container's project.
+		// rank is a chunk's place: the shape its name was read by (x100),
+		// its kind among the shape's and for a Compose service whether
+		// its file's folder is the container's project (x10), and a
+		// Service's workloads after it (+5).
 		rank := map[string]int{}
-		for wi, w := range p.Workloads {
-			for _, r := range byName[w.name] {
-				if ki := slices.Index(w.kinds, r.Kind); ki >= 0 && !seen[r.ChunkID] {
-					if _, dup := rank[r.ChunkID]; !dup {
-						rank[r.ChunkID] = wi*100 + ki*10
-						if w.project != "" && composeProject(r.File) != w.project {
-							rank[r.ChunkID]++
+		take := func(r core.ResourceAt, at int) {
+			if _, dup := rank[r.ChunkID]; !dup && !seen[r.ChunkID] {
+				rank[r.ChunkID] = at
+				found = append(found, r)
+			}
+		}
+		ns := podNamespace(text, p.Text)
+		switch {
+		case p.image != "":
+			for _, r := range byImage[p.image] {
+				take(r, 0)
+			}
+		default:
+			for wi, w := range p.Workloads {
+				if w.namespace != "" {
+					ns = w.namespace
+				}
+				for _, r := range byName[w.name] {
+					ki := slices.Index(w.kinds, r.Kind)
+					if ki < 0 || p.Object == "host" && p.port != "" && len(r.Ports) > 0 && !hasPort(r.Ports, p.port) {
+						continue
+					}
+					at := wi*100 + ki*10
+					if w.project != "" && composeProject(r.File) != w.project {
+						at += 10 // after the services of the container's project
+					}
+					take(r, at)
+					// A Service: the workloads behind it follow.
+					if r.Kind == "Service" && r.Service != "" {
+						for _, wr := range byService[r.Service] {
+							if wr.Kind != core.ResourceCompose && (wr.Namespace == r.Namespace || wr.Namespace == "" || r.Namespace == "") {
+								take(wr, at+5)
+							}
 						}
-						found = append(found, r)
 					}
 				}
 			}
 		}
-		ns := podNamespace(text, p.Text)
+		// By the shape and kind that found it, the namespace, Service
+		// before the workloads behind it, then the file (shallower
+		// first).
 		slices.SortStableFunc(found, func(a, b core.ResourceAt) int {
-			if d := rank[a.ChunkID] - rank[b.ChunkID]; d != 0 {
+			if d := rank[a.ChunkID]/10 - rank[b.ChunkID]/10; d != 0 {
 				return d
 			}
 			if am, bm := ns != "" && a.Namespace == ns, ns != "" && b.Namespace == ns; am != bm {
@@ -213,10 +338,16 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 				}
 				return 1
 			}
+			if d := rank[a.ChunkID]%10 - rank[b.ChunkID]%10; d != 0 {
+				return d // a Service before the workloads behind it
+			}
 			if d := strings.Count(a.File, "/") - strings.Count(b.File, "/"); d != 0 {
 				return d
 			}
-			return strings.Compare(a.File, b.File)
+			if d := strings.Compare(a.File, b.File); d != 0 {
+				return d
+			}
+			return 0
 		})
 		n := 0
 		for _, r := range found {
@@ -241,16 +372,32 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 }
 
 // describe says what was pasted, for Explain.Workload: "pod NAME",
-// "container NAME" (a Compose service's), "replicaset NAME", or a kubectl
-// reference as written ("deployment/NAME").
+// "container NAME" (a Compose service's), "replicaset NAME", "host
+// NAME:PORT", "image REF", or a kubectl reference as written
+// ("deployment/NAME").
 func (p PodName) describe(kind string) string {
 	switch {
+	case p.Object == "host" || p.Object == "image":
+		return p.Object + " " + p.Text
 	case kind == core.ResourceCompose:
 		return "container " + p.Text
 	case p.Object == "pod" || p.Object == "replicaset":
 		return p.Object + " " + p.Text
 	}
 	return p.Object + "/" + p.Text
+}
+
+// hasPort reports whether a resource's ports ("8081", "7070:7070",
+// "8080/tcp") hold port.
+func hasPort(ports []string, port string) bool {
+	for _, p := range ports {
+		for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == ':' || r == '/' || r == '-' }) {
+			if part == port {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // composeProject is the project name Compose gives the containers of the

@@ -35,6 +35,13 @@ func TestParsePodNames(t *testing.T) {
 		{"words are not suffixes", "the cart-service restarts; see deploy-notes and api-v2", ""},
 		{"the end of a word is not a name", "Back-off restarting", ""},
 		{"a workload's own name is not a pod", "why is checkout slow", ""},
+		{"service DNS name", "dial tcp: lookup cart.shop.svc.cluster.local on 10.96.0.10:53: no such host",
+			"host cart.shop.svc.cluster.local <- Service:cart"},
+		{"service DNS name with a port", "upstream connect error to cart.shop.svc:7070", "host cart.shop.svc:7070 <- Service:cart"},
+		{"host and port", "dial tcp 10.96.4.7:6379: connect: connection refused (redis:6379)", "host redis:6379 <- Service:redis"},
+		{"image with a registry", `Failed to pull image "ghcr.io/acme/cart:1.4.2": not found`, "image ghcr.io/acme/cart:1.4.2 <- Deployment:ghcr.io/acme/cart"},
+		{"short image after image", "Back-off pulling image redis:7.2", "image redis:7.2 <- Deployment:redis"},
+		{"paths and times are not images or hosts", "panic at src/app/main.go:42 at 14:02:11, see docs/faq.md", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// Every shape a name has is read (a Job may be named
@@ -62,6 +69,17 @@ func TestPodNamespace(t *testing.T) {
 	} {
 		if got := podNamespace(tt.text, tt.pod); got != tt.want {
 			t.Errorf("podNamespace(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestImageRepoOf(t *testing.T) {
+	for ref, want := range map[string]string{
+		"docker.io/library/redis:7.2": "redis", "redis": "redis", "ghcr.io/acme/cart:1.4@sha256:0123456789abcdef": "ghcr.io/acme/cart",
+		"localhost:5000/cart:dev": "localhost:5000/cart", "{{ .Values.image.repository }}:{{ .Values.image.tag }}": "",
+	} {
+		if got := imageRepoOf(ref); got != want {
+			t.Errorf("imageRepoOf(%q) = %q, want %q", ref, got, want)
 		}
 	}
 }
