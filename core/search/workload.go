@@ -58,10 +58,10 @@ const safe = `[bcdfghjklmnpqrstvwxz2456789]`
 
 var (
 	// podNameRE is a name as Kubernetes and Compose write them.
-	podNameRE = regexp.MustCompile(`[a-z0-9][a-z0-9._-]*[a-z0-9]`)
+	podNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*[a-z0-9]$`)
 	// kubectlRefRE is a kubectl reference: deployment/checkout,
 	// statefulset.apps/redis, pod/checkout-7d9f8c6b5-x2k4p.
-	kubectlRefRE = regexp.MustCompile(`(?i)\b(deployments?|deploy|statefulsets?|sts|daemonsets?|ds|jobs?|cronjobs?|cj|replicasets?|rs|pods?|po|rollouts?)(?:\.(?:apps|batch|argoproj\.io))?/([a-z0-9][a-z0-9._-]*[a-z0-9])`)
+	kubectlRefRE = regexp.MustCompile(`(?i)^(deployments?|deploy|statefulsets?|sts|daemonsets?|ds|jobs?|cronjobs?|cj|replicasets?|rs|pods?|po|rollouts?)(?:\.(?:apps|batch|argoproj\.io))?/([a-z0-9][a-z0-9._-]*[a-z0-9])$`)
 	// Generated suffixes, in the order they are tried.
 	deploymentPodRE = regexp.MustCompile(`^(.+)-` + safe + `{6,10}-` + safe + `{5}$`) // Deployment > ReplicaSet > pod
 	cronJobPodRE    = regexp.MustCompile(`^(.+)-[0-9]{8,10}-` + safe + `{5}$`)        // CronJob > Job > pod
@@ -71,13 +71,13 @@ var (
 	containerRE     = regexp.MustCompile(`^(.+)[-_]([0-9]{1,3})$`)                    // Compose: project-service-1
 	// A Service's cluster DNS name (cart.shop.svc.cluster.local, cart.shop.svc),
 	// with its port if written.
-	serviceDNSRE = regexp.MustCompile(`\b([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?(?::([0-9]{2,5}))?\b`)
+	serviceDNSRE = regexp.MustCompile(`^([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?(?::([0-9]{2,5}))?$`)
 	// A host and port (redis:6379, http://cart:7070/x): a Service's or
 	// Compose service's name when the index has one so named.
-	hostPortRE = regexp.MustCompile(`(?:^|[\s/"'=@(\[,])([a-z][-a-z0-9]*[a-z0-9]):([0-9]{2,5})\b`)
+	hostPortRE = regexp.MustCompile(`^([a-z][-a-z0-9]*[a-z0-9]):([0-9]{2,5})$`)
 	// An image reference with a registry or a tag: quay.io/org/app:v1.2,
 	// ghcr.io/org/app@sha256:..., redis:7.2, org/app:latest.
-	imageRE = regexp.MustCompile(`\b((?:[a-z0-9][-a-z0-9.]*(?::[0-9]+)?/)?[a-z0-9][-a-z0-9._]*(?:/[a-z0-9][-a-z0-9._]*)*)(?::([\w][\w.-]{0,127}))?(?:@sha256:[0-9a-f]{12,64})?`)
+	imageRE = regexp.MustCompile(`^((?:[a-z0-9][-a-z0-9.]*(?::[0-9]+)?/)?[a-z0-9][-a-z0-9._]*(?:/[a-z0-9][-a-z0-9._]*)*)(?::([\w][\w.-]{0,127}))?(?:@sha256:[0-9a-f]{12,64})?$`)
 )
 
 var (
@@ -106,23 +106,51 @@ func ParsePodNames(text string) []PodName {
 	var out []PodName
 	seen := map[string]bool{}
 	add := func(p PodName) {
-		if len(p.Workloads) > 0 && !seen[p.Text] && len(out) < maxPodNames {
-			seen[p.Text] = true
+		key := p.Text
+		if p.image != "" {
+			key = "image " + p.image // one image, whatever its tags
+		}
+		if len(p.Workloads) > 0 && !seen[key] && len(out) < maxPodNames {
+			seen[key] = true
 			out = append(out, p)
 		}
 	}
-	refs := map[string]bool{}
-	for _, m := range kubectlRefRE.FindAllStringSubmatch(text, -1) {
+	// One pass over the text's words, each distinct word read once: a
+	// long paste (a log's last thousand lines) repeats its pods.
+	tried := map[string]bool{}
+	for start := 0; start < len(text) && len(out) < maxPodNames; {
+		end := start
+		for end < len(text) && !wordSep(text[end]) {
+			end++
+		}
+		w := strings.TrimRight(text[start:end], ".,;:!?")
+		if w != "" && !tried[w] {
+			tried[w] = true
+			readWord(w, imageContext(text[:start]), add)
+		}
+		start = end + 1
+	}
+	return out
+}
+
+// readWord adds what one word of pasted text names: a kubectl reference,
+// a Service's host, an image, or a pod or container name (alone or after
+// a namespace's '/'). imageWord says the words before it announce an
+// image ("pull image").
+func readWord(w string, imageWord bool, add func(PodName)) {
+	// A URL: its host.
+	if _, rest, ok := strings.Cut(w, "://"); ok {
+		w, _, _ = strings.Cut(rest, "/")
+	}
+	if m := kubectlRefRE.FindStringSubmatch(w); m != nil && m[0] == w {
 		kind := strings.ToLower(m[1])
 		if len(kind) > 3 {
 			kind = strings.TrimSuffix(kind, "s")
 		}
-		refs[m[2]] = true
 		switch kind {
 		case "pod", "po", "replicaset", "rs":
 			p := podName(m[2])
-			p.Object = "pod"
-			if kind != "pod" && kind != "po" {
+			if kind == "replicaset" || kind == "rs" {
 				p.Object = "replicaset"
 			}
 			add(p)
@@ -131,41 +159,49 @@ func ParsePodNames(text string) []PodName {
 			// namespace/pod, where the namespace is named like a kind).
 			add(PodName{Text: m[2], Object: kind, Workloads: append([]workloadName{{name: m[2], kinds: refKinds[kind]}}, podName(m[2]).Workloads...)})
 		}
+		return
 	}
-	// Hosts: a Service's cluster DNS name, or NAME:PORT.
-	for _, m := range serviceDNSRE.FindAllStringSubmatch(text, -1) {
-		refs[m[0]] = true
-		add(PodName{Text: strings.TrimSuffix(m[0], "."), Object: "host", port: m[3], Workloads: []workloadName{{name: m[1], kinds: hostKinds, namespace: m[2]}}})
+	if m := serviceDNSRE.FindStringSubmatch(w); m != nil && m[0] == w {
+		add(PodName{Text: strings.TrimSuffix(w, "."), Object: "host", port: m[3], Workloads: []workloadName{{name: m[1], kinds: hostKinds, namespace: m[2]}}})
+		return
 	}
-	for _, m := range hostPortRE.FindAllStringSubmatch(text, -1) {
-		add(PodName{Text: m[1] + ":" + m[2], Object: "host", port: m[2], Workloads: []workloadName{{name: m[1], kinds: hostKinds}}})
+	if m := hostPortRE.FindStringSubmatch(w); m != nil {
+		add(PodName{Text: w, Object: "host", port: m[2], Workloads: []workloadName{{name: m[1], kinds: hostKinds}}})
+		return
 	}
-	for _, loc := range podNameRE.FindAllStringIndex(text, -1) {
-		// A whole name, not the lower-case end of a word (Back-off).
-		if w := text[loc[0]:loc[1]]; !refs[w] && !nameByte(text, loc[0]-1) && !nameByte(text, loc[1]) {
-			p := podName(w)
-			if before, _, ok := strings.Cut(w, "_"); ok && len(p.Workloads) == 0 {
-				p = podName(before) // the kubelet's pod_namespace(uid)
+	if strings.ContainsAny(w, "/:@") {
+		if m := imageRE.FindStringSubmatchIndex(w); m != nil {
+			repo, tagged := w[m[2]:m[3]], m[4] >= 0
+			switch {
+			case !strings.Contains(repo, "/") && !(tagged && imageWord):
+			case !imageWord && !strings.Contains(w, "@") && (!tagged || !registry(repo) && allDigits(w[m[4]:m[5]])):
+				// a path (src/app/main.go:42), not an image
+			default:
+				add(PodName{Text: w, Object: "image", image: imageRepo(repo), Workloads: []workloadName{{name: repo, kinds: workloadKinds}}})
+				return
 			}
-			add(p)
 		}
 	}
-	// Images: a reference with a registry, an organization or a tag, after
-	// a word that says it is one (image, pull, Image:) or written as
-	// registry/org/name:tag.
-	for _, loc := range imageRE.FindAllStringSubmatchIndex(text, -1) {
-		ref, repo := text[loc[0]:loc[1]], text[loc[2]:loc[3]]
-		tagged := loc[4] >= 0
-		if nameByte(text, loc[0]-1) || nameByte(text, loc[1]) || !strings.Contains(repo, "/") && !(tagged && imageContext(text[:loc[0]])) {
+	// A pod or container name, alone or after a namespace (ns/pod).
+	for _, part := range strings.Split(w, "/") {
+		if !strings.ContainsAny(part, "-_") || !podNameRE.MatchString(part) {
 			continue
 		}
-		if !imageContext(text[:loc[0]]) && !strings.Contains(ref, "@") && (!tagged || !registry(repo) && allDigits(text[loc[4]:loc[5]])) {
-			continue // a path (src/app/main.go:42), not an image
+		p := podName(part)
+		if before, _, ok := strings.Cut(part, "_"); ok && len(p.Workloads) == 0 {
+			p = podName(before) // the kubelet's pod_namespace(uid)
 		}
-		refs[ref] = true
-		add(PodName{Text: ref, Object: "image", image: imageRepo(repo), Workloads: []workloadName{{name: repo, kinds: workloadKinds}}})
+		add(p)
 	}
-	return out
+}
+
+// wordSep reports whether c ends a word of pasted text.
+func wordSep(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '`', '=', ',', '(', ')', '[', ']', '<', '>', '{', '}', '|':
+		return true
+	}
+	return false
 }
 
 // nameByte reports whether text[i] is a letter, digit, '.', '_' or '-'
@@ -192,6 +228,7 @@ func allDigits(s string) bool {
 // imageContext reports whether the text before a reference says an image
 // follows ("image", "pull", "Image:", "FROM").
 func imageContext(before string) bool {
+	before = before[max(0, len(before)-24):] // the words just before
 	before = strings.ToLower(strings.TrimRight(before, " \t\"'=:"))
 	return strings.HasSuffix(before, "image") || strings.HasSuffix(before, "pull") || strings.HasSuffix(before, "pulling") ||
 		strings.HasSuffix(before, "from") || strings.HasSuffix(before, "images")
@@ -421,8 +458,12 @@ func composeProject(p string) string {
 // kubectl) or pod_ns( (a kubelet event); "" for none.
 func podNamespace(text, pod string) string {
 	if i := strings.Index(text, "/"+pod); i > 0 {
-		if m := podNameRE.FindAllString(text[:i], -1); len(m) > 0 && strings.HasSuffix(text[:i], m[len(m)-1]) {
-			return m[len(m)-1]
+		j := i
+		for j > 0 && (text[j-1] >= 'a' && text[j-1] <= 'z' || text[j-1] >= '0' && text[j-1] <= '9' || text[j-1] == '-') {
+			j--
+		}
+		if j < i {
+			return text[j:i]
 		}
 	}
 	if i := strings.Index(text, pod+"_"); i >= 0 {
