@@ -93,7 +93,10 @@ func (db *DB) ChunkTotal(ctx context.Context) (int, error) {
 }
 
 // SampleTexts returns the embedding texts of at most n chunks spread
-// evenly over the index (every k-th chunk by primary key), in key order.
+// evenly over the index (every k-th chunk by ID), in ID order: chunk IDs
+// hash their content, so two crawls of the same sources sample the same
+// chunks in the same order and train the same model (primary keys follow
+// the order parallel workers wrote in).
 func (db *DB) SampleTexts(ctx context.Context, n int) ([]string, error) {
 	total, err := db.ChunkTotal(ctx)
 	if err != nil || total == 0 || n <= 0 {
@@ -101,8 +104,8 @@ func (db *DB) SampleTexts(ctx context.Context, n int) ([]string, error) {
 	}
 	stride := (total + n - 1) / n
 	rows, err := db.sql.QueryContext(ctx, `SELECT context_prefix, text FROM (
-			SELECT pk, context_prefix, text, row_number() OVER (ORDER BY pk) AS r FROM chunks)
-		WHERE (r - 1) % ? = 0 ORDER BY pk`, stride)
+			SELECT id, context_prefix, text, row_number() OVER (ORDER BY id) AS r FROM chunks)
+		WHERE (r - 1) % ? = 0 ORDER BY id`, stride)
 	if err != nil {
 		return nil, db.wrap("sample chunks of", err)
 	}

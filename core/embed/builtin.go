@@ -262,17 +262,22 @@ func Train(ctx context.Context, texts []string, o TrainOptions) (*Model, TrainSt
 		}
 		seqs[n] = nil
 	}
-	rowSum := make([]float64, len(vocab))
+	// Sums in key order, not the map's: float addition is not
+	// associative, and the same chunks must train the same model.
 	keys := make([]uint64, 0, len(cooc))
-	for k, v := range cooc {
+	for k := range cooc {
 		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	rowSum := make([]float64, len(vocab))
+	for _, k := range keys {
+		v := cooc[k]
 		a, b := int(k>>32), int(k&0xffffffff)
 		rowSum[a] += v
 		if a != b {
 			rowSum[b] += v
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	smooth := make([]float64, len(vocab))
 	var smoothTotal float64
 	for i, r := range rowSum {

@@ -66,7 +66,8 @@ func (db *DB) ChunkTotal(ctx context.Context) (int, error) {
 }
 
 // SampleTexts returns the embedding texts of at most n chunks spread
-// evenly over the index, in key order.
+// evenly over the index, in ID order (as the SQLite store's: the same
+// sources give the same sample).
 func (db *DB) SampleTexts(ctx context.Context, n int) ([]string, error) {
 	total, err := db.ChunkTotal(ctx)
 	if err != nil || total == 0 || n <= 0 {
@@ -74,8 +75,8 @@ func (db *DB) SampleTexts(ctx context.Context, n int) ([]string, error) {
 	}
 	stride := (total + n - 1) / n
 	rows, err := db.pool.Query(ctx, `SELECT context_prefix, text FROM (
-			SELECT pk, context_prefix, text, row_number() OVER (ORDER BY pk) AS r FROM chunks) s
-		WHERE (r - 1) % $1 = 0 ORDER BY pk`, stride)
+			SELECT id, context_prefix, text, row_number() OVER (ORDER BY id) AS r FROM chunks) s
+		WHERE (r - 1) % $1 = 0 ORDER BY id`, stride)
 	if err != nil {
 		return nil, db.wrap("sample chunks of", err)
 	}
