@@ -23,13 +23,16 @@ type WorkloadFinder interface {
 	Chunk(ctx context.Context, id string) (core.Chunk, error)
 }
 
-// PodName is a name in pasted text that Kubernetes or Compose made from a
-// workload's name: a pod (checkout-7d9f8c6b5-x2k4p, redis-0), a
-// ReplicaSet, a Job's pod, a Compose container (shop-cart-1), or a kubectl
-// reference (deployment/checkout).
+// PodName is a name in pasted text that leads to a workload: one
+// Kubernetes or Compose made from the workload's name (a pod such as
+// checkout-7d9f8c6b5-x2k4p or redis-0, a ReplicaSet, a Job's pod, a
+// Compose container such as shop-cart-1), a kubectl reference
+// (deployment/checkout), a Service's host (cart.shop.svc.cluster.local,
+// cart:7070) or an image (ghcr.io/acme/cart:1.4).
 type PodName struct {
 	// Text is the name as written, Object what it names: "pod",
-	// "replicaset", or the kind a kubectl reference gave ("deployment").
+	// "replicaset", "host", "image", or the kind a kubectl reference
+	// gave ("deployment").
 	Text, Object string
 	// Workloads are the names of the workloads that may have made it,
 	// each with the kinds that make names of its shape, most likely
@@ -202,16 +205,6 @@ func wordSep(c byte) bool {
 		return true
 	}
 	return false
-}
-
-// nameByte reports whether text[i] is a letter, digit, '.', '_' or '-'
-// (false out of range).
-func nameByte(text string, i int) bool {
-	if i < 0 || i >= len(text) {
-		return false
-	}
-	c := text[i]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
 }
 
 // registry reports whether an image repository starts with a registry's
