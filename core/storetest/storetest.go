@@ -56,6 +56,7 @@ func Run(t *testing.T, open Open) {
 		{"Engine", testEngine},
 		{"Locator", testLocator},
 		{"Requests", testRequests},
+		{"Workloads", testWorkloads},
 		{"OddText", testOddText},
 		{"CrawlSample", testCrawlSample},
 		{"Export", testExport},
@@ -638,6 +639,70 @@ func testRequests(t *testing.T, s Store) {
 		if !slices.Equal(routed, tc.want) || len(tc.want) > 0 && (len(res.Hits) < 2 || res.Hits[0].Explain.RouteLine == 0 ||
 			res.Hits[0].Explain.Route == "" || res.Hits[1].Explain.Route == "") {
 			t.Errorf("Search(%q, %v): routed hits %q (first %v), want %q first", tc.text, tc.f, routed, symbols(res.Hits), tc.want)
+		}
+	}
+}
+
+// testWorkloads: the resources a deploy chunk declares are read back, and
+// a pasted pod name, a Service's host and an image put the manifests
+// first, filters applied.
+func testWorkloads(t *testing.T, s Store) {
+	ctx := context.Background()
+	w, err := s.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/shop", Name: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Rollback()
+	gate := scrub.New(scrub.Options{})
+	manifest := func(path, kind, text string, r core.Resource) {
+		uri := "shop/" + path
+		c := core.Chunk{ID: core.ChunkID(uri, 0, len(text)), SourceURI: uri, ByteEnd: len(text), LineStart: 1, LineEnd: strings.Count(text, "\n") + 1,
+			Corpus: core.CodeDeploy, Text: text, FilePath: path, RepoName: "shop", Language: "yaml", SymbolName: r.Name, SymbolKind: kind,
+			ContextPrefix: path, Resources: []core.Resource{r}}
+		cc, err := gate.Clean(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteFile(ctx, core.File{Path: path, Language: "yaml", Corpus: core.CodeDeploy, Size: int64(len(text))}, "hash-"+path, []embed.Chunk{{Clean: cc}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest("deploy/cart.yaml", "Deployment", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cart\nspec:\n  template:\n    spec:\n      containers:\n        - image: ghcr.io/acme/cart:1.4.2",
+		core.Resource{Kind: "Deployment", Name: "cart", Namespace: "shop", Service: "cart", Images: []string{"ghcr.io/acme/cart:1.4.2"}, Ports: []string{"7070"}, Line: 1})
+	manifest("deploy/cart-svc.yaml", "Service", "apiVersion: v1\nkind: Service\nmetadata:\n  name: cart\nspec:\n  ports:\n    - port: 7070",
+		core.Resource{Kind: "Service", Name: "cart", Namespace: "shop", Service: "cart", Ports: []string{"7070"}, Line: 1})
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wf, ok := s.(search.WorkloadFinder)
+	if !ok {
+		t.Fatalf("%T does not implement search.WorkloadFinder", s)
+	}
+	rs, err := wf.Resources(ctx)
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("Resources() = %d, %v; want the Deployment and the Service", len(rs), err)
+	}
+	eng := search.New(s, search.Options{})
+	for _, tc := range []struct {
+		text  string
+		f     core.Filter
+		first string // the first hit's file, "" for no pinned hit
+	}{
+		{"cart-7d9f8c6b5-x2k4p   0/1   CrashLoopBackOff   4   3m", core.Filter{}, "deploy/cart.yaml"},
+		{"dial tcp: lookup cart.shop.svc.cluster.local: no such host", core.Filter{}, "deploy/cart-svc.yaml"},
+		{`Failed to pull image "ghcr.io/acme/cart:1.5.0": not found`, core.Filter{}, "deploy/cart.yaml"},
+		{"cart-7d9f8c6b5-x2k4p CrashLoopBackOff", core.Filter{NotPath: []string{"deploy/*"}}, ""},
+	} {
+		res, err := eng.Search(ctx, search.Query{Text: tc.text, K: 3, Filter: tc.f})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", tc.text, err)
+		}
+		got := ""
+		if len(res.Hits) > 0 && res.Hits[0].Explain.Workload != "" {
+			got = res.Hits[0].Chunk.FilePath
+		}
+		if got != tc.first {
+			t.Errorf("Search(%q, %v): first pinned %q, want %q", tc.text, tc.f, got, tc.first)
 		}
 	}
 }
