@@ -351,7 +351,7 @@ func (m *Model) resultList(w, h int) string {
 			where = c.ServiceName + " · " + where
 		}
 		if why := hit.Explain.PinnedKind(); why != "" {
-			where += " · " + why // a pasted trace's frame, a request's route, its handler
+			where += " · " + why // a pasted trace's frame, a request's route, its handler, a pod's workload, a qualified name's declaration
 		}
 		sub := "  " + truncateLeft(where, w-2)
 		if i == m.cursor {

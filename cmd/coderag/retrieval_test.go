@@ -313,6 +313,7 @@ func TestPastedPodName(t *testing.T) {
 		{"KubePodCrashLooping: Pod staging/checkout-7d9f8c6b5-x2k4p is in waiting state", "deploy/staging/checkout.yaml", "workload of pod checkout-7d9f8c6b5-x2k4p"},
 		{"Back-off restarting failed container server in pod checkout-5c8d7f6b9d-q4z2w_staging(0b1c2d)", "deploy/staging/checkout.yaml", "workload of pod checkout-5c8d7f6b9d-q4z2w"},
 		{"redis-0 OOMKilled", "deploy/prod/redis.yaml", "workload of pod redis-0"},
+		{"Name:         checkout-5c8d7f6b9d-q4z2w\nNamespace:    staging\nControlled By:  ReplicaSet/checkout-5c8d7f6b9d\n    Last State:     Terminated\n      Reason:       OOMKilled", "deploy/staging/checkout.yaml", "workload of pod checkout-5c8d7f6b9d-q4z2w"},
 		{"compose-cart-1 exited with code 137", "compose/docker-compose.yml", "workload of container compose-cart-1"},
 		{"kubectl rollout restart deployment/checkout -n shop", "deploy/prod/checkout.yaml", "workload deployment/checkout"},
 		{"dial tcp: lookup checkout.shop.svc.cluster.local on 10.96.0.10:53: no such host", "deploy/prod/checkout-svc.yaml", "workload of host checkout.shop.svc.cluster.local"},

@@ -324,6 +324,9 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 			}
 		}
 		ns := podNamespace(text, p.Text)
+		if ns == "" {
+			ns = textNamespace(text)
+		}
 		switch {
 		case p.image != "":
 			for _, r := range byImage[p.image] {
@@ -464,6 +467,20 @@ func podNamespace(text, pod string) string {
 		if j := strings.IndexAny(rest, "( \t\n"); j > 0 {
 			return rest[:j]
 		}
+	}
+	return ""
+}
+
+// namespaceRE is a namespace a text names for all it shows: kubectl
+// describe's "Namespace: shop", a structured log's namespace=shop, a
+// command's -n shop or --namespace shop.
+var namespaceRE = regexp.MustCompile(`(?m)(?:^|[\s,{])(?:Namespace:[ \t]+|"?namespace"?[=:][ \t]*"?|-n[ \t]+|--namespace[= ])([a-z0-9][-a-z0-9]*[a-z0-9])`)
+
+// textNamespace is the namespace a text names for all it shows (the first
+// of namespaceRE's), "" for none.
+func textNamespace(text string) string {
+	if m := namespaceRE.FindStringSubmatch(text); m != nil {
+		return m[1]
 	}
 	return ""
 }

@@ -71,6 +71,17 @@ func TestPodNamespace(t *testing.T) {
 			t.Errorf("podNamespace(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
+	for _, tt := range []struct{ text, want string }{
+		{"Name:         cart-7d9f8c6b5-x2k4p\nNamespace:    payments\nPriority:     0", "payments"},
+		{`{"level":"error","namespace":"shop","pod":"cart-7d9f8c6b5-x2k4p"}`, "shop"},
+		{"kubectl logs -n staging cart-7d9f8c6b5-x2k4p", "staging"},
+		{"kubectl rollout restart deployment/cart --namespace shop", "shop"},
+		{"cart-7d9f8c6b5-x2k4p 0/1 Error", ""},
+	} {
+		if got := textNamespace(tt.text); got != tt.want {
+			t.Errorf("textNamespace(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
 }
 
 func TestImageRepoOf(t *testing.T) {
