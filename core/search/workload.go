@@ -84,15 +84,18 @@ var (
 )
 
 var (
-	podKinds        = []string{"Deployment", "Rollout", "DeploymentConfig"}
-	cronJobKinds    = []string{"CronJob"}
-	shortKinds      = []string{"DaemonSet", "Job", "ReplicaSet"}
-	statefulKinds   = []string{"StatefulSet"}
-	refKinds        = map[string][]string{"deployment": podKinds, "deploy": podKinds, "statefulset": statefulKinds, "sts": statefulKinds, "daemonset": {"DaemonSet"}, "ds": {"DaemonSet"}, "job": {"Job"}, "cronjob": cronJobKinds, "cj": cronJobKinds, "rollout": {"Rollout"}}
-	workloadKinds   = []string{"Deployment", "Rollout", "DeploymentConfig", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", core.ResourceCompose}
-	hostKinds       = []string{"Service", core.ResourceCompose}
-	maxPodNames     = 10
-	maxWorkloadHits = 3
+	podKinds      = []string{"Deployment", "Rollout", "DeploymentConfig"}
+	cronJobKinds  = []string{"CronJob"}
+	shortKinds    = []string{"DaemonSet", "Job", "ReplicaSet"}
+	statefulKinds = []string{"StatefulSet"}
+	refKinds      = map[string][]string{"deployment": podKinds, "deploy": podKinds, "statefulset": statefulKinds, "sts": statefulKinds, "daemonset": {"DaemonSet"}, "ds": {"DaemonSet"}, "job": {"Job"}, "cronjob": cronJobKinds, "cj": cronJobKinds, "rollout": {"Rollout"}}
+	workloadKinds = []string{"Deployment", "Rollout", "DeploymentConfig", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", core.ResourceCompose}
+	hostKinds     = []string{"Service", core.ResourceCompose}
+)
+
+const (
+	maxPodNames     = 10 // names read from one text
+	maxWorkloadHits = 3  // manifests pinned for one name
 )
 
 // ParsePodNames returns the names in text that lead to a workload (at
