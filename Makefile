@@ -110,6 +110,7 @@ fuzz: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzWindow -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseTrace -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseRequests -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParsePodNames -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 
 clean:
 	rm -rf bin data

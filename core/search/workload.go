@@ -267,7 +267,7 @@ func podName(w string) PodName {
 	if m := containerRE.FindStringSubmatch(w); m != nil {
 		name := m[1]
 		for i := range len(name) {
-			if name[i] == '-' || name[i] == '_' {
+			if (name[i] == '-' || name[i] == '_') && i > 0 && i+1 < len(name) {
 				p.Workloads = append(p.Workloads, workloadName{name: name[i+1:], kinds: []string{core.ResourceCompose}, project: name[:i]})
 			}
 		}

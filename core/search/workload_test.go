@@ -139,3 +139,39 @@ func BenchmarkParsePodNames(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParsePodNames: any text reads without a panic into at most
+// maxPodNames names, each found in the text with a workload name to look
+// up, and a namespace, if any, is a word of the text.
+func FuzzParsePodNames(f *testing.F) {
+	for _, s := range []string{
+		"checkout-7d9f8c6b5-x2k4p   0/1   CrashLoopBackOff",
+		"Back-off restarting failed container in pod cart-5c8d7f6b9d-q4z2w_shop(0b1c)",
+		"KubePodCrashLooping: Pod shop/redis-0 is waiting",
+		`Failed to pull image "ghcr.io/acme/cart:1.5.0@sha256:0123456789abcdef"`,
+		"dial tcp: lookup cart.shop.svc.cluster.local:7070: no such host; upstream cart:7070",
+		"kubectl rollout restart deployment.apps/cart -n shop && shop_cart_1 exited",
+		"http://cart:7070/x pull image redis:7.2",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ps := ParsePodNames(s)
+		if len(ps) > maxPodNames {
+			t.Fatalf("ParsePodNames(%q) = %d names", s, len(ps))
+		}
+		for _, p := range ps {
+			if !strings.Contains(s, p.Text) || len(p.Workloads) == 0 {
+				t.Fatalf("ParsePodNames(%q) gave %+v", s, p)
+			}
+			for _, w := range p.Workloads {
+				if w.name == "" || len(w.kinds) == 0 {
+					t.Fatalf("ParsePodNames(%q) gave workload %+v of %q", s, w, p.Text)
+				}
+			}
+		}
+		if ns := textNamespace(s); ns != "" && !strings.Contains(s, ns) {
+			t.Fatalf("textNamespace(%q) = %q", s, ns)
+		}
+	})
+}
