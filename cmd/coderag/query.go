@@ -84,7 +84,8 @@ alert's namespace/pod, docker compose ps) puts first the manifest of the
 workload that made it, read from its generated suffix: a Deployment's
 pod (checkout-7d9f8c6b5-x2k4p), a StatefulSet's (redis-0), a DaemonSet's
 or Job's (NAME-x7kq2), a CronJob's (NAME-29401200-8zq5n), a Compose
-container (PROJECT-SERVICE-1), or a kubectl reference (deployment/NAME);
+container (PROJECT-SERVICE-1), or a kubectl reference (deployment/NAME),
+a Helm chart's workload template for a release's pods (RELEASE-CHART-...);
 the namespace the text gives and the compose file's folder choose among
 workloads of one name ("workload of pod ..." beside it), and the lists
 search the workload's name. A name with no generated suffix is a word

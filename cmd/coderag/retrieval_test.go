@@ -301,12 +301,15 @@ func TestPastedPodName(t *testing.T) {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\n  namespace: " + ns + "\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n        - name: server\n          image: ghcr.io/acme/" + name + ":1.4.2\n          resources:\n            limits:\n              memory: 256Mi\n"
 	}
 	db := crawlFiles(t, t.TempDir(), map[string]string{
-		"shop/deploy/prod/checkout.yaml":     deploy("checkout", "shop"),
-		"shop/deploy/staging/checkout.yaml":  deploy("checkout", "staging"),
-		"shop/deploy/prod/checkout-svc.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  selector:\n    app: checkout\n  ports:\n    - port: 8080\n      targetPort: 8080\n",
-		"shop/deploy/prod/redis.yaml":        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: redis\n  namespace: shop\nspec:\n  serviceName: redis\n  template:\n    spec:\n      containers:\n        - name: redis\n          image: redis:7.2\n",
-		"shop/compose/docker-compose.yml":    "services:\n  cart:\n    build: ../services/cart\n    ports:\n      - \"7070:7070\"\n  db:\n    image: postgres:16\n",
-		"shop/services/checkout/main.go":     "package main\n\n// main starts the checkout service.\nfunc main() {\n\tlog.Println(\"checkout listening on :8080\")\n\thttp.ListenAndServe(\":8080\", newRouter())\n}\n",
+		"shop/deploy/prod/checkout.yaml":             deploy("checkout", "shop"),
+		"shop/deploy/staging/checkout.yaml":          deploy("checkout", "staging"),
+		"shop/deploy/prod/checkout-svc.yaml":         "apiVersion: v1\nkind: Service\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  selector:\n    app: checkout\n  ports:\n    - port: 8080\n      targetPort: 8080\n",
+		"shop/deploy/prod/redis.yaml":                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: redis\n  namespace: shop\nspec:\n  serviceName: redis\n  template:\n    spec:\n      containers:\n        - name: redis\n          image: redis:7.2\n",
+		"shop/charts/cart/Chart.yaml":                "apiVersion: v2\nname: cart\nversion: 0.3.1\n",
+		"shop/charts/cart/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include \"cart.fullname\" . }}\nspec:\n  template:\n    spec:\n      containers:\n        - name: cart\n          image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"\n",
+		"shop/charts/cart/templates/worker.yaml":     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include \"cart.fullname\" . }}-worker\nspec:\n  template:\n    spec:\n      containers:\n        - name: worker\n          args: [\"--queue\", \"orders\"]\n",
+		"shop/compose/docker-compose.yml":            "services:\n  cart:\n    build: ../services/cart\n    ports:\n      - \"7070:7070\"\n  db:\n    image: postgres:16\n",
+		"shop/services/checkout/main.go":             "package main\n\n// main starts the checkout service.\nfunc main() {\n\tlog.Println(\"checkout listening on :8080\")\n\thttp.ListenAndServe(\":8080\", newRouter())\n}\n",
 	})
 	for _, tt := range []struct{ query, file, why string }{
 		{"checkout-7d9f8c6b5-x2k4p   0/1     CrashLoopBackOff   7 (2m ago)   15m", "deploy/prod/checkout.yaml", "workload of pod checkout-7d9f8c6b5-x2k4p"},
@@ -316,6 +319,8 @@ func TestPastedPodName(t *testing.T) {
 		{"Name:         checkout-5c8d7f6b9d-q4z2w\nNamespace:    staging\nControlled By:  ReplicaSet/checkout-5c8d7f6b9d\n    Last State:     Terminated\n      Reason:       OOMKilled", "deploy/staging/checkout.yaml", "workload of pod checkout-5c8d7f6b9d-q4z2w"},
 		{"compose-cart-1 exited with code 137", "compose/docker-compose.yml", "workload of container compose-cart-1"},
 		{"kubectl rollout restart deployment/checkout -n shop", "deploy/prod/checkout.yaml", "workload deployment/checkout"},
+		{"prod-cart-worker-7d9f8c6b5-x2k4p   0/1     CrashLoopBackOff", "charts/cart/templates/worker.yaml", "workload of pod prod-cart-worker-7d9f8c6b5-x2k4p"},
+		{"prod-cart-5c8d7f6b9d-q4z2w   0/1     OOMKilled", "charts/cart/templates/deployment.yaml", "workload of pod prod-cart-5c8d7f6b9d-q4z2w"},
 		{"dial tcp: lookup checkout.shop.svc.cluster.local on 10.96.0.10:53: no such host", "deploy/prod/checkout-svc.yaml", "workload of host checkout.shop.svc.cluster.local"},
 		{"dial tcp 10.96.7.12:8080: connect: connection refused (upstream checkout:8080)", "deploy/prod/checkout-svc.yaml", "workload of host checkout:8080"},
 		{`Failed to pull image "ghcr.io/acme/checkout:1.5.0": not found`, "/checkout.yaml", "workload of image ghcr.io/acme/checkout:1.5.0"},

@@ -143,7 +143,9 @@ var (
 	helmNameRE  = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*["']?([^"'\s{}]+)["']?\s*$`)
 	helmAppRE   = regexp.MustCompile(`(?m)^\s+(?:app|app\.kubernetes\.io/name):\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$`)
 	helmImageRE = regexp.MustCompile(`(?m)^\s*-?\s*image:\s*["']?(.+?)["']?\s*$`)
-	helmNsRE    = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
+	// helmNameLineRE is the metadata name as written, templates and all.
+	helmNameLineRE = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(.+?)\s*$`)
+	helmNsRE       = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
 )
 
 // helmResources reads what a Helm template declares with plain YAML, one
@@ -173,6 +175,15 @@ func helmResources(src []byte, chart string) []core.Resource {
 		if m := helmNsRE.FindSubmatch(doc); m != nil {
 			r.Namespace = string(m[1])
 		}
+		if core.IsWorkload(kind) {
+			// The workload's kind and its name as the template writes it
+			// ({{ include "cart.fullname" . }}-worker): a release's pods
+			// are named from it, which a pasted pod name is matched to.
+			r.Data = map[string]string{"kind": kind}
+			if m := helmNameLineRE.FindSubmatch(doc); m != nil {
+				r.Data["name"] = string(m[1])
+			}
+		}
 		if core.IsWorkload(kind) || kind == "Service" {
 			own := ""
 			if m := helmAppRE.FindSubmatch(doc); m != nil {
@@ -193,7 +204,7 @@ func helmResources(src []byte, chart string) []core.Resource {
 			name := string(doc[m[2]:m[3]])
 			r.Env = append(r.Env, core.EnvVar{Name: name, Value: v, Line: lineOf(src, bounds[i]+m[2])})
 		}
-		if len(r.Env) > 0 || r.Labels != nil {
+		if len(r.Env) > 0 || r.Labels != nil || r.Data != nil {
 			out = append(out, r)
 		}
 	}

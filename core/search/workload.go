@@ -292,8 +292,13 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 	byName := map[string][]core.ResourceAt{}
 	byImage := map[string][]core.ResourceAt{}
 	byService := map[string][]core.ResourceAt{} // workloads by the service they belong to
+	var charts []core.ResourceAt                // Helm templates of workloads
 	for _, r := range all {
 		if len(f.Repo) > 0 && !slices.Contains(f.Repo, r.Repo) || r.Name == "" {
+			continue
+		}
+		if r.Kind == core.ResourceHelmTemplate && r.Data["kind"] != "" {
+			charts = append(charts, r)
 			continue
 		}
 		workload := slices.Contains(workloadKinds, r.Kind)
@@ -339,6 +344,11 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 			for wi, w := range p.Workloads {
 				if w.namespace != "" {
 					ns = w.namespace
+				}
+				for _, r := range charts {
+					if ki := slices.Index(w.kinds, r.Data["kind"]); ki >= 0 && releaseOf(w.name, r) {
+						take(r, wi*100+ki*10+2) // after manifests of that very name
+					}
 				}
 				for _, r := range byName[w.name] {
 					ki := slices.Index(w.kinds, r.Kind)
@@ -405,6 +415,35 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 		}
 	}
 	return out, nil
+}
+
+// helperRE is a chart's name helper in a template ("redis.fullname").
+var helperRE = regexp.MustCompile(`"([a-z0-9][-a-z0-9]*)\.(?:fullname|name)"`)
+
+// releaseOf reports whether a Helm release could have named a workload
+// name from chart template r: its name template's literal end
+// ({{ include "redis.fullname" . }}-master: -master) ends it, and the
+// rest is the chart's full name (RELEASE-CHART, or RELEASE when it holds
+// the chart's name). A template named by the release alone, or not by
+// the chart's full name, cannot be told from a name.
+func releaseOf(name string, r core.ResourceAt) bool {
+	tmpl := strings.Trim(r.Data["name"], `"'`)
+	chart := path.Base(path.Dir(path.Dir(r.File)))
+	if m := helperRE.FindStringSubmatch(tmpl); m != nil {
+		chart = m[1] // the chart's name as its helpers write it
+	}
+	if !strings.Contains(tmpl, "{{") {
+		return tmpl != "" && name == tmpl
+	}
+	if !strings.Contains(tmpl, "fullname") && !strings.Contains(tmpl, ".Chart.Name") && !strings.Contains(tmpl, ".name\"") {
+		return false
+	}
+	tail := strings.Trim(tmpl[strings.LastIndex(tmpl, "}}")+2:], `"'`)
+	if strings.Contains(tail, "{{") || !strings.HasSuffix(name, tail) {
+		return false
+	}
+	base := strings.TrimSuffix(name, tail)
+	return base == chart || strings.HasSuffix(base, "-"+chart) || strings.HasPrefix(base, chart+"-")
 }
 
 // describe says what was pasted, for Explain.Workload: "pod NAME",

@@ -175,3 +175,34 @@ func FuzzParsePodNames(f *testing.F) {
 		}
 	})
 }
+
+func TestReleaseOf(t *testing.T) {
+	tmpl := func(file, name string) core.ResourceAt {
+		return core.ResourceAt{File: file, Resource: core.Resource{Kind: core.ResourceHelmTemplate, Data: map[string]string{"kind": "Deployment", "name": name}}}
+	}
+	full := tmpl("charts/cart/templates/deployment.yaml", `{{ include "cart.fullname" . }}`)
+	worker := tmpl("charts/cart/templates/worker.yaml", `{{ include "cart.fullname" . }}-worker`)
+	named := tmpl("deploy/exclude-guestbook/templates/d.yaml", `{{ template "guestbook.name" . }}`)
+	release := tmpl("charts/cart/templates/job.yaml", `{{ .Release.Name }}-migrate`)
+	literal := tmpl("charts/cart/templates/x.yaml", `cart-exporter`)
+	for _, tt := range []struct {
+		name string
+		r    core.ResourceAt
+		want bool
+	}{
+		{"prod-cart", full, true},
+		{"cart", full, true},
+		{"cart-prod", full, true}, // a release named after the chart
+		{"prod-carts", full, false},
+		{"prod-cart-worker", worker, true},
+		{"prod-cart", worker, false},
+		{"guestbook", named, true}, // the helper's name, not the folder's
+		{"prod-migrate", release, false},
+		{"cart-exporter", literal, true},
+		{"prod-cart-exporter", literal, false},
+	} {
+		if got := releaseOf(tt.name, tt.r); got != tt.want {
+			t.Errorf("releaseOf(%q, %s) = %v, want %v", tt.name, tt.r.Data["name"], got, tt.want)
+		}
+	}
+}
