@@ -620,3 +620,25 @@ func TestPreviewNotebookAsMarkdown(t *testing.T) {
 		t.Errorf("notebook preview is not rendered Markdown:\n%s", out)
 	}
 }
+
+// TestExplainSaysWhyPinned: the explanation of a hit the search put
+// first says why (a trace's frame, a route, a pod's workload, a
+// qualified name's declaration).
+func TestExplainSaysWhyPinned(t *testing.T) {
+	st := DefaultStyles(true, true)
+	for _, tt := range []struct {
+		e    core.Explain
+		want string
+	}{
+		{core.Explain{Frame: "/app/cart.go:13", FrameLine: 13}, "frame of the pasted trace: /app/cart.go:13"},
+		{core.Explain{Route: "GET /users/{id}", RouteLine: 4}, "put first: route GET /users/{id}"},
+		{core.Explain{Workload: "pod cart-7d9f8c6b5-x2k4p"}, "put first: workload of pod cart-7d9f8c6b5-x2k4p"},
+		{core.Explain{Declares: "errors.Is"}, "put first: declares errors.Is"},
+		{core.Explain{}, ""},
+	} {
+		got := strings.Join(explainLines(st, core.Hit{Explain: tt.e}, 200), "\n")
+		if tt.want != "" && !strings.Contains(got, tt.want) || tt.want == "" && strings.Contains(got, "put first") {
+			t.Errorf("explain of %+v:\n%s\nwant %q", tt.e, got, tt.want)
+		}
+	}
+}

@@ -208,6 +208,10 @@ func explainLines(st Styles, h core.Hit, w int) []string {
 	}
 	if e.Frame != "" {
 		lines = append(lines, "  frame of the pasted trace: "+e.Frame)
+	} else if why := e.Pinned(); why != "" {
+		// a request's route or handler, a pod's workload, a qualified
+		// name's declaration
+		lines = append(lines, "  put first: "+why)
 	}
 	lines = append(lines, "  matched: "+strings.Join(e.Matched, " "))
 	for i, l := range lines {
