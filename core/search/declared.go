@@ -19,12 +19,10 @@ func qualifierScopes(c core.Chunk, pathWords map[string]bool) (scope, home map[s
 	for w := range pathWords {
 		scope[w] = true
 	}
-	names := func(part string, into ...map[string]bool) {
-		for _, m := range into {
-			m[normIdent(part)] = true
-			for _, name := range strings.FieldsFunc(part, func(r rune) bool { return strings.ContainsRune(".:/#\\ ", r) }) {
-				m[normIdent(name)] = true
-			}
+	names := func(part string, into map[string]bool) {
+		into[normIdent(part)] = true
+		for _, name := range strings.FieldsFunc(part, func(r rune) bool { return strings.ContainsRune(".:/#\\ ", r) }) {
+			into[normIdent(name)] = true
 		}
 	}
 	parts := strings.Split(c.ContextPrefix, " > ")
@@ -61,7 +59,7 @@ func promoteDeclaration(hits []core.Hit, text string, depth int) []core.Hit {
 			if name != "" {
 				return hits
 			}
-			written = strings.TrimSuffix(strings.TrimRight(t, ",;:!?'\")"), "(")
+			written = bareName(t)
 			qual, name = q, n
 		}
 	}

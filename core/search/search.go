@@ -500,11 +500,11 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// alert): the manifest of the workload that made it, and the lists
 	// search the workload's name instead.
 	pods := ParsePodNames(q.Text)
-	workloads, err := e.workloadHits(ctx, pods, q.Text, f)
+	workloads, renames, err := e.workloadHits(ctx, pods, q.Text, f)
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
 	}
-	parsed.Text = workloadText(parsed.Text, pods, workloads)
+	parsed.Text = workloadText(parsed.Text, renames)
 	res.Text = parsed.Text
 	pinned, pinnedLists := slices.Concat(framed, routed, workloads), pinnedLists(framed, routed, workloads)
 	if strings.TrimSpace(parsed.Text) == "" {
@@ -1017,8 +1017,7 @@ func QualifiedName(t string) string {
 // and its name (std::fs::read: fs, read); both are "" when t is not one
 // (see QualifiedName).
 func qualified(t string) (qualifier, name string) {
-	t = strings.TrimRight(t, ",;:!?'\")")
-	t = strings.TrimSuffix(t, "(")
+	t = bareName(t)
 	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '.' || r == ':' || r == '#' })
 	if len(parts) < 2 || strings.Contains(t, ":::") || strings.HasPrefix(t, ".") || strings.HasSuffix(t, ".") {
 		return "", ""
@@ -1033,6 +1032,12 @@ func qualified(t string) (qualifier, name string) {
 		return "", "" // a file's name (nginx.conf) or a host's (events.contoso.net)
 	}
 	return parts[len(parts)-2], last
+}
+
+// bareName is a term written as a name without the punctuation and call
+// parentheses around it in a sentence ("os.ReadFile()?": os.ReadFile).
+func bareName(t string) string {
+	return strings.TrimSuffix(strings.TrimRight(t, ",;:!?'\")"), "(")
 }
 
 // topLevelDomains end host names, which look like qualified names.

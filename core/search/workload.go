@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"coderag/core"
@@ -89,7 +90,6 @@ var (
 	shortKinds    = []string{"DaemonSet", "Job", "ReplicaSet"}
 	statefulKinds = []string{"StatefulSet"}
 	refKinds      = map[string][]string{"deployment": podKinds, "deploy": podKinds, "statefulset": statefulKinds, "sts": statefulKinds, "daemonset": {"DaemonSet"}, "ds": {"DaemonSet"}, "job": {"Job"}, "cronjob": cronJobKinds, "cj": cronJobKinds, "rollout": {"Rollout"}}
-	workloadKinds = []string{"Deployment", "Rollout", "DeploymentConfig", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", core.ResourceCompose}
 	hostKinds     = []string{"Service", core.ResourceCompose}
 )
 
@@ -183,7 +183,8 @@ func readWord(w string, imageWord bool, add func(PodName)) {
 			case !imageWord && !strings.Contains(w, "@") && (!tagged || !registry(repo) && allDigits(w[m[4]:m[5]])):
 				// a path (src/app/main.go:42), not an image
 			default:
-				add(PodName{Text: w, Object: "image", image: imageRepo(repo), Workloads: []workloadName{{name: repo, kinds: workloadKinds}}})
+				// Matched by the images workloads run (core.IsWorkload), not by name.
+				add(PodName{Text: w, Object: "image", image: imageRepo(repo), Workloads: []workloadName{{name: repo, kinds: []string{"image"}}}})
 				return
 			}
 		}
@@ -278,17 +279,22 @@ func podName(w string) PodName {
 // workloadHits returns, for each pasted pod or container name, the chunks
 // of the manifests of the workloads that may have made it (at most three
 // each): the kinds its shape points at first, then those in the
-// namespace the text gives it (a/b of an alert, b_a of an event), then by
-// path. A name no indexed workload has adds nothing.
-func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, f core.Filter) ([]core.Hit, error) {
+// namespace the text gives it (a/b of an alert, b_a of an event, or
+// Namespace:, -n for all it shows), then by path. A name no indexed
+// workload has adds nothing. renames pairs each name that found a
+// manifest, in the text's order, with the workload's name when the
+// manifest writes it, for the lists to search instead
+// (checkout-7d9f8c6b5-x2k4p: checkout).
+func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, f core.Filter) (hits []core.Hit, renames [][2]string, err error) {
 	wf, ok := e.idx.(WorkloadFinder)
 	if !ok || len(pods) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	all, err := wf.Resources(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the workloads for a pasted pod name: %w", err)
+		return nil, nil, fmt.Errorf("read the workloads for a pasted pod name: %w", err)
 	}
+	textNS := sync.OnceValue(func() string { return textNamespace(text) }) // one scan of a long paste
 	byName := map[string][]core.ResourceAt{}
 	byImage := map[string][]core.ResourceAt{}
 	byService := map[string][]core.ResourceAt{} // workloads by the service they belong to
@@ -301,7 +307,9 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 			charts = append(charts, r)
 			continue
 		}
-		workload := slices.Contains(workloadKinds, r.Kind)
+		// Workloads that make pods (a bare Pod manifest is a one-off,
+		// most often a test's) and Compose services.
+		workload := core.IsWorkload(r.Kind) && r.Kind != "Pod" || r.Kind == core.ResourceCompose
 		if workload || r.Kind == "Service" {
 			byName[r.Name] = append(byName[r.Name], r)
 		}
@@ -316,29 +324,29 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 			}
 		}
 	}
-	var out []core.Hit
 	seen := map[string]bool{}
 	for _, p := range pods {
 		var found []core.ResourceAt
 		// rank is a chunk's place: the shape its name was read by (x100),
 		// its kind among the shape's and for a Compose service whether
 		// its file's folder is the container's project (x10), and a
-		// Service's workloads after it (+5).
-		rank := map[string]int{}
-		take := func(r core.ResourceAt, at int) {
+		// Service's workloads after it (+5); via the workload name it was
+		// found by.
+		rank, via := map[string]int{}, map[string]string{}
+		take := func(r core.ResourceAt, at int, name string) {
 			if _, dup := rank[r.ChunkID]; !dup && !seen[r.ChunkID] {
-				rank[r.ChunkID] = at
+				rank[r.ChunkID], via[r.ChunkID] = at, name
 				found = append(found, r)
 			}
 		}
 		ns := podNamespace(text, p.Text)
 		if ns == "" {
-			ns = textNamespace(text)
+			ns = textNS()
 		}
 		switch {
 		case p.image != "":
 			for _, r := range byImage[p.image] {
-				take(r, 0)
+				take(r, 0, p.Workloads[0].name)
 			}
 		default:
 			for wi, w := range p.Workloads {
@@ -347,7 +355,7 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 				}
 				for _, r := range charts {
 					if ki := slices.Index(w.kinds, r.Data["kind"]); ki >= 0 && releaseOf(w.name, r) {
-						take(r, wi*100+ki*10+2) // after manifests of that very name
+						take(r, wi*100+ki*10+2, w.name) // after manifests of that very name
 					}
 				}
 				for _, r := range byName[w.name] {
@@ -359,12 +367,12 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 					if w.project != "" && composeProject(r.File) != w.project {
 						at += 10 // after the services of the container's project
 					}
-					take(r, at)
+					take(r, at, w.name)
 					// A Service: the workloads behind it follow.
 					if r.Kind == "Service" && r.Service != "" {
 						for _, wr := range byService[r.Service] {
 							if wr.Kind != core.ResourceCompose && (wr.Namespace == r.Namespace || wr.Namespace == "" || r.Namespace == "") {
-								take(wr, at+5)
+								take(wr, at+5, w.name)
 							}
 						}
 					}
@@ -402,19 +410,22 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 			}
 			c, err := wf.Chunk(ctx, r.ChunkID)
 			if err != nil {
-				return nil, fmt.Errorf("read the manifest of %s %s in %s: %w", r.Kind, r.Name, r.File, err)
+				return nil, nil, fmt.Errorf("read the manifest of %s %s in %s: %w", r.Kind, r.Name, r.File, err)
 			}
 			if !admits(f, c) {
 				continue
 			}
+			if n == 0 && strings.Contains(c.Text, via[r.ChunkID]) {
+				renames = append(renames, [2]string{p.Text, via[r.ChunkID]})
+			}
 			seen[c.ID] = true
 			n++
-			h := core.Hit{Chunk: c, Lists: []core.ListRank{{List: "workloads", Rank: len(out) + 1}}}
+			h := core.Hit{Chunk: c, Lists: []core.ListRank{{List: "workloads", Rank: len(hits) + 1}}}
 			h.Explain.Workload = p.describe(r.Kind)
-			out = append(out, h)
+			hits = append(hits, h)
 		}
 	}
-	return out, nil
+	return hits, renames, nil
 }
 
 // helperRE is a chart's name helper in a template ("redis.fullname").
@@ -527,22 +538,11 @@ func textNamespace(text string) string {
 	return ""
 }
 
-// workloadText replaces each pod or container name in text with the name
-// of the workload it most likely comes from, so that the lists search
-// the service's own name (checkout-7d9f8c6b5-x2k4p: checkout).
-func workloadText(text string, pods []PodName, hits []core.Hit) string {
-	for _, p := range pods {
-		for _, h := range hits {
-			if strings.HasSuffix(h.Explain.Workload, " "+p.Text) || strings.HasSuffix(h.Explain.Workload, "/"+p.Text) {
-				for _, w := range p.Workloads {
-					if strings.Contains(h.Chunk.Text, w.name) {
-						text = strings.ReplaceAll(text, p.Text, w.name)
-						break
-					}
-				}
-				break
-			}
-		}
+// workloadText replaces each pasted name in text with the workload name
+// it found (workloadHits' renames).
+func workloadText(text string, renames [][2]string) string {
+	for _, r := range renames {
+		text = strings.ReplaceAll(text, r[0], r[1])
 	}
 	return text
 }

@@ -39,8 +39,8 @@ func TestParsePodNames(t *testing.T) {
 			"host cart.shop.svc.cluster.local <- Service:cart"},
 		{"service DNS name with a port", "upstream connect error to cart.shop.svc:7070", "host cart.shop.svc:7070 <- Service:cart"},
 		{"host and port", "dial tcp 10.96.4.7:6379: connect: connection refused (redis:6379)", "host redis:6379 <- Service:redis"},
-		{"image with a registry", `Failed to pull image "ghcr.io/acme/cart:1.4.2": not found`, "image ghcr.io/acme/cart:1.4.2 <- Deployment:ghcr.io/acme/cart"},
-		{"short image after image", "Back-off pulling image redis:7.2", "image redis:7.2 <- Deployment:redis"},
+		{"image with a registry", `Failed to pull image "ghcr.io/acme/cart:1.4.2": not found`, "image ghcr.io/acme/cart:1.4.2 <- image:ghcr.io/acme/cart"},
+		{"short image after image", "Back-off pulling image redis:7.2", "image redis:7.2 <- image:redis"},
 		{"paths and times are not images or hosts", "panic at src/app/main.go:42 at 14:02:11, see docs/faq.md", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
