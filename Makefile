@@ -8,6 +8,7 @@
 GO        ?= go
 TAGS      := sqlite_fts5
 BIN       := bin/coderag
+TUI_BIN   := bin/coderag-tui
 DB        ?= data/coderag.db
 SAMPLE    := testdata/sample
 
@@ -30,8 +31,13 @@ deps:
 	@command -v $${CC:-gcc} >/dev/null || { echo "coderag needs a C compiler for cgo (gcc or clang)"; exit 1; }
 	@test -x $(BIN) || echo "first build: cgo compiles SQLite, sqlite-vec and the tree-sitter grammars; this takes a few minutes, once"
 
+# bin/coderag is built without the terminal UI (-tags notui) and hands
+# `coderag tui` and `crawl --tui` to bin/coderag-tui, the same program with
+# it: the UI's libraries cost every process ~20 ms of start-up, which a
+# one-shot `coderag query` does not pay.
 build: deps
-	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/coderag
+	$(GO) build -tags $(TAGS),notui -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/coderag
+	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(TUI_BIN) ./cmd/coderag
 
 run: build
 	$(BIN) crawl --db $(DB) --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront \

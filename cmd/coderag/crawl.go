@@ -11,11 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"coderag/core"
 	"coderag/core/discover"
@@ -189,6 +187,9 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if o.tui && !io.outTTY {
 		return usagef("--tui needs a terminal")
 	}
+	if o.tui && crawlInTUI == nil {
+		return handOffTUI()
+	}
 	if cmd.Flags().Changed("jobs") {
 		if err := positiveInt("jobs", o.jobs); err != nil {
 			return err
@@ -285,7 +286,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 		MaxChunksPerFile: o.maxChunks,
 	}
 	if o.tui {
-		return crawlTUI(ctx, io, o, db, opts, sources, unlock)
+		return crawlInTUI(ctx, io, o, db, opts, sources, unlock)
 	}
 	pio := *io
 	switch o.progress {
@@ -332,44 +333,6 @@ func previousSources(ctx context.Context, path string) ([]core.Source, error) {
 		return nil, usagef("nothing to crawl: %s holds no sources; pass --repo-path, --slack-export, --transcripts-dir, --runbooks-dir or --gdocs-dir", path)
 	}
 	return sources, nil
-}
-
-// crawlTUI runs the crawl inside the terminal UI's crawl view; the
-// summary is printed when the app is left.
-func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db index, opts ingest.Options, sources []core.Source, unlock func()) error {
-	var (
-		sum  ingest.Summary
-		cerr error
-		ran  bool
-	)
-	var once sync.Once
-	release := func() { once.Do(unlock) }
-	defer release()
-	start := func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
-		defer release() // the app's own re-crawl may run after this one
-		opts.Progress = progress
-		sum, cerr = ingest.New(db, opts).Run(ctx, sources)
-		ran = true
-		return sum, cerr
-	}
-	t := &tuiOptions{db: o.db}
-	fs := pflag.NewFlagSet("tui", pflag.ContinueOnError)
-	t.embed.register(fs, true)
-	t.rerank.register(fs)
-	err := tuiRun(ctx, io, t, "", start)
-	if ran {
-		printCrawlSummary(io, *o.db, sum, o.verbose, cerr)
-	}
-	if err != nil {
-		return err
-	}
-	if cerr != nil {
-		return cerr
-	}
-	if sum.Failed() {
-		return errSilent
-	}
-	return nil
 }
 
 // sources turns the source flags into core.Sources with unique names.

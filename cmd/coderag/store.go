@@ -14,7 +14,6 @@ import (
 	"coderag/core/search"
 	"coderag/sqlite"
 	"coderag/sqlite/postgres"
-	"coderag/tui"
 )
 
 // index is what the commands use of an index, whichever store holds it:
@@ -29,7 +28,10 @@ type index interface {
 	ingest.Store
 	ingest.VectorStore
 	pack.Store
-	tui.Backend
+	Stats(ctx context.Context) (core.Stats, error)
+	// Mentions returns the conversation and doc chunks that mention a
+	// service, newest first, and how many there are in all.
+	Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error)
 	ask.History
 	Graph(ctx context.Context) (*graph.Graph, error)
 	LastRun(ctx context.Context) (core.CrawlRun, error)

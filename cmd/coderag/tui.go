@@ -1,3 +1,5 @@
+//go:build !notui
+
 package main
 
 import (
@@ -10,14 +12,19 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"coderag/core"
 	"coderag/core/ask"
-	"coderag/core/embed"
 	"coderag/core/ingest"
 	"coderag/core/search"
 	"coderag/tui"
 )
+
+// crawlInTUI runs a crawl --tui in the terminal UI's crawl view.
+var crawlInTUI = crawlTUI
+
+var _ tui.Backend = index(nil)
 
 type tuiOptions struct {
 	db               *string
@@ -212,74 +219,40 @@ func recrawl(dbPath string) tui.CrawlFunc {
 	return storedCrawl(dbPath, true, "tui re-crawl")
 }
 
-// storedCrawl crawls the sources a database holds again, with the
-// embedder its vectors come from: incrementally (files whose content
-// changed) or whole. args is recorded with the run.
-func storedCrawl(dbPath string, incremental bool, args string) func(context.Context, func(core.Event)) (ingest.Summary, error) {
-	return func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
-		unlock, err := lockCrawl(ctx, dbPath, false)
-		if err != nil {
-			return ingest.Summary{}, err
-		}
-		defer unlock()
-		db, err := openIndex(ctx, dbPath, false)
-		if err != nil {
-			return ingest.Summary{}, err
-		}
-		defer db.Close()
-		sources, err := storedSources(ctx, db)
-		if err != nil {
-			return ingest.Summary{}, err
-		}
-		if len(sources) == 0 {
-			return ingest.Summary{}, fmt.Errorf("%s holds no sources yet: crawl with 'coderag crawl --repo-path DIR' first", dbPath)
-		}
-		eo, err := storedEmbed(ctx, db)
-		if err != nil {
-			return ingest.Summary{}, err
-		}
-		return ingest.New(db, ingest.Options{Progress: progress, Incremental: incremental, Embed: eo, Args: args}).Run(ctx, sources)
+// crawlTUI runs the crawl inside the terminal UI's crawl view; the
+// summary is printed when the app is left.
+func crawlTUI(ctx context.Context, io *ioStreams, o *crawlOptions, db index, opts ingest.Options, sources []core.Source, unlock func()) error {
+	var (
+		sum  ingest.Summary
+		cerr error
+		ran  bool
+	)
+	var once sync.Once
+	release := func() { once.Do(unlock) }
+	defer release()
+	start := func(ctx context.Context, progress func(core.Event)) (ingest.Summary, error) {
+		defer release() // the app's own re-crawl may run after this one
+		opts.Progress = progress
+		sum, cerr = ingest.New(db, opts).Run(ctx, sources)
+		ran = true
+		return sum, cerr
 	}
-}
-
-// storedSources are the sources a database was crawled from.
-func storedSources(ctx context.Context, db index) ([]core.Source, error) {
-	st, err := db.Stats(ctx)
+	t := &tuiOptions{db: o.db}
+	fs := pflag.NewFlagSet("tui", pflag.ContinueOnError)
+	t.embed.register(fs, true)
+	t.rerank.register(fs)
+	err := tuiRun(ctx, io, t, "", start)
+	if ran {
+		printCrawlSummary(io, *o.db, sum, o.verbose, cerr)
+	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []core.Source
-	for _, s := range st.Sources {
-		out = append(out, core.Source{Kind: s.Kind, Path: s.Path, Name: s.Name})
+	if cerr != nil {
+		return cerr
 	}
-	return out, nil
-}
-
-// storedEmbed embeds with the embedder the database's vectors come from.
-func storedEmbed(ctx context.Context, db index) (ingest.EmbedOptions, error) {
-	info := db.Embedder()
-	if info.ID == "" {
-		return ingest.EmbedOptions{}, nil
+	if sum.Failed() {
+		return errSilent
 	}
-	if info.ID == embed.CorpusID {
-		return ingest.EmbedOptions{Builtin: true}, nil
-	}
-	if embed.IsStatic(info.ID) {
-		m, err := embed.ShippedFor(info.ID)
-		if err != nil {
-			return ingest.EmbedOptions{}, err
-		}
-		return ingest.EmbedOptions{Embedder: embed.StaticEmbedder{M: m}}, nil
-	}
-	provider, model, _ := strings.Cut(info.ID, ":")
-	url, err := db.EmbedderURL(ctx)
-	if err != nil {
-		return ingest.EmbedOptions{}, err
-	}
-	h, err := embed.NewHTTP(ctx, embed.HTTPOptions{Provider: provider, URL: url, Model: model, Dim: info.Dim,
-		APIKey: os.Getenv("CODERAG_EMBED_API_KEY")})
-	if err != nil {
-		return ingest.EmbedOptions{}, err
-	}
-	return ingest.EmbedOptions{Embedder: h, URL: h.Endpoint()}, nil
+	return nil
 }
