@@ -1,8 +1,8 @@
 package core
 
 import (
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -15,11 +15,11 @@ var testDirs = map[string]bool{
 var (
 	// testFileRE is a test file's name: Go's _test.go, a .test. or .spec.
 	// file, pytest's test_*.py, JUnit's and xUnit's *Test(s).java/.cs/.kt.
-	testFileRE = regexp.MustCompile(`(?i)(_test\.[a-z]+|\.test\.[a-z]+|\.spec\.[a-z]+|^test_.*\.py|tests?\.(java|cs|kt)|_spec\.rb)$`)
+	testFileRE = lazyre.New(`(?i)(_test\.[a-z]+|\.test\.[a-z]+|\.spec\.[a-z]+|^test_.*\.py|tests?\.(java|cs|kt)|_spec\.rb)$`)
 	// testProjectRE is a directory named as a test project is: .NET's
 	// Cart.Tests, Cart.UnitTests, Cart.IntegrationTests, and cart-tests,
 	// cart_e2e_tests elsewhere.
-	testProjectRE = regexp.MustCompile(`(?i)[._-](unit|integration|functional|acceptance|component|e2e|api|load)?[._-]?tests?$|[._-]specs$`)
+	testProjectRE = lazyre.New(`(?i)[._-](unit|integration|functional|acceptance|component|e2e|api|load)?[._-]?tests?$|[._-]specs$`)
 )
 
 // IsTestPath reports whether a path holds tests: a test file, or any file

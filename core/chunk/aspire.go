@@ -2,8 +2,8 @@ package chunk
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 
 	"coderag/core"
@@ -16,8 +16,8 @@ import (
 //	var catalog = builder.AddProject<Projects.Catalog>("catalog");
 //	builder.AddProject<Projects.Cart>("cart").WithReference(cache).WithReference(catalog);
 var (
-	aspireAddRE = regexp.MustCompile(`(?s)(?:\bvar\s+(\w+)\s*=\s*)?\b(\w+)\s*\.\s*(Add(?:Project|Container|Redis|Garnet|Valkey|Postgres|SqlServer|MySql|MongoDB|Oracle|RabbitMQ|Kafka|Nats|AzureServiceBus|NpmApp|NodeApp|PythonApp|ViteApp|JavaScriptApp|UvicornApp|GolangApp|Dockerfile|Database|Executable))\s*(?:<([^>]*)>)?\s*\(\s*"([^"]+)"(?:\s*,\s*"([^"]+)")?`)
-	aspireRefRE = regexp.MustCompile(`\.\s*WithReference\s*\(\s*(\w+)`)
+	aspireAddRE = lazyre.New(`(?s)(?:\bvar\s+(\w+)\s*=\s*)?\b(\w+)\s*\.\s*(Add(?:Project|Container|Redis|Garnet|Valkey|Postgres|SqlServer|MySql|MongoDB|Oracle|RabbitMQ|Kafka|Nats|AzureServiceBus|NpmApp|NodeApp|PythonApp|ViteApp|JavaScriptApp|UvicornApp|GolangApp|Dockerfile|Database|Executable))\s*(?:<([^>]*)>)?\s*\(\s*"([^"]+)"(?:\s*,\s*"([^"]+)")?`)
+	aspireRefRE = lazyre.New(`\.\s*WithReference\s*\(\s*(\w+)`)
 )
 
 // aspireKind is the node kind an Aspire resource method makes.
@@ -111,7 +111,7 @@ func aspireResources(src []byte) []core.Resource {
 	return out
 }
 
-var aspireEnvRE = regexp.MustCompile(`\.\s*WithEnvironment\s*\(\s*"([A-Za-z_][A-Za-z0-9_.:]*)"\s*,`)
+var aspireEnvRE = lazyre.New(`\.\s*WithEnvironment\s*\(\s*"([A-Za-z_][A-Za-z0-9_.:]*)"\s*,`)
 
 // aspireEnv reads the WithEnvironment calls of a statement (at offset
 // start of src) into r's Env: a string literal is the value; an
@@ -145,7 +145,7 @@ func aspireEnv(r *core.Resource, src []byte, start int, stmt []byte, vars map[st
 
 // aspireIdentRE finds a variable and, when it is asked for one, the
 // endpoint's name: catalog.GetEndpoint("https").
-var aspireIdentRE = regexp.MustCompile(`\b([A-Za-z_]\w*)\b(?:\s*\.\s*GetEndpoint\s*\(\s*"(\w+)")?`)
+var aspireIdentRE = lazyre.New(`\b([A-Za-z_]\w*)\b(?:\s*\.\s*GetEndpoint\s*\(\s*"(\w+)")?`)
 
 // closingArg returns the text up to the parenthesis that closes the call
 // b is inside of.

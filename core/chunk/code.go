@@ -1,9 +1,9 @@
 package chunk
 
 import (
+	"coderag/core/internal/lazyre"
 	"embed"
 	"fmt"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -347,7 +347,7 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 // rustTestAttr is an attribute that makes the item after it test code:
 // #[cfg(test)] (or cfg(all(test, ...))) on a module, #[test] or a
 // framework's test macro (#[tokio::test], #[rstest]) on a function.
-var rustTestAttr = regexp.MustCompile(`^#\[\s*(?:cfg\s*\(\s*(?:all\s*\(\s*)?test\b|(?:[\w:]+::)?test\b|rstest\b)`)
+var rustTestAttr = lazyre.New(`^#\[\s*(?:cfg\s*\(\s*(?:all\s*\(\s*)?test\b|(?:[\w:]+::)?test\b|rstest\b)`)
 
 func (c *Chunker) fallback(src []byte, base core.Chunk, why string) Result {
 	return Result{Chunks: Window(string(src), base, c.opts.Window), Fallback: why}

@@ -2,12 +2,12 @@ package chunk
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -40,7 +40,7 @@ func parseYAMLDocs(src []byte) ([]*yaml.Node, error) {
 	}
 }
 
-var aliasRE = regexp.MustCompile(`(?m)(^|[\s\[,:-])\*[A-Za-z0-9_-]+`)
+var aliasRE = lazyre.New(`(?m)(^|[\s\[,:-])\*[A-Za-z0-9_-]+`)
 
 func countAliases(src []byte) int { return len(aliasRE.FindAll(src, -1)) }
 
@@ -179,7 +179,7 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 }
 
 // hashRE is a pip hash option and the line continuation before it.
-var hashRE = regexp.MustCompile(`[ \t]*\\?[ \t]*(?:\n[ \t]*)?--hash=[A-Za-z0-9]+:[A-Fa-f0-9]+`)
+var hashRE = lazyre.New(`[ \t]*\\?[ \t]*(?:\n[ \t]*)?--hash=[A-Za-z0-9]+:[A-Fa-f0-9]+`)
 
 // hashPinned indexes a hash-pinned requirements file (pip-compile
 // --generate-hashes) by its package names and versions: the hashes, most
@@ -201,14 +201,14 @@ func (c *Chunker) hashPinned(src []byte, base core.Chunk) Result {
 }
 
 var (
-	tableRE = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*$`)
-	gomodRE = regexp.MustCompile(`^(module|go|toolchain|require|replace|exclude|retract|godebug|tool|use)\b\s*(\S*)`)
+	tableRE = lazyre.New(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*$`)
+	gomodRE = lazyre.New(`^(module|go|toolchain|require|replace|exclude|retract|godebug|tool|use)\b\s*(\S*)`)
 )
 
 // sections cuts a line-oriented file at the lines header matches; the
 // first submatch names the section. Lines before the first header are a
 // section of their own.
-func (c *Chunker) sections(src []byte, base core.Chunk, header *regexp.Regexp) Result {
+func (c *Chunker) sections(src []byte, base core.Chunk, header *lazyre.Regexp) Result {
 	b := &builder{c: c, src: src, base: base}
 	start, name := uint(0), ""
 	off := 0

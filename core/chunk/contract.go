@@ -2,9 +2,9 @@ package chunk
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -125,7 +125,7 @@ func (c *Chunker) Proto(src []byte, base core.Chunk) Result {
 
 // gatewayBindingRE is an HTTP binding of an rpc's google.api.http option
 // (gRPC-Gateway, Google's transcoding): get: "/v1/{name=shelves/*}".
-var gatewayBindingRE = regexp.MustCompile(`\b(get|put|post|delete|patch)\s*:\s*"(/[^"]*)"`)
+var gatewayBindingRE = lazyre.New(`\b(get|put|post|delete|patch)\s*:\s*"(/[^"]*)"`)
 
 // gatewayRoutes are the HTTP routes an rpc's google.api.http option binds
 // (the rpc between start and end in src; additional_bindings too): the
@@ -545,9 +545,9 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 }
 
 var (
-	composeRootRE = regexp.MustCompile(`(?m)^services:\s*$`)
-	kindRE        = regexp.MustCompile(`(?m)^kind:\s*[A-Z]`)
-	chartNameRE   = regexp.MustCompile(`(?m)^name:\s*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	composeRootRE = lazyre.New(`(?m)^services:\s*$`)
+	kindRE        = lazyre.New(`(?m)^kind:\s*[A-Z]`)
+	chartNameRE   = lazyre.New(`(?m)^name:\s*["']?([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 )
 
 // goTemplateActions reports whether src holds Go template actions ({{ }}),

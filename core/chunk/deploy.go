@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"fmt"
 	"path"
 	"regexp"
@@ -15,7 +16,7 @@ import (
 	"coderag/core"
 )
 
-var docSepRE = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?\r?$`)
+var docSepRE = lazyre.New(`(?m)^---[ \t]*(#.*)?\r?$`)
 
 // Kubernetes chunks multi-document Kubernetes YAML: one chunk per
 // resource, with its kind and name as symbol, its labels in K8sLabels,
@@ -674,7 +675,7 @@ func composeMeta(s map[string]any) map[string]string {
 	return m
 }
 
-var fromRE = regexp.MustCompile(`(?im)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?`)
+var fromRE = lazyre.New(`(?im)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?`)
 
 // Dockerfile chunks a Dockerfile by build stage (FROM lines), with the
 // base image, exposed ports and env keys of each stage in Meta.
@@ -802,8 +803,8 @@ func withComments(src []byte, start int, markers ...string) int {
 }
 
 var (
-	helmKindRE   = regexp.MustCompile(`(?m)^kind:\s*([A-Za-z]+)`)
-	helmDefineRE = regexp.MustCompile(`\{\{-?\s*define\s+"([^"]+)"`)
+	helmKindRE   = lazyre.New(`(?m)^kind:\s*([A-Za-z]+)`)
+	helmDefineRE = lazyre.New(`\{\{-?\s*define\s+"([^"]+)"`)
 )
 
 // HelmTemplate indexes a Helm template as one chunk (windows when big):

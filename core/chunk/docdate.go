@@ -1,7 +1,7 @@
 package chunk
 
 import (
-	"regexp"
+	"coderag/core/internal/lazyre"
 	"strings"
 	"time"
 )
@@ -9,12 +9,12 @@ import (
 // isoDateRE finds a calendar date written the ISO way (2024-03-14), the
 // form changelogs (Keep a Changelog: "## [3.0.0] - 2024-03-14"), ADR
 // templates and postmortem headings use.
-var isoDateRE = regexp.MustCompile(`\b((?:19|20)\d\d)[-/.](0[1-9]|1[0-2])[-/.](0[1-9]|[12]\d|3[01])\b`)
+var isoDateRE = lazyre.New(`\b((?:19|20)\d\d)[-/.](0[1-9]|1[0-2])[-/.](0[1-9]|[12]\d|3[01])\b`)
 
 // dateLineRE is a "Date: ..." line near a document's top: ADR and RFC
 // templates ("Date: 2021-03-04", "* Date: ...", "| Date | ... |",
 // "**Last updated:** ...").
-var dateLineRE = regexp.MustCompile(`(?im)^[\s>*|-]*\**\s*(?:date|last[ -]updated|updated|last[ -]modified|decided|accepted)\s*\**\s*[:|]\s*\**\s*(.+)$`)
+var dateLineRE = lazyre.New(`(?im)^[\s>*|-]*\**\s*(?:date|last[ -]updated|updated|last[ -]modified|decided|accepted)\s*\**\s*[:|]\s*\**\s*(.+)$`)
 
 // dateLayouts are the other ways a "Date:" line writes a date.
 var dateLayouts = []string{"January 2, 2006", "January 2 2006", "2 January 2006", "Jan 2, 2006", "Jan 2 2006", "2 Jan 2006"}

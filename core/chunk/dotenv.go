@@ -1,8 +1,8 @@
 package chunk
 
 import (
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 
 	"coderag/core"
@@ -21,11 +21,11 @@ func IsSecretEnvFile(name string) bool {
 }
 
 // secretKeyRE names keys whose values are secrets whatever they look like.
-var secretKeyRE = regexp.MustCompile(`(?i)(pass|pwd|secret|token|key|credential|auth|private|cert|salt|signature|session|cookie|sas|conn(ection)?str)`)
+var secretKeyRE = lazyre.New(`(?i)(pass|pwd|secret|token|key|credential|auth|private|cert|salt|signature|session|cookie|sas|conn(ection)?str)`)
 
 // plainValueRE is what a value that can be shown looks like: a number, a
 // word, a host name, host:port, a path or a URL without a user part.
-var plainValueRE = regexp.MustCompile(`^[A-Za-z0-9_.:/@,+-]{0,120}$`)
+var plainValueRE = lazyre.New(`^[A-Za-z0-9_.:/@,+-]{0,120}$`)
 
 // maskEnvValue returns the value of an environment file's key as it may
 // be indexed, and whether it was kept: addresses (without their user
@@ -56,7 +56,7 @@ func maskEnvValue(key, v string) (string, bool) {
 	return v, true
 }
 
-var envLineRE = regexp.MustCompile(`^(\s*(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.]*)(\s*=\s*)(.*)$`)
+var envLineRE = lazyre.New(`^(\s*(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.]*)(\s*=\s*)(.*)$`)
 
 // DotEnv chunks an environment file that holds real values: its lines
 // with every value that could be a secret replaced by "…" (the chunk

@@ -1,7 +1,7 @@
 package chunk
 
 import (
-	"regexp"
+	"coderag/core/internal/lazyre"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -14,11 +14,11 @@ const BindEnv = core.BindEnv
 
 // envNameRE is what an environment variable's name looks like in code:
 // upper case, digits and underscores (CART_SERVICE_ADDR, HOST).
-var envNameRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+var envNameRE = lazyre.New(`^[A-Z][A-Z0-9_]*$`)
 
 // placeholderRE finds ${NAME} and ${NAME:default} (Spring, Docker, shell
 // and envsubst write them alike; ${NAME:-default} is the shell form).
-var placeholderRE = regexp.MustCompile(`\$\{([A-Z][A-Z0-9_]*)(?::-?([^}]*))?\}`)
+var placeholderRE = lazyre.New(`\$\{([A-Z][A-Z0-9_]*)(?::-?([^}]*))?\}`)
 
 // envReadKinds are the node kinds an environment read can be: calls
 // (getenv, os.environ.get, a helper named like getEnvVar), member
@@ -53,9 +53,9 @@ var dsnSchemes = map[string]bool{"mongodb": true, "mongodb+srv": true, "postgres
 	"mssql": true, "cassandra": true, "neo4j": true, "bolt": true, "clickhouse": true, "memcached": true}
 
 var (
-	urlSchemeRE = regexp.MustCompile(`^(?:jdbc:)?([a-z][a-z0-9+.-]*)://([^/?#]*)`)
-	pdoDSNRE    = regexp.MustCompile(`^(?i)(mysql|pgsql|sqlsrv|oci|mongodb):.*\bhost=`)
-	hostPartRE  = regexp.MustCompile(`^(?:[^@]*@)?(\{[A-Za-z_][A-Za-z0-9_.]*\}|[a-z0-9][a-z0-9.-]*)(?::(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_.]*\}))?$`)
+	urlSchemeRE = lazyre.New(`^(?:jdbc:)?([a-z][a-z0-9+.-]*)://([^/?#]*)`)
+	pdoDSNRE    = lazyre.New(`^(?i)(mysql|pgsql|sqlsrv|oci|mongodb):.*\bhost=`)
+	hostPartRE  = lazyre.New(`^(?:[^@]*@)?(\{[A-Za-z_][A-Za-z0-9_.]*\}|[a-z0-9][a-z0-9.-]*)(?::(?:[0-9]+|\{[A-Za-z_][A-Za-z0-9_.]*\}))?$`)
 )
 
 // isAddressTemplate reports whether code builds a service address: a

@@ -1,7 +1,7 @@
 package chunk
 
 import (
-	"regexp"
+	"coderag/core/internal/lazyre"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -51,7 +51,7 @@ func (e *evaluator) scopeOf(n *ts.Node) (uint, uint) {
 	return 0, uint(len(e.src)) + 1
 }
 
-var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+var identRE = lazyre.New(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // Called names, by how they end (case aside): a call reads the
 // environment (os.Getenv, process.env.get, Environment.GetEnvironmentVariable,
@@ -459,7 +459,7 @@ func (e *evaluator) call(n *ts.Node, depth int) value {
 	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
 }
 
-var fmtVerbRE = regexp.MustCompile(`%[-+# 0]*[0-9]*(\.[0-9]+)?[sdvqxXfg]|\{[0-9]*(:[^}]*)?\}|\{[A-Za-z_][A-Za-z0-9_]*\}`)
+var fmtVerbRE = lazyre.New(`%[-+# 0]*[0-9]*(\.[0-9]+)?[sdvqxXfg]|\{[0-9]*(:[^}]*)?\}|\{[A-Za-z_][A-Za-z0-9_]*\}`)
 
 // format substitutes the arguments into a format string (%s, {0}, {}).
 func (e *evaluator) format(f *ts.Node, as []*ts.Node, depth int) value {

@@ -1,8 +1,8 @@
 package chunk
 
 import (
+	"coderag/core/internal/lazyre"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -118,8 +118,8 @@ func splitWords(s string) []string {
 var (
 	// httpLibRE names HTTP libraries and clients used as the receiver of
 	// a call: such calls are kept whatever their target looks like.
-	httpLibRE = regexp.MustCompile(`(?i)^(axios|requests|httpx|aiohttp|http|got|superagent|ky|httpclient|httpservice|resttemplate|webclient|restclient|\$http)$`)
-	grpcSvcRE = regexp.MustCompile(`^(?:New)?([A-Za-z0-9]+?)(?:Service)?(?:Client|Stub|Grpc)$`)
+	httpLibRE = lazyre.New(`(?i)^(axios|requests|httpx|aiohttp|http|got|superagent|ky|httpclient|httpservice|resttemplate|webclient|restclient|\$http)$`)
+	grpcSvcRE = lazyre.New(`^(?:New)?([A-Za-z0-9]+?)(?:Service)?(?:Client|Stub|Grpc)$`)
 )
 
 var systemWords = []struct{ word, system string }{
@@ -601,9 +601,9 @@ func (x *extractor) http(m *match) []fact {
 }
 
 var (
-	flaskParamRE   = regexp.MustCompile(`<(?:[a-zA-Z_]+:)?([A-Za-z_][A-Za-z0-9_]*)>`)
-	expressParamRE = regexp.MustCompile(`:([A-Za-z_][A-Za-z0-9_]*)\??`)
-	typedParamRE   = regexp.MustCompile(`\{\*?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*|\.\.\.)?\??\}`)
+	flaskParamRE   = lazyre.New(`<(?:[a-zA-Z_]+:)?([A-Za-z_][A-Za-z0-9_]*)>`)
+	expressParamRE = lazyre.New(`:([A-Za-z_][A-Za-z0-9_]*)\??`)
+	typedParamRE   = lazyre.New(`\{\*?([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*|\.\.\.)?\??\}`)
 )
 
 // django reports whether the file imports Django (a URL configuration

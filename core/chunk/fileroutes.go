@@ -1,7 +1,7 @@
 package chunk
 
 import (
-	"regexp"
+	"coderag/core/internal/lazyre"
 	"sort"
 	"strings"
 
@@ -23,16 +23,16 @@ import (
 // Dynamic segments ([id], [...slug], [[...slug]], [param=matcher])
 // become {id} placeholders; index files serve their directory.
 var (
-	nextPagesRE  = regexp.MustCompile(`(?:^|/)(?:src/)?pages/(api(?:/.*)?)\.(?:js|jsx|ts|tsx|mjs)$`)
-	nextAppRE    = regexp.MustCompile(`(?:^|/)(?:src/)?app((?:/.*)?)/route\.(?:js|ts|mjs)$`)
-	svelteKitRE  = regexp.MustCompile(`(?:^|/)src/routes((?:/.*)?)/\+server\.(?:js|ts)$`)
-	nitroRE      = regexp.MustCompile(`(?:^|/)server/(api|routes)(/.*?)(?:\.(get|post|put|patch|delete|head|options))?\.(?:js|ts|mjs)$`)
-	exportVerbRE = regexp.MustCompile(`(?m)^\s*export\s+(?:async\s+function\s*\*?|function\s*\*?|const|let|var)\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b`)
-	exportAsRE   = regexp.MustCompile(`(?m)^\s*export\s*\{[^}]*\}`)
-	asVerbRE     = regexp.MustCompile(`\bas\s+(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b|^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s*$`)
-	exportDefRE  = regexp.MustCompile(`(?m)^\s*export\s+default\b`)
-	cjsExportRE  = regexp.MustCompile(`(?m)^\s*module\.exports\s*=`)
-	dynSegRE     = regexp.MustCompile(`^\[{1,2}(?:\.\.\.)?([A-Za-z_][A-Za-z0-9_]*)(?:=[A-Za-z_]+)?\]{1,2}$`)
+	nextPagesRE  = lazyre.New(`(?:^|/)(?:src/)?pages/(api(?:/.*)?)\.(?:js|jsx|ts|tsx|mjs)$`)
+	nextAppRE    = lazyre.New(`(?:^|/)(?:src/)?app((?:/.*)?)/route\.(?:js|ts|mjs)$`)
+	svelteKitRE  = lazyre.New(`(?:^|/)src/routes((?:/.*)?)/\+server\.(?:js|ts)$`)
+	nitroRE      = lazyre.New(`(?:^|/)server/(api|routes)(/.*?)(?:\.(get|post|put|patch|delete|head|options))?\.(?:js|ts|mjs)$`)
+	exportVerbRE = lazyre.New(`(?m)^\s*export\s+(?:async\s+function\s*\*?|function\s*\*?|const|let|var)\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b`)
+	exportAsRE   = lazyre.New(`(?m)^\s*export\s*\{[^}]*\}`)
+	asVerbRE     = lazyre.New(`\bas\s+(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\b|^\s*(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s*$`)
+	exportDefRE  = lazyre.New(`(?m)^\s*export\s+default\b`)
+	cjsExportRE  = lazyre.New(`(?m)^\s*module\.exports\s*=`)
+	dynSegRE     = lazyre.New(`^\[{1,2}(?:\.\.\.)?([A-Za-z_][A-Za-z0-9_]*)(?:=[A-Za-z_]+)?\]{1,2}$`)
 )
 
 // fileRoutes returns the routes a JavaScript or TypeScript file serves by

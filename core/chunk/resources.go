@@ -3,8 +3,8 @@ package chunk
 import (
 	"bufio"
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,7 +57,7 @@ func flatten(v any, prefix, sep string, out map[string]string) {
 	}
 }
 
-var lineKV = regexp.MustCompile(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.\-]*)\s*[=:]\s*(.*?)\s*$`)
+var lineKV = lazyre.New(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.\-]*)\s*[=:]\s*(.*?)\s*$`)
 
 // settingsResource reads the keys and values of a settings file.
 func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
@@ -108,11 +108,11 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 }
 
 var (
-	hostPortRE  = regexp.MustCompile(`^[A-Za-z0-9.-]+:[0-9]{2,5}$`)
-	bareHostRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
-	addrKeyRE   = regexp.MustCompile(`(?i)(host|hostname|addr|address|endpoint|server|servers|url|uri|dsn|broker|brokers|service|svc|upstream|backend|target|connection|connectionstring|gateway)$`)
-	userPassRE  = regexp.MustCompile(`://([^:/@\s]*):([^@\s]+)@`)
-	adoSecretRE = regexp.MustCompile(`(?i)((?:password|pwd|accountkey|sharedaccesskey)\s*=)[^;]*`)
+	hostPortRE  = lazyre.New(`^[A-Za-z0-9.-]+:[0-9]{2,5}$`)
+	bareHostRE  = lazyre.New(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
+	addrKeyRE   = lazyre.New(`(?i)(host|hostname|addr|address|endpoint|server|servers|url|uri|dsn|broker|brokers|service|svc|upstream|backend|target|connection|connectionstring|gateway)$`)
+	userPassRE  = lazyre.New(`://([^:/@\s]*):([^@\s]+)@`)
+	adoSecretRE = lazyre.New(`(?i)((?:password|pwd|accountkey|sharedaccesskey)\s*=)[^;]*`)
 )
 
 // looksLikeAddress reports whether a setting holds an address: a URL, a
@@ -139,13 +139,13 @@ func redactCredentials(v string) string {
 }
 
 var (
-	helmEnvRE   = regexp.MustCompile(`(?m)^\s*-\s*name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*\n\s*value:\s*(.+?)\s*$`)
-	helmNameRE  = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*["']?([^"'\s{}]+)["']?\s*$`)
-	helmAppRE   = regexp.MustCompile(`(?m)^\s+(?:app|app\.kubernetes\.io/name):\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$`)
-	helmImageRE = regexp.MustCompile(`(?m)^\s*-?\s*image:\s*["']?(.+?)["']?\s*$`)
+	helmEnvRE   = lazyre.New(`(?m)^\s*-\s*name:\s*["']?([A-Za-z_][A-Za-z0-9_]*)["']?\s*\n\s*value:\s*(.+?)\s*$`)
+	helmNameRE  = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*["']?([^"'\s{}]+)["']?\s*$`)
+	helmAppRE   = lazyre.New(`(?m)^\s+(?:app|app\.kubernetes\.io/name):\s*["']?([A-Za-z0-9][A-Za-z0-9._-]*)["']?\s*$`)
+	helmImageRE = lazyre.New(`(?m)^\s*-?\s*image:\s*["']?(.+?)["']?\s*$`)
 	// helmNameLineRE is the metadata name as written, templates and all.
-	helmNameLineRE = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(.+?)\s*$`)
-	helmNsRE       = regexp.MustCompile(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
+	helmNameLineRE = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(.+?)\s*$`)
+	helmNsRE       = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
 )
 
 // helmResources reads what a Helm template declares with plain YAML, one

@@ -2,8 +2,8 @@ package chunk
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -20,7 +20,7 @@ const (
 
 // shellRefRE finds $NAME in shell-like text (scripts, Dockerfiles, nginx
 // templates filled by envsubst).
-var shellRefRE = regexp.MustCompile(`\$([A-Z][A-Z0-9_]{2,})\b`)
+var shellRefRE = lazyre.New(`\$([A-Z][A-Z0-9_]{2,})\b`)
 
 // shellLike are the languages whose $NAME is an environment variable.
 var shellLike = map[string]bool{"shell": true, "dockerfile": true, "conf": true, "text": true, "makefile": true, "": true}
@@ -64,7 +64,7 @@ func AddEnvRefs(chunks []core.Chunk, language string) {
 }
 
 // nginxPassRE tells an nginx configuration that proxies from other text.
-var nginxPassRE = regexp.MustCompile(`\b(proxy_pass|grpc_pass|uwsgi_pass|fastcgi_pass)\s+[^\s;]+\s*;`)
+var nginxPassRE = lazyre.New(`\b(proxy_pass|grpc_pass|uwsgi_pass|fastcgi_pass)\s+[^\s;]+\s*;`)
 
 // IsNginx reports whether src looks like an nginx configuration that
 // passes requests on (nginx.conf, default.conf.template).
@@ -74,7 +74,7 @@ func IsNginx(src []byte) bool {
 
 // nginxVarRE finds nginx's own variables ($request_uri, $host), which are
 // lower case; ${NAME} is an envsubst template.
-var nginxVarRE = regexp.MustCompile(`\$[a-z_]`)
+var nginxVarRE = lazyre.New(`\$[a-z_]`)
 
 // nginxToken is a word, a quoted string, or one of { } ; of an nginx file.
 type nginxToken struct {
@@ -247,7 +247,7 @@ func splitHostPort(s string) (string, string) {
 
 // dockerEnvRE reads one ENV instruction's assignments: KEY=value pairs
 // (quoted or not) or the legacy "ENV KEY value".
-var dockerEnvRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)`)
+var dockerEnvRE = lazyre.New(`([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)`)
 
 // DockerfileResource reads the final stage of a Dockerfile (the one that
 // runs): its base image and the environment it sets, each variable with
@@ -421,7 +421,7 @@ func EnvoyResource(src []byte, file string) (core.Resource, bool) {
 }
 
 // tiltBuildRE reads Tilt's docker_build('image', 'context', ...).
-var tiltBuildRE = regexp.MustCompile(`(?m)docker_build\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]`)
+var tiltBuildRE = lazyre.New(`(?m)docker_build\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]`)
 
 // TiltResource reads the images a Tiltfile builds and their contexts.
 func TiltResource(src []byte) (core.Resource, bool) {

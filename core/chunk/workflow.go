@@ -1,8 +1,8 @@
 package chunk
 
 import (
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -33,9 +33,9 @@ type workflow struct {
 }
 
 var (
-	ghExprRE     = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
-	dockerBuild  = regexp.MustCompile(`(?m)\bdocker\s+(?:buildx\s+)?build\b([^\n]*(?:\\\n[^\n]*)*)`)
-	metaOutputRE = regexp.MustCompile(`^steps\.([A-Za-z0-9_-]+)\.outputs\.tags$`)
+	ghExprRE     = lazyre.New(`\$\{\{\s*([^}]*?)\s*\}\}`)
+	dockerBuild  = lazyre.New(`(?m)\bdocker\s+(?:buildx\s+)?build\b([^\n]*(?:\\\n[^\n]*)*)`)
+	metaOutputRE = lazyre.New(`^steps\.([A-Za-z0-9_-]+)\.outputs\.tags$`)
 )
 
 // WorkflowBuildResource reads the images a GitHub Actions workflow builds

@@ -7,6 +7,7 @@ package convo
 import (
 	"archive/zip"
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -19,7 +20,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,7 +125,7 @@ var metaFiles = map[string]string{
 	"integration_logs.json": "", "canvases.json": "", "org_users.json": "", "huddle_transcripts.json": "",
 }
 
-var dayFile = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
+var dayFile = lazyre.New(`^\d{4}-\d{2}-\d{2}\.json$`)
 
 // OpenSlack opens the Slack export at p: a directory, a .zip file or a
 // single .json file of messages. Unreadable parts of the export become
@@ -797,8 +797,8 @@ func applyEdits(msgs []*message) []*message {
 }
 
 var (
-	slackRef = regexp.MustCompile(`<([^<>\n]{1,600})>`)
-	urlRE    = regexp.MustCompile(`https?://[^\s<>|"]+`)
+	slackRef = lazyre.New(`<([^<>\n]{1,600})>`)
+	urlRE    = lazyre.New(`https?://[^\s<>|"]+`)
 )
 
 // render resolves the message's author, mentions, channel references and

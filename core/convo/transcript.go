@@ -1,10 +1,10 @@
 package convo
 
 import (
+	"coderag/core/internal/lazyre"
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -60,8 +60,8 @@ func (t *Transcript) People() []string {
 
 var (
 	// attendeesRE reads a list of people: "Attendees: Ana Lima, Bo Chen and Cy".
-	attendeesRE = regexp.MustCompile(`(?im)^\s*(?:NOTE\s+)?(?:attendees|participants|present|invitees|attending)\s*:\s*(.+)$`)
-	listSepRE   = regexp.MustCompile(`\s*(?:,|;|\band\b|&)\s*`)
+	attendeesRE = lazyre.New(`(?im)^\s*(?:NOTE\s+)?(?:attendees|participants|present|invitees|attending)\s*:\s*(.+)$`)
+	listSepRE   = lazyre.New(`\s*(?:,|;|\band\b|&)\s*`)
 )
 
 // findAttendees reads the people listed after attendee labels in src.
@@ -90,17 +90,17 @@ func (t *Transcript) Speakers() []string {
 }
 
 var (
-	cueTime   = regexp.MustCompile(`^\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})(?:\s|$)`)
-	voiceTag  = regexp.MustCompile(`^<v(?:\.[\w.-]+)?\s+([^>]+)>`)
-	anyTag    = regexp.MustCompile(`</?[a-zA-Z][^>]*>|<\d[\d:.]*>`)
-	speakerRE = regexp.MustCompile(`^\s*(?:\[?((?:\d{1,2}:)?\d{1,2}:\d{2})\]?\s*(?:[-–—]\s*)?)?([\p{L}\p{N}][\p{L}\p{N} .'’()|&@_-]{0,48}?)\s*:\s+(\S.*)$`)
-	zoomChat  = regexp.MustCompile(`^(\d{1,2}:\d{2}:\d{2})\t([^\t]+?):?\t(.*)$`)
-	zoomFrom  = regexp.MustCompile(`^(\d{1,2}:\d{2}:\d{2})\s+From\s+(.+?)(?:\s+to\s+(.+?))?\s*:\s*(.*)$`)
-	mdSpeaker = regexp.MustCompile(`^\s*\*\*([^*\n]{1,60}?)(:?)\*\*\s*(?:\[((?:\d{1,2}:)?\d{1,2}:\d{2})\](?:\([^)]*\))?)?\s*:?\s*(.*)$`)
-	mdHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
-	isoDate   = regexp.MustCompile(`(\d{4})-(\d{2})-(\d{2})(?:[T _](\d{2}):(\d{2}))?`)
-	gmtDate   = regexp.MustCompile(`GMT(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})`)
-	textDate  = regexp.MustCompile(`(?i)\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4})(?:,? (\d{1,2}:\d{2}))?`)
+	cueTime   = lazyre.New(`^\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})\s*-->\s*((?:\d+:)?\d{1,2}:\d{2}[.,]\d{1,3})(?:\s|$)`)
+	voiceTag  = lazyre.New(`^<v(?:\.[\w.-]+)?\s+([^>]+)>`)
+	anyTag    = lazyre.New(`</?[a-zA-Z][^>]*>|<\d[\d:.]*>`)
+	speakerRE = lazyre.New(`^\s*(?:\[?((?:\d{1,2}:)?\d{1,2}:\d{2})\]?\s*(?:[-–—]\s*)?)?([\p{L}\p{N}][\p{L}\p{N} .'’()|&@_-]{0,48}?)\s*:\s+(\S.*)$`)
+	zoomChat  = lazyre.New(`^(\d{1,2}:\d{2}:\d{2})\t([^\t]+?):?\t(.*)$`)
+	zoomFrom  = lazyre.New(`^(\d{1,2}:\d{2}:\d{2})\s+From\s+(.+?)(?:\s+to\s+(.+?))?\s*:\s*(.*)$`)
+	mdSpeaker = lazyre.New(`^\s*\*\*([^*\n]{1,60}?)(:?)\*\*\s*(?:\[((?:\d{1,2}:)?\d{1,2}:\d{2})\](?:\([^)]*\))?)?\s*:?\s*(.*)$`)
+	mdHeading = lazyre.New(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+	isoDate   = lazyre.New(`(\d{4})-(\d{2})-(\d{2})(?:[T _](\d{2}):(\d{2}))?`)
+	gmtDate   = lazyre.New(`GMT(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})`)
+	textDate  = lazyre.New(`(?i)\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4})(?:,? (\d{1,2}:\d{2}))?`)
 )
 
 // labels are "Word: text" lines of meeting notes that are not speakers.
@@ -611,7 +611,7 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
 }
 
-var sentenceEnd = regexp.MustCompile(`[.!?…]["')\]]?\s+`)
+var sentenceEnd = lazyre.New(`[.!?…]["')\]]?\s+`)
 
 // splitTurn cuts a long turn into pieces of whole sentences under budget
 // tokens (a sentence longer than that is cut at spaces).

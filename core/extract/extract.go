@@ -7,12 +7,12 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -216,7 +216,7 @@ func textOf(n *html.Node) string {
 	return b.String()
 }
 
-var spaces = regexp.MustCompile(`[\s\x{00a0}]+`)
+var spaces = lazyre.New(`[\s\x{00a0}]+`)
 
 func collapse(s string) string { return strings.TrimSpace(spaces.ReplaceAllString(s, " ")) }
 
@@ -334,7 +334,7 @@ func DOCX(src []byte) (Doc, error) {
 	return doc, nil
 }
 
-var headingName = regexp.MustCompile(`(?i)^heading\s*(\d)$`)
+var headingName = lazyre.New(`(?i)^heading\s*(\d)$`)
 
 // styleLevels maps paragraph style ids to heading levels (1-6).
 func styleLevels(styles []byte) map[string]int {

@@ -1,10 +1,10 @@
 package graph
 
 import (
+	"coderag/core/internal/lazyre"
 	"encoding/json"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -816,7 +816,7 @@ func (b *builder) configMap(ns, name string) map[string]string {
 
 // helmActionRE finds a template action: {{ .Values.a.b | quote }},
 // {{- default "x" .Values.a -}}.
-var helmActionRE = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
+var helmActionRE = lazyre.New(`\{\{-?\s*(.*?)\s*-?\}\}`)
 
 // helmValue renders a template value with the chart's values: every
 // action must be a value (.Values.a.b), optionally through quote,

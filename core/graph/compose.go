@@ -1,8 +1,8 @@
 package graph
 
 import (
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 
 	"coderag/core"
@@ -10,7 +10,7 @@ import (
 
 // composeVarRE finds compose's interpolations: $NAME, ${NAME},
 // ${NAME:-default}, ${NAME-default}, ${NAME:?error}.
-var composeVarRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\})`)
+var composeVarRE = lazyre.New(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\})`)
 
 // settingsByFile are the values of the settings files (.env files,
 // properties) of the input, by repository and file: as indexed, so

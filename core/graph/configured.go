@@ -1,11 +1,11 @@
 package graph
 
 import (
+	"coderag/core/internal/lazyre"
 	"fmt"
 	"maps"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -313,7 +313,7 @@ func isTelemetry(name string) bool {
 }
 
 // hostLabelRE is what a host name (or its first label) looks like.
-var hostLabelRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
+var hostLabelRE = lazyre.New(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
 // placeholderHosts are host names examples and templates use.
 var placeholderHosts = map[string]bool{"example": true, "your": true, "changeme": true, "host": true, "hostname": true,
@@ -321,7 +321,7 @@ var placeholderHosts = map[string]bool{"example": true, "your": true, "changeme"
 	"todo": true, "placeholder": true, "default": true}
 
 // pdoRE reads a PDO-style DSN: mysql:host=db;dbname=shop.
-var pdoRE = regexp.MustCompile(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
+var pdoRE = lazyre.New(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
 
 // addressOf reads the address a variable's value holds, if it holds one:
 // a URL or DSN whatever the name, host:port, or a bare host when the
@@ -601,7 +601,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 
 // hostPlaceholderRE finds the {NAME} placeholders of an address's host
 // and port part.
-var hostPlaceholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.]*)\}`)
+var hostPlaceholderRE = lazyre.New(`\{([A-Za-z_][A-Za-z0-9_.]*)\}`)
 
 // expandHost fills the {NAME} placeholders in the host and port of an
 // address the code builds (http://{USERS_HOST}:8080/x, or {MEMBERS}
@@ -809,7 +809,7 @@ func (b *builder) substitute(s, tmpl string) []string {
 }
 
 // envRefRE finds $NAME, ${NAME} and ${NAME:-default}.
-var envRefRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_.]*)(?::-?|-)?([^}]*)\})`)
+var envRefRE = lazyre.New(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_.]*)(?::-?|-)?([^}]*)\})`)
 
 // valuesOf lists the values service s's environment gives a variable,
 // from the highest tier that sets it.
@@ -885,8 +885,8 @@ func (b *builder) proxies() {
 // yarpRouteRE and yarpDestRE read the flattened keys of a YARP reverse
 // proxy's settings (appsettings.json "ReverseProxy").
 var (
-	yarpRouteRE = regexp.MustCompile(`^ReverseProxy:Routes:([^:]+):(ClusterId|Match:Path)$`)
-	yarpDestRE  = regexp.MustCompile(`^ReverseProxy:Clusters:([^:]+):Destinations:[^:]+:Address$`)
+	yarpRouteRE = lazyre.New(`^ReverseProxy:Routes:([^:]+):(ClusterId|Match:Path)$`)
+	yarpDestRE  = lazyre.New(`^ReverseProxy:Clusters:([^:]+):Destinations:[^:]+:Address$`)
 )
 
 // yarp adds the routes of a YARP reverse proxy configured in a service's
@@ -936,7 +936,7 @@ func (b *builder) yarp(r core.ResourceAt) {
 }
 
 // traefikRuleRE reads the path of a Traefik router rule: PathPrefix(`/api`).
-var traefikRuleRE = regexp.MustCompile("(?:PathPrefix|Path)\\(\\s*[`'\"]([^`'\"]+)[`'\"]")
+var traefikRuleRE = lazyre.New("(?:PathPrefix|Path)\\(\\s*[`'\"]([^`'\"]+)[`'\"]")
 
 // traefik adds the routes Traefik takes to the compose services whose
 // labels enable it: an edge from the compose service that runs Traefik

@@ -1,9 +1,9 @@
 package graph
 
 import (
+	"coderag/core/internal/lazyre"
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -512,7 +512,7 @@ type addr struct {
 	scheme, host, port, path, db string
 }
 
-var adoKey = regexp.MustCompile(`(?i)(?:^|;)\s*(host|server|data source|address|database|initial catalog|dbname)\s*=\s*([^;]*)`)
+var adoKey = lazyre.New(`(?i)(?:^|;)\s*(host|server|data source|address|database|initial catalog|dbname)\s*=\s*([^;]*)`)
 
 // parseAddress reads a URL, a DSN, "host:port[,options]" or an ADO.NET
 // connection string.
@@ -570,7 +570,7 @@ func parseAddress(v string) (addr, bool) {
 	return addr{host: strings.ToLower(host), port: port}, true
 }
 
-var genericAffix = regexp.MustCompile(`^(?:svc-)|(?:-service|-svc|-api|-server|-srv|-app|-http|-grpc)$`)
+var genericAffix = lazyre.New(`^(?:svc-)|(?:-service|-svc|-api|-server|-srv|-app|-http|-grpc)$`)
 
 // hostNode finds the node a host is: a name or alias, a cluster DNS name
 // by its first label, a name without -service/-api; an external host
@@ -1050,8 +1050,8 @@ func (b *builder) brokersOf(src string) []string {
 }
 
 var (
-	dsnEnvRE   = regexp.MustCompile(`(?i)(database|db|postgres|pg|mysql|mongo|sql|mariadb).*(url|uri|dsn|connection)|connectionstrings`)
-	cacheEnvRE = regexp.MustCompile(`(?i)(redis|cache|memcache|valkey).*(url|uri|addr|host|connection|configuration)?`)
+	dsnEnvRE   = lazyre.New(`(?i)(database|db|postgres|pg|mysql|mongo|sql|mariadb).*(url|uri|dsn|connection)|connectionstrings`)
+	cacheEnvRE = lazyre.New(`(?i)(redis|cache|memcache|valkey).*(url|uri|addr|host|connection|configuration)?`)
 )
 
 // storeCall links a service to the database or cache it connects to.
@@ -1101,7 +1101,7 @@ func (b *builder) storeCall(src string, c core.CallAt, ev Evidence) {
 
 // envMatching returns the first variable of src's environment whose name
 // matches re and whose value parses as an address.
-func (b *builder) envMatching(src string, re *regexp.Regexp) (resolved, bool) {
+func (b *builder) envMatching(src string, re *lazyre.Regexp) (resolved, bool) {
 	for _, group := range [][]envSource{b.env[src], b.config[src]} {
 		for _, s := range group {
 			keys := make([]string, 0, len(s.vars))

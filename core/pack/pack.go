@@ -10,9 +10,9 @@
 package pack
 
 import (
+	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -600,7 +600,7 @@ func elide(c core.Chunk, words []string, level int) (string, bool) {
 }
 
 // markupRE is comment markers and XML doc tags.
-var markupRE = regexp.MustCompile(`^[\s/*#"'-]+|<[^>]*>`)
+var markupRE = lazyre.New(`^[\s/*#"'-]+|<[^>]*>`)
 
 // wordy reports whether a comment line holds words, not only markers and
 // tags ("/// <summary>", "/**").
@@ -615,7 +615,7 @@ func wordy(l string) bool {
 }
 
 // commentLine matches a line that is a comment (or a decorator), not code.
-var commentLine = regexp.MustCompile(`^\s*(//|#|/\*|\*|"""|'''|@|--|<!--)`)
+var commentLine = lazyre.New(`^\s*(//|#|/\*|\*|"""|'''|@|--|<!--)`)
 
 // signatureLine is the line of a chunk that declares it: the first line
 // holding its symbol's last name, else the first line that is not a
@@ -641,7 +641,7 @@ func signatureLine(lines []string, c core.Chunk) int {
 }
 
 // breakWords are question words asking what a failure affects.
-var breakWords = regexp.MustCompile(`(?i)\b(break|breaks|broken|down|outage|blast|impact|impacted|affect|affected|affects|fail|fails|failing|depends? on)\b`)
+var breakWords = lazyre.New(`(?i)\b(break|breaks|broken|down|outage|blast|impact|impacted|affect|affected|affects|fail|fails|failing|depends? on)\b`)
 
 // services describes the services the question names and those the best
 // pieces belong to (three at most, unless the question names more): who

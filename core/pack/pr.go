@@ -2,11 +2,11 @@ package pack
 
 import (
 	"bufio"
+	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"io"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -45,7 +45,7 @@ type Hunk struct {
 }
 
 // hunkRE is a unified diff hunk header: @@ -a,b +c,d @@ context.
-var hunkRE = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@ ?(.*)$`)
+var hunkRE = lazyre.New(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@ ?(.*)$`)
 
 // ParseDiff reads a unified diff (git diff, git format-patch, diff -u).
 // The lines before the first file header are the change's message; its
@@ -162,7 +162,7 @@ const (
 )
 
 // identRE finds identifiers in changed lines.
-var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]{2,}`)
+var identRE = lazyre.New(`[A-Za-z_][A-Za-z0-9_]{2,}`)
 
 // prQuery is one query a change is decomposed into.
 type prQuery struct {

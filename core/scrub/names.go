@@ -1,9 +1,9 @@
 package scrub
 
 import (
+	"coderag/core/internal/lazyre"
 	"math/big"
 	"net"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode"
@@ -36,7 +36,7 @@ var ambiguousNames = map[string]bool{
 	"ops": true, "dev": true, "test": true, "root": true, "system": true, "unknown": true, "guest": true,
 }
 
-var nameNoise = regexp.MustCompile(`\s*(?:\([^)]*\)|\[[^\]]*\]|\|.*)\s*`)
+var nameNoise = lazyre.New(`\s*(?:\([^)]*\)|\[[^\]]*\]|\|.*)\s*`)
 
 // nameWords normalises a person's name ("Justin Florentine (Besu)",
 // "Dima | Lido", "@alice") into its words.
@@ -185,7 +185,7 @@ func findNames(text string, ixs ...*nameIndex) []nameSpan {
 }
 
 // honorificRE finds "Dr. Smith", "Mrs Jane Doe", "Prof. Ng".
-var honorificRE = regexp.MustCompile(`\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sr|Sra|Herr|Frau)\.?\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?)`)
+var honorificRE = lazyre.New(`\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Miss|Sr|Sra|Herr|Frau)\.?\s+(\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+)?)`)
 
 // labels are the words after which documents list people:
 // "Author: Bob Okafor", "Reviewers: Alice Moreno, Chen Wei".
@@ -354,8 +354,8 @@ func ibanValid(s []byte) bool {
 }
 
 var (
-	ipv4RE = regexp.MustCompile(`\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b`)
-	ipv6RE = regexp.MustCompile(`(?i)(?:^|[^0-9a-z:])((?:[0-9a-f]{1,4}:){1,7}:?(?:[0-9a-f]{0,4}:){0,6}[0-9a-f]{1,4}|::(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})\b`)
+	ipv4RE = lazyre.New(`\b(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\b`)
+	ipv6RE = lazyre.New(`(?i)(?:^|[^0-9a-z:])((?:[0-9a-f]{1,4}:){1,7}:?(?:[0-9a-f]{0,4}:){0,6}[0-9a-f]{1,4}|::(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})\b`)
 )
 
 // findIPs returns IPv4 addresses, and IPv6 addresses that parse and are

@@ -1,7 +1,7 @@
 package scrub
 
 import (
-	"regexp"
+	"coderag/core/internal/lazyre"
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
@@ -11,7 +11,7 @@ import (
 // (+44 20 7946 0958), a national one starting with 0 (020 7946 0958,
 // 030 901820) or with an area code in brackets ((415) 555-0134), or a
 // North American number (415-555-0134), its digits in groups.
-var phoneCandRE = regexp.MustCompile(`\+\d[\d .\-()/]{6,20}\d|\b0\d[\d .\-/]{6,16}\d|\(\d{2,5}\)\s?\d[\d .\-]{5,12}\d|\b\d{3}[ .\-]\d{3}[ .\-]\d{4}\b`)
+var phoneCandRE = lazyre.New(`\+\d[\d .\-()/]{6,20}\d|\b0\d[\d .\-/]{6,16}\d|\(\d{2,5}\)\s?\d[\d .\-]{5,12}\d|\b\d{3}[ .\-]\d{3}[ .\-]\d{4}\b`)
 
 // phoneRuns runs phoneCandRE only on runs of digits and separators with
 // eight digits or more.
@@ -57,8 +57,8 @@ func findPhones(text string, regions []string) [][]int {
 }
 
 var (
-	datePrefixRE = regexp.MustCompile(`^(?:19|20)\d\d[-./]\d\d`)
-	dateRE       = regexp.MustCompile(`^\d{1,2}[-./]\d{1,2}[-./](?:19|20)?\d\d$`)
+	datePrefixRE = lazyre.New(`^(?:19|20)\d\d[-./]\d\d`)
+	dateRE       = lazyre.New(`^\d{1,2}[-./]\d{1,2}[-./](?:19|20)?\d\d$`)
 )
 
 // ascending reports whether the digits of s count up (0123456789): an

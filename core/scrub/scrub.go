@@ -25,8 +25,8 @@
 package scrub
 
 import (
+	"coderag/core/internal/lazyre"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -144,7 +144,7 @@ type rule struct {
 	// digits, when set, limits the rule to runs of digits and separators
 	// (" .-()+/") that hold at least that many digits.
 	digits int
-	re     *regexp.Regexp
+	re     *lazyre.Regexp
 	group  int
 	keep   func(value string) bool
 	// quoteGroup, when set, is the submatch holding the value's opening
@@ -295,17 +295,17 @@ func (g *Gate) AddNames(people ...string) {
 
 func secretRules() []rule {
 	return []rule{
-		{kind: "PRIVATE_KEY", need: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`)},
-		{kind: "AWS_KEY", need: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-		{kind: "AWS_SECRET", need: []string{"aws"}, fold: true, re: regexp.MustCompile(`(?i)aws[a-z_\-. ]{0,20}(?:secret|sk)[a-z_\-. ]{0,20}['"]?\s*[:=]\s*['"]?([A-Za-z0-9/+=]{40})\b`), group: 1},
-		{kind: "GITHUB_TOKEN", need: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
-		{kind: "GITLAB_TOKEN", need: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-		{kind: "SLACK_TOKEN", need: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-		{kind: "SLACK_WEBHOOK", need: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
-		{kind: "STRIPE_KEY", need: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
-		{kind: "GOOGLE_API_KEY", need: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}`)},
-		{kind: "TWILIO_SID", need: []string{"AC"}, re: regexp.MustCompile(`\bAC[0-9a-f]{32}\b`)},
-		{kind: "JWT", need: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+		{kind: "PRIVATE_KEY", need: []string{"PRIVATE KEY"}, re: lazyre.New(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`)},
+		{kind: "AWS_KEY", need: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, re: lazyre.New(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+		{kind: "AWS_SECRET", need: []string{"aws"}, fold: true, re: lazyre.New(`(?i)aws[a-z_\-. ]{0,20}(?:secret|sk)[a-z_\-. ]{0,20}['"]?\s*[:=]\s*['"]?([A-Za-z0-9/+=]{40})\b`), group: 1},
+		{kind: "GITHUB_TOKEN", need: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: lazyre.New(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`)},
+		{kind: "GITLAB_TOKEN", need: []string{"glpat-"}, re: lazyre.New(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+		{kind: "SLACK_TOKEN", need: []string{"xox"}, re: lazyre.New(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{kind: "SLACK_WEBHOOK", need: []string{"hooks.slack.com"}, re: lazyre.New(`https://hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
+		{kind: "STRIPE_KEY", need: []string{"_live_", "_test_"}, re: lazyre.New(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b`)},
+		{kind: "GOOGLE_API_KEY", need: []string{"AIza"}, re: lazyre.New(`\bAIza[0-9A-Za-z\-_]{35}`)},
+		{kind: "TWILIO_SID", need: []string{"AC"}, re: lazyre.New(`\bAC[0-9a-f]{32}\b`)},
+		{kind: "JWT", need: []string{"eyJ"}, re: lazyre.New(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 		// scheme://user:password@host
 		{kind: "PASSWORD", need: []string{"://"}, find: findDSNPasswords, keep: func(v string) bool { return isReference(v) || notASecret(v) }},
 	}
@@ -320,9 +320,9 @@ func piiRules() []rule {
 			return strings.HasSuffix(l, "@example.com") || strings.HasSuffix(l, "@example.org") || strings.HasPrefix(l, "noreply@") ||
 				strings.HasPrefix(l, "no-reply@") || strings.HasPrefix(l, "git@")
 		}},
-		{kind: "SSN", digits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
+		{kind: "SSN", digits: 9, re: lazyre.New(`\b\d{3}-\d{2}-\d{4}\b`)},
 		{kind: "CARD", find: findCards},
-		{kind: "MRN", need: []string{"mrn", "medical record", "patient"}, fold: true, re: regexp.MustCompile(`(?i)\b(?:mrn|medical record(?: number| no\.?| #)?|patient(?: id| number| no\.?| #)?)\s*[:#]?\s*([A-Z]{0,3}\d{4,12})\b`), group: 1},
+		{kind: "MRN", need: []string{"mrn", "medical record", "patient"}, fold: true, re: lazyre.New(`(?i)\b(?:mrn|medical record(?: number| no\.?| #)?|patient(?: id| number| no\.?| #)?)\s*[:#]?\s*([A-Z]{0,3}\d{4,12})\b`), group: 1},
 	}
 }
 
@@ -353,7 +353,7 @@ func isReference(v string) bool {
 
 // cardRule finds runs of 13 to 19 digits, in groups, that may be a
 // payment card number.
-var cardRule = rule{digits: 13, re: regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)}
+var cardRule = rule{digits: 13, re: lazyre.New(`\b(?:\d[ -]?){12,18}\d\b`)}
 
 // findCards finds payment card numbers: a brand's prefix and length
 // (Visa, Mastercard, American Express, Diners, Discover, JCB, UnionPay)

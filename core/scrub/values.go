@@ -2,8 +2,8 @@ package scrub
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"encoding/base64"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -263,9 +263,9 @@ func placeholderLike(v string) bool {
 }
 
 // dottedRefRE is a reference by path: var.db_password, data.x.access_token.
-var dottedRefRE = regexp.MustCompile(`^[a-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-\[\]"']+){1,}$`)
+var dottedRefRE = lazyre.New(`^[a-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-\[\]"']+){1,}$`)
 
-var keyNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)*$`)
+var keyNameRE = lazyre.New(`^[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)*$`)
 
 // commonWords are words of messages, not of secrets.
 var commonWords = set("a an the and or of to in on for with is are was be not no your you please enter invalid incorrect wrong " +
@@ -418,12 +418,12 @@ func wordStart(lower string) func(start, end int) bool {
 
 // findIn runs re on the lines of text holding one of hints and returns
 // its submatch indexes in text.
-func findIn(re *regexp.Regexp, text, lower string, hints ...string) [][]int {
+func findIn(re *lazyre.Regexp, text, lower string, hints ...string) [][]int {
 	return findInWhere(re, text, lower, nil, hints...)
 }
 
 // findInWhere is findIn for the hints where says yes to.
-func findInWhere(re *regexp.Regexp, text, lower string, where func(start, end int) bool, hints ...string) [][]int {
+func findInWhere(re *lazyre.Regexp, text, lower string, where func(start, end int) bool, hints ...string) [][]int {
 	var out [][]int
 	for _, l := range hintedLinesWhere(text, lower, where, hints...) {
 		for _, m := range re.FindAllStringSubmatchIndex(text[l[0]:l[1]], -1) {
@@ -543,11 +543,11 @@ func literalDefault(expr string) (int, int, bool) {
 	return 0, 0, false
 }
 
-var envNameRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
+var envNameRE = lazyre.New(`^[A-Z][A-Z0-9_]+$`)
 
 // kebabRE is a name of lower-case words: metrics-client-certs,
 // session_cookie.name.
-var kebabRE = regexp.MustCompile(`^[a-z]+(?:[-_.][a-z]+)+$`)
+var kebabRE = lazyre.New(`^[a-z]+(?:[-_.][a-z]+)+$`)
 
 // kebabName reports whether v is a name of lower-case words.
 func kebabName(v string) bool { return kebabRE.MatchString(v) }
@@ -571,7 +571,7 @@ func upperPlaceholder(v string) bool {
 
 var leetDigits = strings.NewReplacer("0", "O", "1", "I", "3", "E", "4", "A", "5", "S")
 
-var upperSnakeRE = regexp.MustCompile(`^[A-Z0-9]+(?:_[A-Z0-9]+)+$`)
+var upperSnakeRE = lazyre.New(`^[A-Z0-9]+(?:_[A-Z0-9]+)+$`)
 
 // lowerWords reports whether v is words of lower-case letters separated
 // by spaces: a description ("database password"), not a secret.
@@ -591,16 +591,16 @@ func lowerWords(v string) bool {
 
 // connPairRE finds a connection string's secret pairs: Password=,
 // Pwd=, AccountKey=, SharedAccessKey=, SharedAccessSignature=, sig=.
-var connPairRE = regexp.MustCompile(`(?i)(?:^|[;"'\s])(password|pwd|accountkey|sharedaccesskey|sharedaccesssignature|sig|clientsecret|client_secret|sastoken)\s*=\s*`)
+var connPairRE = lazyre.New(`(?i)(?:^|[;"'\s])(password|pwd|accountkey|sharedaccesskey|sharedaccesssignature|sig|clientsecret|client_secret|sastoken)\s*=\s*`)
 
 var (
-	pairAfterRE  = regexp.MustCompile(`^\s*[A-Za-z][A-Za-z ]*=`)
-	pairBeforeRE = regexp.MustCompile(`[A-Za-z][A-Za-z ]*=[^;=]*$`)
+	pairAfterRE  = lazyre.New(`^\s*[A-Za-z][A-Za-z ]*=`)
+	pairBeforeRE = lazyre.New(`[A-Za-z][A-Za-z ]*=[^;=]*$`)
 )
 
 // libpqPairRE finds the password of a keyword/value connection string
 // (libpq, MySQL DSNs): "dbname=web user=web password=… host=db".
-var libpqPairRE = regexp.MustCompile(`(?i)\b[a-z_]+=[^\s'";=]+\s+(?:[a-z_]+=[^\s'";=]+\s+)*(?:password|passwd|pwd)=`)
+var libpqPairRE = lazyre.New(`(?i)\b[a-z_]+=[^\s'";=]+\s+(?:[a-z_]+=[^\s'";=]+\s+)*(?:password|passwd|pwd)=`)
 
 // findConnPairs finds the values of connection-string secret pairs, each
 // up to its ";" or the end of the literal or line; in a keyword/value
@@ -664,15 +664,15 @@ func findConnPairs(text, lower string) [][]int {
 var (
 	// curl -u user:pw, --user user:pw, sshpass -p pw, docker login -p pw,
 	// --password pw, --password=pw, mysql -pPW (attached), mysqladmin -pPW.
-	cliUserRE = regexp.MustCompile(`(?:^|\s)(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"]+)`)
-	cliPassRE = regexp.MustCompile(`(?:^|\s)--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)(?:[ =]|,[ \t]*)(['"]?)([^\s'",]+)`)
+	cliUserRE = lazyre.New(`(?:^|\s)(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"]+)`)
+	cliPassRE = lazyre.New(`(?:^|\s)--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)(?:[ =]|,[ \t]*)(['"]?)([^\s'",]+)`)
 	// ["redis-server", "--requirepass", "…"]: a flag and its value as
 	// items of a list.
-	cliListRE   = regexp.MustCompile(`["']--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)["']\s*,\s*(["'])`)
-	cliShortPRE = regexp.MustCompile(`(?:^|\s)(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"]+)`)
-	mysqlPRE    = regexp.MustCompile(`(?:^|\s)(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"-][^\s'"]*)`)
-	authHdrRE   = regexp.MustCompile(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
-	proseRE     = regexp.MustCompile(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+	cliListRE   = lazyre.New(`["']--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)["']\s*,\s*(["'])`)
+	cliShortPRE = lazyre.New(`(?:^|\s)(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"]+)`)
+	mysqlPRE    = lazyre.New(`(?:^|\s)(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"-][^\s'"]*)`)
+	authHdrRE   = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
+	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
 )
 
 // findCLI finds secrets on command lines: curl's user:password, password
@@ -723,7 +723,7 @@ func findCLI(text, lower string) [][]int {
 }
 
 // queryParamRE finds a URL's query parameter: ?password=…&sig=….
-var queryParamRE = regexp.MustCompile(`[?&]([A-Za-z_][A-Za-z0-9_\-]{1,40})=([^&#\s'"<>\x60]+)`)
+var queryParamRE = lazyre.New(`[?&]([A-Za-z_][A-Za-z0-9_\-]{1,40})=([^&#\s'"<>\x60]+)`)
 
 // findQueryParams finds the values of secret-named query parameters of
 // URLs: jdbc:postgresql://db/app?user=app&password=…, a SAS URL's sig=.
@@ -818,11 +818,11 @@ func findProse(text, lower string) [][]int {
 
 // springDefaultRE finds a Spring placeholder with a default:
 // ${mail.password:hunter2}.
-var springDefaultRE = regexp.MustCompile(`\$\{([A-Za-z0-9_.\-]+):([^}\s]+)\}`)
+var springDefaultRE = lazyre.New(`\$\{([A-Za-z0-9_.\-]+):([^}\s]+)\}`)
 
 // csPropRE finds a C# auto-property with an initializer:
 // public string RedisPassword { get; set; } = "…";
-var csPropRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)\s*\{\s*get;[^}]*\}\s*=\s*`)
+var csPropRE = lazyre.New(`([A-Za-z_][A-Za-z0-9_]*)\s*\{\s*get;[^}]*\}\s*=\s*`)
 
 // findDefaults finds secrets given as defaults and initializers: the
 // default of a Spring placeholder for a secret-named property, the
@@ -849,7 +849,7 @@ func findDefaults(text string) [][]int {
 }
 
 // kindSecretRE finds a Kubernetes Secret document.
-var kindSecretRE = regexp.MustCompile(`(?m)^kind:\s*["']?Secret["']?\s*$`)
+var kindSecretRE = lazyre.New(`(?m)^kind:\s*["']?Secret["']?\s*$`)
 
 // findBlocks finds the values of blocks whose every value is a secret:
 // the data and stringData of a Kubernetes Secret, .dockerconfigjson, a
@@ -1034,13 +1034,13 @@ func plainBase64(v string) bool {
 }
 
 var (
-	dockerAuthRE = regexp.MustCompile(`["']?(?:auth|\.dockerconfigjson|\.dockercfg|identitytoken|client-key-data|client-certificate-data)["']?[ \t]*:[ \t]*["']?([A-Za-z0-9+/=_\-]{12,})`)
-	tfVarRE      = regexp.MustCompile(`variable\s+"([^"]+)"\s*\{`)
-	tfDefaultRE  = regexp.MustCompile(`(?m)^\s*default\s*=\s*`)
+	dockerAuthRE = lazyre.New(`["']?(?:auth|\.dockerconfigjson|\.dockercfg|identitytoken|client-key-data|client-certificate-data)["']?[ \t]*:[ \t]*["']?([A-Za-z0-9+/=_\-]{12,})`)
+	tfVarRE      = lazyre.New(`variable\s+"([^"]+)"\s*\{`)
+	tfDefaultRE  = lazyre.New(`(?m)^\s*default\s*=\s*`)
 )
 
 // envPairRE finds a Kubernetes env entry: - name: DB_PASSWORD then value:.
-var envPairRE = regexp.MustCompile(`name:\s*["']?([A-Za-z0-9_.\-]+)["']?[ \t]*\r?\n[ \t]*value:[ \t]*`)
+var envPairRE = lazyre.New(`name:\s*["']?([A-Za-z0-9_.\-]+)["']?[ \t]*\r?\n[ \t]*value:[ \t]*`)
 
 // findEnvPairs finds the values of Kubernetes env entries whose names
 // name secrets.

@@ -1,8 +1,8 @@
 package search
 
 import (
+	"coderag/core/internal/lazyre"
 	"path"
-	"regexp"
 	"strings"
 
 	"coderag/core"
@@ -18,14 +18,14 @@ import (
 // about tests, lifts its prior. The factors are Params'.
 
 var (
-	boilerplateNameRE = regexp.MustCompile(`(?i)^(pull_request_template|issue_template|bug_report|feature_request|license|licence|copying|notice|code_of_conduct|security|contributing|changelog|changes|history|authors|codeowners|maintainers)(\.[a-z]+)?$`)
-	toolConfigRE      = regexp.MustCompile(`(?i)^(\.gitattributes|\.gitignore|\.dockerignore|\.editorconfig|\.prettierrc.*|\.prettierignore|\.eslintrc.*|eslint\.config\.[cm]?[jt]s|\.stylelintrc.*|\.markdownlint.*|\.yamllint.*|\.golangci\.ya?ml|\.pre-commit-config\.yaml|tsconfig.*\.json|jsconfig\.json|\.nvmrc|\.npmrc|\.babelrc.*|babel\.config\.[cm]?js|.*\.lock|package-lock\.json|go\.sum|poetry\.lock|copilot-instructions\.md|renovate\.json|dependabot\.ya?ml|\.releaserc.*|checkstyle\.xml)$`)
+	boilerplateNameRE = lazyre.New(`(?i)^(pull_request_template|issue_template|bug_report|feature_request|license|licence|copying|notice|code_of_conduct|security|contributing|changelog|changes|history|authors|codeowners|maintainers)(\.[a-z]+)?$`)
+	toolConfigRE      = lazyre.New(`(?i)^(\.gitattributes|\.gitignore|\.dockerignore|\.editorconfig|\.prettierrc.*|\.prettierignore|\.eslintrc.*|eslint\.config\.[cm]?[jt]s|\.stylelintrc.*|\.markdownlint.*|\.yamllint.*|\.golangci\.ya?ml|\.pre-commit-config\.yaml|tsconfig.*\.json|jsconfig\.json|\.nvmrc|\.npmrc|\.babelrc.*|babel\.config\.[cm]?js|.*\.lock|package-lock\.json|go\.sum|poetry\.lock|copilot-instructions\.md|renovate\.json|dependabot\.ya?ml|\.releaserc.*|checkstyle\.xml)$`)
 	testWords         = set([]string{"test", "tests", "testing", "spec", "specs", "e2e", "unittest", "pytest", "jest", "cypress", "playwright", "locust", "k6"})
 	// ciConfigRE are CI pipeline definitions (GitHub Actions, GitLab CI,
 	// Azure Pipelines, Jenkins, CircleCI, Bitbucket, Travis): how code is
 	// built, tested and released, not how the system behaves, and full of
 	// step names ("Checkout", workflow_call) that match plain questions.
-	ciConfigRE = regexp.MustCompile(`(?i)(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|azure-pipelines[^/]*\.ya?ml|jenkinsfile|\.circleci/config\.ya?ml|bitbucket-pipelines\.ya?ml|\.travis\.ya?ml)$`)
+	ciConfigRE = lazyre.New(`(?i)(^|/)(\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|azure-pipelines[^/]*\.ya?ml|jenkinsfile|\.circleci/config\.ya?ml|bitbucket-pipelines\.ya?ml|\.travis\.ya?ml)$`)
 	// ciWords in a query ask about the pipelines themselves.
 	ciWords = set([]string{"ci", "cd", "workflow", "workflows", "pipeline", "pipelines", "action", "actions", "github", "gitlab",
 		"jenkins", "circleci", "build", "builds", "built", "release", "releases", "publish", "published", "job", "jobs", "runner", "lint",
@@ -38,10 +38,10 @@ var (
 	// Flutter's ARB, Apple's .strings, Fluent, .NET resources of a
 	// culture (Strings.de.resx), Java resource bundles of a locale
 	// (messages_de.properties).
-	translationFileRE = regexp.MustCompile(`(?i)(\.(po|pot|xlf|xliff|arb|strings|ftl)|\.[a-z]{2}(-[a-z]{2,4})?\.resx|_[a-z]{2}(_[a-z]{2})?\.properties)$`)
+	translationFileRE = lazyre.New(`(?i)(\.(po|pot|xlf|xliff|arb|strings|ftl)|\.[a-z]{2}(-[a-z]{2,4})?\.resx|_[a-z]{2}(_[a-z]{2})?\.properties)$`)
 	// translationDataRE are the data formats translation folders hold
 	// (i18next's locales/en.json, Rails' config/locales/de.yml).
-	translationDataRE = regexp.MustCompile(`(?i)\.(json|ya?ml|properties|toml|ini|xml|resx|js|ts)$`)
+	translationDataRE = lazyre.New(`(?i)\.(json|ya?ml|properties|toml|ini|xml|resx|js|ts)$`)
 	// translationDirs are the folders of translation catalogs.
 	translationDirs = set([]string{"locale", "locales", "i18n", "l10n", "translations", "translation", "lang", "langs", "languages", "lc_messages"})
 	// i18nWords in a query ask about translations or the text a user
@@ -147,7 +147,7 @@ const maxCatalogGlobs = 8
 
 // localeSegmentRE is a locale code as a folder or file name: de, pt_BR,
 // zh-Hans, sr_Latn.
-var localeSegmentRE = regexp.MustCompile(`^[a-z]{2,3}([_-][A-Za-z0-9]{2,4})*$`)
+var localeSegmentRE = lazyre.New(`^[a-z]{2,3}([_-][A-Za-z0-9]{2,4})*$`)
 
 // catalogFlood returns path globs for the translation catalogs that hold
 // half or more of a query's best depth candidates, when the query does

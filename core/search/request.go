@@ -1,11 +1,11 @@
 package search
 
 import (
+	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -55,36 +55,36 @@ var (
 	// An access log's request line, a client's log, a question: GET
 	// /orders/42 HTTP/1.1, POST https://shop/api/orders. Upper-case
 	// methods only: "get /x" is a word before a path in a sentence.
-	methodTargetRE = regexp.MustCompile(`\b(` + httpMethods + `)\s+((?:https?://[^\s"'<>]+)|/[^\s"'<>]*)`)
+	methodTargetRE = lazyre.New(`\b(` + httpMethods + `)\s+((?:https?://[^\s"'<>]+)|/[^\s"'<>]*)`)
 	// A curl command up to the end of its line or a pipe.
-	curlRE       = regexp.MustCompile(`\bcurl\s[^\n|;]*`)
-	curlMethodRE = regexp.MustCompile(`(?:\s-X\s*|\s--request[=\s]\s*)['"]?([A-Za-z]+)`)
-	curlDataRE   = regexp.MustCompile(`\s(?:-d|--data(?:-\w+)?|--json|-F|--form)[\s=]`)
-	curlURLRE    = regexp.MustCompile(`(?:https?://|\b(?:localhost|[\w-]+(?:\.[\w-]+)*):\d+/)[^\s'"<>]*`)
+	curlRE       = lazyre.New(`\bcurl\s[^\n|;]*`)
+	curlMethodRE = lazyre.New(`(?:\s-X\s*|\s--request[=\s]\s*)['"]?([A-Za-z]+)`)
+	curlDataRE   = lazyre.New(`\s(?:-d|--data(?:-\w+)?|--json|-F|--form)[\s=]`)
+	curlURLRE    = lazyre.New(`(?:https?://|\b(?:localhost|[\w-]+(?:\.[\w-]+)*):\d+/)[^\s'"<>]*`)
 	// Structured logs: a key that ends in method or verb, and one that
 	// ends in path, uri, url or target, whatever the log's naming:
 	// method=GET path=/x, "http.request.method":"GET", "url.path":"/x"
 	// (OpenTelemetry), "RequestMethod"/"RequestPath" (Traefik),
 	// "requestMethod"/"requestUrl" (cloud load balancers).
-	kvMethodRE = regexp.MustCompile(`(?i)"?\b[\w.-]*?(?:method|verb)"?\s*[=:]\s*"?(` + httpMethods + `)\b`)
-	kvPathRE   = regexp.MustCompile(`(?i)"?\b([\w.-]*?)(?:path|uri|url|target)"?\s*[=:]\s*"?((?:https?://[^\s"',}]+)|/[^\s"',}]*)`)
+	kvMethodRE = lazyre.New(`(?i)"?\b[\w.-]*?(?:method|verb)"?\s*[=:]\s*"?(` + httpMethods + `)\b`)
+	kvPathRE   = lazyre.New(`(?i)"?\b([\w.-]*?)(?:path|uri|url|target)"?\s*[=:]\s*"?((?:https?://[^\s"',}]+)|/[^\s"',}]*)`)
 	// notRequestKeyRE are keys of that shape that name no request: a
 	// file's path, a referring page, a callback.
-	notRequestKeyRE = regexp.MustCompile(`(?i)(file|dir|log|referr?er|redirect|callback|image|avatar|icon|script|socket|cert|key|config|mount|home|tmp|temp)`)
+	notRequestKeyRE = lazyre.New(`(?i)(file|dir|log|referr?er|redirect|callback|image|avatar|icon|script|socket|cert|key|config|mount|home|tmp|temp)`)
 	// A URL anywhere, and the key a structured log gives it.
-	urlRE     = regexp.MustCompile(`\bhttps?://[^\s"'<>]+`)
-	keyBefore = regexp.MustCompile(`([\w.-]+)"?\s*[=:]\s*"?$`)
+	urlRE     = lazyre.New(`\bhttps?://[^\s"'<>]+`)
+	keyBefore = lazyre.New(`([\w.-]+)"?\s*[=:]\s*"?$`)
 	// A gRPC call's full method name: /cart.v1.CartService/AddItem.
 	// The service is package-qualified: /Home/Index is a web page's path.
-	grpcPathRE = regexp.MustCompile(`(?:^|[\s"'=:(\[])/((?:[A-Za-z_]\w*\.)+[A-Z]\w*)/([A-Z]\w*)\b`)
+	grpcPathRE = lazyre.New(`(?:^|[\s"'=:(\[])/((?:[A-Za-z_]\w*\.)+[A-Z]\w*)/([A-Z]\w*)\b`)
 	// A gRPC interceptor's or OpenTelemetry's fields: grpc.service=...
 	// grpc.method=..., rpc.service / rpc.method.
-	grpcServiceKVRE = regexp.MustCompile(`(?i)\b(?:grpc|rpc)[._]service"?\s*[=:]\s*"?([A-Za-z_][\w.]*)`)
-	grpcMethodKVRE  = regexp.MustCompile(`(?i)\b(?:grpc|rpc)[._]method"?\s*[=:]\s*"?/?([A-Za-z_][\w./]*)`)
+	grpcServiceKVRE = lazyre.New(`(?i)\b(?:grpc|rpc)[._]service"?\s*[=:]\s*"?([A-Za-z_][\w.]*)`)
+	grpcMethodKVRE  = lazyre.New(`(?i)\b(?:grpc|rpc)[._]method"?\s*[=:]\s*"?/?([A-Za-z_][\w./]*)`)
 	// A path written alone, two segments or more.
-	barePathRE = regexp.MustCompile("(?:^|[\\s(`'\"])(/[\\w.~%{}:@-]+(?:/[\\w.~%{}:@-]+)+/?)")
+	barePathRE = lazyre.New("(?:^|[\\s(`'\"])(/[\\w.~%{}:@-]+(?:/[\\w.~%{}:@-]+)+/?)")
 	// fileExtRE is a segment that names a file (views.py, app.js:42).
-	fileExtRE = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}(?::\d+)*$`)
+	fileExtRE = lazyre.New(`\.[A-Za-z][A-Za-z0-9]{0,5}(?::\d+)*$`)
 )
 
 // ParseRequests returns the HTTP requests and gRPC calls a text names,
@@ -379,7 +379,7 @@ func implements(c core.Chunk, service, method string) bool {
 // rpcRequestRE is an rpc's request message in its signature: rpc
 // UpdateMemo(UpdateMemoRequest) returns (Memo), rpc Watch(stream
 // WatchRequest) returns (stream WatchResponse).
-var rpcRequestRE = regexp.MustCompile(`^rpc\s+\w+\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)`)
+var rpcRequestRE = lazyre.New(`^rpc\s+\w+\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)`)
 
 // lastDotted is the part of a dotted name after its last dot.
 func lastDotted(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }

@@ -2,13 +2,13 @@ package search
 
 import (
 	"bytes"
+	"coderag/core/internal/lazyre"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -136,7 +136,7 @@ func factsFrom(ctx context.Context) queryFacts {
 
 // usageRE is a question about where something is used rather than what
 // it is: who calls X, callers of X, usages of X, where is X used.
-var usageRE = regexp.MustCompile(`(?i)\b(who|what)\s+(calls|uses|invokes|references)\b|\bcallers\s+of\b|\bcall\s*sites?\b|\busages?\s+of\b|\bwhere\s+(is|are)\s+\S+\s+(used|called|invoked|referenced)\b|\bwhere\s+(do|does)\s+\S+\s+(get\s+)?(used|called|invoked)\b`)
+var usageRE = lazyre.New(`(?i)\b(who|what)\s+(calls|uses|invokes|references)\b|\bcallers\s+of\b|\bcall\s*sites?\b|\busages?\s+of\b|\bwhere\s+(is|are)\s+\S+\s+(used|called|invoked|referenced)\b|\bwhere\s+(do|does)\s+\S+\s+(get\s+)?(used|called|invoked)\b`)
 
 // usageQuestion reports whether the query asks for the places that use
 // something (who calls ReadMIMEHeader): its declaration is then not the

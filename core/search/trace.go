@@ -1,9 +1,9 @@
 package search
 
 import (
+	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,34 +37,34 @@ type Locator interface {
 // still parses.
 var (
 	// Python: File "/srv/app/views.py", line 42, in checkout
-	pyFrameRE = regexp.MustCompile(`File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?`)
+	pyFrameRE = lazyre.New(`File "([^"\n]+)", line (\d+)(?:, in ([\w<>.]+))?`)
 	// Go: a function line, then its file:line and offset.
 	//   net/http.(*Server).Serve(0xc000123000, {0x7b6e40, 0xc000010030})
 	//   	/usr/local/go/src/net/http/server.go:3056 +0x3a1
-	goFrameRE = regexp.MustCompile(`(?m)^\s*(?:created by )?([^\s()]+(?:\(\*?[A-Za-z_][\w\[\], .]*\))?[^\s()]*?)(?:\([^()\n]*\))?(?: in goroutine \d+)?\s*\n\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?`)
+	goFrameRE = lazyre.New(`(?m)^\s*(?:created by )?([^\s()]+(?:\(\*?[A-Za-z_][\w\[\], .]*\))?[^\s()]*?)(?:\([^()\n]*\))?(?: in goroutine \d+)?\s*\n\s+(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?`)
 	// JVM: at com.shop.cart.CartService.add(CartService.java:42), with or
 	// without a module prefix (java.base/...).
-	jvmFrameRE = regexp.MustCompile(`\bat\s+(?:[\w.$-]+/)*([\w$]+(?:\.[\w$<>]+)+)\(([\w$-]+\.(?:java|kt|scala|groovy|clj)):(\d+)\)`)
+	jvmFrameRE = lazyre.New(`\bat\s+(?:[\w.$-]+/)*([\w$]+(?:\.[\w$<>]+)+)\(([\w$-]+\.(?:java|kt|scala|groovy|clj)):(\d+)\)`)
 	// .NET: at Shop.Cart.CartService.Add(Int32 id) in /src/Cart/CartService.cs:line 42
-	dotnetFrameRE = regexp.MustCompile(`\bat\s+([\w.` + "`" + `<>+\[\],$]+?)\([^()\n]*\)\s+in\s+(.+?\.(?:cs|fs|vb)):line\s+(\d+)`)
+	dotnetFrameRE = lazyre.New(`\bat\s+([\w.` + "`" + `<>+\[\],$]+?)\([^()\n]*\)\s+in\s+(.+?\.(?:cs|fs|vb)):line\s+(\d+)`)
 	// Node: at CartService.add (/app/src/cart.js:42:13), at /app/src/cart.js:42:13
-	nodeFrameRE = regexp.MustCompile(`\bat\s+(?:async\s+)?(?:([^\s()]+(?: \[as [^\]\s]+\])?)\s+\()?(?:file://)?([^\s()]+\.(?:js|mjs|cjs|jsx|ts|tsx|mts|cts|vue)):(\d+)(?::\d+)?\)?`)
+	nodeFrameRE = lazyre.New(`\bat\s+(?:async\s+)?(?:([^\s()]+(?: \[as [^\]\s]+\])?)\s+\()?(?:file://)?([^\s()]+\.(?:js|mjs|cjs|jsx|ts|tsx|mts|cts|vue)):(\d+)(?::\d+)?\)?`)
 	// PHP: #0 /var/www/src/Cart.php(42): Cart->add()
-	phpFrameRE = regexp.MustCompile(`#\d+\s+(\S+\.php)\((\d+)\):\s*([^\s(]+)?`)
+	phpFrameRE = lazyre.New(`#\d+\s+(\S+\.php)\((\d+)\):\s*([^\s(]+)?`)
 	// Ruby: /app/models/cart.rb:42:in 'add'
-	rubyFrameRE = regexp.MustCompile("(\\S+\\.rb):(\\d+):in [`']([^'`\\s]+)'")
+	rubyFrameRE = lazyre.New("(\\S+\\.rb):(\\d+):in [`']([^'`\\s]+)'")
 	// Anything else that names a source file and a line: compiler and
 	// linter output (main.go:42:13:, Cart.cs(42,13):), log lines, Rust's
 	// "panicked at src/main.rs:10:5", a question about server.go:42.
-	fileLineRE = regexp.MustCompile(`((?:\b[A-Za-z]:)?[\w./\\@+~-]*\.(?:go|py|java|kt|scala|js|mjs|cjs|jsx|ts|tsx|vue|cs|fs|rs|php|rb|swift|c|cc|cpp|h|hpp|ex|exs|erl|dart))(?::(\d+)|\((\d+),\d+\)|", line (\d+))`)
+	fileLineRE = lazyre.New(`((?:\b[A-Za-z]:)?[\w./\\@+~-]*\.(?:go|py|java|kt|scala|js|mjs|cjs|jsx|ts|tsx|vue|cs|fs|rs|php|rb|swift|c|cc|cpp|h|hpp|ex|exs|erl|dart))(?::(\d+)|\((\d+),\d+\)|", line (\d+))`)
 	// hexRE is an address or offset of a trace (0xc000123000, +0x3a1).
-	hexRE = regexp.MustCompile(`\+?\b0x[0-9a-fA-F]+\b`)
+	hexRE = lazyre.New(`\+?\b0x[0-9a-fA-F]+\b`)
 )
 
 // frameFormats are the runtimes' frame forms and their groups: the path,
 // the line and the function (0: none).
 var frameFormats = []struct {
-	re             *regexp.Regexp
+	re             *lazyre.Regexp
 	path, line, fn int
 	jvm            bool // the path is the file name in the class's package
 	outermostFirst bool // the innermost frame is the last (Python)
@@ -373,7 +373,7 @@ func pathParts(p string) []string {
 	return out
 }
 
-var versionRE = regexp.MustCompile(`(?:@v?|-v?)\d+(?:\.\d+)+(?:[-+][\w.]+)?$`)
+var versionRE = lazyre.New(`(?:@v?|-v?)\d+(?:\.\d+)+(?:[-+][\w.]+)?$`)
 
 func versionless(s string) string {
 	if loc := versionRE.FindStringIndex(s); loc != nil && loc[0] > 0 {

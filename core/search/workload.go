@@ -1,10 +1,10 @@
 package search
 
 import (
+	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -62,26 +62,26 @@ const safe = `[bcdfghjklmnpqrstvwxz2456789]`
 
 var (
 	// podNameRE is a name as Kubernetes and Compose write them.
-	podNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*[a-z0-9]$`)
+	podNameRE = lazyre.New(`^[a-z0-9][a-z0-9._-]*[a-z0-9]$`)
 	// kubectlRefRE is a kubectl reference: deployment/checkout,
 	// statefulset.apps/redis, pod/checkout-7d9f8c6b5-x2k4p.
-	kubectlRefRE = regexp.MustCompile(`(?i)^(deployments?|deploy|statefulsets?|sts|daemonsets?|ds|jobs?|cronjobs?|cj|replicasets?|rs|pods?|po|rollouts?)(?:\.(?:apps|batch|argoproj\.io))?/([a-z0-9][a-z0-9._-]*[a-z0-9])$`)
+	kubectlRefRE = lazyre.New(`(?i)^(deployments?|deploy|statefulsets?|sts|daemonsets?|ds|jobs?|cronjobs?|cj|replicasets?|rs|pods?|po|rollouts?)(?:\.(?:apps|batch|argoproj\.io))?/([a-z0-9][a-z0-9._-]*[a-z0-9])$`)
 	// Generated suffixes, in the order they are tried.
-	deploymentPodRE = regexp.MustCompile(`^(.+)-` + safe + `{6,10}-` + safe + `{5}$`) // Deployment > ReplicaSet > pod
-	cronJobPodRE    = regexp.MustCompile(`^(.+)-[0-9]{8,10}-` + safe + `{5}$`)        // CronJob > Job > pod
-	replicaSetRE    = regexp.MustCompile(`^(.+)-` + safe + `{6,10}$`)                 // Deployment > ReplicaSet
-	shortSuffixRE   = regexp.MustCompile(`^(.+)-` + safe + `{5}$`)                    // DaemonSet or Job > pod
-	ordinalRE       = regexp.MustCompile(`^(.+)-([0-9]{1,3})$`)                       // StatefulSet > pod
-	containerRE     = regexp.MustCompile(`^(.+)[-_]([0-9]{1,3})$`)                    // Compose: project-service-1
+	deploymentPodRE = lazyre.New(`^(.+)-` + safe + `{6,10}-` + safe + `{5}$`) // Deployment > ReplicaSet > pod
+	cronJobPodRE    = lazyre.New(`^(.+)-[0-9]{8,10}-` + safe + `{5}$`)        // CronJob > Job > pod
+	replicaSetRE    = lazyre.New(`^(.+)-` + safe + `{6,10}$`)                 // Deployment > ReplicaSet
+	shortSuffixRE   = lazyre.New(`^(.+)-` + safe + `{5}$`)                    // DaemonSet or Job > pod
+	ordinalRE       = lazyre.New(`^(.+)-([0-9]{1,3})$`)                       // StatefulSet > pod
+	containerRE     = lazyre.New(`^(.+)[-_]([0-9]{1,3})$`)                    // Compose: project-service-1
 	// A Service's cluster DNS name (cart.shop.svc.cluster.local, cart.shop.svc),
 	// with its port if written.
-	serviceDNSRE = regexp.MustCompile(`^([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?(?::([0-9]{2,5}))?$`)
+	serviceDNSRE = lazyre.New(`^([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)\.svc(?:\.cluster\.local)?\.?(?::([0-9]{2,5}))?$`)
 	// A host and port (redis:6379, http://cart:7070/x): a Service's or
 	// Compose service's name when the index has one so named.
-	hostPortRE = regexp.MustCompile(`^([a-z][-a-z0-9]*[a-z0-9]):([0-9]{2,5})$`)
+	hostPortRE = lazyre.New(`^([a-z][-a-z0-9]*[a-z0-9]):([0-9]{2,5})$`)
 	// An image reference with a registry or a tag: quay.io/org/app:v1.2,
 	// ghcr.io/org/app@sha256:..., redis:7.2, org/app:latest.
-	imageRE = regexp.MustCompile(`^((?:[a-z0-9][-a-z0-9.]*(?::[0-9]+)?/)?[a-z0-9][-a-z0-9._]*(?:/[a-z0-9][-a-z0-9._]*)*)(?::([\w][\w.-]{0,127}))?(?:@sha256:[0-9a-f]{12,64})?$`)
+	imageRE = lazyre.New(`^((?:[a-z0-9][-a-z0-9.]*(?::[0-9]+)?/)?[a-z0-9][-a-z0-9._]*(?:/[a-z0-9][-a-z0-9._]*)*)(?::([\w][\w.-]{0,127}))?(?:@sha256:[0-9a-f]{12,64})?$`)
 )
 
 var (
@@ -256,7 +256,7 @@ func imageRepoOf(ref string) string {
 func podName(w string) PodName {
 	p := PodName{Text: w, Object: "pod"}
 	for _, s := range []struct {
-		re    *regexp.Regexp
+		re    *lazyre.Regexp
 		kinds []string
 	}{{deploymentPodRE, podKinds}, {cronJobPodRE, cronJobKinds}, {replicaSetRE, podKinds}, {shortSuffixRE, shortKinds}, {ordinalRE, statefulKinds}} {
 		if m := s.re.FindStringSubmatch(w); m != nil {
@@ -429,7 +429,7 @@ func (e *Engine) workloadHits(ctx context.Context, pods []PodName, text string, 
 }
 
 // helperRE is a chart's name helper in a template ("redis.fullname").
-var helperRE = regexp.MustCompile(`"([a-z0-9][-a-z0-9]*)\.(?:fullname|name)"`)
+var helperRE = lazyre.New(`"([a-z0-9][-a-z0-9]*)\.(?:fullname|name)"`)
 
 // releaseOf reports whether a Helm release could have named a workload
 // name from chart template r: its name template's literal end
@@ -527,7 +527,7 @@ func podNamespace(text, pod string) string {
 // namespaceRE is a namespace a text names for all it shows: kubectl
 // describe's "Namespace: shop", a structured log's namespace=shop, a
 // command's -n shop or --namespace shop.
-var namespaceRE = regexp.MustCompile(`(?m)(?:^|[\s,{])(?:Namespace:[ \t]+|"?namespace"?[=:][ \t]*"?|-n[ \t]+|--namespace[= ])([a-z0-9][-a-z0-9]*[a-z0-9])`)
+var namespaceRE = lazyre.New(`(?m)(?:^|[\s,{])(?:Namespace:[ \t]+|"?namespace"?[=:][ \t]*"?|-n[ \t]+|--namespace[= ])([a-z0-9][-a-z0-9]*[a-z0-9])`)
 
 // textNamespace is the namespace a text names for all it shows (the first
 // of namespaceRE's), "" for none.
