@@ -160,6 +160,15 @@ func lower(cp rune) rune {
 
 func isWord(cl int) bool { return cl >= clUnder }
 
+// asciiClass is class of each ASCII code point, looked up rather than
+// computed: most of what is tokenized is ASCII.
+var asciiClass = func() (t [0x80]uint8) {
+	for c := range t {
+		t[c] = uint8(class(rune(c)))
+	}
+	return t
+}()
+
 // stopWords are dropped when they stand alone; inside identifiers they stay.
 var stopWords = map[string]bool{}
 
@@ -232,14 +241,27 @@ func (t *tokenizer) at(i int) (rune, int, int) {
 	if i >= len(t.s) {
 		return -1, clSep, 0
 	}
+	if c := t.s[i]; c < 0x80 {
+		return rune(c), int(asciiClass[c]), 1
+	}
 	cp, n := decode(t.s, i)
 	return cp, class(cp), n
+}
+
+// cls returns the class and length of the code point at byte i (a
+// separator of length 0 past the end); ASCII is looked up.
+func (t *tokenizer) cls(i int) (int, int) {
+	if i < len(t.s) && t.s[i] < 0x80 {
+		return int(asciiClass[t.s[i]]), 1
+	}
+	_, cl, n := t.at(i)
+	return cl, n
 }
 
 func (t *tokenizer) run() {
 	i := 0
 	for i < len(t.s) {
-		_, cl, n := t.at(i)
+		cl, n := t.cls(i)
 		if !isWord(cl) {
 			i += n
 			continue
@@ -251,7 +273,14 @@ func (t *tokenizer) run() {
 // segmentEnd returns the end of the run of word characters starting at i.
 func (t *tokenizer) segmentEnd(i int) int {
 	for i < len(t.s) {
-		_, cl, n := t.at(i)
+		if c := t.s[i]; c < 0x80 {
+			if !isWord(int(asciiClass[c])) {
+				break
+			}
+			i++
+			continue
+		}
+		cl, n := t.cls(i)
 		if !isWord(cl) {
 			break
 		}
@@ -266,11 +295,11 @@ func (t *tokenizer) compound(start int) int {
 	// Find the compound's end: segments joined by single connectors.
 	end := t.segmentEnd(start)
 	for {
-		_, cl, n := t.at(end)
+		cl, n := t.cls(end)
 		if cl != clConn {
 			break
 		}
-		_, cl2, _ := t.at(end + n)
+		cl2, _ := t.cls(end + n)
 		if !isWord(cl2) {
 			break
 		}
@@ -316,7 +345,7 @@ func (t *tokenizer) compound(start int) int {
 		}
 		seg = segEnd
 		if seg < end { // skip the connector
-			_, _, n := t.at(seg)
+			_, n := t.cls(seg)
 			seg += n
 		}
 	}
@@ -326,7 +355,7 @@ func (t *tokenizer) compound(start int) int {
 // hasSubword reports whether [i, end) holds a word character other than '_'.
 func (t *tokenizer) hasSubword(i, end int) bool {
 	for i < end {
-		_, cl, n := t.at(i)
+		cl, n := t.cls(i)
 		if cl != clUnder && isWord(cl) {
 			return true
 		}
@@ -339,7 +368,7 @@ func (t *tokenizer) hasSubword(i, end int) bool {
 func (t *tokenizer) nextSubword(i, end int) (int, int) {
 	// skip underscores
 	for i < end {
-		_, cl, n := t.at(i)
+		cl, n := t.cls(i)
 		if cl != clUnder {
 			break
 		}
@@ -349,10 +378,10 @@ func (t *tokenizer) nextSubword(i, end int) (int, int) {
 		return -1, -1
 	}
 	start := i
-	_, prev, n := t.at(i)
+	prev, n := t.cls(i)
 	i += n
 	for i < end {
-		_, cur, n := t.at(i)
+		cur, n := t.cls(i)
 		if cur == clUnder {
 			break
 		}
@@ -368,7 +397,7 @@ func (t *tokenizer) nextSubword(i, end int) (int, int) {
 				// plural acronym: "URLs" followed by a non-lower or the end
 				plural := false
 				if ncp == 's' {
-					_, after, _ := t.at(i + n + nn)
+					after, _ := t.cls(i + n + nn)
 					plural = after != clLower || i+n+nn >= end
 				}
 				if !plural {
@@ -389,7 +418,20 @@ func (t *tokenizer) lowerInto(i, j, limit int, strip bool) ([]byte, bool) {
 	buf := t.buf[:0]
 	cut := false
 	for i < j {
-		if strip && (t.s[i] == '_' || t.s[i] == '-') {
+		c := t.s[i]
+		if strip && (c == '_' || c == '-') {
+			i++
+			continue
+		}
+		if c < 0x80 {
+			if len(buf)+1 > limit {
+				cut = true
+				break
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
 			i++
 			continue
 		}
