@@ -20,10 +20,10 @@ var shipped struct {
 }
 
 // Shipped returns the static model shipped in the binary. Its bytes are
-// read in place: loading checks them and decodes nothing.
+// read in place: loading checks their layout and decodes nothing.
 func Shipped() (*Static, error) {
 	shipped.once.Do(func() {
-		shipped.m, shipped.err = LoadStatic(shippedModel)
+		shipped.m, shipped.err = loadStatic(shippedModel, false)
 		if shipped.err != nil {
 			shipped.err = fmt.Errorf("the shipped embedding model: %w", shipped.err)
 		}

@@ -162,6 +162,10 @@ func TestShippedModel(t *testing.T) {
 	if m.Dim() != BuiltinDim || m.Len() < 1000 {
 		t.Fatalf("shipped model: dimension %d, %d tokens", m.Dim(), m.Len())
 	}
+	// Shipped reads the checksum without computing it; the bytes match it.
+	if v, err := LoadStatic(shippedModel); err != nil || v.ID() != m.ID() {
+		t.Fatalf("the shipped model checked: %v (ID %v, Shipped's %s)", err, v, m.ID())
+	}
 	if _, err := ShippedFor(StaticPrefix + "256d-00000000"); err == nil || !strings.Contains(err.Error(), "--reembed") {
 		t.Errorf("ShippedFor another model: %v", err)
 	}
