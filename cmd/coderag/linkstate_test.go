@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -134,6 +135,21 @@ func TestIncrementalLinkState(t *testing.T) {
 		{"nothing changed", func() {}, true},
 		{"comment appended to a client", func() { appendFile(t, cart, "\n// retries are the caller's job\n") }, true},
 		{"same-size edit of an address", func() { replaceInFile(t, cart, "http://cart:8080", "http://cart:8081") }, false},
+		// Linked by a coderag whose graph builder was older: the graph
+		// is made again though no file changed.
+		{"graph made by an older builder", func() {
+			h, err := sql.Open("sqlite3", "file:"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			if r, err := h.Exec(`UPDATE meta SET value = substr(value, instr(value, '/') + 1) WHERE key = 'link_key' AND value LIKE 'graph-%'`); err != nil {
+				t.Fatal(err)
+			} else if n, _ := r.RowsAffected(); n != 1 {
+				t.Fatalf("link_key without a builder version: %d rows", n)
+			}
+		}, false},
+		{"nothing changed since", func() {}, true},
 		{"runbook added", func() {
 			os.WriteFile(filepath.Join(platform, "docs", "runbooks", "cart-latency.md"),
 				[]byte("# Cart latency\n\nWhen cart answers slowly, check the checkout dashboards and the cart Redis.\n"), 0o644)

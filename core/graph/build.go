@@ -105,6 +105,13 @@ type builder struct {
 	declaring map[string]bool
 }
 
+// BuilderVersion numbers the graphs Build makes. It changes whenever a
+// change to Build would make another graph of the same facts, so that
+// the next crawl of an index an older coderag linked rebuilds its graph
+// (and the owners and mentions that follow from it) instead of keeping
+// it because no file changed.
+const BuilderVersion = 1
+
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
 func Build(in Input) *Graph {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -412,6 +413,15 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	if err != nil {
 		return err
 	}
+	// The link key recorded with the graph starts with the builder's
+	// version: a graph an older builder made is made again.
+	_, last, err := c.store.LinkKey(wctx)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(last, graphStamp) {
+		dirty = true
+	}
 	sum.Graph.Kept = !dirty
 	if dirty {
 		if err := c.buildGraph(ctx, sum); err != nil {
@@ -423,10 +433,11 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 			return err
 		}
 	}
-	key, last, err := c.store.LinkKey(wctx)
+	key, _, err := c.store.LinkKey(wctx)
 	if err != nil {
 		return err
 	}
+	key = graphStamp + key
 	scope := LinkNew
 	if key != last {
 		scope = LinkAll
@@ -439,6 +450,10 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	}
 	return c.store.MarkLinked(wctx, key)
 }
+
+// graphStamp begins the link key MarkLinked records: the version of the
+// graph builder that made the graph the owners and mentions follow from.
+var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "/"
 
 // buildGraph rebuilds the service graph from every fact the index holds
 // (not only this crawl's sources).
