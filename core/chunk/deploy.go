@@ -237,9 +237,13 @@ func keyLines(src []byte, start, end int, r *core.Resource) {
 	}
 }
 
+// serviceLabels are the labels that name a workload's service, first
+// the most telling.
+var serviceLabels = []string{"app", "app.kubernetes.io/name", "k8s-app", "service", "component"}
+
 // appLabel is the service a label set names.
 func appLabel(l map[string]string) string {
-	for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "service", "component"} {
+	for _, k := range serviceLabels {
 		if l[k] != "" {
 			return l[k]
 		}
@@ -272,14 +276,25 @@ func resource(o map[string]any) resourceInfo {
 	podLabels := strMap(obj(o, "spec", "template", "metadata", "labels"))
 	switch ri.kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout", "DeploymentConfig":
-		for _, l := range []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))} {
-			for _, k := range []string{"app", "app.kubernetes.io/name", "k8s-app", "service", "component"} {
+		sets := []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))}
+		named := false // a label other than component says the object's own name
+		for _, l := range sets {
+			for _, k := range serviceLabels {
 				if ri.service == "" && l[k] != "" {
 					ri.service = l[k]
 				}
+				named = named || k != "component" && l[k] != "" && l[k] == ri.name
 			}
 		}
-		if ri.service == "" {
+		// The first label names the service unless another says the
+		// object's own name: labels that name a whole application or a
+		// role are shared by its programs (Knative's activator and
+		// webhook say app.kubernetes.io/name: knative-serving beside app:
+		// activator; Tekton's tekton-pipelines-controller says
+		// app.kubernetes.io/name: controller beside app:
+		// tekton-pipelines-controller). A canary Deployment whose pods say
+		// service: ledger still joins ledger.
+		if ri.service == "" || named {
 			ri.service = ri.name
 		}
 	}

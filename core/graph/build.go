@@ -110,7 +110,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 1
+const BuilderVersion = 2
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -266,11 +266,33 @@ func containsAny(s string, subs ...string) bool {
 // services makes the nodes: Kubernetes workloads and Services, compose
 // services, Helm charts, Aspire resources, Ingresses.
 func (b *builder) services() {
-	// Workloads that say they are part of another service join it.
+	// A workload that says it is part of another service and runs that
+	// service's image (a worker of its code base) joins it. The label
+	// names an application: its components with images of their own (a
+	// front end, an API, their Redis) stay services of their own, and an
+	// application nothing runs as (argocd, knative-serving) is no node.
+	images := map[string]map[string]bool{} // workload service -> image names
+	for _, r := range b.in.Resources {
+		if core.IsWorkload(r.Kind) && r.Service != "" {
+			for _, img := range r.Images {
+				if images[r.Service] == nil {
+					images[r.Service] = map[string]bool{}
+				}
+				images[r.Service][core.ImageName(img)] = true
+			}
+		}
+	}
 	partOf := map[string]string{}
 	for _, r := range b.in.Resources {
-		if p := r.Labels["app.kubernetes.io/part-of"]; p != "" && p != r.Service && core.IsWorkload(r.Kind) {
-			partOf[r.Service] = p
+		p := r.Labels["app.kubernetes.io/part-of"]
+		if p == "" || p == r.Service || !core.IsWorkload(r.Kind) {
+			continue
+		}
+		for _, img := range r.Images {
+			if images[p][core.ImageName(img)] {
+				partOf[r.Service] = p
+				break
+			}
 		}
 	}
 	canonical := func(name string) string {
