@@ -6,7 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 // tuiHelper is the program a coderag built without the terminal UI
@@ -55,4 +59,28 @@ func handOffTUI() error {
 		return fmt.Errorf("run %s: %w", p, err)
 	}
 	return nil
+}
+
+// completeTUI asks coderag-tui to complete `coderag tui ARGS TOCOMPLETE`
+// (cobra's hidden __complete command) and returns its answer: the
+// candidates, one per line, then ":" and the directive.
+func completeTUI(args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	p, err := findTUIHelper()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	argv := append(append([]string{cobra.ShellCompRequestCmd, "tui"}, args...), toComplete)
+	out, err := exec.Command(p, argv...).Output()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1], ":") {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	d, err := strconv.Atoi(strings.TrimPrefix(lines[len(lines)-1], ":"))
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return lines[:len(lines)-1], cobra.ShellCompDirective(d)
 }

@@ -87,6 +87,11 @@ func TestTUIHandOff(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Tui opens the terminal UI") || !strings.Contains(out, "Keys:") || !strings.Contains(out, "--llm-url") {
 		t.Errorf("tui --help through coderag-tui: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// Shell completion of its flags comes from coderag-tui too.
+	code, out, errs = runLean([]string{"CODERAG_AS_BINARY=1"}, "__complete", "tui", "--llm")
+	if code != 0 || !strings.Contains(out, "--llm-url") || !strings.Contains(out, "\n:4\n") {
+		t.Errorf("completing tui --llm through coderag-tui: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	// Its exit status is the helper's.
 	code, _, errs = runLean([]string{"CODERAG_AS_BINARY=1"}, "tui", "--db", filepath.Join(dir, "missing.db"))
 	if code != 1 || !strings.Contains(errs, "missing.db") {

@@ -16,7 +16,8 @@ import (
 var crawlInTUI func(ctx context.Context, io *ioStreams, o *crawlOptions, db index, opts ingest.Options, sources []core.Source, unlock func()) error
 
 // newTUICmd is `coderag tui` of a build without the terminal UI: every
-// invocation, --help included, is handed to coderag-tui as it was typed.
+// invocation, --help included, is handed to coderag-tui as it was typed,
+// and so is shell completion of its flags.
 func newTUICmd(io *ioStreams, db *string) *cobra.Command {
 	return &cobra.Command{
 		Use:                "tui [QUERY...]",
@@ -24,6 +25,9 @@ func newTUICmd(io *ioStreams, db *string) *cobra.Command {
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return handOffTUI()
+		},
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			return completeTUI(args, toComplete)
 		},
 	}
 }
