@@ -554,3 +554,86 @@ func (t *tally) report(b *testing.B) {
 	b.ReportMetric(t.r10/t.n, "R@10")
 	b.ReportMetric(t.mrr/t.n, "MRR@10")
 }
+
+// BenchmarkOneShot100k is issue 20's measure of a one-shot `coderag
+// query` (process start to output) at 100,000 chunks or more, with the
+// corpus-learned model (the default) and with the shipped one
+// (--embedder builtin), 20 questions each asked 3 times. The index is
+// real code nobody here wrote: the Go toolchain's src and test trees and
+// the sources of the modules coderag itself builds with (so that every
+// machine that built coderag has them), crawled with the defaults, then
+// embedded again with the shipped model (an incremental crawl with
+// --reembed, reported as builtin-embed-s).
+// The binary is CODERAG_BIN (make bench sets it), else this test binary.
+func BenchmarkOneShot100k(b *testing.B) {
+	goroot := runtime.GOROOT()
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		goroot = strings.TrimSpace(string(out))
+	}
+	args := []string{"crawl", "--progress", "none",
+		"--repo-path", "go-src=" + filepath.Join(goroot, "src"), "--repo-path", "go-test=" + filepath.Join(goroot, "test")}
+	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-deps",
+		"-f", "{{with .Module}}{{if not .Main}}{{.Path}}@{{.Version}} {{.Dir}}{{end}}{{end}}", ".").Output()
+	if err != nil {
+		b.Skipf("go list the modules coderag builds with: %v", err)
+	}
+	mods := strings.Fields(string(out))
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(mods); i += 2 {
+		if name, dir := strings.NewReplacer("/", "_", "!", "").Replace(mods[i]), mods[i+1]; !seen[name] {
+			seen[name] = true
+			args = append(args, "--repo-path", name+"="+dir)
+		}
+	}
+	db := filepath.Join(b.TempDir(), "100k.db")
+	start := time.Now()
+	if code, _, errs := coderag(b, append(args, "--db", db)...); code != 0 {
+		b.Fatalf("crawl: %s", errs)
+	}
+	b.Logf("crawled the Go toolchain and %d modules in %v", len(seen), time.Since(start).Round(time.Second))
+	_, stats, _ := coderag(b, "stats", "--db", db, "--json")
+	var st struct{ Chunks int }
+	if err := json.Unmarshal([]byte(stats), &st); err != nil {
+		b.Fatalf("stats --json: %v", err)
+	}
+	if st.Chunks < 100_000 {
+		b.Skipf("the index holds %d chunks, fewer than 100,000", st.Chunks)
+	}
+	bin, env := os.Getenv("CODERAG_BIN"), os.Environ()
+	if bin == "" {
+		bin, env = os.Args[0], append(env, "CODERAG_AS_BINARY=1")
+	}
+	oneShot := func() (p50, p95 float64) {
+		var cold []time.Duration
+		for range 3 {
+			for _, q := range goStdlibQueries {
+				cmd := exec.Command(bin, "query", "--db", db, "-k", "10", q)
+				cmd.Env = env
+				var errb bytes.Buffer
+				cmd.Stderr = &errb
+				t0 := time.Now()
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("%s query %q: %v: %s", bin, q, err, errb.String())
+				}
+				cold = append(cold, time.Since(t0))
+			}
+		}
+		slices.Sort(cold)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+		return ms(cold[len(cold)/2]), ms(cold[len(cold)*95/100])
+	}
+	for b.Loop() {
+		p50, p95 := oneShot()
+		b.ReportMetric(p50, "corpus-oneshot-p50-ms")
+		b.ReportMetric(p95, "corpus-oneshot-p95-ms")
+		start := time.Now()
+		if code, _, errs := coderag(b, "crawl", "--db", db, "--incremental", "--reembed", "--embedder", "builtin", "--progress", "none"); code != 0 {
+			b.Fatalf("crawl --reembed --embedder builtin: %s", errs)
+		}
+		b.ReportMetric(time.Since(start).Seconds(), "builtin-embed-s")
+		p50, p95 = oneShot()
+		b.ReportMetric(p50, "builtin-oneshot-p50-ms")
+		b.ReportMetric(p95, "builtin-oneshot-p95-ms")
+	}
+	b.ReportMetric(float64(st.Chunks), "chunks")
+}
