@@ -277,6 +277,13 @@ func resource(o map[string]any) resourceInfo {
 	switch ri.kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout", "DeploymentConfig":
 		sets := []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))}
+		if ri.kind == "Service" {
+			// A Service is the workload its selector picks; its own
+			// labels may name the whole application (Knative's kourier
+			// Service says app.kubernetes.io/name: knative-serving and
+			// selects app: 3scale-kourier-gateway).
+			sets = []map[string]string{sets[2], ri.labels}
+		}
 		named := false // a label other than component says the object's own name
 		for _, l := range sets {
 			for _, k := range serviceLabels {
