@@ -148,7 +148,15 @@ func TestIncrementalLinkState(t *testing.T) {
 			} else if n, _ := r.RowsAffected(); n != 1 {
 				t.Fatalf("link_key without a builder version: %d rows", n)
 			}
+			if _, out, _ := coderag(t, "stats", "--db", db, "--json"); !strings.Contains(out, `"graph_outdated": true`) {
+				t.Errorf("stats --json of a graph an older builder made: %s", out)
+			}
 		}, false},
+		{"stats after that crawl", func() {
+			if _, out, _ := coderag(t, "stats", "--db", db); strings.Contains(out, "older coderag") {
+				t.Errorf("stats after the rebuild still says the graph is outdated:\n%s", out)
+			}
+		}, true},
 		{"nothing changed since", func() {}, true},
 		{"runbook added", func() {
 			os.WriteFile(filepath.Join(platform, "docs", "runbooks", "cart-latency.md"),

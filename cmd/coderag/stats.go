@@ -11,6 +11,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/graph"
+	"coderag/core/ingest"
 )
 
 type statsOptions struct {
@@ -56,8 +57,13 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 			return err
 		}
 	}
+	linkKey, err := db.Meta(ctx, "link_key")
+	if err != nil {
+		return err
+	}
+	outdated := ingest.GraphOutdated(linkKey)
 	if o.json {
-		return printStatsJSON(io, st, skips, o.skipped)
+		return printStatsJSON(io, st, skips, o.skipped, outdated)
 	}
 	s := styles(io.color)
 	w := io.out
@@ -86,6 +92,9 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 		fmt.Fprintf(w, "%s\n  routes %s   references %s\n", s.bold("\ncode analysis"), thousands(st.Routes), thousands(st.Refs))
 		fmt.Fprintf(w, "%s\n  %s; see coderag graph\n", s.bold("\nservice graph"), graph.Counts{Nodes: st.Services, Dependencies: st.Edges,
 			EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved})
+		if outdated {
+			fmt.Fprintln(w, "  made by an older coderag: the next crawl (--incremental too) makes it again")
+		}
 		if len(calls) > 0 {
 			printCounts(w, s, "outbound calls by kind", calls)
 		}
@@ -160,7 +169,7 @@ func printCounts(w interface{ Write([]byte) (int, error) }, s textStyles, title 
 	}
 }
 
-func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips bool) error {
+func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips, graphOutdated bool) error {
 	type source struct {
 		Name       string `json:"name"`
 		Kind       string `json:"kind"`
@@ -206,6 +215,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		EntryPoints   int            `json:"entry_points"`
 		TopicLinks    int            `json:"topic_links"`
 		Unresolved    int            `json:"unresolved_edges"`
+		GraphOutdated bool           `json:"graph_outdated"` // an older coderag made it; the next crawl makes it again
 		Scrub         scrubJSON      `json:"scrub"`
 		Sources       []source       `json:"sources"`
 		Chunking      int            `json:"chunking_version"` // what this coderag chunks by
@@ -215,7 +225,8 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips 
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, VectorIndex: st.VectorIndex, ByCorpus: map[string]int{},
 		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{}, Chunking: core.ChunkingVersion,
 		Services: st.Services, Edges: st.Edges, EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved,
-		Scrub: scrubJSON{st.Scrub.Chunks, st.Scrub.Secrets, st.Scrub.PersonalData, st.Scrub.Types}}
+		GraphOutdated: graphOutdated,
+		Scrub:         scrubJSON{st.Scrub.Chunks, st.Scrub.Secrets, st.Scrub.PersonalData, st.Scrub.Types}}
 	for k, n := range st.Calls {
 		out.Calls[string(k)] = n
 	}

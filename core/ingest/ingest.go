@@ -420,7 +420,7 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 		return err
 	}
 	if !strings.HasPrefix(last, graphStamp) {
-		dirty = true
+		dirty = true // an older builder's graph, or none
 	}
 	sum.Graph.Kept = !dirty
 	if dirty {
@@ -454,6 +454,13 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 // graphStamp begins the link key MarkLinked records: the version of the
 // graph builder that made the graph the owners and mentions follow from.
 var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "/"
+
+// GraphOutdated reports whether linkKey, the link key an index records,
+// says an older graph builder made its graph: the next crawl makes it
+// again. An index never linked ("") is not outdated.
+func GraphOutdated(linkKey string) bool {
+	return linkKey != "" && !strings.HasPrefix(linkKey, graphStamp)
+}
 
 // buildGraph rebuilds the service graph from every fact the index holds
 // (not only this crawl's sources).
