@@ -750,7 +750,7 @@ func (b *builder) routeOwner(src, method, p string) (string, core.RouteAt, bool)
 		if name == src {
 			continue
 		}
-		if rt, ok := matchRoute(method, p, b.routes[name]); ok && !isGeneric(rt.Path) {
+		if rt, ok := matchRoute(method, p, b.routes[name]); ok && !isGeneric(rt.Path) && literalsMet(p, rt.Path) {
 			if found != "" {
 				return "", core.RouteAt{}, false // ambiguous
 			}
@@ -758,6 +758,23 @@ func (b *builder) routeOwner(src, method, p string) (string, core.RouteAt, bool)
 		}
 	}
 	return found, route, found != ""
+}
+
+// literalsMet reports whether every literal segment of the client's path
+// p meets a literal segment of the route: with no address to go by, a
+// route whose parameter or catch-all takes the client's words (/{id} for
+// /render, /api/v1/{name} for /api/v1/query) is any service's.
+func literalsMet(p, routePath string) bool {
+	cs, rs := core.RouteSegments(p), core.RouteSegments(routePath)
+	for i, seg := range cs {
+		if core.IsRouteParam(seg) {
+			continue
+		}
+		if i >= len(rs) || core.IsRouteParam(rs[i]) || core.IsRouteCatchAll(rs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // isGeneric reports whether a route is one every service has.
@@ -836,6 +853,17 @@ func normName(s string) string {
 	return n
 }
 
+// standardGRPC reports whether a gRPC service is one gRPC itself defines
+// and any server may register (health checking, reflection, channelz): who
+// registers it does not say who a client of it calls.
+func standardGRPC(service string) bool {
+	switch core.GRPCServiceName(service) {
+	case "health", "serverreflection", "channelz":
+		return true
+	}
+	return false
+}
+
 // grpcCall links a gRPC client to the service it talks to: through the
 // address it dials (a dial earlier in the same chunk for a generated
 // client: grpc.NewClient(addr) then pb.NewCartServiceClient(conn)), or
@@ -853,7 +881,7 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 	service := c.Method
 	registered := ""
 	var owners []string
-	if service != "" {
+	if service != "" && !standardGRPC(service) {
 		for _, name := range b.sortedNodes() {
 			for _, rt := range b.routes[name] {
 				if rt.Method == "GRPC" && core.GRPCServiceName(rt.Path) == core.GRPCServiceName(service) && name != src {
