@@ -237,6 +237,7 @@ type extractor struct {
 	prefixes    []prefixScope
 	imports     map[string]string // local name -> module it is imported from
 	fileImports []string
+	goImports   map[string]string // Go: the name an import is used by -> its path
 	mounts      []core.Mount
 }
 
@@ -351,6 +352,91 @@ func target(c *core.Call, v value) {
 	c.Target = t
 }
 
+// goStubConstructor reports whether call, pkg.NewFooClient(...), can be
+// the constructor protoc-gen-go-grpc writes for a service's client: it
+// takes a connection alone (a variable or a field), and pkg is generated
+// protobuf code (its import path says grpc, proto or ...pb), or the file
+// imports gRPC, or pkg is not known and the file imports generated code. Other libraries name
+// constructors so too (redis.NewClusterClient(options), a Datadog
+// NewAPIClient(config), a Google Cloud NewMetricClient(ctx)) and are no
+// gRPC call.
+func (x *extractor) goStubConstructor(call *ts.Node) bool {
+	args := call.ChildByFieldName("arguments")
+	if args == nil || args.NamedChildCount() != 1 {
+		return false
+	}
+	// The connection is a variable or a field (conn, s.cc), not options
+	// built in place (&redis.ClusterOptions{...}, NewConfiguration()) and
+	// not a context.
+	arg := args.NamedChild(0)
+	if k := arg.Kind(); k != "identifier" && k != "selector_expression" {
+		return false
+	}
+	if a := arg.Utf8Text(x.src); a == "ctx" || strings.HasPrefix(a, "context.") {
+		return false
+	}
+	fn := call.ChildByFieldName("function")
+	op := fn.ChildByFieldName("operand")
+	if op == nil || op.Kind() != "identifier" {
+		return false // a method of a value, not a package's function
+	}
+	if x.goImports == nil {
+		x.goImports = goImportNames(x.src)
+	}
+	path, known := x.goImports[op.Utf8Text(x.src)]
+	if known && generatedPath(path) {
+		return true
+	}
+	for _, imp := range x.fileImports {
+		if imp == "google.golang.org/grpc" || !known && generatedPath(imp) {
+			return true
+		}
+	}
+	return false
+}
+
+// generatedPath reports whether a Go import path looks like generated
+// protobuf or gRPC code (.../genproto, .../cartpb, .../grpc_health_v1).
+func generatedPath(p string) bool {
+	for _, el := range strings.Split(strings.ToLower(p), "/") {
+		if strings.Contains(el, "grpc") || strings.Contains(el, "proto") || strings.HasSuffix(el, "pb") {
+			return true
+		}
+	}
+	return false
+}
+
+// goImportNames maps the names a Go file's imports are used by to their
+// paths: the alias, else the last element of the path (before a /vN
+// suffix, without a go- prefix or -go suffix: go-redis/v9 is redis).
+func goImportNames(src []byte) map[string]string {
+	names := map[string]string{}
+	for _, m := range goImportRE.FindAllSubmatch(src, -1) {
+		alias, p := string(m[1]), string(m[2])
+		if alias == "_" || alias == "." {
+			continue
+		}
+		if alias == "" {
+			els := strings.Split(p, "/")
+			alias = els[len(els)-1]
+			if len(els) > 1 && goMajorRE.MatchString(alias) {
+				alias = els[len(els)-2]
+			}
+			alias = strings.TrimSuffix(strings.TrimPrefix(alias, "go-"), "-go")
+			alias = strings.ReplaceAll(alias, "-", "_")
+		}
+		names[alias] = p
+	}
+	return names
+}
+
+var (
+	// goImportRE is an import spec: an optional name, then a quoted path
+	// (in an import block or after the import keyword).
+	goImportRE = lazyre.New(`(?m)^(?:import)?[ \t]*([A-Za-z_][A-Za-z0-9_]*|\.)?[ \t]*"([^"\s]+)"[ \t]*(?://.*)?$`)
+	goMajorRE  = lazyre.New(`^v[0-9]+$`)
+)
+
 // urlish reports whether a target is a path or a URL.
 func urlish(t string) bool {
 	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")
@@ -382,6 +468,9 @@ func (x *extractor) extract(m *match) []fact {
 		return []fact{{at: n.StartByte(), call: &c}}
 	case m.has("grpc"):
 		n := m.first("grpc")
+		if x.l.name == "go" && m.has("grpc.service") && !x.goStubConstructor(n) {
+			return nil
+		}
 		c := core.Call{Kind: core.CallGRPC, System: "grpc", Line: x.line(n), Text: x.firstLine(n)}
 		if s := m.first("grpc.service"); s != nil {
 			name := lastPart(s.Utf8Text(x.src))
