@@ -6,10 +6,12 @@ import (
 	"strings"
 )
 
-// testDirs are directories that hold tests.
+// testDirs are directories that hold tests, and the helpers only tests
+// use (Go's internal/testhelpers, testutil).
 var testDirs = map[string]bool{
 	"test": true, "tests": true, "__tests__": true, "e2e": true, "spec": true, "specs": true, "cypress": true,
 	"testdata": true, "fixtures": true, "integration-tests": true, "testing": true,
+	"testhelpers": true, "testhelper": true, "testutil": true, "testutils": true, "testsupport": true,
 }
 
 var (

@@ -110,7 +110,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 3
+const BuilderVersion = 4
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -484,6 +484,22 @@ func isManifest(name string) bool {
 	return strings.HasSuffix(name, ".csproj") || strings.HasSuffix(name, ".fsproj")
 }
 
+// filePaths is every file of the index and every folder above one, by
+// repository.
+func (b *builder) filePaths() map[[2]string]bool {
+	paths := map[[2]string]bool{}
+	for _, f := range b.in.Files {
+		for p := f[1]; p != "." && p != "/" && p != ""; p = path.Dir(p) {
+			k := [2]string{f[0], p}
+			if paths[k] {
+				break
+			}
+			paths[k] = true
+		}
+	}
+	return paths
+}
+
 // ownership decides which service the code in each directory belongs to:
 // compose build contexts, folders named after a service that hold a
 // Dockerfile or a project manifest, Aspire projects, and repositories
@@ -544,15 +560,30 @@ func (b *builder) ownership() {
 			}
 		}
 	}
-	// Files a compose service mounts (an nginx.conf) are its own.
+	// Files a compose service mounts (an nginx.conf) are its own. A
+	// relative path is the compose file's folder's, or, in a file given
+	// after another (docker compose -f base.yml -f extra/override.yml), the
+	// first file's: the folder above where the path exists.
+	var paths map[[2]string]bool // repo and path of every file and folder
 	for _, r := range b.in.Resources {
 		if r.Kind != core.ResourceCompose {
 			continue
 		}
 		for _, v := range r.Volumes {
-			if strings.HasPrefix(v, ".") {
-				add(r.Repo, path.Join(path.Dir(r.File), v), first(b.alias[strings.ToLower(r.Name)], r.Name), "compose volume")
+			if !strings.HasPrefix(v, ".") {
+				continue
 			}
+			if paths == nil {
+				paths = b.filePaths()
+			}
+			at := path.Join(path.Dir(r.File), v)
+			for dir := path.Dir(r.File); !paths[[2]string{r.Repo, at}] && dir != "."; {
+				dir = path.Dir(dir)
+				if p := path.Join(dir, v); paths[[2]string{r.Repo, p}] {
+					at = p
+				}
+			}
+			add(r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name), "compose volume")
 		}
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;
