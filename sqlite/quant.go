@@ -445,8 +445,13 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 	sort.Slice(res, func(i, j int) bool {
 		return res[i].cos > res[j].cos || res[i].cos == res[j].cos && res[i].pk < res[j].pk
 	})
-	// Read the best k chunks (more in case some were deleted).
-	top := res[:min(len(res), k)]
+	// Read the best k chunks, and those tied with the k-th: SettleTies
+	// chooses among them by chunk ID, not by row ID.
+	n := min(len(res), k)
+	for n > 0 && n < len(res) && res[n].cos == res[n-1].cos {
+		n++
+	}
+	top := res[:n]
 	if len(top) == 0 {
 		return nil, nil
 	}
@@ -478,5 +483,6 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 		}
 		hits = append(hits, core.Hit{Chunk: c, Score: s.cos, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: s.cos}}})
 	}
-	return hits, db.wrap("vector search in", crow.Err())
+	core.SettleTies(hits)
+	return hits[:min(len(hits), k)], db.wrap("vector search in", crow.Err())
 }

@@ -85,7 +85,9 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 	where, args := filterSQL(f)
 	q := `SELECT ` + chunkrow.Cols + `, ` + table + `.rank FROM ` + table + ` JOIN chunks c ON c.pk = ` + table + `.rowid
 		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY ` + table + `.rank LIMIT ?`
-	rows, err := db.query(ctx, q, append(append([]any{match}, args...), k)...)
+	// A few rows past k, so that chunks tied with the k-th are chosen
+	// among by chunk ID (SettleTies), not by row ID.
+	rows, err := db.query(ctx, q, append(append([]any{match}, args...), k+tieRoom)...)
 	if err != nil {
 		return nil, db.bm25Error(match, err)
 	}
@@ -103,8 +105,13 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 	if err := rows.Err(); err != nil {
 		return nil, db.bm25Error(match, err)
 	}
-	return hits, nil
+	core.SettleTies(hits)
+	return hits[:min(len(hits), k)], nil
 }
+
+// tieRoom is how many rows past the k wanted a list reads, to settle ties
+// at the k-th by chunk ID.
+const tieRoom = 8
 
 // List returns up to k chunks the filter admits — code and config first,
 // then docs, then conversations, each in repository, file and line order:
@@ -232,6 +239,7 @@ func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		}
 		hits = append(hits, core.Hit{Chunk: c, Score: 1 - dist, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: 1 - dist}}})
 	}
+	core.SettleTies(hits)
 	return hits, db.wrap("vector search in", rows.Err())
 }
 
@@ -533,6 +541,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			break
 		}
 	}
+	core.SettleTies(hits)
 	return hits, nil
 }
 

@@ -315,6 +315,7 @@ func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.F
 		}
 		hits = append(hits, core.Hit{Chunk: c, Score: score, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: score}}})
 	}
+	core.SettleTies(hits)
 	return hits, db.wrap("search", rows.Err())
 }
 
@@ -469,6 +470,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			break
 		}
 	}
+	core.SettleTies(hits)
 	return hits, nil
 }
 
@@ -580,6 +582,7 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		}
 		hits = append(hits, core.Hit{Chunk: ch, Score: c.cos, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: c.cos}}})
 	}
+	core.SettleTies(hits)
 	return hits, db.wrap("read vector hits from", rows.Err())
 }
 
