@@ -110,12 +110,21 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 4
+const BuilderVersion = 5
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
 func Build(in Input) *Graph {
-	in.Resources = append([]core.ResourceAt(nil), in.Resources...) // interpolated copies
+	// Deploy files in test folders (fixtures, e2e set-ups, test images)
+	// declare what tests run, not the system: no nodes, no wiring. The
+	// rest are copied, to be interpolated.
+	resources := make([]core.ResourceAt, 0, len(in.Resources))
+	for _, r := range in.Resources {
+		if !core.IsTestPath(r.File) {
+			resources = append(resources, r)
+		}
+	}
+	in.Resources = resources
 	readEnvFiles(&in)
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
