@@ -276,7 +276,11 @@ func resource(o map[string]any) resourceInfo {
 	podLabels := strMap(obj(o, "spec", "template", "metadata", "labels"))
 	switch ri.kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout", "DeploymentConfig":
-		sets := []map[string]string{ri.labels, podLabels, strMap(obj(o, "spec", "selector"))}
+		// The pods' labels first: they are what Services select, where
+		// the object's own may be a chart's for all its objects (a
+		// redis-ha chart's HAProxy Deployment says app: redis-ha, its
+		// pods app: redis-ha-haproxy).
+		sets := []map[string]string{podLabels, ri.labels, strMap(obj(o, "spec", "selector"))}
 		if ri.kind == "Service" {
 			// A Service is the workload its selector picks; its own
 			// labels may name the whole application (Knative's kourier
@@ -285,10 +289,15 @@ func resource(o map[string]any) resourceInfo {
 			sets = []map[string]string{sets[2], ri.labels}
 		}
 		named := false // a label other than component says the object's own name
-		for _, l := range sets {
+		for i, l := range sets {
 			for _, k := range serviceLabels {
 				if ri.service == "" && l[k] != "" {
 					ri.service = l[k]
+				}
+				// A Service's own labels do not outweigh the pods it
+				// selects (argocd-server-metrics selects argocd-server).
+				if ri.kind == "Service" && i > 0 && ri.service != "" {
+					continue
 				}
 				named = named || k != "component" && l[k] != "" && l[k] == ri.name
 			}

@@ -110,7 +110,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 5
+const BuilderVersion = 6
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -347,10 +347,45 @@ func (b *builder) services() {
 			umbrella[r.Repo+"/"+path.Dir(path.Dir(r.File))] = true
 		}
 	}
+	// A Service is the workload whose pods it selects: one whose pod
+	// selector holds all of the Service's (Tekton's events Service selects
+	// app.kubernetes.io/name: events, which the tekton-events-controller
+	// Deployment's pods carry beside their own name).
+	selects := func(r core.ResourceAt) string {
+		if len(r.Selector) == 0 {
+			return ""
+		}
+		found := ""
+		for _, w := range b.in.Resources {
+			if !core.IsWorkload(w.Kind) || w.Repo != r.Repo || len(w.Selector) == 0 || w.Service == "" ||
+				r.Namespace != "" && w.Namespace != "" && w.Namespace != r.Namespace {
+				continue
+			}
+			all := true
+			for k, v := range r.Selector {
+				if w.Selector[k] != v {
+					all = false
+					break
+				}
+			}
+			if all {
+				if found != "" && found != canonical(w.Service) {
+					return "" // it selects several workloads' pods
+				}
+				found = canonical(w.Service)
+			}
+		}
+		return found
+	}
 	for _, r := range b.in.Resources {
 		switch {
 		case core.IsWorkload(r.Kind) || r.Kind == "Service":
 			name := canonical(r.Service)
+			if r.Kind == "Service" {
+				if w := selects(r); w != "" {
+					name = w
+				}
+			}
 			if name == "" {
 				continue
 			}
