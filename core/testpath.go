@@ -1,9 +1,10 @@
 package core
 
 import (
-	"coderag/core/internal/lazyre"
 	"path"
 	"strings"
+
+	"coderag/core/internal/lazyre"
 )
 
 // testDirs are directories that hold tests, and the helpers only tests

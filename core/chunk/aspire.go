@@ -2,11 +2,11 @@ package chunk
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"path"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // A .NET Aspire AppHost declares the application's services and what each

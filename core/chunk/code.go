@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"embed"
 	"fmt"
 	"runtime"
@@ -22,6 +21,7 @@ import (
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 //go:embed queries/*.scm

@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // maxAliases bounds YAML alias use: more is treated as an alias bomb

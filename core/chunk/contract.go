@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"fmt"
 	"path"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // IsOpenAPI reports whether a YAML or JSON file is an OpenAPI or Swagger

@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"fmt"
 	"path"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 var docSepRE = lazyre.New(`(?m)^---[ \t]*(#.*)?\r?$`)
@@ -277,15 +277,15 @@ func resource(o map[string]any) resourceInfo {
 	switch ri.kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout", "DeploymentConfig":
 		// The pods' labels first: they are what Services select, where
-		// the object's own may be a chart's for all its objects (a
-		// redis-ha chart's HAProxy Deployment says app: redis-ha, its
-		// pods app: redis-ha-haproxy).
+		// the object's own may be a chart's for all its objects (a cache
+		// chart's proxy Deployment says app: cache, its pods app:
+		// cache-proxy).
 		sets := []map[string]string{podLabels, ri.labels, strMap(obj(o, "spec", "selector"))}
 		if ri.kind == "Service" {
 			// A Service is the workload its selector picks; its own
-			// labels may name the whole application (Knative's kourier
-			// Service says app.kubernetes.io/name: knative-serving and
-			// selects app: 3scale-kourier-gateway).
+			// labels may name the whole application (a Service labelled
+			// app.kubernetes.io/name: platform that selects app:
+			// gateway).
 			sets = []map[string]string{sets[2], ri.labels}
 		}
 		named := false // a label other than component says the object's own name
@@ -295,7 +295,7 @@ func resource(o map[string]any) resourceInfo {
 					ri.service = l[k]
 				}
 				// A Service's own labels do not outweigh the pods it
-				// selects (argocd-server-metrics selects argocd-server).
+				// selects (server-metrics selects app: server).
 				if ri.kind == "Service" && i > 0 && ri.service != "" {
 					continue
 				}
@@ -304,11 +304,11 @@ func resource(o map[string]any) resourceInfo {
 		}
 		// The first label names the service unless another says the
 		// object's own name: labels that name a whole application or a
-		// role are shared by its programs (Knative's activator and
-		// webhook say app.kubernetes.io/name: knative-serving beside app:
-		// activator; Tekton's tekton-pipelines-controller says
+		// role are shared by its programs (a platform's scaler and
+		// webhook both say app.kubernetes.io/name: platform beside app:
+		// scaler; a Deployment named pipelines-controller says
 		// app.kubernetes.io/name: controller beside app:
-		// tekton-pipelines-controller). A canary Deployment whose pods say
+		// pipelines-controller). A canary Deployment whose pods say
 		// service: ledger still joins ledger.
 		if ri.service == "" || named {
 			ri.service = ri.name

@@ -1,9 +1,10 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"strings"
 	"time"
+
+	"coderag/core/internal/lazyre"
 )
 
 // isoDateRE finds a calendar date written the ISO way (2024-03-14), the

@@ -1,11 +1,11 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"path"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // IsSecretEnvFile reports whether a file is an environment file that

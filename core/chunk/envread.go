@@ -1,12 +1,12 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // BindEnv is core.BindEnv: the kind of binding envReads records.

@@ -1,12 +1,12 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // value is a string expression as far as one file can tell: a template

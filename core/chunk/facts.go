@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"fmt"
 	"slices"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	ts "github.com/tree-sitter/go-tree-sitter"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // Facts are found by queries/<language>.facts.scm. Its captures name

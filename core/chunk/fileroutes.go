@@ -1,11 +1,11 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"sort"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // File-system routers serve a file's handlers at a path its location

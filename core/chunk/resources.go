@@ -3,13 +3,13 @@ package chunk
 import (
 	"bufio"
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // settingsFormat says whether a config or deploy file holds settings a

@@ -2,13 +2,13 @@ package chunk
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"path"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // ResourceProxy and ResourceDockerfile are the resources NginxResource

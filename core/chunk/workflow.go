@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"coderag/core/internal/lazyre"
 	"path"
 	"sort"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // IsWorkflow reports whether name is a GitHub Actions workflow.

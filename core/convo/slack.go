@@ -7,7 +7,6 @@ package convo
 import (
 	"archive/zip"
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // Problem is a part of a source that could not be read, and why. The rest

@@ -1,7 +1,6 @@
 package convo
 
 import (
-	"coderag/core/internal/lazyre"
 	"errors"
 	"fmt"
 	"path"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // ErrNotTranscript is returned by ParseTranscript for a file in which no

@@ -2,7 +2,6 @@ package discover
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"path"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // languages maps file extensions to language names.

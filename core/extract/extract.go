@@ -7,7 +7,6 @@ package extract
 import (
 	"archive/zip"
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -18,6 +17,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"coderag/core/internal/lazyre"
 )
 
 // Doc is an extracted document.

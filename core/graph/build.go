@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"coderag/core/internal/lazyre"
 	"encoding/json"
 	"maps"
 	"path"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // Input is what the graph is built from: the facts a crawl stored.
@@ -279,7 +279,7 @@ func (b *builder) services() {
 	// service's image (a worker of its code base) joins it. The label
 	// names an application: its components with images of their own (a
 	// front end, an API, their Redis) stay services of their own, and an
-	// application nothing runs as (argocd, knative-serving) is no node.
+	// application nothing runs as (a platform's name) is no node.
 	images := map[string]map[string]bool{} // workload service -> image names
 	for _, r := range b.in.Resources {
 		if core.IsWorkload(r.Kind) && r.Service != "" {
@@ -348,8 +348,8 @@ func (b *builder) services() {
 		}
 	}
 	// A Service is the workload whose pods it selects: one whose pod
-	// selector holds all of the Service's (Tekton's events Service selects
-	// app.kubernetes.io/name: events, which the tekton-events-controller
+	// selector holds all of the Service's (an events Service selects
+	// app.kubernetes.io/name: events, which the events-controller
 	// Deployment's pods carry beside their own name).
 	selects := func(r core.ResourceAt) string {
 		if len(r.Selector) == 0 {

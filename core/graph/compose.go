@@ -1,11 +1,11 @@
 package graph
 
 import (
-	"coderag/core/internal/lazyre"
 	"path"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // composeVarRE finds compose's interpolations: $NAME, ${NAME},

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"coderag/core/internal/lazyre"
 	"fmt"
 	"maps"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/internal/lazyre"
 )
 
 // The tiers of a service's environment, from the value that wins to the

@@ -1,13 +1,13 @@
 package graph
 
 import (
-	"coderag/core/internal/lazyre"
 	"fmt"
 	"net/url"
 	"sort"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // addEdge adds e, or merges its evidence into the edge with the same key.

@@ -10,7 +10,6 @@
 package pack
 
 import (
-	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/graph"
+	"coderag/core/internal/lazyre"
 	"coderag/core/search"
 )
 

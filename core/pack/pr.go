@@ -2,7 +2,6 @@ package pack
 
 import (
 	"bufio"
-	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/graph"
+	"coderag/core/internal/lazyre"
 	"coderag/core/search"
 )
 

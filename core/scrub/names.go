@@ -1,13 +1,14 @@
 package scrub
 
 import (
-	"coderag/core/internal/lazyre"
 	"math/big"
 	"net"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"coderag/core/internal/lazyre"
 )
 
 // nameIndex knows people's names: whole names ("alice moreno"), and the

@@ -1,10 +1,11 @@
 package scrub
 
 import (
-	"coderag/core/internal/lazyre"
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"coderag/core/internal/lazyre"
 )
 
 // phoneCandRE finds what may be a phone number: an international number

@@ -25,12 +25,12 @@
 package scrub
 
 import (
-	"coderag/core/internal/lazyre"
 	"fmt"
 	"sort"
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // CleanChunk is a chunk that has passed the gate. Its zero value is not a

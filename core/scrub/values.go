@@ -2,10 +2,11 @@ package scrub
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"encoding/base64"
 	"sort"
 	"strings"
+
+	"coderag/core/internal/lazyre"
 )
 
 // This file finds secrets by the syntax they are written in: a value

@@ -1,12 +1,12 @@
 package search
 
 import (
-	"coderag/core/internal/lazyre"
 	"path"
 	"strings"
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/internal/lazyre"
 )
 
 // Prior factors of files that rarely answer a question about a system:

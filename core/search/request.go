@@ -1,7 +1,6 @@
 package search
 
 import (
-	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/codetok"
+	"coderag/core/internal/lazyre"
 )
 
 // Request is an HTTP request a pasted text names (an access-log line, a

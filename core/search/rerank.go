@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"coderag/core"
 	"coderag/core/codetok"
 	"coderag/core/embed"
+	"coderag/core/internal/lazyre"
 )
 
 // Reranker scores candidate hits against the query; higher is better.

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // Frame is one place a pasted stack trace, panic or compiler message

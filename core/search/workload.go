@@ -1,7 +1,6 @@
 package search
 
 import (
-	"coderag/core/internal/lazyre"
 	"context"
 	"fmt"
 	"path"
@@ -11,6 +10,7 @@ import (
 	"unicode"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // WorkloadFinder is an Index that knows the deploy resources the crawl

@@ -8,7 +8,6 @@ package train
 
 import (
 	"bytes"
-	"coderag/core/internal/lazyre"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"coderag/core"
 	"coderag/core/chunk"
 	"coderag/core/discover"
+	"coderag/core/internal/lazyre"
 )
 
 // Pair is a training query and the file that answers it.
