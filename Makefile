@@ -98,7 +98,7 @@ bench: build
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . ./core/... ./sqlite/internal/...
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./sqlite/ ./sqlite/postgres/
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 30m ./tui/
-	CODERAG_BIN=$(abspath $(BIN)) $(GO) test -tags $(TAGS) -run '^$$' -bench 'Crawl50MB|ServeSearch|GoStdlib' -benchtime 1x -timeout 30m ./cmd/coderag
+	CODERAG_BIN=$(abspath $(BIN)) $(GO) test -tags $(TAGS) -run '^$$' -bench 'Crawl50MB|ServeSearch|GoStdlib|OneShot100k' -benchtime 1x -timeout 60m ./cmd/coderag
 
 # eval crawls the sample into its own database and runs the sample
 # questions in every search mode (the table in docs/eval.md).
