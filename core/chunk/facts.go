@@ -355,8 +355,9 @@ func target(c *core.Call, v value) {
 // goStubConstructor reports whether call, pkg.NewFooClient(...), can be
 // the constructor protoc-gen-go-grpc writes for a service's client: it
 // takes a connection alone (a variable or a field), and pkg is generated
-// protobuf code (its import path says grpc, proto or ...pb), or the file
-// imports gRPC, or pkg is not known and the file imports generated code. Other libraries name
+// protobuf code (its import path or the name it is imported by says grpc,
+// proto or ...pb), or the file imports gRPC, or pkg is not known and the
+// file imports generated code. Other libraries name
 // constructors so too (redis.NewClusterClient(options), a Datadog
 // NewAPIClient(config), a Google Cloud NewMetricClient(ctx)) and are no
 // gRPC call.
@@ -381,11 +382,12 @@ func (x *extractor) goStubConstructor(call *ts.Node) bool {
 		return false // a method of a value, not a package's function
 	}
 	if x.goImports == nil {
-		x.goImports = goImportNames(x.src)
+		x.goImports = goImportNames(call, x.src)
 	}
-	path, known := x.goImports[op.Utf8Text(x.src)]
-	if known && generatedPath(path) {
-		return true
+	name := op.Utf8Text(x.src)
+	path, known := x.goImports[name]
+	if known && (generatedPath(path) || generatedPath(name)) {
+		return true // notifypb "example.com/notify/gen/notify" too
 	}
 	for _, imp := range x.fileImports {
 		if imp == "google.golang.org/grpc" || !known && generatedPath(imp) {
@@ -407,35 +409,59 @@ func generatedPath(p string) bool {
 }
 
 // goImportNames maps the names a Go file's imports are used by to their
-// paths: the alias, else the last element of the path (before a /vN
-// suffix, without a go- prefix or -go suffix: go-redis/v9 is redis).
-func goImportNames(src []byte) map[string]string {
+// paths, from the file's import specs (the tree n is in): the alias, else
+// the last element of the path (before a /vN suffix, without a go- prefix
+// or -go suffix: go-redis/v9 is redis).
+func goImportNames(n *ts.Node, src []byte) map[string]string {
+	root := n
+	for p := root.Parent(); p != nil; p = p.Parent() {
+		root = p
+	}
 	names := map[string]string{}
-	for _, m := range goImportRE.FindAllSubmatch(src, -1) {
-		alias, p := string(m[1]), string(m[2])
-		if alias == "_" || alias == "." {
-			continue
+	add := func(spec *ts.Node) {
+		pn := spec.ChildByFieldName("path")
+		if pn == nil {
+			return
 		}
-		if alias == "" {
+		p := strings.Trim(pn.Utf8Text(src), "\"`")
+		alias := ""
+		if an := spec.ChildByFieldName("name"); an != nil {
+			alias = an.Utf8Text(src)
+		}
+		switch alias {
+		case "_", ".":
+			return
+		case "":
 			els := strings.Split(p, "/")
 			alias = els[len(els)-1]
-			if len(els) > 1 && goMajorRE.MatchString(alias) {
-				alias = els[len(els)-2]
+			if len(els) > 1 && len(alias) > 1 && alias[0] == 'v' && strings.Trim(alias[1:], "0123456789") == "" {
+				alias = els[len(els)-2] // a major version suffix: go-redis/v9
 			}
 			alias = strings.TrimSuffix(strings.TrimPrefix(alias, "go-"), "-go")
 			alias = strings.ReplaceAll(alias, "-", "_")
 		}
 		names[alias] = p
 	}
+	for i := uint(0); i < root.NamedChildCount(); i++ {
+		decl := root.NamedChild(i)
+		if decl.Kind() != "import_declaration" {
+			continue
+		}
+		for j := uint(0); j < decl.NamedChildCount(); j++ {
+			switch c := decl.NamedChild(j); c.Kind() {
+			case "import_spec":
+				add(c)
+			case "import_spec_list":
+				for k := uint(0); k < c.NamedChildCount(); k++ {
+					if spec := c.NamedChild(k); spec.Kind() == "import_spec" {
+						add(spec)
+					}
+				}
+			}
+		}
+	}
 	return names
 }
-
-var (
-	// goImportRE is an import spec: an optional name, then a quoted path
-	// (in an import block or after the import keyword).
-	goImportRE = lazyre.New(`(?m)^(?:import)?[ \t]*([A-Za-z_][A-Za-z0-9_]*|\.)?[ \t]*"([^"\s]+)"[ \t]*(?://.*)?$`)
-	goMajorRE  = lazyre.New(`^v[0-9]+$`)
-)
 
 // urlish reports whether a target is a path or a URL.
 func urlish(t string) bool {
