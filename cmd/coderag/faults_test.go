@@ -234,16 +234,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "CODERAG_AS_BINARY=1", "HOME="+root)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return code, out.String(), errb.String()
+		return runCommand(t, cmd)
 	}
 	code, out, errs := run("query", "--db", db, "--json", "getUserProfile")
 	if code != 0 || !strings.Contains(out, "getUserProfile") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,16 +37,7 @@ func TestTUIHandOff(t *testing.T) {
 	runLean := func(env []string, args ...string) (int, string, string) {
 		cmd := exec.Command(lean, args...)
 		cmd.Env = append(append(os.Environ(), "PATH="+empty), env...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatalf("coderag %s: %v", strings.Join(args, " "), err)
-		}
-		return code, out.String(), errb.String()
+		return runCommand(t, cmd)
 	}
 
 	// The lean program is coderag: it crawls and searches.

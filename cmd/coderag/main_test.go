@@ -41,6 +41,22 @@ func coderag(t testing.TB, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// runCommand runs cmd with its output captured and returns its exit
+// status, stdout and stderr; a command that cannot start fails the test.
+func runCommand(t testing.TB, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	return code, out.String(), errb.String()
+}
+
 var (
 	sampleOnce sync.Once
 	sampleDB   string

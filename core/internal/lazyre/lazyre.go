@@ -42,9 +42,6 @@ func (r *Regexp) re() *regexp.Regexp {
 	return r.rx
 }
 
-// Regexp returns the compiled expression.
-func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }
-
 func (r *Regexp) String() string { return r.str }
 
 func (r *Regexp) Match(b []byte) bool        { return r.re().Match(b) }
@@ -97,6 +94,3 @@ func (r *Regexp) ReplaceAllFunc(src []byte, repl func([]byte) []byte) []byte {
 	return r.re().ReplaceAllFunc(src, repl)
 }
 func (r *Regexp) Split(s string, n int) []string { return r.re().Split(s, n) }
-func (r *Regexp) SubexpNames() []string          { return r.re().SubexpNames() }
-func (r *Regexp) SubexpIndex(name string) int    { return r.re().SubexpIndex(name) }
-func (r *Regexp) NumSubexp() int                 { return r.re().NumSubexp() }
