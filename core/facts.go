@@ -269,6 +269,11 @@ type Binding struct {
 	Line    int    `json:"line"`
 	// End is the last line of Func, for a BindParam (Line is its first).
 	End int `json:"end,omitempty"`
+	// Pkg, for an "arg" binding, says which package's Func is called: the
+	// import path of the package it is qualified by (cart.NewClient),
+	// "." for an unqualified call (the caller's own package), "" when
+	// unknown (a method called on a value).
+	Pkg string `json:"pkg,omitempty"`
 }
 
 // BindEnv is the Kind of a Binding that records an environment variable a

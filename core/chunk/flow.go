@@ -14,6 +14,7 @@ import (
 // called with (NewCartClient(cfg.CartURL)): what the service graph needs
 // to trace an address held in a field back to its configuration.
 func goBindings(root *ts.Node, ev *evaluator) []fact {
+	imports := goImportNames(root, ev.src)
 	var out []fact
 	var walk func(n *ts.Node, depth int)
 	walk = func(n *ts.Node, depth int) {
@@ -24,7 +25,7 @@ func goBindings(root *ts.Node, ev *evaluator) []fact {
 		case "composite_literal":
 			out = append(out, goLiteral(n, ev)...)
 		case "call_expression":
-			out = append(out, goCtorArgs(n, ev)...)
+			out = append(out, goCtorArgs(n, ev, imports)...)
 		case "function_declaration":
 			out = append(out, goCtorParams(n, ev)...)
 		}
@@ -161,19 +162,24 @@ func goCtorParams(n *ts.Node, ev *evaluator) []fact {
 	return out
 }
 
-// goCtorArgs records the arguments of calls to constructors (New...).
-func goCtorArgs(n *ts.Node, ev *evaluator) []fact {
+// goCtorArgs records the arguments of calls to constructors (New...),
+// and which package's constructor is called: imports maps the names the
+// file's imports are used by to their paths.
+func goCtorArgs(n *ts.Node, ev *evaluator, imports map[string]string) []fact {
 	f := n.ChildByFieldName("function")
 	if f == nil {
 		return nil
 	}
-	name := ""
+	name, pkg := "", ""
 	switch f.Kind() {
 	case "identifier":
-		name = f.Utf8Text(ev.src)
+		name, pkg = f.Utf8Text(ev.src), "."
 	case "selector_expression":
 		if fld := f.ChildByFieldName("field"); fld != nil {
 			name = fld.Utf8Text(ev.src)
+		}
+		if op := f.ChildByFieldName("operand"); op != nil && op.Kind() == "identifier" {
+			pkg = imports[op.Utf8Text(ev.src)]
 		}
 	}
 	if !isCtor(name) {
@@ -181,7 +187,7 @@ func goCtorArgs(n *ts.Node, ev *evaluator) []fact {
 	}
 	var out []fact
 	for i, a := range args(n) {
-		b := core.Binding{Kind: "arg", Func: name, Index: i, Expr: a.Utf8Text(ev.src), Line: int(a.StartPosition().Row) + 1}
+		b := core.Binding{Kind: "arg", Func: name, Pkg: pkg, Index: i, Expr: a.Utf8Text(ev.src), Line: int(a.StartPosition().Row) + 1}
 		setValue(&b, ev.eval(a, 0))
 		out = append(out, fact{at: a.StartByte(), binding: &b})
 	}

@@ -75,7 +75,7 @@ type builder struct {
 	config  map[string][]envSource      // settings files (appsettings.json) by service
 	routes  map[string][]route          // by service, with their path segments
 	clients map[string][]core.CallAt    // client registrations by service
-	binds   map[string][]core.Binding   // field and argument bindings by service
+	binds   map[string][]core.BindingAt // field and argument bindings by service, with their files
 	params  map[string][]core.BindingAt // constructors' parameters by service, with their files
 	// grpcByChunk are the gRPC calls of each chunk (dials and clients).
 	grpcByChunk map[string][]core.CallAt
@@ -110,7 +110,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 6
+const BuilderVersion = 7
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -127,7 +127,7 @@ func Build(in Input) *Graph {
 	in.Resources = resources
 	readEnvFiles(&in)
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
-		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.Binding{}, grpcByChunk: map[string][]core.CallAt{},
+		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.BindingAt{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 	b.services()
 	b.ownership()
@@ -170,8 +170,13 @@ func Build(in Input) *Graph {
 		}
 	}
 	for _, bd := range in.Bindings {
+		// What tests and examples give a constructor is not what the
+		// service is deployed with.
+		if core.IsTestPath(bd.File) || b.exampleCode(bd.Repo, bd.File) {
+			continue
+		}
 		if s := b.ownerOf(bd.Repo, bd.File); s != "" {
-			b.binds[s] = append(b.binds[s], bd.Binding)
+			b.binds[s] = append(b.binds[s], bd)
 			if bd.Kind == core.BindParam {
 				if b.params == nil {
 					b.params = map[string][]core.BindingAt{}

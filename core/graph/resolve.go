@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 
@@ -192,8 +193,11 @@ func (b *builder) originOf(src string, c core.CallAt) origin {
 // envOr("CART_URL", "http://cart:8080"). An expression that is a
 // parameter of the constructor the call is made in (at, the call's file
 // and line; nil when tracing an argument) is traced to the arguments its
-// callers pass.
-func (b *builder) trace(src, expr string, types []string, at *core.CallAt, depth int) (origin, string, bool) {
+// callers pass. site is the file the expression is read in: only
+// bindings of its language are followed, a receiver's fields (types) are
+// those of its package, and a constructor's arguments are those of calls
+// to its own package's constructor (cart.NewClient, not store.NewClient).
+func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site core.BindingAt, depth int) (origin, string, bool) {
 	if depth > 4 {
 		return origin{}, "", false
 	}
@@ -205,50 +209,96 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, depth
 	if field == "" || strings.ContainsAny(field, "()[] +") {
 		return origin{}, "", false
 	}
-	// args follows parameter index of fn to the arguments callers pass.
-	args := func(step, fn string, index int) (origin, string, bool) {
+	lang := langFamily(site.File)
+	// args follows parameter index of the constructor decl is in to the
+	// arguments its callers pass.
+	args := func(step string, decl core.BindingAt) (origin, string, bool) {
 		for _, arg := range b.binds[src] {
-			if arg.Kind != "arg" || arg.Func != fn || arg.Index != index {
+			if arg.Kind != "arg" || arg.Func != decl.Func || arg.Index != decl.Index ||
+				langFamily(arg.File) != lang || !callsPackageOf(arg, decl) {
 				continue
 			}
 			call := fmt.Sprintf("%s(%s)", arg.Func, arg.Expr)
-			if o, ok := bindingOrigin(arg); ok {
+			if o, ok := bindingOrigin(arg.Binding); ok {
 				return o, step + " <- " + call, true
 			}
-			if o, via, ok := b.trace(src, arg.Expr, nil, nil, depth+1); ok {
+			if o, via, ok := b.trace(src, arg.Expr, nil, nil, arg, depth+1); ok {
 				return o, step + " <- " + call + " <- " + via, true
 			}
 		}
 		return origin{}, "", false
 	}
 	for _, bd := range b.binds[src] {
-		if bd.Kind != "field" || bd.Field != field || len(types) > 0 && !contains(types, bd.Type) {
+		if bd.Kind != "field" || bd.Field != field || langFamily(bd.File) != lang {
+			continue
+		}
+		if len(types) > 0 && (!contains(types, bd.Type) || !samePackage(bd, site)) {
 			continue
 		}
 		step := bd.Type + "." + bd.Field
 		if bd.Param != "" {
-			if o, via, ok := args(step, bd.Func, bd.Index); ok {
+			if o, via, ok := args(step, bd); ok {
 				return o, via, true
 			}
 			continue
 		}
-		if o, ok := bindingOrigin(bd); ok {
+		if o, ok := bindingOrigin(bd.Binding); ok {
 			return o, step + " = " + bd.Expr, true
 		}
-		if o, via, ok := b.trace(src, bd.Expr, nil, nil, depth+1); ok {
+		if o, via, ok := b.trace(src, bd.Expr, nil, nil, bd, depth+1); ok {
 			return o, step + " <- " + via, true
 		}
 	}
 	if field == expr && at != nil { // a plain name: a parameter?
 		for _, bd := range b.params[src] {
 			if bd.Field == field && bd.Repo == at.Repo && bd.File == at.File && bd.Line <= at.Line && at.Line <= bd.End {
-				if o, via, ok := args("parameter "+field+" of "+bd.Func, bd.Func, bd.Index); ok {
+				if o, via, ok := args("parameter "+field+" of "+bd.Func, bd); ok {
 					return o, via, true
 				}
 			}
 		}
 	}
 	return origin{}, "", false
+}
+
+// langFamily names the language a file's bindings are in, by its
+// extension; TypeScript and JavaScript are one.
+func langFamily(file string) string {
+	ext := strings.ToLower(path.Ext(file))
+	switch ext {
+	case ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts":
+		return "js"
+	}
+	return ext
+}
+
+// samePackage reports whether two files are in one directory of one
+// repository (one Go package).
+func samePackage(a, b core.BindingAt) bool {
+	return a.Repo == b.Repo && path.Dir(a.File) == path.Dir(b.File)
+}
+
+// callsPackageOf reports whether the constructor call arg may be a call
+// of the constructor decl is in: an unqualified call from decl's own
+// package, or a call qualified by an import path that ends in decl's
+// directory (.../integration/cart for integration/cart/client.go). A
+// call whose package is unknown (a method of a value) may be any.
+func callsPackageOf(arg, decl core.BindingAt) bool {
+	switch arg.Pkg {
+	case "":
+		return true
+	case ".":
+		return samePackage(arg, decl)
+	}
+	imp := strings.Split(arg.Pkg, "/")
+	if n := len(imp); n > 1 && len(imp[n-1]) > 1 && imp[n-1][0] == 'v' && strings.Trim(imp[n-1][1:], "0123456789") == "" {
+		imp = imp[:n-1] // a major version suffix: example.com/store/v2
+	}
+	dir := path.Dir(decl.File)
+	if dir == "." {
+		dir = decl.Repo // the repository's root package
+	}
+	return path.Base(dir) == imp[len(imp)-1]
 }
 
 func contains(list []string, s string) bool {
@@ -321,7 +371,7 @@ func (b *builder) traceCall(src string, c core.CallAt, o origin) (origin, string
 	if strings.HasPrefix(expr, "expr:") && strings.Contains(expr, ".") {
 		types = scopeNames(c.Scope) // c.base: a field of the receiver
 	}
-	t, via, ok := b.trace(src, expr, types, &c, 0)
+	t, via, ok := b.trace(src, expr, types, &c, core.BindingAt{Repo: c.Repo, File: c.File}, 0)
 	if !ok {
 		return origin{}, "", false
 	}
@@ -648,7 +698,12 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 			if target != "" {
 				full := clientPath
 				if !isAbsolute(c.Target) && a.path != "" && a.path != "/" {
-					full = strings.TrimRight(a.path, "/") + "/" + strings.TrimLeft(clientPath, "/")
+					// The address's path, and the call's after it, if any
+					// (a field holding the whole URL adds none).
+					full = strings.TrimRight(a.path, "/")
+					if rest := strings.TrimLeft(clientPath, "/"); rest != "" {
+						full += "/" + rest
+					}
 				}
 				e := Edge{Source: src, Target: target, Type: EdgeHTTP, Method: method, Path: full, URL: r.value,
 					Confidence: round(r.conf * factor), Via: join(r.via, how)}
