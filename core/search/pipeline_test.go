@@ -306,6 +306,33 @@ func TestSearchPipeline(t *testing.T) {
 			t.Errorf("freshness off: order %v", ids(res.Hits))
 		}
 	})
+	t.Run("a question with a value is no pasted message", func(t *testing.T) {
+		// The question words decide it, though the lists and the
+		// reranker see the content words alone ("proxy return 503").
+		cat := chunkAt("cat", "web/locales/uk/common.json", 1, 10, core.CodeConfig)
+		idx := &listIndex{code: ranked("bm25-code", cat, a)}
+		for _, tt := range []struct {
+			text string
+			want float64
+		}{
+			{"why does the proxy return 503", 0.3},
+			{"proxy returned 503", 0},
+		} {
+			res, err := New(idx, Options{Now: now, CorpusBoost: 1}).Search(context.Background(), Query{Text: tt.text, K: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got float64
+			for _, h := range res.Hits {
+				if h.Chunk.ID == "cat" {
+					got = h.Explain.Boost
+				}
+			}
+			if got != tt.want {
+				t.Errorf("%q: the catalog's prior %v, want %v", tt.text, got, tt.want)
+			}
+		}
+	})
 	t.Run("corpus boost for how-to words", func(t *testing.T) {
 		idx := &listIndex{code: ranked("bm25-code", a), prose: ranked("bm25-prose", b)}
 		res, _ := New(idx, Options{Now: now}).Search(context.Background(), Query{Text: "how to restart cart"})

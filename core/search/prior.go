@@ -153,9 +153,10 @@ var localeSegmentRE = lazyre.New(`^[a-z]{2,3}([_-][A-Za-z0-9]{2,4})*$`)
 // half or more of a query's best depth candidates, when the query does
 // not ask about translations or text; nil otherwise. The search asks
 // again without them (Filter.NotPath): a catalog's copies, one per
-// language, otherwise fill every list before the code.
-func catalogFlood(fused []core.Hit, depth int, query string) []string {
-	if asksTranslations(set(codetok.Words(query)), messageSigns(query)) {
+// language, otherwise fill every list before the code. message says the
+// query as written reads as a pasted message (messageSigns).
+func catalogFlood(fused []core.Hit, depth int, query string, message bool) []string {
+	if asksTranslations(set(codetok.Words(query)), message) {
 		return nil
 	}
 	n := min(depth, len(fused))

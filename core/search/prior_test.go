@@ -56,6 +56,9 @@ func TestFilePrior(t *testing.T) {
 		{"asked about translations", core.Chunk{FilePath: "web/public/locales/de/common.json"}, "which languages are translated", 1, ""},
 		{"asked about a label", core.Chunk{FilePath: "config/locales/en.yml"}, "change the label of the refund button", 1, ""},
 		{"a pasted message", core.Chunk{FilePath: "internal/locale/translations/en_US.json"}, "error: unable to refresh feed: 404", 1, ""},
+		{"a question with a status code", core.Chunk{FilePath: "internal/locale/translations/uk_UA.json"}, "why does the proxy return 503", 0.3, "translation catalog"},
+		{"a question with a contraction", core.Chunk{FilePath: "web/public/locales/de/common.json"}, "why doesn't the feed refresh", 0.3, "translation catalog"},
+		{"a question quoting a message", core.Chunk{FilePath: "web/public/locales/de/common.json"}, "why does it say 'feed not found'", 1, ""},
 		{"code in a lang package", core.Chunk{FilePath: "internal/lang/parse.go"}, "how are expressions parsed", 1, ""},
 		{"plain settings json", core.Chunk{FilePath: "config/settings.json"}, "checkout flow", 1, ""},
 	}
@@ -107,8 +110,32 @@ func TestCatalogFlood(t *testing.T) {
 		{few, "how are feeds refreshed in the background", ""},
 		{nil, "how are feeds refreshed", ""},
 	} {
-		if got := strings.Join(catalogFlood(tt.hits, 50, tt.query), " "); got != tt.want {
+		if got := strings.Join(catalogFlood(tt.hits, 50, tt.query, messageSigns(tt.query)), " "); got != tt.want {
 			t.Errorf("catalogFlood(%d hits, %q) = %q, want %q", len(tt.hits), tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestMessageSigns(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"dial tcp 10.0.3.17:6379: connection refused", true},
+		{"upstream returned 503", true},
+		{"GET /api/orders", true},
+		{`failed to parse "amount"`, true},
+		{"error: unable to refresh feed", true},
+		{"why does the proxy return 503", false},
+		{"How is /healthz served", false},
+		{"why doesn't the cart empty after checkout", false},
+		{"what happens on a 404?", false},
+		{"the cart's total is wrong", false},
+		{"why does it say 'feed not found'", true},
+		{"orders are slow", false},
+	} {
+		if got := messageSigns(tt.text); got != tt.want {
+			t.Errorf("messageSigns(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
 }

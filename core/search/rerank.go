@@ -121,6 +121,9 @@ type queryFacts struct {
 	// shingles are the runs of three words of a message (shingles):
 	// the parts a logged message shares with its format string.
 	shingles []string
+	// message: the text as written reads as a pasted message
+	// (messageSigns), not a question.
+	message bool
 }
 
 type factsKey struct{}

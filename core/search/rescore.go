@@ -91,7 +91,7 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 		}
 	}
 	if !e.opts.NoPriors {
-		qw, message := set(codetok.Words(query)), messageSigns(query)
+		qw, message := set(codetok.Words(query)), factsFrom(ctx).message
 		for i, h := range top {
 			if f, why := filePrior(h.Chunk, qw, message, e.params); f != 1 {
 				rel[i] *= f

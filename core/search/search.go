@@ -531,6 +531,9 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// line is found where it is written, before the chunks that hold its
 	// words apart.
 	whole, sh := wholePhrases(parsed.Text), shingles(parsed.Text)
+	// Whether the text reads as a pasted message is judged on it as
+	// written: the lists and the reranker get its content words only.
+	message := messageSigns(parsed.Text)
 	// A long paste (a log's last hundred lines) is searched by its most
 	// telling terms, not as a phrase: FTS5's cost grows with every term
 	// OR-ed in, and a 50 KB log took a minute.
@@ -570,7 +573,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		// interface's text is translated into dozens of languages finds
 		// the catalogs first, one copy per language, and nothing else
 		// within the lists' depth: ask again without their folders.
-		globs := catalogFlood(fused, e.opts.RerankDepth, parsed.Text)
+		globs := catalogFlood(fused, e.opts.RerankDepth, parsed.Text, message)
 		if len(globs) == 0 {
 			break
 		}
@@ -580,7 +583,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	res.Warnings = append(res.Warnings, run.warnings...)
 	res.Dropped, res.AllCommon = run.dropped, run.allCommon
 	// What the reranker is told besides the text (rescore, below).
-	facts := queryFacts{phrases: whole, usage: usage, shingles: sh, idf: run.idf}
+	facts := queryFacts{phrases: whole, usage: usage, shingles: sh, idf: run.idf, message: message}
 	lists := run.lists
 	e.spreadFileRanks(fused, lists)
 	hits := dedupe(fused)
@@ -1118,20 +1121,41 @@ var askWords = map[string]bool{"what": true, "where": true, "when": true, "why":
 	"is": true, "are": true, "does": true, "do": true, "did": true, "can": true, "could": true, "should": true, "would": true, "will": true}
 
 // messageSigns reports whether text reads as a message a program wrote:
-// no question mark, and a value (a word with a digit, a quoted string, an
-// absolute path, a URL, a key=value) or a colon closing a word ("read
-// config: open ...").
+// no question mark, and a quoted string or a colon closing a word ("read
+// config: open ..."), or, unless a question word begins it ("why does
+// the proxy return 503"), a value (a word with a digit, an absolute path,
+// a URL, a key=value).
 func messageSigns(text string) bool {
 	if strings.Contains(text, "?") {
 		return false
 	}
-	if strings.ContainsAny(text, `"'`+"`") || strings.Contains(text+" ", ": ") {
+	if hasQuote(text) || strings.Contains(text+" ", ": ") {
 		return true
 	}
-	return slices.ContainsFunc(strings.Fields(text), func(w string) bool {
+	ws := strings.Fields(text)
+	if len(ws) > 0 && askWords[strings.ToLower(ws[0])] {
+		return false
+	}
+	return slices.ContainsFunc(ws, func(w string) bool {
 		return hasDigit(w) || strings.HasPrefix(w, "/") || strings.Contains(w, "://") ||
 			strings.Contains(strings.Trim(w, "="), "=")
 	})
+}
+
+// hasQuote reports whether text quotes something: a quotation mark or
+// backquote, or an apostrophe not between two letters (doesn't is no
+// quote).
+func hasQuote(text string) bool {
+	if strings.ContainsAny(text, `"`+"`") {
+		return true
+	}
+	rs := []rune(text)
+	for i, r := range rs {
+		if r == '\'' && !(i > 0 && i+1 < len(rs) && unicode.IsLetter(rs[i-1]) && unicode.IsLetter(rs[i+1])) {
+			return true
+		}
+	}
+	return false
 }
 
 // contentWords counts the words that are not question words (articles,
