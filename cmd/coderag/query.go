@@ -348,6 +348,9 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 			}
 			fmt.Fprintf(io.out, "    %s %s\n", st.dim(n), l.text)
 		}
+		if d := h.Explain.Duplicates; len(d) > 0 {
+			fmt.Fprintf(io.out, "    %s\n", st.dim("the same in "+listSome(d, 3)))
+		}
 		if o.explain {
 			for _, l := range explainLines(h) {
 				fmt.Fprintf(io.out, "    %s %s\n", st.dim("why"), l)
@@ -506,4 +509,12 @@ func argText(cmd *cobra.Command, args []string) (string, error) {
 		return "", usagef("standard input is empty: give the text to search for (- reads it from standard input)")
 	}
 	return string(data), nil
+}
+
+// listSome joins the first n of list and says how many more there are.
+func listSome(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
 }

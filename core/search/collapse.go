@@ -12,7 +12,8 @@ import (
 // its corrected copy, a README vendored into two services, a document
 // exported twice) would be packed twice into a language model's budget.
 // Context packs drop the lower one (Collapse) and name it beside the kept
-// one. Search results keep both: which copy answers can matter (the
+// one. Search results drop only copies within one service
+// (collapseCopies): across services, which copy answers can matter (the
 // service whose copy it is), and the file-level eval measures that.
 const (
 	// dupJaccard is the least share of distinct words two chunks must
@@ -55,6 +56,51 @@ func Collapse(hits []core.Hit) []core.Hit {
 	return out
 }
 
+// copyJaccard is the least share of distinct words two chunks of one
+// service must have in common to be copies of one passage in a search's
+// results: a Kubernetes resource and its copies in the rendered install
+// bundles (install.yaml, namespace-install.yaml), which differ by a
+// namespace and a few labels.
+const copyJaccard = 0.8
+
+// collapseCopies drops, from a search's ranked hits, each hit that
+// repeats a higher one of the same service from another file (the same
+// resource in a base manifest and in every rendered bundle, one
+// service's file copied into two of its folders), and names it in that
+// one's Explain.Duplicates. Copies in different services stay (which
+// service's copy answers can matter), and so do chunks under
+// dupMinWords words and pinned hits.
+func collapseCopies(hits []core.Hit) []core.Hit {
+	out := hits[:0:0]
+	var keptSig [][]uint64
+	for _, h := range hits {
+		var sig []uint64
+		dup := -1
+		if svc := h.Chunk.ServiceName; svc != "" && h.Explain.PinnedKind() == "" {
+			sig = wordSet(h.Chunk.Text)
+			for j, k := range out {
+				if k.Chunk.ServiceName != svc || k.Chunk.FilePath == h.Chunk.FilePath && k.Chunk.RepoName == h.Chunk.RepoName {
+					continue
+				}
+				if len(sig) >= dupMinWords && len(keptSig[j]) >= dupMinWords && jaccardAt(sig, keptSig[j], copyJaccard) >= copyJaccard {
+					dup = j
+					break
+				}
+			}
+		}
+		if dup >= 0 {
+			out[dup].Explain.Duplicates = append(out[dup].Explain.Duplicates, h.Chunk.Location())
+			continue
+		}
+		out = append(out, h)
+		if sig == nil && h.Chunk.ServiceName != "" {
+			sig = wordSet(h.Chunk.Text)
+		}
+		keptSig = append(keptSig, sig)
+	}
+	return out
+}
+
 // wordSet is the sorted, distinct hashes of text's lower-case words.
 func wordSet(text string) []uint64 {
 	var out []uint64
@@ -67,14 +113,19 @@ func wordSet(text string) []uint64 {
 	return slices.Compact(out)
 }
 
-// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets.
-func jaccard(a, b []uint64) float64 {
+// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets, exact from
+// dupJaccard up.
+func jaccard(a, b []uint64) float64 { return jaccardAt(a, b, dupJaccard) }
+
+// jaccardAt is |a ∩ b| / |a ∪ b| of two sorted sets, exact from least
+// up (below it, a size ratio under least is returned as it is).
+func jaccardAt(a, b []uint64, least float64) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
 	// A size ratio under the threshold rules out the threshold.
 	small, large := min(len(a), len(b)), max(len(a), len(b))
-	if float64(small) < dupJaccard*float64(large) {
+	if float64(small) < least*float64(large) {
 		return float64(small) / float64(large)
 	}
 	inter := 0

@@ -39,3 +39,55 @@ func TestCollapse(t *testing.T) {
 		}
 	}
 }
+
+func TestCollapseCopies(t *testing.T) {
+	// A Deployment in its base manifest and in a rendered install bundle
+	// (a namespace and a label more), and the same bundle twice.
+	base := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: orders-worker
+spec:
+  template:
+    spec:
+      containers:
+        - name: worker
+          image: ghcr.io/acme/orders-worker:1.4
+          env:
+            - name: QUEUE_URL
+              value: amqp://rabbitmq:5672
+            - name: BATCH_SIZE
+              value: "50"`
+	rendered := strings.Replace(base, "  name: orders-worker\n", "  name: orders-worker\n  namespace: shop\n  labels:\n    app.kubernetes.io/part-of: shop\n", 1)
+	other := "the ledger writer validates every transaction against the balance reader before it commits the row to the ledger database"
+	hit := func(svc, path string, text string) core.Hit {
+		return core.Hit{Chunk: core.Chunk{RepoName: "shop", ServiceName: svc, FilePath: path, LineStart: 1, LineEnd: 16, Text: text}}
+	}
+	pinned := hit("orders-worker", "deploy/install.yaml", rendered)
+	pinned.Explain.Workload = "pod orders-worker-7d9f8c6b5-x2k4p"
+	tests := []struct {
+		name string
+		hits []core.Hit
+		want []string // kept files, with their duplicates
+	}{
+		{"a resource and its rendered copies collapse", []core.Hit{
+			hit("orders-worker", "deploy/base/worker.yaml", base), hit("orders-worker", "deploy/install.yaml", rendered),
+			hit("ledger", "ledger.md", other), hit("orders-worker", "deploy/namespace-install.yaml", rendered)},
+			[]string{"deploy/base/worker.yaml [shop/deploy/install.yaml:1-16, shop/deploy/namespace-install.yaml:1-16]", "ledger.md []"}},
+		{"copies in two services stay", []core.Hit{hit("orders", "orders/util.go", other), hit("ledger", "ledger/util.go", other)},
+			[]string{"orders/util.go []", "ledger/util.go []"}},
+		{"copies of no service stay", []core.Hit{hit("", "docs/a.md", other), hit("", "docs/b.md", other)},
+			[]string{"docs/a.md []", "docs/b.md []"}},
+		{"a pinned hit stays", []core.Hit{hit("orders-worker", "deploy/base/worker.yaml", base), pinned},
+			[]string{"deploy/base/worker.yaml []", "deploy/install.yaml []"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, h := range collapseCopies(tt.hits) {
+			got = append(got, h.Chunk.FilePath+" ["+strings.Join(h.Explain.Duplicates, ", ")+"]")
+		}
+		if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
