@@ -32,8 +32,8 @@ var (
 		"deploy", "deploys", "deployed"})
 	// testImports are test and load-test frameworks: a file that imports
 	// one is test code wherever it lives (a Locust locustfile, a k6
-	// script, a pytest helper).
-	testImports = set([]string{"locust", "k6", "k6/http", "pytest", "unittest", "@playwright/test", "cypress", "vitest", "@jest/globals"})
+	// script, a pytest helper, a Go test helper outside a _test.go file).
+	testImports = set([]string{"locust", "k6", "k6/http", "pytest", "unittest", "@playwright/test", "cypress", "vitest", "@jest/globals", "testing"})
 	// translationFileRE are translation catalog formats: gettext, XLIFF,
 	// Flutter's ARB, Apple's .strings, Fluent, .NET resources of a
 	// culture (Strings.de.resx), Java resource bundles of a locale

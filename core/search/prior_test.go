@@ -33,6 +33,7 @@ func TestFilePrior(t *testing.T) {
 		{"locust asked for", core.Chunk{FilePath: "tools/traffic/main.py", Imports: []string{"locust"}}, "which locust tasks run", 1, ""},
 		{"k6 script", core.Chunk{FilePath: "perf/checkout.js", Imports: []string{"k6/http", "k6"}}, "checkout latency", 0.6, "test code"},
 		{"unittest submodule", core.Chunk{FilePath: "app/helpers.py", Imports: []string{"unittest.mock"}}, "helpers", 0.6, "test code"},
+		{"go test helper", core.Chunk{FilePath: "internal/cachetest/server.go", Imports: []string{"net/http", "testing"}}, "how are entries cached", 0.6, "test code"},
 		{"a module that only shares a prefix", core.Chunk{FilePath: "app/load.py", Imports: []string{"locustlike", "pytestify"}}, "load", 1, ""},
 		// A Rust #[cfg(test)] module lives in the file it tests.
 		{"rust test module", core.Chunk{FilePath: "src/store.rs", Meta: map[string]string{"test": "true"}}, "where are products stored", 0.6, "test code"},
