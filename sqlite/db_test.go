@@ -761,7 +761,10 @@ func TestAssignOwners(t *testing.T) {
 	}, onehot)
 	g := &graph.Graph{Services: []graph.Service{
 		{Name: "cart", Kind: graph.KindService, Repo: "platform", Directory: "services/cart"},
-		{Name: "platform-root", Kind: graph.KindService, Repo: "platform"},
+		{Name: "platform-root", Kind: graph.KindService, Repo: "platform", Directory: "."},
+		// Declared in the repository, no code known to be its: owns none
+		// (it sorts first, and once took every file no folder held).
+		{Name: "aaa-sidecar", Kind: graph.KindService, Repo: "platform"},
 	}}
 	if err := db.WriteGraph(ctx, g); err != nil {
 		t.Fatal(err)

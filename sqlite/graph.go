@@ -293,7 +293,8 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 
 // AssignOwners gives every code and config chunk the service whose
 // directory holds it (the longest matching directory of a service of the
-// same source; a service declared at a source's root owns the rest), so
+// same source; a service whose directory is "." owns the rest of it, and
+// a service without a directory, "", owns no code), so
 // that service:NAME finds a service's code. Vectors' filter columns follow.
 // It returns how many chunks changed owner. With ingest.LinkNew it visits
 // only the chunks of files not linked yet (the services did not change).
@@ -306,8 +307,8 @@ func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, er
 	rows, err := tx.QueryContext(ctx, `SELECT c.pk, coalesce((
 			SELECT s.name FROM services s
 			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
-			  AND (s.directory = '' OR c.file_path GLOB s.directory || '/*')
-			ORDER BY length(s.directory) DESC, s.name LIMIT 1), '') AS owner, c.service_name
+			  AND (s.directory = '.' OR s.directory != '' AND c.file_path GLOB s.directory || '/*')
+			ORDER BY s.directory = '.', length(s.directory) DESC, s.name LIMIT 1), '') AS owner, c.service_name
 		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+scopeSQL(scope))
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)

@@ -317,7 +317,7 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 		}
 		up, down := ix.Degree(s.Name)
 		place := s.Repo
-		if s.Directory != "" {
+		if s.Directory != "" && s.Directory != "." {
 			place += "/" + s.Directory
 		}
 		fmt.Fprintf(w, "  %-*s %-9s %-32s %-11s %2d↑ %2d↓\n", nameW, s.Name, s.Kind, place, s.Language, up, down)
@@ -364,7 +364,7 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 	}
 	if !o.upstream && !o.downstream && !o.blast && o.pathTo == "" {
 		place := s.Repo
-		if s.Directory != "" {
+		if s.Directory != "" && s.Directory != "." {
 			place += "/" + s.Directory
 		}
 		fmt.Fprintf(w, "%s  %s  %s  %s\n", st.bold(s.Name), s.Kind, place, s.Language)

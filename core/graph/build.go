@@ -110,7 +110,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 8
+const BuilderVersion = 9
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -569,7 +569,8 @@ func (b *builder) ownership() {
 		b.owners = append(b.owners, owner{repo, dir, service, why})
 		if n := b.nodes[service]; n != nil {
 			if n.Directory == "" && n.Repo == repo || n.Repo == "" {
-				n.Repo, n.Directory = repo, dir
+				// "." is the whole repository: "" says no folder is known.
+				n.Repo, n.Directory = repo, first(dir, ".")
 			}
 			if dir != "" {
 				b.addAlias(n, path.Base(dir), "directory")

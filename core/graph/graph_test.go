@@ -56,7 +56,39 @@ func crawl(t testing.TB, archive string) (*graph.Graph, *txtar.Archive) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkOwners(t, db, a)
 	return g, a
+}
+
+// checkOwners compares the service each file's chunks belong to with the
+// archive's "owners" list ("repo/path service", "-" for none), if any.
+func checkOwners(t testing.TB, db *sqlite.DB, a *txtar.Archive) {
+	t.Helper()
+	for _, f := range a.Files {
+		if f.Name != "owners" {
+			continue
+		}
+		hits, err := db.List(context.Background(), core.Filter{}, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := map[string]string{}
+		for _, h := range hits {
+			owner[h.Chunk.RepoName+"/"+h.Chunk.FilePath] = h.Chunk.ServiceName
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+			file, want, _ := strings.Cut(l, " ")
+			if want == "-" {
+				want = ""
+			}
+			got, ok := owner[file]
+			if !ok {
+				t.Errorf("owners: no chunk of %s", file)
+			} else if got != want {
+				t.Errorf("owners: %s belongs to %q, want %q", file, got, want)
+			}
+		}
+	}
 }
 
 func key(src, dst, typ, method, path string) string {
@@ -90,6 +122,9 @@ func TestResolutionPaths(t *testing.T) {
 					continue
 				}
 				for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					if strings.TrimSpace(l) == "" {
+						continue
+					}
 					if neg, ok := strings.CutPrefix(l, "!"); ok {
 						if pairs[neg] {
 							t.Errorf("edge %s must not exist", neg)

@@ -41,9 +41,11 @@ const (
 
 // Service is a node of the graph.
 type Service struct {
-	Name      string
-	Kind      string
-	Repo      string
+	Name string
+	Kind string
+	Repo string
+	// Directory is the folder of Repo whose code is the service's: "."
+	// for the whole repository, "" when no code is known to be its.
 	Directory string
 	Language  string
 	Namespace string

@@ -131,6 +131,9 @@ func (b *builder) call(c core.CallAt) {
 		// A repository that declares no service: it stands for its code.
 		n := b.node(c.Repo, KindService)
 		n.Repo = first(n.Repo, c.Repo)
+		if n.Repo == c.Repo {
+			n.Directory = first(n.Directory, ".")
+		}
 		src = n.Name
 	}
 	ev := Evidence{c.ChunkID, c.Repo, c.File, c.Line}

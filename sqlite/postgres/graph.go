@@ -416,15 +416,16 @@ func (db *DB) scopeSQL(scope ingest.LinkScope, a *args) string {
 
 // AssignOwners gives every code and config chunk in scope the service
 // whose directory holds it (the longest matching directory of a service
-// of the same source; one declared at a source's root owns the rest). It
+// of the same source; one whose directory is "." owns the rest of it, one
+// without a directory none). It
 // returns how many chunks changed owner.
 func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, error) {
 	var a args
 	tag, err := db.pool.Exec(ctx, `UPDATE chunks c SET service_name = o.owner FROM (
 		SELECT c.pk, coalesce((SELECT s.name FROM services s
 			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
-			  AND (s.directory = '' OR starts_with(c.file_path, s.directory || '/'))
-			ORDER BY length(s.directory) DESC, s.name LIMIT 1), '') AS owner
+			  AND (s.directory = '.' OR s.directory != '' AND starts_with(c.file_path, s.directory || '/'))
+			ORDER BY s.directory = '.', length(s.directory) DESC, s.name LIMIT 1), '') AS owner
 		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+db.scopeSQL(scope, &a)+`) o
 		WHERE c.pk = o.pk AND c.service_name IS DISTINCT FROM o.owner`, a...)
 	if err != nil {
