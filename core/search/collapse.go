@@ -64,19 +64,19 @@ func Collapse(hits []core.Hit) []core.Hit {
 const copyJaccard = 0.8
 
 // collapseCopies drops, from a search's ranked hits, each hit that
-// repeats a higher one of the same service, or of no service like it,
-// from another file (the same resource in a base manifest and in every
-// rendered bundle, one service's file copied into two of its folders),
-// and names it in that one's Explain.Duplicates. Copies in different
-// services stay (which service's copy answers can matter), and so do
-// chunks under dupMinWords words and pinned hits.
+// repeats a higher one of the same service from another file (the same
+// resource in a base manifest and in every rendered bundle, one
+// service's file copied into two of its folders), and names it in that
+// one's Explain.Duplicates. Copies in different services stay (which
+// service's copy answers can matter), and so do chunks under
+// dupMinWords words and pinned hits.
 func collapseCopies(hits []core.Hit) []core.Hit {
 	out := hits[:0:0]
 	var keptSig [][]uint64
 	for _, h := range hits {
 		var sig []uint64
 		dup := -1
-		if svc := h.Chunk.ServiceName; h.Explain.PinnedKind() == "" {
+		if svc := h.Chunk.ServiceName; svc != "" && h.Explain.PinnedKind() == "" {
 			sig = wordSet(h.Chunk.Text)
 			for j, k := range out {
 				if k.Chunk.ServiceName != svc || k.Chunk.FilePath == h.Chunk.FilePath && k.Chunk.RepoName == h.Chunk.RepoName {
@@ -93,7 +93,7 @@ func collapseCopies(hits []core.Hit) []core.Hit {
 			continue
 		}
 		out = append(out, h)
-		if sig == nil {
+		if sig == nil && h.Chunk.ServiceName != "" {
 			sig = wordSet(h.Chunk.Text)
 		}
 		keptSig = append(keptSig, sig)

@@ -76,10 +76,8 @@ spec:
 			[]string{"deploy/base/worker.yaml [shop/deploy/install.yaml:1-16, shop/deploy/namespace-install.yaml:1-16]", "ledger.md []"}},
 		{"copies in two services stay", []core.Hit{hit("orders", "orders/util.go", other), hit("ledger", "ledger/util.go", other)},
 			[]string{"orders/util.go []", "ledger/util.go []"}},
-		{"copies of no service collapse", []core.Hit{hit("", "docs/a.md", other), hit("", "docs/b.md", other)},
-			[]string{"docs/a.md [shop/docs/b.md:1-16]"}},
-		{"a copy of a service's passage outside it stays", []core.Hit{hit("orders", "orders/util.go", other), hit("", "docs/util.md", other)},
-			[]string{"orders/util.go []", "docs/util.md []"}},
+		{"copies of no service stay", []core.Hit{hit("", "docs/a.md", other), hit("", "docs/b.md", other)},
+			[]string{"docs/a.md []", "docs/b.md []"}},
 		{"a pinned hit stays", []core.Hit{hit("orders-worker", "deploy/base/worker.yaml", base), pinned},
 			[]string{"deploy/base/worker.yaml []", "deploy/install.yaml []"}},
 	}
