@@ -12,11 +12,13 @@ import (
 
 // ServiceNames returns the names of the services the index knows: those
 // of its deploy chunks (Kubernetes workloads and Services, compose
-// services, Helm charts) and of the service graph, sorted.
+// services, Helm charts) and of the service graph's nodes but the
+// unresolved targets (?{client}: a call's expression, not a service),
+// sorted.
 func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `
 		SELECT service_name FROM chunks WHERE corpus_type = ? AND service_name <> ''
-		UNION SELECT name FROM services
+		UNION SELECT name FROM services WHERE kind <> 'unresolved'
 		ORDER BY 1`, string(core.CodeDeploy))
 	if err != nil {
 		return nil, db.wrap("read service names from", err)
@@ -33,13 +35,13 @@ func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 	return out, db.wrap("read service names from", rows.Err())
 }
 
-// UpdateMentions runs find over the text of every chunk of the given
-// corpus types and records the services it returns: all of them in the
+// UpdateMentions runs find over the file path and text of every chunk of
+// the given corpus types and records the services it returns: all of them in the
 // chunk's meta "services", the first as its service_name unless the chunk
 // names its own service (a runbook's front matter). It returns how many
 // chunks changed. It runs in one transaction. With ingest.LinkNew it
 // visits only the chunks of files not linked yet.
-func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(text string) []string) (int, error) {
+func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(file, text string) []string) (int, error) {
 	if len(corpora) == 0 {
 		return 0, nil
 	}
@@ -52,7 +54,7 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 	for i, c := range corpora {
 		args[i] = string(c)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT pk, text, meta, service_name FROM chunks c WHERE corpus_type IN (?`+
+	rows, err := tx.QueryContext(ctx, `SELECT pk, file_path, text, meta, service_name FROM chunks c WHERE corpus_type IN (?`+
 		strings.Repeat(",?", len(corpora)-1)+`)`+scopeSQL(scope), args...)
 	if err != nil {
 		return 0, db.wrap("record service mentions in", err)
@@ -65,14 +67,14 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 	var changes []change
 	for rows.Next() {
 		var pk int64
-		var text, metaJSON, service string
-		if err := rows.Scan(&pk, &text, &metaJSON, &service); err != nil {
+		var file, text, metaJSON, service string
+		if err := rows.Scan(&pk, &file, &text, &metaJSON, &service); err != nil {
 			rows.Close()
 			return 0, db.wrap("record service mentions in", err)
 		}
 		meta := map[string]string{}
 		json.Unmarshal([]byte(metaJSON), &meta)
-		found := find(text)
+		found := find(file, text)
 		newService := service
 		if service == "" || meta["service_from"] == "mention" {
 			newService = ""

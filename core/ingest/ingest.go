@@ -41,8 +41,8 @@ type Store interface {
 	// files and the graph).
 	ServiceNames(ctx context.Context) ([]string, error)
 	// UpdateMentions records, for every chunk of the corpus types in
-	// scope, the services find returns for its text.
-	UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope LinkScope, find func(text string) []string) (int, error)
+	// scope, the services find returns for its file's path and its text.
+	UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope LinkScope, find func(file, text string) []string) (int, error)
 	// The facts the service graph is built from, and the graph.
 	Resources(ctx context.Context) ([]core.ResourceAt, error)
 	Calls(ctx context.Context) ([]core.CallAt, error)
@@ -452,8 +452,17 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 }
 
 // graphStamp begins the link key MarkLinked records: the version of the
-// graph builder that made the graph the owners and mentions follow from.
-var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "/"
+// graph builder that made the graph the owners and mentions follow from,
+// and of the rules that join chunks to services (mentionRules).
+var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "-m" + strconv.Itoa(mentionRules) + "/"
+
+// mentionRules numbers the rules that join documents and conversations
+// to the services they mention (mention.Matcher.FindIn and the names it
+// is given). It changes whenever those rules would join some unchanged
+// chunk differently, so that the next crawl of an existing index joins
+// all of them again. 2: a file named after a service is about it;
+// unresolved targets and Kubernetes' own words are no services.
+const mentionRules = 2
 
 // GraphOutdated reports whether linkKey, the link key an index records,
 // says an older graph builder made its graph: the next crawl makes it
@@ -497,7 +506,7 @@ func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScop
 		return err
 	}
 	m := mention.New(names)
-	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, scope, m.Find)
+	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, scope, m.FindIn)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@
 package mention
 
 import (
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -22,6 +24,14 @@ var generic = map[string]bool{
 	"dev": true, "www": true, "admin": true, "ui": true, "job": true, "jobs": true, "cron": true, "mail": true,
 	"data": true, "core": true, "common": true, "shared": true, "base": true, "init": true, "migrate": true,
 	"migrations": true, "docs": true, "site": true, "public": true, "internal": true,
+	// Kubernetes' own objects and parts, which its projects' docs name on
+	// every page.
+	"pod": true, "pods": true, "node": true, "nodes": true, "deployment": true, "controller": true, "webhook": true,
+	"operator": true, "manager": true, "helm": true, "chart": true, "cluster": true, "namespace": true, "ingress": true,
+	"container": true, "crd": true, "crds": true, "config": true, "secret": true, "secrets": true,
+	// Words any text uses that example and test manifests name workloads.
+	"client": true, "clients": true, "event": true, "events": true, "fail": true, "basic": true,
+	"example": true, "demo": true, "sample": true, "hello": true,
 }
 
 // Matcher finds mentions of a fixed set of services.
@@ -32,13 +42,17 @@ type Matcher struct {
 }
 
 // New returns a Matcher for the services. Names shorter than three
-// letters and generic words (api, web, db, ...) are left out.
+// letters and names of generic words only (api, web-server, helm-chart)
+// are left out.
 func New(services []string) *Matcher {
 	m := &Matcher{names: map[string]string{}, firsts: map[string]bool{}}
 	for _, s := range services {
+		if strings.HasPrefix(s, "?") {
+			continue // an unresolved call's target, not a service
+		}
 		ws := split(strings.ToLower(s))
 		key := strings.Join(ws, " ")
-		if len(ws) == 0 || (len(ws) == 1 && (utf8.RuneCountInString(key) < 3 || generic[key])) {
+		if len(ws) == 0 || (len(ws) == 1 && utf8.RuneCountInString(key) < 3) || allGeneric(ws) {
 			continue
 		}
 		if _, dup := m.names[key]; !dup {
@@ -54,6 +68,17 @@ func New(services []string) *Matcher {
 		m.max = max(m.max, len(ws))
 	}
 	return m
+}
+
+// allGeneric reports whether every word of a name is a generic one
+// (helm-chart, web-server): prose says those words together anyway.
+func allGeneric(ws []string) bool {
+	for _, w := range ws {
+		if !generic[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // split cuts a name or text into lower-case words at anything that is not
@@ -84,6 +109,40 @@ func tokens(text string) []token {
 		out = append(out, token{strings.ToLower(text[start:]), start})
 	}
 	return out
+}
+
+// FindIn returns the services a chunk of file mentions: those its file's
+// name names first (a runbook cart-restarts.md, a channel's export
+// #checkout-oncall/2024-05-01.json), then those its text mentions, the
+// most mentioned first. A section of a document named after a service is
+// about that service even where it mentions another more often.
+func (m *Matcher) FindIn(file, text string) []string {
+	named := m.Find(fileWords(file))
+	if len(named) == 0 {
+		return m.Find(text)
+	}
+	out := named
+	for _, s := range m.Find(text) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fileWords is what a file's path says it is about: its name without
+// extension, and the folder it is in when the name is a date or a number
+// (a Slack export's channel/2024-05-01.json).
+func fileWords(file string) string {
+	file = strings.ReplaceAll(file, `\`, "/")
+	base := path.Base(file)
+	name := strings.TrimSuffix(base, path.Ext(base))
+	if strings.Trim(name, "0123456789-_.") == "" {
+		if dir := path.Base(path.Dir(file)); dir != "." && dir != "/" {
+			return dir
+		}
+	}
+	return name
 }
 
 // Find returns the services text mentions, the most mentioned first (ties

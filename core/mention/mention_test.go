@@ -6,7 +6,7 @@ import (
 )
 
 func TestFind(t *testing.T) {
-	m := New([]string{"cart", "checkout", "catalog", "catalog-stock-worker", "redis", "api", "db", "stripe-mock"})
+	m := New([]string{"cart", "checkout", "catalog", "catalog-stock-worker", "redis", "api", "db", "stripe-mock", "helm-chart", "?{client}"})
 	tests := []struct {
 		text string
 		want string
@@ -19,6 +19,7 @@ func TestFind(t *testing.T) {
 		{"the api and the db are slow", ""},
 		{"carts and checkouts", ""},
 		{"stripe-mock returned 500", "stripe-mock"},
+		{"install the helm chart with the client", ""},
 		{"", ""},
 	}
 	for _, tt := range tests {
@@ -42,5 +43,28 @@ func BenchmarkFind(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		m.Find(text)
+	}
+}
+
+func TestFindIn(t *testing.T) {
+	m := New([]string{"cart", "checkout", "redis", "orders-api"})
+	tests := []struct {
+		file, text string
+		want       string
+	}{
+		// The file's name says what the section is about, though another
+		// service is mentioned more.
+		{"docs/server-commands/orders-api.md", "--redis string: the redis address; --redis-db int: the redis database", "orders-api, redis"},
+		{"runbooks/cart-restarts.md", "restart checkout, then cart", "cart, checkout"},
+		{"slack/checkout-oncall/2024-05-01.json", "redis is down again", "checkout, redis"},
+		{"#cart", "checkout fails", "cart, checkout"},
+		{"docs/2024-05-01.md", "checkout fails", "checkout"},
+		{"docs/overview.md", "cart calls checkout; checkout calls redis", "checkout, cart, redis"},
+		{`runbooks\orders-api.md`, "", "orders-api"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(m.FindIn(tt.file, tt.text), ", "); got != tt.want {
+			t.Errorf("FindIn(%q, %q) = %q, want %q", tt.file, tt.text, got, tt.want)
+		}
 	}
 }

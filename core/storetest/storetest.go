@@ -61,6 +61,7 @@ func Run(t *testing.T, open Open) {
 		{"CrawlSample", testCrawlSample},
 		{"Export", testExport},
 		{"ChunkingVersion", testChunkingVersion},
+		{"ServiceNames", testServiceNames},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -980,5 +981,57 @@ func testChunkingVersion(t *testing.T, s Store) {
 	}
 	if got["stamped"] != 9 || got["mixed"] != 1 {
 		t.Errorf("chunking versions %v, want stamped 9 and mixed 1", got)
+	}
+}
+
+// testServiceNames: the names mentions are looked for are the graph's
+// services, never an unresolved call's target (?{target}: its words are
+// any text's), and a document is not joined to one.
+func testServiceNames(t *testing.T, s Store) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"docker-compose.yml": "services:\n  cart:\n    build: ./cart\n",
+		"cart/main.go":       "package main\n\nimport \"net/http\"\n\n// fetch gets the target.\nfunc fetch(target string) {\n\thttp.Get(target)\n}\n",
+		"docs/notes.md":      "# Notes\n\nPick the target, then the target's owner; the target decides.\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	g, err := s.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(g.Services, func(sv graph.Service) bool { return sv.Kind == graph.KindUnresolved }) {
+		t.Fatalf("the fixture made no unresolved node: %+v", g.Services)
+	}
+	names, err := s.ServiceNames(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(names, " ") != "cart" {
+		t.Errorf("ServiceNames = %q, want cart", names)
+	}
+	l, ok := s.(search.Lister)
+	if !ok {
+		return
+	}
+	hits, err := l.List(ctx, core.Filter{Path: []string{"docs/*"}}, 10)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("docs: %v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if h.Chunk.ServiceName != "" {
+			t.Errorf("%s joined to %q", h.Chunk.FilePath, h.Chunk.ServiceName)
+		}
 	}
 }

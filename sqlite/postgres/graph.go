@@ -394,10 +394,11 @@ func (db *DB) FilePaths(ctx context.Context) ([][2]string, error) {
 }
 
 // ServiceNames returns the names of the services the index knows: those
-// of its deploy chunks and of the service graph, sorted.
+// of its deploy chunks and of the service graph's nodes but the
+// unresolved targets, sorted.
 func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 	rows, err := db.pool.Query(ctx, `SELECT service_name FROM chunks WHERE corpus_type = $1 AND service_name <> ''
-		UNION SELECT name FROM services ORDER BY 1`, string(core.CodeDeploy))
+		UNION SELECT name FROM services WHERE kind <> 'unresolved' ORDER BY 1`, string(core.CodeDeploy))
 	if err != nil {
 		return nil, db.wrap("read service names from", err)
 	}
@@ -438,7 +439,7 @@ func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, er
 // given corpus types and records the services it returns: all of them in
 // the chunk's meta "services", the first as its service_name unless the
 // chunk names its own service. It returns how many chunks changed.
-func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(text string) []string) (int, error) {
+func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(file, text string) []string) (int, error) {
 	if len(corpora) == 0 {
 		return 0, nil
 	}
@@ -448,21 +449,21 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 		cs[i] = string(c)
 	}
 	a := args{cs}
-	rows, err := db.pool.Query(ctx, `SELECT pk, text, meta, service_name FROM chunks c WHERE corpus_type = ANY($1::text[])`+db.scopeSQL(scope, &a), a...)
+	rows, err := db.pool.Query(ctx, `SELECT pk, file_path, text, meta, service_name FROM chunks c WHERE corpus_type = ANY($1::text[])`+db.scopeSQL(scope, &a), a...)
 	if err != nil {
 		return 0, db.wrap(what, err)
 	}
 	var b pgx.Batch
 	for rows.Next() {
 		var pk int64
-		var text, metaJSON, service string
-		if err := rows.Scan(&pk, &text, &metaJSON, &service); err != nil {
+		var file, text, metaJSON, service string
+		if err := rows.Scan(&pk, &file, &text, &metaJSON, &service); err != nil {
 			rows.Close()
 			return 0, db.wrap(what, err)
 		}
 		meta := map[string]string{}
 		json.Unmarshal([]byte(metaJSON), &meta)
-		found := find(text)
+		found := find(file, text)
 		newService := service
 		if service == "" || meta["service_from"] == "mention" {
 			newService = ""
