@@ -7,18 +7,22 @@ import (
 
 // Closest returns up to n of names nearest to s: those that contain it or
 // that it contains first, then by edit distance (at most a third of the
-// longer name).
+// longer name). Case and word separators do not count: "repo server"
+// is in argocd-repo-server.
 func Closest(s string, names []string, n int) []string {
 	type cand struct {
 		name string
 		d    int
 	}
-	ls := strings.ToLower(s)
+	ls := sepFold(s)
 	var cs []cand
 	for _, name := range names {
-		ln := strings.ToLower(name)
+		ln := sepFold(name)
 		d := editDistance(ls, ln)
-		if strings.Contains(ln, ls) || strings.Contains(ls, ln) {
+		switch {
+		case ln == ls:
+			d = -1 // the name written another way (Payments API)
+		case strings.Contains(ln, ls) || strings.Contains(ls, ln):
 			d = 0
 		}
 		if d <= max(len(ls), len(ln), 3)/3 {
@@ -59,3 +63,19 @@ func editDistance(a, b string) int {
 	}
 	return d[len(a)][len(b)]
 }
+
+// sepFold lower-cases s and writes its word separators (space, _, ., /)
+// as "-".
+func sepFold(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '_', '.', '/':
+			return '-'
+		}
+		return r
+	}, strings.ToLower(strings.TrimSpace(s)))
+}
+
+// SameName reports whether two names differ only in case and word
+// separators: "Payments API" and payments-api.
+func SameName(a, b string) bool { return sepFold(a) == sepFold(b) }

@@ -44,8 +44,15 @@ func (g *Graph) Resolve(name string) (string, error) {
 		return s.Name, nil
 	}
 	names := make([]string, len(g.Services))
+	var same []string
 	for i, s := range g.Services {
 		names[i] = s.Name
+		if core.SameName(s.Name, name) {
+			same = append(same, s.Name)
+		}
+	}
+	if len(same) == 1 { // written another way: "repo server" for repo-server
+		return same[0], nil
 	}
 	if near := core.Closest(name, names, 3); len(near) > 0 {
 		return "", fmt.Errorf("service %q: %w (did you mean %s?)", name, ErrNoService, strings.Join(near, ", "))

@@ -73,6 +73,13 @@ func TestQueries(t *testing.T) {
 	if _, err := g.Resolve("ap"); err == nil || !strings.Contains(err.Error(), "did you mean api") {
 		t.Errorf("Resolve of a near name: %v", err)
 	}
+	g.Services = append(g.Services, Service{Name: "orders-repo-server", Kind: KindService})
+	if name, err := g.Resolve("Orders Repo Server"); err != nil || name != "orders-repo-server" {
+		t.Errorf("Resolve of the name written with spaces = %q, %v", name, err)
+	}
+	if _, err := g.Resolve("repo server"); err == nil || !strings.Contains(err.Error(), "did you mean orders-repo-server") {
+		t.Errorf("Resolve of a part of a name: %v", err)
+	}
 }
 
 func TestMatchRoute(t *testing.T) {
