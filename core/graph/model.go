@@ -11,6 +11,7 @@ package graph
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -235,13 +236,38 @@ func (g *Graph) Sort() {
 		}
 		return a.Line < b.Line
 	})
-	// An edge's evidence keeps its order: the calls (in file order) first,
-	// then what corroborates them.
+	// An edge's evidence keeps its order — the calls (in file order)
+	// first, then what corroborates them — but for places that show how
+	// to run the system rather than run it (docs, examples), which go
+	// last.
+	for i := range g.Edges {
+		ev := g.Edges[i].Evidence
+		sort.SliceStable(ev, func(a, b int) bool { return asideRank(ev[a].File) < asideRank(ev[b].File) })
+	}
+}
+
+// asideRank is 1 for a file in a folder of documentation or examples
+// (docs/operator-manual/cm.yaml, examples/), 0 for the rest: evidence
+// and declarations from the system's own code and manifests come first.
+func asideRank(file string) int {
+	if core.IsExamplePath(file) {
+		return 1
+	}
+	for _, d := range strings.Split(strings.ToLower(path.Dir(file)), "/") {
+		switch d {
+		case "docs", "doc", "documentation":
+			return 1
+		}
+	}
+	return 0
 }
 
 func sortEvidence(ev []Evidence) {
 	sort.Slice(ev, func(i, j int) bool {
 		a, b := ev[i], ev[j]
+		if ra, rb := asideRank(a.File), asideRank(b.File); ra != rb {
+			return ra < rb
+		}
 		if a.Repo != b.Repo {
 			return a.Repo < b.Repo
 		}

@@ -177,3 +177,30 @@ func TestDegree(t *testing.T) {
 		}
 	}
 }
+
+func TestSortPutsDocsAndExamplesLast(t *testing.T) {
+	g := &Graph{
+		Services: []Service{{Name: "cart", Kind: KindService, Declared: []Evidence{
+			{Repo: "shop", File: "docs/install/cart.yaml", Line: 1}, {Repo: "shop", File: "examples/minimal/cart.yaml", Line: 1},
+			{Repo: "shop", File: "k8s/cart.yaml", Line: 3}}}},
+		Edges: []Edge{{Source: "web", Target: "cart", Type: EdgeHTTP, Evidence: []Evidence{
+			{Repo: "shop", File: "docs/operator-manual/cm.yaml", Line: 10}, {Repo: "shop", File: "web/src/api.ts", Line: 7},
+			{Repo: "shop", File: "k8s/netpol.yaml", Line: 1}}}},
+	}
+	g.Sort()
+	var got []string
+	for _, ev := range g.Services[0].Declared {
+		got = append(got, ev.File)
+	}
+	if want := "k8s/cart.yaml docs/install/cart.yaml examples/minimal/cart.yaml"; strings.Join(got, " ") != want {
+		t.Errorf("declared in %q, want %q", got, want)
+	}
+	got = nil
+	for _, ev := range g.Edges[0].Evidence {
+		got = append(got, ev.File)
+	}
+	// The edge's own order otherwise: the call, then what corroborates it.
+	if want := "web/src/api.ts k8s/netpol.yaml docs/operator-manual/cm.yaml"; strings.Join(got, " ") != want {
+		t.Errorf("evidence %q, want %q", got, want)
+	}
+}
