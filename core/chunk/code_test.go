@@ -373,3 +373,39 @@ func TestKubernetesResourcePerDocument(t *testing.T) {
 		t.Errorf("%d chunks: the Secret was not cut into windows, the test does not test that", len(res.Chunks))
 	}
 }
+
+func TestWorkloadImagesAreItsContainers(t *testing.T) {
+	src := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ledger
+spec:
+  template:
+    spec:
+      initContainers:
+        - name: wait-for-db
+          image: busybox:1.36
+      containers:
+        - name: ledger
+          image: ghcr.io/acme/ledger:2.3
+        - name: proxy
+          image: envoyproxy/envoy:v1.30
+`
+	res := chunkFile(t, newChunker(t), "k8s/ledger.yaml", []byte(src))
+	var images []string
+	meta := ""
+	for _, c := range res.Chunks {
+		for _, r := range c.Resources {
+			images = append(images, r.Images...)
+		}
+		if c.Meta["images"] != "" {
+			meta = c.Meta["images"]
+		}
+	}
+	if want := "ghcr.io/acme/ledger:2.3 envoyproxy/envoy:v1.30"; strings.Join(images, " ") != want {
+		t.Errorf("workload images %q, want its containers' %q", images, want)
+	}
+	if want := "ghcr.io/acme/ledger:2.3, envoyproxy/envoy:v1.30, busybox:1.36"; meta != want {
+		t.Errorf("meta images %q, want %q", meta, want)
+	}
+}

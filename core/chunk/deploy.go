@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -322,10 +323,13 @@ func resource(o map[string]any) resourceInfo {
 		ri.meta["selector"] = joinMap(sel)
 		res.Selector = sel
 	}
-	var images, ports, env, envFrom []string
-	for _, ct := range append(list(obj(pod, "containers")), list(obj(pod, "initContainers"))...) {
-		if img := str(obj(ct, "image")); img != "" {
+	var images, initImages, ports, env, envFrom []string
+	containers := list(obj(pod, "containers"))
+	for i, ct := range append(containers, list(obj(pod, "initContainers"))...) {
+		if img := str(obj(ct, "image")); img != "" && i < len(containers) {
 			images = append(images, img)
+		} else if img != "" {
+			initImages = append(initImages, img)
 		}
 		for _, p := range list(obj(ct, "ports")) {
 			ports = append(ports, str(obj(p, "containerPort")))
@@ -456,8 +460,10 @@ func resource(o map[string]any) resourceInfo {
 			}
 		}
 	}
+	// The workload's images are its containers'; an init container's
+	// (busybox, a migration job's) says what prepares it, not what it is.
 	res.Images, res.Ports = images, ports
-	for k, v := range map[string][]string{"images": images, "ports": ports, "env": env, "env_from": envFrom, "backends": backends} {
+	for k, v := range map[string][]string{"images": append(slices.Clone(images), initImages...), "ports": ports, "env": env, "env_from": envFrom, "backends": backends} {
 		if len(v) > 0 {
 			ri.meta[k] = strings.Join(v, ", ")
 		}
