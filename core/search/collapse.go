@@ -69,20 +69,33 @@ const copyJaccard = 0.8
 // service's file copied into two of its folders), and names it in that
 // one's Explain.Duplicates. Copies in different services stay (which
 // service's copy answers can matter), and so do chunks under
-// dupMinWords words and pinned hits.
-func collapseCopies(hits []core.Hit) []core.Hit {
+// dupMinWords words and pinned hits. Once k hits are kept the rest stay
+// as they are; a chunk's words are read only when a higher hit of its
+// service is there to compare.
+func collapseCopies(hits []core.Hit, k int) []core.Hit {
 	out := hits[:0:0]
-	var keptSig [][]uint64
-	for _, h := range hits {
-		var sig []uint64
+	var sigs [][]uint64 // of out, read when first compared
+	sigOf := func(i int) []uint64 {
+		if sigs[i] == nil {
+			sigs[i] = wordSet(out[i].Chunk.Text)
+		}
+		return sigs[i]
+	}
+	for i, h := range hits {
+		if len(out) >= k {
+			return append(out, hits[i:]...)
+		}
 		dup := -1
 		if svc := h.Chunk.ServiceName; svc != "" && h.Explain.PinnedKind() == "" {
-			sig = wordSet(h.Chunk.Text)
-			for j, k := range out {
-				if k.Chunk.ServiceName != svc || k.Chunk.FilePath == h.Chunk.FilePath && k.Chunk.RepoName == h.Chunk.RepoName {
+			var sig []uint64
+			for j, kept := range out {
+				if kept.Chunk.ServiceName != svc || kept.Chunk.FilePath == h.Chunk.FilePath && kept.Chunk.RepoName == h.Chunk.RepoName {
 					continue
 				}
-				if len(sig) >= dupMinWords && len(keptSig[j]) >= dupMinWords && jaccardAt(sig, keptSig[j], copyJaccard) >= copyJaccard {
+				if sig == nil {
+					sig = wordSet(h.Chunk.Text)
+				}
+				if len(sig) >= dupMinWords && len(sigOf(j)) >= dupMinWords && jaccardAt(sig, sigOf(j), copyJaccard) >= copyJaccard {
 					dup = j
 					break
 				}
@@ -93,10 +106,7 @@ func collapseCopies(hits []core.Hit) []core.Hit {
 			continue
 		}
 		out = append(out, h)
-		if sig == nil && h.Chunk.ServiceName != "" {
-			sig = wordSet(h.Chunk.Text)
-		}
-		keptSig = append(keptSig, sig)
+		sigs = append(sigs, nil)
 	}
 	return out
 }

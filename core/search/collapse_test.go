@@ -83,7 +83,7 @@ spec:
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, h := range collapseCopies(tt.hits) {
+		for _, h := range collapseCopies(tt.hits, 10) {
 			got = append(got, h.Chunk.FilePath+" ["+strings.Join(h.Explain.Duplicates, ", ")+"]")
 		}
 		if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {

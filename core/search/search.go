@@ -599,7 +599,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	if !usage && len(sh) == 0 && !strings.Contains(asked+" ", ": ") && !strings.ContainsAny(asked, `"'`+"`") {
 		hits = promoteDeclaration(hits, asked, e.opts.RerankDepth)
 	}
-	hits = collapseCopies(hits)
+	hits = collapseCopies(hits, k)
 	if len(pinned) > 0 {
 		hits = pin(pinned, hits, k)
 		res.Lists = append(pinnedLists, res.Lists...)
