@@ -59,16 +59,23 @@ type Explain struct {
 	// "container shop-cart-1", "host cart.shop.svc.cluster.local", "image
 	// ghcr.io/acme/cart:1.4", "deployment/checkout".
 	Workload string `json:"workload,omitempty"`
+	// Edge is the service graph's edge whose evidence this chunk is, for a
+	// question about a service's callers or dependencies: "web -> cart
+	// (http GET /cart/{id})".
+	Edge string `json:"edge,omitempty"`
 }
 
 // PinnedKind says why a hit was put first, in one word: "frame" for a
 // pasted trace's frame, "route" for the chunk that registers a pasted
 // request's route, "handles" for its handler, "workload" for the manifest
 // of the workload a pasted pod or container name comes from, "declares"
-// for the declaration of the qualified name a query asks about; "" for a
-// hit ranked by the search.
+// for the declaration of the qualified name a query asks about, "edge"
+// for the evidence of a graph edge a dependency question asks about; ""
+// for a hit ranked by the search.
 func (e Explain) PinnedKind() string {
 	switch {
+	case e.Edge != "":
+		return "edge"
 	case e.Frame != "":
 		return "frame"
 	case e.Route != "" && e.RouteLine > 0:
@@ -95,6 +102,8 @@ func (e Explain) Pinned() string {
 		return k + " " + e.Route
 	case "declares":
 		return k + " " + e.Declares
+	case "edge":
+		return k + " " + e.Edge
 	case "workload":
 		if !strings.Contains(e.Workload, " ") { // a kubectl reference
 			return k + " " + e.Workload

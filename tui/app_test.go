@@ -634,6 +634,7 @@ func TestExplainSaysWhyPinned(t *testing.T) {
 		{core.Explain{Route: "GET /users/{id}", RouteLine: 4}, "put first: route GET /users/{id}"},
 		{core.Explain{Workload: "pod cart-7d9f8c6b5-x2k4p"}, "put first: workload of pod cart-7d9f8c6b5-x2k4p"},
 		{core.Explain{Declares: "errors.Is"}, "put first: declares errors.Is"},
+		{core.Explain{Edge: "web -> cart (http)"}, "evidence of the service graph's web -> cart (http)"},
 		{core.Explain{}, ""},
 	} {
 		got := strings.Join(explainLines(st, core.Hit{Explain: tt.e}, 200), "\n")

@@ -227,6 +227,8 @@ func explainLines(st Styles, h core.Hit, w int) []string {
 	}
 	if e.Frame != "" {
 		lines = append(lines, "  frame of the pasted trace: "+e.Frame)
+	} else if e.Edge != "" {
+		lines = append(lines, "  evidence of the service graph's "+e.Edge)
 	} else if why := e.Pinned(); why != "" {
 		// a request's route or handler, a pod's workload, a qualified
 		// name's declaration

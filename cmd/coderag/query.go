@@ -97,6 +97,15 @@ puts the Service first and the workloads behind it next; an image
 (ghcr.io/acme/cart:1.5.0, or redis:7.2 after "image" or "pull") the
 workloads that run it, whatever their tag.
 
+A question about a service's callers or dependencies (who calls cart,
+which services depend on payments, callers of ledger-writer, what does
+checkout call, dependencies of checkout) puts first, for each edge of
+the service graph into or out of that service, a chunk of its evidence
+(the call, or the deploy file that wires the two), by the edge's
+confidence, "edge checkout -> cart (http GET /api/cart/{userId})" beside
+it; what breaks if X is down has the same chunks as a list fused with the
+others, for a runbook or design document may answer it better.
+
 A verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping
 chunks of one file count once. The best 50 are then reranked (--rerank),
@@ -483,6 +492,9 @@ func explainLines(h core.Hit) []string {
 	}
 	if e.Frame != "" {
 		out = append(out, "frame of the pasted trace: "+e.Frame)
+	}
+	if e.Edge != "" {
+		out = append(out, "evidence of the service graph's "+e.Edge)
 	}
 	out = append(out, "matched: "+m)
 	return out

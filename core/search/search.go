@@ -453,7 +453,7 @@ func (e *Engine) runLists(ctx context.Context, q listQuery, f core.Filter) (list
 }
 
 // pinnedLists names the lists of pinned hits a search has.
-func pinnedLists(framed, routed, workloads []core.Hit) []string {
+func pinnedLists(framed, routed, workloads, edges []core.Hit) []string {
 	var out []string
 	if len(framed) > 0 {
 		out = append(out, "frames")
@@ -463,6 +463,9 @@ func pinnedLists(framed, routed, workloads []core.Hit) []string {
 	}
 	if len(workloads) > 0 {
 		out = append(out, "workloads")
+	}
+	if len(edges) > 0 {
+		out = append(out, "graph")
 	}
 	return out
 }
@@ -506,7 +509,17 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	parsed.Text = workloadText(parsed.Text, renames)
 	res.Text = parsed.Text
-	pinned, pinnedLists := slices.Concat(framed, routed, workloads), pinnedLists(framed, routed, workloads)
+	// A question about a service's callers or dependencies: the evidence
+	// of the graph's edges, and the lists search the words.
+	edges, direct, err := e.dependencyHits(ctx, q.Text, f)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
+	var edgeList []core.Hit // fused with the lists, not put first
+	if !direct {
+		edges, edgeList = nil, edges
+	}
+	pinned, pinnedLists := slices.Concat(framed, routed, workloads, edges), pinnedLists(framed, routed, workloads, edges)
 	if strings.TrimSpace(parsed.Text) == "" {
 		if len(pinned) > 0 {
 			res.Hits, res.Lists, res.Took = pin(pinned, nil, k), pinnedLists, time.Since(start)
@@ -564,6 +577,12 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 		run, err = e.runLists(ctx, lq, lf)
 		if err != nil {
 			return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		if len(edgeList) > 0 {
+			// First, so that a chunk the other lists hold too keeps the
+			// edge it is evidence of.
+			run.lists = append([][]core.Hit{edgeList}, run.lists...)
+			run.names = append([]string{"graph"}, run.names...)
 		}
 		fused = Fuse(e.opts.RRFK, e.opts.Weights, run.lists...)
 		if pass > 0 || e.opts.NoPriors {

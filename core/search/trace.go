@@ -421,6 +421,7 @@ func pin(pinned, hits []core.Hit, k int) []core.Hit {
 			h.Explain.Frame, h.Explain.FrameLine = ph.Explain.Frame, ph.Explain.FrameLine
 			h.Explain.Route, h.Explain.RouteLine = ph.Explain.Route, ph.Explain.RouteLine
 			h.Explain.Workload = ph.Explain.Workload
+			h.Explain.Edge = ph.Explain.Edge
 		}
 		h.Score = top + float64(len(pinned)-i)*0.01
 		taken[h.Chunk.ID] = true
