@@ -201,6 +201,12 @@ const (
 	ResourceHelmTemplate = "helm-template"
 	ResourceSettings     = "settings"
 	ResourceAspire       = "aspire"
+	// ResourceConfigFile is a YAML or JSON config file of no format the
+	// crawl knows (a server's config.yml): the addresses it holds, in
+	// Data (flattened key -> value, credentials redacted). It is the
+	// settings of the services that mount it (a compose volume), and of
+	// no other.
+	ResourceConfigFile = "config-file"
 )
 
 // EnvVar is an environment variable a resource sets: a value, or a

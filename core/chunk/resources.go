@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"coderag/core"
 	"coderag/core/internal/lazyre"
 )
@@ -59,12 +61,88 @@ func flatten(v any, prefix, sep string, out map[string]string) {
 
 var lineKV = lazyre.New(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.\-]*)\s*[=:]\s*(.*?)\s*$`)
 
-// settingsResource reads the keys and values of a settings file.
+// maxConfigFile is the largest config file whose addresses are read
+// (configFileResource).
+const maxConfigFile = 256 << 10
+
+// configFileResource reads the addresses of a YAML or JSON config file of
+// no format the crawl knows (a server's config.yml, mounted into its
+// container by a compose file): each value that looks like an address,
+// under its flattened key, credentials redacted, with its line.
+func configFileResource(base core.Chunk, src []byte) (core.Resource, bool) {
+	name := strings.ToLower(path.Base(base.FilePath))
+	ext := path.Ext(name)
+	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile || ext != ".yml" && ext != ".yaml" && ext != ".json" {
+		return core.Resource{}, false
+	}
+	docs, err := parseYAMLDocs(src)
+	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
+		return core.Resource{}, false
+	}
+	r := core.Resource{Kind: core.ResourceConfigFile, Name: base.FilePath, Data: map[string]string{}, Line: 1}
+	// walk visits the values; name is the mapping key a value (or the
+	// list it is in) is under, which says whether a host is an address.
+	var walk func(n *yaml.Node, prefix, name string)
+	walk = func(n *yaml.Node, prefix, name string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				key := k
+				if prefix != "" {
+					key = prefix + "." + k
+				}
+				walk(n.Content[i+1], key, k)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, prefix+"."+strconv.Itoa(i), name)
+			}
+		case yaml.ScalarNode:
+			if v := strings.TrimSpace(n.Value); prefix != "" && !strings.Contains("."+prefix, ".$") && networkAddress(v) {
+				r.Data[prefix] = redactCredentials(v)
+				r.Keys = append(r.Keys, core.KeyLine{Key: prefix, Line: n.Line})
+			}
+		}
+	}
+	walk(docs[0].Content[0], "", "")
+	if len(r.Data) == 0 {
+		return core.Resource{}, false
+	}
+	return r, true
+}
+
+// networkSchemes are the URL schemes of services a config file may name
+// (not file://, a schema's preset://, a registry's oci://).
+var networkSchemes = map[string]bool{
+	"http": true, "https": true, "ws": true, "wss": true, "grpc": true, "grpcs": true, "tcp": true, "udp": true,
+	"amqp": true, "amqps": true, "mqtt": true, "mqtts": true, "nats": true, "kafka": true, "redis": true, "rediss": true,
+	"postgres": true, "postgresql": true, "mysql": true, "mariadb": true, "mongodb": true, "mongodb+srv": true,
+	"sqlserver": true, "mssql": true, "cockroach": true, "clickhouse": true, "cassandra": true, "memcached": true,
+	"smtp": true, "smtps": true, "ldap": true, "ldaps": true, "jdbc": true, "zookeeper": true, "etcd": true,
+}
+
+// networkAddress reports whether a config file's value is a service's
+// address: a URL of a network scheme (jdbc:postgresql://... too) or
+// host:port. A bare word is not, whatever its key (dsn: memory).
+func networkAddress(v string) bool {
+	if scheme, _, ok := strings.Cut(v, "://"); ok {
+		scheme = strings.ToLower(scheme)
+		if s, _, ok := strings.Cut(scheme, ":"); ok { // jdbc:mysql
+			scheme = s
+		}
+		return networkSchemes[scheme]
+	}
+	return hostPortRE.MatchString(v)
+}
+
+// settingsResource reads the keys and values of a settings file, or the
+// addresses of another config file (configFileResource).
 func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 	name := strings.ToLower(path.Base(base.FilePath))
 	kind, sep, ok := settingsFormat(name)
 	if !ok {
-		return core.Resource{}, false
+		return configFileResource(base, src)
 	}
 	r := core.Resource{Kind: kind, Name: base.FilePath, Data: map[string]string{}, Line: 1}
 	if sep == "" {

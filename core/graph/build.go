@@ -103,6 +103,8 @@ type builder struct {
 	// declaring are the repositories whose deploy files declare services:
 	// their code outside every service's folder belongs to none.
 	declaring map[string]bool
+	// mounts caches composeMounts.
+	mounts *[]mount
 }
 
 // BuilderVersion numbers the graphs Build makes. It changes whenever a
@@ -110,7 +112,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 11
+const BuilderVersion = 12
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -134,7 +136,7 @@ func Build(in Input) *Graph {
 	b.collectValues()
 	if b.declareHosts() {
 		// New nodes can own folders named after them: decide again.
-		b.owners, b.ownerAt = nil, nil
+		b.owners, b.ownerAt, b.mounts = nil, nil, nil
 		b.ownership()
 		b.collectValues()
 	}
@@ -610,31 +612,9 @@ func (b *builder) ownership() {
 			}
 		}
 	}
-	// Files a compose service mounts (an nginx.conf) are its own. A
-	// relative path is the compose file's folder's, or, in a file given
-	// after another (docker compose -f base.yml -f extra/override.yml), the
-	// first file's: the folder above where the path exists.
-	var paths map[[2]string]bool // repo and path of every file and folder
-	for _, r := range b.in.Resources {
-		if r.Kind != core.ResourceCompose {
-			continue
-		}
-		for _, v := range r.Volumes {
-			if !strings.HasPrefix(v, ".") {
-				continue
-			}
-			if paths == nil {
-				paths = b.filePaths()
-			}
-			at := path.Join(path.Dir(r.File), v)
-			for dir := path.Dir(r.File); !paths[[2]string{r.Repo, at}] && dir != "."; {
-				dir = path.Dir(dir)
-				if p := path.Join(dir, v); paths[[2]string{r.Repo, p}] {
-					at = p
-				}
-			}
-			add(r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name), "compose volume")
-		}
+	// Files a compose service mounts (an nginx.conf) are its own.
+	for _, m := range b.composeMounts() {
+		add(m.repo, m.path, m.service, "compose volume")
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;
 	// AddNpmApp("web", "../Web") and its kind run the folder they name.
@@ -981,4 +961,43 @@ func helmExpr(expr string, values map[string]string) (string, bool) {
 		}
 	}
 	return val, have
+}
+
+// mount is a file or folder of a repository a compose service mounts.
+type mount struct{ repo, path, service string }
+
+// composeMounts are the files and folders compose services mount, in
+// the compose files' order. A relative path is the compose file's
+// folder's, or, in a file given after another (docker compose -f
+// base.yml -f extra/override.yml), the first file's: the folder above
+// where the path exists.
+func (b *builder) composeMounts() []mount {
+	if b.mounts != nil {
+		return *b.mounts
+	}
+	var out []mount
+	var paths map[[2]string]bool // repo and path of every file and folder
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceCompose {
+			continue
+		}
+		for _, v := range r.Volumes {
+			if !strings.HasPrefix(v, ".") {
+				continue
+			}
+			if paths == nil {
+				paths = b.filePaths()
+			}
+			at := path.Join(path.Dir(r.File), v)
+			for dir := path.Dir(r.File); !paths[[2]string{r.Repo, at}] && dir != "."; {
+				dir = path.Dir(dir)
+				if p := path.Join(dir, v); paths[[2]string{r.Repo, p}] {
+					at = p
+				}
+			}
+			out = append(out, mount{r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
+		}
+	}
+	b.mounts = &out
+	return out
 }

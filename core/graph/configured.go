@@ -35,6 +35,10 @@ type envVal struct {
 	// of dependencies. It counts only for a service whose files read the
 	// variable.
 	shared bool
+	// peers are the other services that mount the config file the value
+	// is from: an address of one of them is that one's own (its listen or
+	// base URL), not a dependency of the others.
+	peers []string
 }
 
 // collectValues gathers, per service, every value its environment may
@@ -180,6 +184,28 @@ func (b *builder) collectValues() {
 					at.Line = l
 				}
 				add(s, envVal{name: k, value: r.Data[k], via: path.Base(r.File), ev: at, tier: tierDeploy})
+			}
+		case r.Kind == core.ResourceConfigFile:
+			// A config file is the settings of the services that mount it
+			// (the file, or a folder above it), each of them.
+			lines := map[string]int{}
+			for _, k := range r.Keys {
+				lines[k.Key] = k.Line
+			}
+			var mounters []string
+			for _, m := range b.composeMounts() {
+				if m.repo == r.Repo && (m.path == r.File || strings.HasPrefix(r.File, m.path+"/")) {
+					mounters = appendUnique(mounters, m.service)
+				}
+			}
+			for _, svc := range mounters {
+				for _, k := range sortedKeys(r.Data) {
+					at := evidenceOf(r)
+					if l := lines[k]; l > 0 {
+						at.Line = l
+					}
+					add(svc, envVal{name: k, value: r.Data[k], via: path.Base(r.File) + " mounted by " + svc, ev: at, tier: tierDeploy, peers: mounters})
+				}
 			}
 		case r.Kind == core.ResourceDockerfile:
 			s := b.ownerOf(r.Repo, r.File)
@@ -575,7 +601,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	}
 	typ := edgeType(nil, a, v.name)
 	t, factor, how := b.target(a, typ)
-	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || isTelemetry(t) {
+	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || isTelemetry(t) || slices.Contains(v.peers, t) {
 		return
 	}
 	typ = edgeType(b.nodes[t], a, v.name)
