@@ -103,8 +103,9 @@ checkout call, dependencies of checkout) puts first, for each edge of
 the service graph into or out of that service, a chunk of its evidence
 (the call, or the deploy file that wires the two), by the edge's
 confidence, "edge checkout -> cart (http GET /api/cart/{userId})" beside
-it; what breaks if X is down has the same chunks as a list fused with the
-others, for a runbook or design document may answer it better.
+it; what breaks if X is down has the chunks of its blast radius (three
+levels of dependents, nearest first) as a list fused with the others,
+for a runbook or design document may answer it better.
 
 A verb and its particle are also searched joined ("timing out": timeout)
 and an HTTP status code by its reason ("503": unavailable). Overlapping

@@ -23,6 +23,10 @@ type GraphReader interface {
 // maxEdgeHits caps the edges a dependency question puts first.
 const maxEdgeHits = 8
 
+// blastDepth is how many levels of dependents "what breaks if X is
+// down" follows.
+const blastDepth = 3
+
 // Questions about a service's dependents and dependencies, asked of the
 // whole text. The service's name is the first group.
 var (
@@ -87,7 +91,8 @@ func serviceNamed(g *graph.Graph, name string) string {
 // service, the chunk of an evidence of it — the call, or the deploy file
 // that wires the two — in order of the edge's confidence. direct says
 // they go first (who calls X); otherwise (what breaks if X is down) they
-// are a list fused with the others. nil when the text asks no such
+// are the edges of its blast radius (blastDepth levels, nearest first),
+// a list fused with the others. nil when the text asks no such
 // question, the index holds no graph, or no service of the graph has the
 // name.
 func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter) (hits []core.Hit, direct bool, err error) {
@@ -113,7 +118,26 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 		kind[s.Name] = s.Kind
 	}
 	var edges []graph.Edge
+	if !direct {
+		// What breaks: the blast radius, nearest first, each dependent
+		// through the edge that reaches it.
+		hops := g.BlastRadius(svc, blastDepth, 0)
+		sort.SliceStable(hops, func(i, j int) bool {
+			if hops[i].Depth != hops[j].Depth {
+				return hops[i].Depth < hops[j].Depth
+			}
+			return hops[i].Edge.Confidence > hops[j].Edge.Confidence
+		})
+		for _, h := range hops {
+			if from, _ := h.Edge.Dependency(); kind[from] != graph.KindUnresolved && len(h.Edge.Evidence) > 0 {
+				edges = append(edges, h.Edge)
+			}
+		}
+	}
 	for _, ed := range g.Edges {
+		if !direct {
+			break
+		}
 		from, to := ed.Dependency()
 		other := to
 		if callers {
@@ -125,7 +149,9 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 		}
 		edges = append(edges, ed)
 	}
-	sort.SliceStable(edges, func(i, j int) bool { return edges[i].Confidence > edges[j].Confidence })
+	if direct {
+		sort.SliceStable(edges, func(i, j int) bool { return edges[i].Confidence > edges[j].Confidence })
+	}
 	at := map[string]int{} // chunk id -> its hit
 	for _, ed := range edges {
 		from, to := ed.Dependency()

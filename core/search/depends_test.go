@@ -64,23 +64,25 @@ func TestDependencyHits(t *testing.T) {
 	worker := chunkAt("worker-call", "worker/client.go", 5, 30, core.CodeLogic)
 	wiring := chunkAt("wiring", "k8s/checkout.yaml", 1, 40, core.CodeDeploy)
 	doc := chunkAt("doc", "docs/architecture.md", 1, 20, core.DocReadme)
+	gw := chunkAt("gw-route", "gateway/routes.yaml", 1, 12, core.CodeConfig)
 	ev := func(c core.Chunk) graph.Evidence {
 		return graph.Evidence{ChunkID: c.ID, File: c.FilePath, Line: c.LineStart}
 	}
 	g := &graph.Graph{
 		Services: []graph.Service{{Name: "web", Kind: graph.KindService}, {Name: "worker", Kind: graph.KindService},
-			{Name: "cart", Kind: graph.KindService}, {Name: "checkout", Kind: graph.KindService}, {Name: "?{url}", Kind: graph.KindUnresolved}},
+			{Name: "cart", Kind: graph.KindService}, {Name: "checkout", Kind: graph.KindService}, {Name: "gateway", Kind: graph.KindService}, {Name: "?{url}", Kind: graph.KindUnresolved}},
 		Edges: []graph.Edge{
 			{Source: "web", Target: "cart", Type: graph.EdgeHTTP, Method: "GET", Path: "/cart/{id}", Confidence: 0.95, Evidence: []graph.Evidence{ev(web)}},
 			{Source: "worker", Target: "cart", Type: graph.EdgeHTTP, Confidence: 0.8, Evidence: []graph.Evidence{ev(worker), {ChunkID: "gone"}}},
 			{Source: "checkout", Target: "cart", Type: graph.EdgeHTTP, Confidence: 0.75, Evidence: []graph.Evidence{ev(web)}},
 			{Source: "cart", Target: "?{url}", Type: graph.EdgeHTTP, Confidence: 0, Evidence: []graph.Evidence{ev(wiring)}},
 			{Source: "checkout", Target: "web", Type: graph.EdgeHTTP, Confidence: 0.9, Evidence: []graph.Evidence{ev(wiring)}},
+			{Source: "gateway", Target: "web", Type: graph.EdgeHTTP, Confidence: 0.9, Evidence: []graph.Evidence{ev(gw)}},
 		},
 	}
 	g.Sort() // as the stores return it
 	chunks := map[string]core.Chunk{}
-	for _, c := range []core.Chunk{web, worker, wiring, doc} {
+	for _, c := range []core.Chunk{web, worker, wiring, doc, gw} {
 		chunks[c.ID] = c
 	}
 	idx := graphIndex{&listIndex{prose: ranked("bm25-prose", doc)}, g, chunks}
@@ -104,9 +106,10 @@ func TestDependencyHits(t *testing.T) {
 		{"who calls the cart service?", "web-call", []string{
 			"web-call: web -> cart (http GET /cart/{id}); checkout -> cart (http)", "worker-call: worker -> cart (http)"}},
 		{"what does checkout depend on", "wiring", []string{"wiring: checkout -> web (http)", "web-call: checkout -> cart (http)"}},
-		// The edges are a list fused with the others, not put first.
+		// The blast radius, nearest first: a list fused with the others,
+		// not put first.
 		{"what breaks if cart is down", "", []string{
-			"web-call: web -> cart (http GET /cart/{id}); checkout -> cart (http)", "worker-call: worker -> cart (http)"}},
+			"web-call: web -> cart (http GET /cart/{id}); checkout -> cart (http)", "worker-call: worker -> cart (http)", "gw-route: gateway -> web (http)"}},
 		{"who calls billing", "doc", nil},
 	} {
 		res, err := e.Search(context.Background(), Query{Text: tt.text, K: 10})
