@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
 	github.com/google/go-cmp v0.7.0
+	github.com/pelletier/go-toml/v2 v2.2.3
 	golang.org/x/text v0.41.0
 )
 
@@ -115,7 +116,6 @@ require (
 	github.com/muesli/reflow v0.2.1-0.20210115123740-9e1d0d53df68 // indirect
 	github.com/muesli/termenv v0.15.1 // indirect
 	github.com/nwaples/rardecode/v2 v2.1.0 // indirect
-	github.com/pelletier/go-toml/v2 v2.2.3 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/pjbgf/sha1cd v0.3.2 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect

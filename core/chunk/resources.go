@@ -3,11 +3,14 @@ package chunk
 import (
 	"bufio"
 	"bytes"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
@@ -72,8 +75,11 @@ const maxConfigFile = 256 << 10
 func configFileResource(base core.Chunk, src []byte) (core.Resource, bool) {
 	name := strings.ToLower(path.Base(base.FilePath))
 	ext := path.Ext(name)
-	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile || ext != ".yml" && ext != ".yaml" && ext != ".json" {
+	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile || ext != ".yml" && ext != ".yaml" && ext != ".json" && ext != ".toml" {
 		return core.Resource{}, false
+	}
+	if ext == ".toml" {
+		return tomlConfigResource(base, src)
 	}
 	docs, err := parseYAMLDocs(src)
 	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
@@ -134,6 +140,37 @@ func networkAddress(v string) bool {
 		return networkSchemes[scheme]
 	}
 	return hostPortRE.MatchString(v)
+}
+
+// tomlConfigResource is configFileResource for a TOML file: the line of
+// a value is the first line after its table's header that holds it as
+// written.
+func tomlConfigResource(base core.Chunk, src []byte) (core.Resource, bool) {
+	var v map[string]any
+	if err := toml.Unmarshal(src, &v); err != nil {
+		return core.Resource{}, false
+	}
+	flat := map[string]string{}
+	flatten(v, "", ".", flat)
+	r := core.Resource{Kind: core.ResourceConfigFile, Name: base.FilePath, Data: map[string]string{}, Line: 1}
+	lines := strings.Split(string(src), "\n")
+	for _, k := range slices.Sorted(maps.Keys(flat)) {
+		val := strings.TrimSpace(flat[k])
+		if strings.Contains("."+k, ".$") || !networkAddress(val) {
+			continue
+		}
+		r.Data[k] = redactCredentials(val)
+		for i, l := range lines {
+			if strings.Contains(l, val) {
+				r.Keys = append(r.Keys, core.KeyLine{Key: k, Line: i + 1})
+				break
+			}
+		}
+	}
+	if len(r.Data) == 0 {
+		return core.Resource{}, false
+	}
+	return r, true
 }
 
 // settingsResource reads the keys and values of a settings file, or the
