@@ -27,23 +27,39 @@ const (
 // Collapse drops each hit that repeats a higher one from another file
 // and records it in that one's Explain.Duplicates; hits is in rank order.
 func Collapse(hits []core.Hit) []core.Hit {
-	sigs := make([][]uint64, len(hits))
-	for i, h := range hits {
-		sigs[i] = wordSet(h.Chunk.Text)
-	}
+	return collapseWhere(hits, len(hits), dupJaccard, func(kept, h core.Hit) bool { return true })
+}
+
+// collapseWhere drops each of the first hits that repeats a higher kept
+// one from another file, among those may says it may repeat (distinct
+// words: least or more in common, dupMinWords or more each), and names
+// it in that one's Explain.Duplicates. Once k hits are kept the rest
+// stay as they are; a chunk's words are read only when it is compared.
+func collapseWhere(hits []core.Hit, k int, least float64, may func(kept, h core.Hit) bool) []core.Hit {
 	out := hits[:0:0]
-	keptSig := [][]uint64{}
+	var sigs [][]uint64 // of out, read when first compared
+	sigOf := func(i int) []uint64 {
+		if sigs[i] == nil {
+			sigs[i] = wordSet(out[i].Chunk.Text)
+		}
+		return sigs[i]
+	}
 	for i, h := range hits {
+		if len(out) >= k {
+			return append(out, hits[i:]...)
+		}
 		dup := -1
-		if len(sigs[i]) >= dupMinWords {
-			for j, k := range out {
-				if k.Chunk.FilePath == h.Chunk.FilePath && k.Chunk.RepoName == h.Chunk.RepoName {
-					continue
-				}
-				if len(keptSig[j]) >= dupMinWords && jaccard(sigs[i], keptSig[j]) >= dupJaccard {
-					dup = j
-					break
-				}
+		var sig []uint64
+		for j, kept := range out {
+			if kept.Chunk.FilePath == h.Chunk.FilePath && kept.Chunk.RepoName == h.Chunk.RepoName || !may(kept, h) {
+				continue
+			}
+			if sig == nil {
+				sig = wordSet(h.Chunk.Text)
+			}
+			if len(sig) >= dupMinWords && len(sigOf(j)) >= dupMinWords && jaccardAt(sig, sigOf(j), least) >= least {
+				dup = j
+				break
 			}
 		}
 		if dup >= 0 {
@@ -51,7 +67,7 @@ func Collapse(hits []core.Hit) []core.Hit {
 			continue
 		}
 		out = append(out, h)
-		keptSig = append(keptSig, sigs[i])
+		sigs = append(sigs, sig)
 	}
 	return out
 }
@@ -73,42 +89,9 @@ const copyJaccard = 0.8
 // as they are; a chunk's words are read only when a higher hit of its
 // service is there to compare.
 func collapseCopies(hits []core.Hit, k int) []core.Hit {
-	out := hits[:0:0]
-	var sigs [][]uint64 // of out, read when first compared
-	sigOf := func(i int) []uint64 {
-		if sigs[i] == nil {
-			sigs[i] = wordSet(out[i].Chunk.Text)
-		}
-		return sigs[i]
-	}
-	for i, h := range hits {
-		if len(out) >= k {
-			return append(out, hits[i:]...)
-		}
-		dup := -1
-		if svc := h.Chunk.ServiceName; svc != "" && h.Explain.PinnedKind() == "" {
-			var sig []uint64
-			for j, kept := range out {
-				if kept.Chunk.ServiceName != svc || kept.Chunk.FilePath == h.Chunk.FilePath && kept.Chunk.RepoName == h.Chunk.RepoName {
-					continue
-				}
-				if sig == nil {
-					sig = wordSet(h.Chunk.Text)
-				}
-				if len(sig) >= dupMinWords && len(sigOf(j)) >= dupMinWords && jaccardAt(sig, sigOf(j), copyJaccard) >= copyJaccard {
-					dup = j
-					break
-				}
-			}
-		}
-		if dup >= 0 {
-			out[dup].Explain.Duplicates = append(out[dup].Explain.Duplicates, h.Chunk.Location())
-			continue
-		}
-		out = append(out, h)
-		sigs = append(sigs, nil)
-	}
-	return out
+	return collapseWhere(hits, k, copyJaccard, func(kept, h core.Hit) bool {
+		return h.Chunk.ServiceName != "" && kept.Chunk.ServiceName == h.Chunk.ServiceName && h.Explain.PinnedKind() == ""
+	})
 }
 
 // wordSet is the sorted, distinct hashes of text's lower-case words.
@@ -122,10 +105,6 @@ func wordSet(text string) []uint64 {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// jaccard is |a ∩ b| / |a ∪ b| of two sorted sets, exact from
-// dupJaccard up.
-func jaccard(a, b []uint64) float64 { return jaccardAt(a, b, dupJaccard) }
 
 // jaccardAt is |a ∩ b| / |a ∪ b| of two sorted sets, exact from least
 // up (below it, a size ratio under least is returned as it is).
