@@ -161,8 +161,10 @@ type Resource struct {
 	// Dockerfile the Dockerfile it builds with, relative to the context.
 	Build      string `json:"build,omitempty"`
 	Dockerfile string `json:"dockerfile,omitempty"`
-	// Volumes are the host paths a compose service mounts; EnvFiles the
-	// env files it loads (env_file), relative to the compose file.
+	// Volumes are the host paths a compose service mounts, and the
+	// ConfigMaps a Kubernetes workload's pods mount as files
+	// ("configmap:NAME"); EnvFiles the env files a compose service loads
+	// (env_file), relative to the compose file.
 	Volumes   []string `json:"volumes,omitempty"`
 	EnvFiles  []string `json:"env_files,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`

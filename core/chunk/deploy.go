@@ -98,6 +98,22 @@ func (c *Chunker) Kubernetes(src []byte, base core.Chunk) Result {
 			r := p.ri.res
 			r.Line = lineOf(src, p.doc) + leadingLines(src[p.doc:])
 			ch.Resources = append(ch.Resources, r)
+			// A ConfigMap's config files: their lines follow the key's.
+			for _, f := range p.ri.files {
+				key := strings.TrimPrefix(f.Name, "configmap:"+p.ri.name+"/")
+				at := r.Line
+				for _, kl := range r.Keys {
+					if kl.Key == key {
+						at = kl.Line
+					}
+				}
+				f.Line = at
+				f.Keys = slices.Clone(f.Keys)
+				for i := range f.Keys {
+					f.Keys[i].Line += at
+				}
+				ch.Resources = append(ch.Resources, f)
+			}
 		}
 	}
 	return Result{Chunks: b.chunks, Warning: strings.Join(warnings, "; ")}
@@ -130,6 +146,10 @@ type resourceInfo struct {
 	labels              map[string]string
 	meta                map[string]string
 	res                 core.Resource
+	// files are the config files a ConfigMap's data holds (a key named
+	// like app.yaml): the addresses of each (configAddresses), named
+	// "configmap:NAME/KEY", their lines within the value.
+	files []core.Resource
 }
 
 func str(v any) string {
@@ -324,6 +344,17 @@ func resource(o map[string]any) resourceInfo {
 		res.Selector = sel
 	}
 	var images, initImages, ports, env, envFrom []string
+	// The ConfigMaps its pods mount as files ("configmap:NAME").
+	for _, v := range list(obj(pod, "volumes")) {
+		if cm := str(obj(v, "configMap", "name")); cm != "" {
+			res.Volumes = append(res.Volumes, "configmap:"+cm)
+		}
+		for _, src := range list(obj(v, "projected", "sources")) {
+			if cm := str(obj(src, "configMap", "name")); cm != "" {
+				res.Volumes = append(res.Volumes, "configmap:"+cm)
+			}
+		}
+	}
 	containers := list(obj(pod, "containers"))
 	for i, ct := range append(containers, list(obj(pod, "initContainers"))...) {
 		if img := str(obj(ct, "image")); img != "" && i < len(containers) {
@@ -423,6 +454,14 @@ func resource(o map[string]any) resourceInfo {
 		if data := strMap(obj(o, "data")); data != nil {
 			ri.meta["data"] = joinMap(data)
 			res.Data = data
+			for _, k := range sortedKeys(data) {
+				if len(data[k]) > maxConfigFile {
+					continue
+				}
+				if fd, fk := configAddresses([]byte(data[k]), strings.ToLower(path.Ext(k))); len(fd) > 0 {
+					ri.files = append(ri.files, core.Resource{Kind: core.ResourceConfigFile, Name: "configmap:" + ri.name + "/" + k, Data: fd, Keys: fk})
+				}
+			}
 		}
 	}
 	if ri.kind == "NetworkPolicy" {

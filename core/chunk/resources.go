@@ -74,48 +74,77 @@ const maxConfigFile = 256 << 10
 // under its flattened key, credentials redacted, with its line.
 func configFileResource(base core.Chunk, src []byte) (core.Resource, bool) {
 	name := strings.ToLower(path.Base(base.FilePath))
-	ext := path.Ext(name)
-	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile || ext != ".yml" && ext != ".yaml" && ext != ".json" && ext != ".toml" {
+	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile {
 		return core.Resource{}, false
 	}
-	if ext == ".toml" {
-		return tomlConfigResource(base, src)
-	}
-	docs, err := parseYAMLDocs(src)
-	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
+	data, keys := configAddresses(src, path.Ext(name))
+	if len(data) == 0 {
 		return core.Resource{}, false
 	}
-	r := core.Resource{Kind: core.ResourceConfigFile, Name: base.FilePath, Data: map[string]string{}, Line: 1}
-	// walk visits the values; name is the mapping key a value (or the
-	// list it is in) is under, which says whether a host is an address.
-	var walk func(n *yaml.Node, prefix, name string)
-	walk = func(n *yaml.Node, prefix, name string) {
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i].Value
-				key := k
-				if prefix != "" {
-					key = prefix + "." + k
-				}
-				walk(n.Content[i+1], key, k)
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				walk(c, prefix+"."+strconv.Itoa(i), name)
-			}
-		case yaml.ScalarNode:
-			if v := strings.TrimSpace(n.Value); prefix != "" && !strings.Contains("."+prefix, ".$") && networkAddress(v) {
-				r.Data[prefix] = redactCredentials(v)
-				r.Keys = append(r.Keys, core.KeyLine{Key: prefix, Line: n.Line})
-			}
+	return core.Resource{Kind: core.ResourceConfigFile, Name: base.FilePath, Data: data, Keys: keys, Line: 1}, true
+}
+
+// configAddresses reads the addresses a YAML, JSON or TOML config file
+// (by its extension ext) holds: each value that is a network address
+// (networkAddress), under its flattened key, credentials redacted, with
+// its line in src. Keys of JSON schemas' keywords ($schema, $id) are
+// left out. nil for another extension or a file that does not parse.
+func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine) {
+	data := map[string]string{}
+	var keys []core.KeyLine
+	keep := func(key, v string, line int) {
+		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && networkAddress(v) {
+			data[key] = redactCredentials(v)
+			keys = append(keys, core.KeyLine{Key: key, Line: line})
 		}
 	}
-	walk(docs[0].Content[0], "", "")
-	if len(r.Data) == 0 {
-		return core.Resource{}, false
+	switch ext {
+	case ".toml":
+		var v map[string]any
+		if err := toml.Unmarshal(src, &v); err != nil {
+			return nil, nil
+		}
+		flat := map[string]string{}
+		flatten(v, "", ".", flat)
+		// The line of a value is the first that holds it as written.
+		lines := strings.Split(string(src), "\n")
+		for _, k := range slices.Sorted(maps.Keys(flat)) {
+			line := 0
+			for i, l := range lines {
+				if flat[k] != "" && strings.Contains(l, flat[k]) {
+					line = i + 1
+					break
+				}
+			}
+			keep(k, flat[k], line)
+		}
+	case ".yml", ".yaml", ".json":
+		docs, err := parseYAMLDocs(src)
+		if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
+			return nil, nil
+		}
+		var walk func(n *yaml.Node, prefix string)
+		walk = func(n *yaml.Node, prefix string) {
+			switch n.Kind {
+			case yaml.MappingNode:
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					key := n.Content[i].Value
+					if prefix != "" {
+						key = prefix + "." + key
+					}
+					walk(n.Content[i+1], key)
+				}
+			case yaml.SequenceNode:
+				for i, c := range n.Content {
+					walk(c, prefix+"."+strconv.Itoa(i))
+				}
+			case yaml.ScalarNode:
+				keep(prefix, n.Value, n.Line)
+			}
+		}
+		walk(docs[0].Content[0], "")
 	}
-	return r, true
+	return data, keys
 }
 
 // networkSchemes are the URL schemes of services a config file may name
@@ -140,37 +169,6 @@ func networkAddress(v string) bool {
 		return networkSchemes[scheme]
 	}
 	return hostPortRE.MatchString(v)
-}
-
-// tomlConfigResource is configFileResource for a TOML file: the line of
-// a value is the first line after its table's header that holds it as
-// written.
-func tomlConfigResource(base core.Chunk, src []byte) (core.Resource, bool) {
-	var v map[string]any
-	if err := toml.Unmarshal(src, &v); err != nil {
-		return core.Resource{}, false
-	}
-	flat := map[string]string{}
-	flatten(v, "", ".", flat)
-	r := core.Resource{Kind: core.ResourceConfigFile, Name: base.FilePath, Data: map[string]string{}, Line: 1}
-	lines := strings.Split(string(src), "\n")
-	for _, k := range slices.Sorted(maps.Keys(flat)) {
-		val := strings.TrimSpace(flat[k])
-		if strings.Contains("."+k, ".$") || !networkAddress(val) {
-			continue
-		}
-		r.Data[k] = redactCredentials(val)
-		for i, l := range lines {
-			if strings.Contains(l, val) {
-				r.Keys = append(r.Keys, core.KeyLine{Key: k, Line: i + 1})
-				break
-			}
-		}
-	}
-	if len(r.Data) == 0 {
-		return core.Resource{}, false
-	}
-	return r, true
 }
 
 // settingsResource reads the keys and values of a settings file, or the

@@ -124,6 +124,19 @@ func (b *builder) collectValues() {
 			}
 		}
 	}
+	// The workloads that mount each ConfigMap as files, by repository.
+	cmMounters := map[string][]string{}
+	for _, r := range b.in.Resources {
+		if core.IsWorkload(r.Kind) {
+			if s := b.alias[strings.ToLower(r.Service)]; s != "" {
+				for _, v := range r.Volumes {
+					if cm, ok := strings.CutPrefix(v, "configmap:"); ok {
+						cmMounters[r.Repo+"\x00"+cm] = appendUnique(cmMounters[r.Repo+"\x00"+cm], s)
+					}
+				}
+			}
+		}
+	}
 	for _, r := range b.in.Resources {
 		switch {
 		case core.IsWorkload(r.Kind):
@@ -187,15 +200,20 @@ func (b *builder) collectValues() {
 			}
 		case r.Kind == core.ResourceConfigFile:
 			// A config file is the settings of the services that mount it
-			// (the file, or a folder above it), each of them.
+			// (the file, or a folder above it; a ConfigMap's file, the
+			// workloads that mount the ConfigMap), each of them.
 			lines := map[string]int{}
 			for _, k := range r.Keys {
 				lines[k.Key] = k.Line
 			}
 			var mounters []string
-			for _, m := range b.composeMounts() {
-				if m.repo == r.Repo && (m.path == r.File || strings.HasPrefix(r.File, m.path+"/")) {
-					mounters = appendUnique(mounters, m.service)
+			if cm, _, ok := strings.Cut(strings.TrimPrefix(r.Name, "configmap:"), "/"); ok && strings.HasPrefix(r.Name, "configmap:") {
+				mounters = cmMounters[r.Repo+"\x00"+cm]
+			} else {
+				for _, m := range b.composeMounts() {
+					if m.repo == r.Repo && (m.path == r.File || strings.HasPrefix(r.File, m.path+"/")) {
+						mounters = appendUnique(mounters, m.service)
+					}
 				}
 			}
 			for _, svc := range mounters {
