@@ -124,6 +124,8 @@ type queryFacts struct {
 	// message: the text as written reads as a pasted message
 	// (messageSigns), not a question.
 	message bool
+	// sources are the sources of several the text names (namedSources).
+	sources []string
 }
 
 type factsKey struct{}

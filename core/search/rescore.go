@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +88,18 @@ func (e *Engine) rescore(ctx context.Context, query string, hits []core.Hit, k i
 			if reason, ok := boosts[h.Chunk.Corpus]; ok {
 				rel[i] *= e.opts.CorpusBoost
 				top[i].Explain.Boost, top[i].Explain.BoostReason = e.opts.CorpusBoost, reason
+			}
+		}
+		if named := factsFrom(ctx).sources; len(named) > 0 {
+			for i, h := range top {
+				if slices.Contains(named, h.Chunk.RepoName) {
+					rel[i] *= e.opts.CorpusBoost
+					if top[i].Explain.Boost == 0 {
+						top[i].Explain.Boost = 1
+					}
+					top[i].Explain.Boost *= e.opts.CorpusBoost
+					top[i].Explain.BoostReason = strings.TrimPrefix(top[i].Explain.BoostReason+"; source "+h.Chunk.RepoName+" named", "; ")
+				}
 			}
 		}
 	}

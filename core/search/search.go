@@ -556,6 +556,13 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	usage := usageQuestion(parsed.Text)
 	asked := parsed.Text
+	// A source the text names (one repository of several): its chunks get
+	// the corpus boost. (Keeping its name in the lists as well, though
+	// found in most chunks, ranked every short resource of it first.)
+	named, err := e.namedSources(ctx, parsed.Text)
+	if err != nil {
+		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
+	}
 	extra, err := e.expansions(ctx, parsed.Text)
 	if err != nil {
 		return Result{}, fmt.Errorf("search %q: %w", q.Text, err)
@@ -602,7 +609,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	res.Warnings = append(res.Warnings, run.warnings...)
 	res.Dropped, res.AllCommon = run.dropped, run.allCommon
 	// What the reranker is told besides the text (rescore, below).
-	facts := queryFacts{phrases: whole, usage: usage, shingles: sh, idf: run.idf, message: message}
+	facts := queryFacts{phrases: whole, usage: usage, shingles: sh, idf: run.idf, message: message, sources: named}
 	lists := run.lists
 	e.spreadFileRanks(fused, lists)
 	hits := dedupe(fused)
