@@ -28,7 +28,7 @@ func TestNamedSources(t *testing.T) {
 		{"metrics_server scrape interval", []string{"metrics-server", "keda"}, "metrics-server"},
 		{"kedacore operator", []string{"argocd", "keda"}, ""},
 		{"the api is slow", []string{"api", "web"}, ""}, // too short to tell
-		{"argocd sync", []string{"argocd"}, ""},        // one source: naming it says nothing
+		{"argocd sync", []string{"argocd"}, ""},         // one source: naming it says nothing
 	} {
 		e := New(sourcesIndex{&listIndex{}, tt.names}, Options{})
 		got, err := e.namedSources(context.Background(), tt.text)
