@@ -127,6 +127,20 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 		walk = func(n *yaml.Node, prefix string) {
 			switch n.Kind {
 			case yaml.MappingNode:
+				// Envoy's socket_address: {address: HOST, port_value: PORT}.
+				var host, port *yaml.Node
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					switch v := n.Content[i+1]; n.Content[i].Value {
+					case "address":
+						host = v
+					case "port_value":
+						port = v
+					}
+				}
+				if host != nil && port != nil && host.Kind == yaml.ScalarNode && port.Kind == yaml.ScalarNode {
+					keep(prefix, host.Value+":"+port.Value, host.Line)
+					return
+				}
 				for i := 0; i+1 < len(n.Content); i += 2 {
 					key := n.Content[i].Value
 					if prefix != "" {
