@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,10 +156,7 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 	at := map[string]int{} // chunk id -> its hit
 	for _, ed := range edges {
 		from, to := ed.Dependency()
-		what := ed.Type
-		if ed.Method != "" || ed.Path != "" {
-			what = strings.TrimSpace(ed.Type + " " + ed.Method + " " + ed.Path)
-		}
+		what := strings.Join(slices.DeleteFunc([]string{ed.Type, ed.Method, ed.Path}, func(s string) bool { return s == "" }), " ")
 		desc := fmt.Sprintf("%s -> %s (%s)", from, to, what)
 		// The edge's first evidence not shown yet (its call, else what
 		// wires it); when all are, the edge joins the hit of its first.

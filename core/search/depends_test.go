@@ -70,13 +70,14 @@ func TestDependencyHits(t *testing.T) {
 	}
 	g := &graph.Graph{
 		Services: []graph.Service{{Name: "web", Kind: graph.KindService}, {Name: "worker", Kind: graph.KindService},
-			{Name: "cart", Kind: graph.KindService}, {Name: "checkout", Kind: graph.KindService}, {Name: "gateway", Kind: graph.KindService}, {Name: "?{url}", Kind: graph.KindUnresolved}},
+			{Name: "cart", Kind: graph.KindService}, {Name: "checkout", Kind: graph.KindService}, {Name: "gateway", Kind: graph.KindService}, {Name: "orders-db", Kind: graph.KindDatabase}, {Name: "?{url}", Kind: graph.KindUnresolved}},
 		Edges: []graph.Edge{
 			{Source: "web", Target: "cart", Type: graph.EdgeHTTP, Method: "GET", Path: "/cart/{id}", Confidence: 0.95, Evidence: []graph.Evidence{ev(web)}},
 			{Source: "worker", Target: "cart", Type: graph.EdgeHTTP, Confidence: 0.8, Evidence: []graph.Evidence{ev(worker), {ChunkID: "gone"}}},
 			{Source: "checkout", Target: "cart", Type: graph.EdgeHTTP, Confidence: 0.75, Evidence: []graph.Evidence{ev(web)}},
 			{Source: "cart", Target: "?{url}", Type: graph.EdgeHTTP, Confidence: 0, Evidence: []graph.Evidence{ev(wiring)}},
 			{Source: "checkout", Target: "web", Type: graph.EdgeHTTP, Confidence: 0.9, Evidence: []graph.Evidence{ev(wiring)}},
+			{Source: "checkout", Target: "orders-db", Type: graph.EdgeDB, Path: "orders", Confidence: 0.75, Evidence: []graph.Evidence{ev(wiring)}},
 			{Source: "gateway", Target: "web", Type: graph.EdgeHTTP, Confidence: 0.9, Evidence: []graph.Evidence{ev(gw)}},
 		},
 	}
@@ -105,7 +106,7 @@ func TestDependencyHits(t *testing.T) {
 		// is shown already joins its hit.
 		{"who calls the cart service?", "web-call", []string{
 			"web-call: web -> cart (http GET /cart/{id}); checkout -> cart (http)", "worker-call: worker -> cart (http)"}},
-		{"what does checkout depend on", "wiring", []string{"wiring: checkout -> web (http)", "web-call: checkout -> cart (http)"}},
+		{"what does checkout depend on", "wiring", []string{"wiring: checkout -> web (http); checkout -> orders-db (db orders)", "web-call: checkout -> cart (http)"}},
 		// The blast radius, nearest first: a list fused with the others,
 		// not put first.
 		{"what breaks if cart is down", "", []string{
