@@ -93,6 +93,11 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 	data := map[string]string{}
 	var keys []core.KeyLine
 	keep := func(key, v string, line int) {
+		// Prometheus's scrape targets are what it watches, not what it
+		// depends on.
+		if strings.HasPrefix(key, "scrape_configs.") {
+			return
+		}
 		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && networkAddress(v) {
 			data[key] = redactCredentials(v)
 			keys = append(keys, core.KeyLine{Key: key, Line: line})
