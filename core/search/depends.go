@@ -65,10 +65,16 @@ func dependencyQuestion(text string) (name string, callers, direct, ok bool) {
 	return "", false, false, false
 }
 
-// serviceNamed finds the graph's service a question names: as written, or
-// without a last word that says what it is ("the cart service", "the
-// orders queue", "payments api" when the service is payments).
-func serviceNamed(g *graph.Graph, name string) string {
+// maxNamedServices is how many services a name may be a word of and
+// still name them all ("redis" for argocd-redis and redis-ha).
+const maxNamedServices = 6
+
+// servicesNamed finds the graph's services a question names: the one it
+// names as written, or without a last word that says what it is ("the
+// cart service", "the orders queue", "payments api" when the service is
+// payments); else those whose name holds the name as whole words (redis:
+// argocd-redis, redis-ha), when they are maxNamedServices or fewer.
+func servicesNamed(g *graph.Graph, name string) []string {
 	name = strings.Trim(name, " \"'`")
 	try := []string{name}
 	if ws := strings.Fields(name); len(ws) > 1 {
@@ -80,11 +86,26 @@ func serviceNamed(g *graph.Graph, name string) string {
 	for _, n := range try {
 		if s, err := g.Resolve(n); err == nil {
 			if sv := g.Lookup(s); sv != nil && sv.Kind != graph.KindUnresolved {
-				return s
+				return []string{s}
 			}
 		}
 	}
-	return ""
+	for _, n := range try {
+		f := foldName(n)
+		if len(f) < 3 {
+			continue
+		}
+		var out []string
+		for _, sv := range g.Services {
+			if sv.Kind != graph.KindUnresolved && sv.Kind != graph.KindIngress && strings.Contains("-"+foldName(sv.Name)+"-", "-"+f+"-") {
+				out = append(out, sv.Name)
+			}
+		}
+		if len(out) > 0 && len(out) <= maxNamedServices {
+			return out
+		}
+	}
+	return nil
 }
 
 // dependencyHits answers a question about a service's dependents or
@@ -110,8 +131,8 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 	if err != nil {
 		return nil, false, fmt.Errorf("read the service graph for %q: %w", name, err)
 	}
-	svc := serviceNamed(g, name)
-	if svc == "" {
+	svcs := servicesNamed(g, name)
+	if len(svcs) == 0 {
 		return nil, false, nil
 	}
 	kind := map[string]string{}
@@ -122,7 +143,10 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 	if !direct {
 		// What breaks: the blast radius, nearest first, each dependent
 		// through the edge that reaches it.
-		hops := g.BlastRadius(svc, blastDepth, 0)
+		var hops []graph.Hop
+		for _, svc := range svcs {
+			hops = append(hops, g.BlastRadius(svc, blastDepth, 0)...)
+		}
 		sort.SliceStable(hops, func(i, j int) bool {
 			if hops[i].Depth != hops[j].Depth {
 				return hops[i].Depth < hops[j].Depth
@@ -144,8 +168,8 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 		if callers {
 			other = from
 		}
-		if from == to || len(ed.Evidence) == 0 || kind[other] == graph.KindUnresolved ||
-			callers && to != svc || !callers && from != svc {
+		if from == to || len(ed.Evidence) == 0 || kind[other] == graph.KindUnresolved || slices.Contains(svcs, other) ||
+			callers && !slices.Contains(svcs, to) || !callers && !slices.Contains(svcs, from) {
 			continue
 		}
 		edges = append(edges, ed)
@@ -177,7 +201,7 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 				continue // a chunk replaced since the graph was built, or filtered out
 			}
 			if err != nil {
-				return nil, false, fmt.Errorf("read the evidence of %s's edges: %w", svc, err)
+				return nil, false, fmt.Errorf("read the evidence of %s's edges: %w", strings.Join(svcs, ", "), err)
 			}
 			at[ev.ChunkID] = len(hits)
 			hits = append(hits, core.Hit{Chunk: c, Lists: []core.ListRank{{List: "graph", Rank: len(hits) + 1, Score: ed.Confidence}},

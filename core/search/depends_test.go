@@ -131,3 +131,33 @@ func TestDependencyHits(t *testing.T) {
 		}
 	}
 }
+
+func TestServicesNamed(t *testing.T) {
+	g := &graph.Graph{}
+	for _, n := range []string{"cart", "argocd-redis", "redis-ha", "redis-ha-haproxy", "orders-api", "payments", "ingress:shop"} {
+		kind := graph.KindService
+		if strings.HasPrefix(n, "ingress:") {
+			kind = graph.KindIngress
+		}
+		g.Services = append(g.Services, graph.Service{Name: n, Kind: kind})
+	}
+	for _, n := range []string{"s1", "s2", "s3", "s4", "s5", "s6", "s7"} {
+		g.Services = append(g.Services, graph.Service{Name: "shop-" + n, Kind: graph.KindService})
+	}
+	g.Sort()
+	for _, tt := range []struct {
+		name, want string
+	}{
+		{"cart", "cart"},
+		{"cart service", "cart"},
+		{"Orders API", "orders-api"},
+		{"redis", "argocd-redis redis-ha redis-ha-haproxy"},
+		{"redis ha", "redis-ha"},
+		{"shop", ""},   // a word of seven services' names and an ingress: too many
+		{"ledger", ""}, // nothing
+	} {
+		if got := strings.Join(servicesNamed(g, tt.name), " "); got != tt.want {
+			t.Errorf("servicesNamed(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
