@@ -3,6 +3,7 @@ package core
 import (
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Closest returns up to n of names nearest to s: those that contain it or
@@ -14,10 +15,10 @@ func Closest(s string, names []string, n int) []string {
 		name string
 		d    int
 	}
-	ls := sepFold(s)
+	ls := FoldName(s)
 	var cs []cand
 	for _, name := range names {
-		ln := sepFold(name)
+		ln := FoldName(name)
 		d := editDistance(ls, ln)
 		switch {
 		case ln == ls:
@@ -64,18 +65,31 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-// sepFold lower-cases s and writes its word separators (space, _, ., /)
-// as "-".
-func sepFold(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '_', '.', '/':
-			return '-'
+// FoldName lower-cases s and writes every run of characters other than
+// letters and digits as one "-", trimmed: "Orders Repo_Server" is
+// orders-repo-server.
+func FoldName(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
 		}
-		return r
-	}, strings.ToLower(strings.TrimSpace(s)))
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+// HoldsName reports whether text holds name as whole words, case and
+// separators aside: "why is Metrics Server slow" holds metrics-server.
+func HoldsName(text, name string) bool {
+	f := FoldName(name)
+	return f != "" && strings.Contains("-"+FoldName(text)+"-", "-"+f+"-")
 }
 
 // SameName reports whether two names differ only in case and word
 // separators: "Payments API" and payments-api.
-func SameName(a, b string) bool { return sepFold(a) == sepFold(b) }
+func SameName(a, b string) bool { return FoldName(a) == FoldName(b) }

@@ -98,3 +98,18 @@ func TestExplainPinned(t *testing.T) {
 		}
 	}
 }
+
+func TestExplainSameIn(t *testing.T) {
+	for _, tt := range []struct {
+		dups []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"shop/install.yaml:40-60"}, "the same in shop/install.yaml:40-60"},
+		{[]string{"a.yaml:1-2", "b.yaml:1-2", "c.yaml:1-2", "d.yaml:1-2", "e.yaml:1-2"}, "the same in a.yaml:1-2, b.yaml:1-2, c.yaml:1-2 and 2 more"},
+	} {
+		if got := (Explain{Duplicates: tt.dups}).SameIn(3); got != tt.want {
+			t.Errorf("SameIn(3) of %q = %q, want %q", tt.dups, got, tt.want)
+		}
+	}
+}

@@ -314,6 +314,17 @@ type BindingAt struct {
 	Binding
 }
 
+// GoImportBase is the last element of a Go import path, before a major
+// version suffix: example.com/store/v2 -> store, go-redis/v9 -> go-redis.
+func GoImportBase(p string) string {
+	els := strings.Split(p, "/")
+	last := els[len(els)-1]
+	if len(els) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		return els[len(els)-2]
+	}
+	return last
+}
+
 // ImageName is a container image's name without registry, path, tag and
 // digest: ghcr.io/acme/cart:1.2 -> cart.
 func ImageName(img string) string {

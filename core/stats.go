@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -63,6 +64,20 @@ type Explain struct {
 	// question about a service's callers or dependencies: "web -> cart
 	// (http GET /cart/{id})".
 	Edge string `json:"edge,omitempty"`
+}
+
+// SameIn names, up to n of them, the other places that hold the hit's
+// passage, which the search or a pack left out (Duplicates): "the same
+// in a.yaml:1-9, b.yaml:4-12 and 3 more"; "" when there are none.
+func (e Explain) SameIn(n int) string {
+	d := e.Duplicates
+	switch {
+	case len(d) == 0:
+		return ""
+	case len(d) <= n:
+		return "the same in " + strings.Join(d, ", ")
+	}
+	return fmt.Sprintf("the same in %s and %d more", strings.Join(d[:n], ", "), len(d)-n)
 }
 
 // PinnedKind says why a hit was put first, in one word: "frame" for a

@@ -643,18 +643,3 @@ func TestExplainSaysWhyPinned(t *testing.T) {
 		}
 	}
 }
-
-func TestCopiesLine(t *testing.T) {
-	for _, tt := range []struct {
-		dups []string
-		want string
-	}{
-		{nil, ""},
-		{[]string{"shop/install.yaml:40-60"}, "the same in shop/install.yaml:40-60"},
-		{[]string{"a.yaml:1-2", "b.yaml:1-2", "c.yaml:1-2", "d.yaml:1-2", "e.yaml:1-2"}, "the same in a.yaml:1-2, b.yaml:1-2, c.yaml:1-2 and 2 more"},
-	} {
-		if got := copiesLine(core.Hit{Explain: core.Explain{Duplicates: tt.dups}}); got != tt.want {
-			t.Errorf("copiesLine(%q) = %q, want %q", tt.dups, got, tt.want)
-		}
-	}
-}

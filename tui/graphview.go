@@ -273,7 +273,7 @@ func (m *Model) openRow() tea.Cmd {
 		return m.readFile(m.sourcePath(*r.chunk))
 	}
 	e := *r.edge
-	title := fmt.Sprintf("%s → %s  %s", e.Source, e.Target, edgeLabel(e))
+	title := fmt.Sprintf("%s → %s  %s", e.Source, e.Target, e.Label())
 	if e.Via != "" {
 		title += "  (via " + e.Via + ")"
 	}
@@ -323,19 +323,6 @@ func (v *graphView) setEvidence(m *Model, msg evidenceMsg) tea.Cmd {
 		cmds = append(cmds, m.readFile(m.sourcePath(c)))
 	}
 	return tea.Batch(cmds...)
-}
-
-// edgeLabel says how an edge connects: "http GET /cart/{id}", "queue
-// publish orders.placed", "db shopdb".
-func edgeLabel(e graph.Edge) string {
-	parts := []string{e.Type}
-	if e.Method != "" {
-		parts = append(parts, e.Method)
-	}
-	if e.Path != "" {
-		parts = append(parts, e.Path)
-	}
-	return strings.Join(parts, " ")
 }
 
 // view draws the service list and the right side.
@@ -473,7 +460,7 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 	labelW := 4
 	for _, e := range up {
 		nameW = max(nameW, len(other(e, true)))
-		labelW = max(labelW, len(edgeLabel(e)))
+		labelW = max(labelW, len(e.Label()))
 	}
 	nameW = min(nameW, 24)
 	// leave room for the box and what the service calls
@@ -495,7 +482,7 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 		if i == 0 {
 			corner = "┐"
 		}
-		label := truncate(edgeLabel(e), labelW)
+		label := truncate(e.Label(), labelW)
 		line := "  " + padRight(truncate(other(e, true), nameW), nameW) + " ──" + st.Edge.Render(label) + " " +
 			strings.Repeat("─", max(labelW-lipgloss.Width(label), 0)) + corner
 		out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &e})})
@@ -535,7 +522,7 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 			if i == len(down)-1 {
 				branch = "└──▶ "
 			}
-			line := strings.Repeat(" ", col) + branch + padRight(truncate(other(e, false), dn), dn) + "  " + st.Edge.Render(edgeLabel(e))
+			line := strings.Repeat(" ", col) + branch + padRight(truncate(other(e, false), dn), dn) + "  " + st.Edge.Render(e.Label())
 			out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &e})})
 		}
 	}
@@ -546,7 +533,7 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 		text(st.Dim.Render(fmt.Sprintf("unresolved calls of %s (%d): the target is not in the index", name, len(unresolved))))
 		for _, e := range unresolved {
 			e := e
-			line := "  " + st.Warning.Render(e.Target) + "  " + st.Edge.Render(edgeLabel(e)) + "  " + st.Dim.Render(e.Via)
+			line := "  " + st.Warning.Render(e.Target) + "  " + st.Edge.Render(e.Label()) + "  " + st.Dim.Render(e.Via)
 			out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &e})})
 		}
 	}
@@ -589,7 +576,7 @@ func (v *graphView) blastLines(st Styles, name string, w int) []gLine {
 			if i == len(ks)-1 {
 				branch, next = "└─▶ ", "    "
 			}
-			line := prefix + branch + h.Service + "  " + st.Edge.Render(edgeLabel(h.Edge)) + st.Dim.Render(fmt.Sprintf("  depth %d", h.Depth))
+			line := prefix + branch + h.Service + "  " + st.Edge.Render(h.Edge.Label()) + st.Dim.Render(fmt.Sprintf("  depth %d", h.Depth))
 			out = append(out, gLine{text: line, row: v.addRow(gRow{edge: &h.Edge})})
 			walk(h.Service, prefix+next)
 		}

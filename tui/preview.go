@@ -162,7 +162,7 @@ func (p *preview) render(m *Model) ([]string, int) {
 			out = append(out, st.Dim.Render(truncate(c.ContextPrefix, w)))
 		}
 		if p.hit != nil && i == 0 {
-			if l := copiesLine(*p.hit); l != "" {
+			if l := p.hit.Explain.SameIn(3); l != "" {
 				out = append(out, st.Dim.Render(truncate(l, w)))
 			}
 		}
@@ -184,20 +184,6 @@ func (p *preview) render(m *Model) ([]string, int) {
 		out = append(out, body...)
 	}
 	return out, max(anchor, 0)
-}
-
-// copiesLine names the other files that hold the hit's passage, which
-// the search left out of the list (a resource and its copies in rendered
-// bundles); "" when there are none.
-func copiesLine(h core.Hit) string {
-	d := h.Explain.Duplicates
-	switch {
-	case len(d) == 0:
-		return ""
-	case len(d) <= 3:
-		return "the same in " + strings.Join(d, ", ")
-	}
-	return fmt.Sprintf("the same in %s and %d more", strings.Join(d[:3], ", "), len(d)-3)
 }
 
 // explainLines shows why a hit ranks where it does.

@@ -98,7 +98,7 @@ puts the Service first and the workloads behind it next; an image
 workloads that run it, whatever their tag.
 
 A question about a service's callers or dependencies (who calls cart,
-which services depend on payments, callers of ledger-writer, what does
+which services depend on payments, callers of invoice-api, what does
 checkout call, dependencies of checkout) puts first, for each edge of
 the service graph into or out of that service, a chunk of its evidence
 (the call, or the deploy file that wires the two), by the edge's
@@ -358,8 +358,8 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 			}
 			fmt.Fprintf(io.out, "    %s %s\n", st.dim(n), l.text)
 		}
-		if d := h.Explain.Duplicates; len(d) > 0 {
-			fmt.Fprintf(io.out, "    %s\n", st.dim("the same in "+listSome(d, 3)))
+		if same := h.Explain.SameIn(3); same != "" {
+			fmt.Fprintf(io.out, "    %s\n", st.dim(same))
 		}
 		if o.explain {
 			for _, l := range explainLines(h) {
@@ -522,12 +522,4 @@ func argText(cmd *cobra.Command, args []string) (string, error) {
 		return "", usagef("standard input is empty: give the text to search for (- reads it from standard input)")
 	}
 	return string(data), nil
-}
-
-// listSome joins the first n of list and says how many more there are.
-func listSome(list []string, n int) string {
-	if len(list) <= n {
-		return strings.Join(list, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
 }

@@ -8,7 +8,6 @@ import (
 
 	"coderag/core"
 	"coderag/core/ask"
-	"coderag/core/graph"
 	"coderag/core/ingest"
 	"coderag/core/pack"
 	"coderag/core/search"
@@ -33,7 +32,7 @@ type index interface {
 	// service, newest first, and how many there are in all.
 	Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error)
 	ask.History
-	Graph(ctx context.Context) (*graph.Graph, error)
+	search.GraphReader
 	LastRun(ctx context.Context) (core.CrawlRun, error)
 	Skips(ctx context.Context) ([]core.Event, error)
 	Refresh(ctx context.Context) (int64, error)

@@ -432,12 +432,7 @@ func goImportNames(n *ts.Node, src []byte) map[string]string {
 		case "_", ".":
 			return
 		case "":
-			els := strings.Split(p, "/")
-			alias = els[len(els)-1]
-			if len(els) > 1 && len(alias) > 1 && alias[0] == 'v' && strings.Trim(alias[1:], "0123456789") == "" {
-				alias = els[len(els)-2] // a major version suffix: go-redis/v9
-			}
-			alias = strings.TrimSuffix(strings.TrimPrefix(alias, "go-"), "-go")
+			alias = strings.TrimSuffix(strings.TrimPrefix(core.GoImportBase(p), "go-"), "-go")
 			alias = strings.ReplaceAll(alias, "-", "_")
 		}
 		names[alias] = p

@@ -103,8 +103,9 @@ type builder struct {
 	// declaring are the repositories whose deploy files declare services:
 	// their code outside every service's folder belongs to none.
 	declaring map[string]bool
-	// mounts caches composeMounts.
-	mounts *[]mount
+	// mounts are the files and folders compose services mount
+	// (composeMounts, found by ownership).
+	mounts []mount
 }
 
 // BuilderVersion numbers the graphs Build makes. It changes whenever a
@@ -136,7 +137,7 @@ func Build(in Input) *Graph {
 	b.collectValues()
 	if b.declareHosts() {
 		// New nodes can own folders named after them: decide again.
-		b.owners, b.ownerAt, b.mounts = nil, nil, nil
+		b.owners, b.ownerAt = nil, nil
 		b.ownership()
 		b.collectValues()
 	}
@@ -613,7 +614,8 @@ func (b *builder) ownership() {
 		}
 	}
 	// Files a compose service mounts (an nginx.conf) are its own.
-	for _, m := range b.composeMounts() {
+	b.mounts = b.composeMounts()
+	for _, m := range b.mounts {
 		add(m.repo, m.path, m.service, "compose volume")
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;
@@ -972,9 +974,6 @@ type mount struct{ repo, path, service string }
 // base.yml -f extra/override.yml), the first file's: the folder above
 // where the path exists.
 func (b *builder) composeMounts() []mount {
-	if b.mounts != nil {
-		return *b.mounts
-	}
 	var out []mount
 	var paths map[[2]string]bool // repo and path of every file and folder
 	for _, r := range b.in.Resources {
@@ -998,6 +997,5 @@ func (b *builder) composeMounts() []mount {
 			out = append(out, mount{r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
 		}
 	}
-	b.mounts = &out
 	return out
 }

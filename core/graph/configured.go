@@ -187,43 +187,29 @@ func (b *builder) collectValues() {
 			}
 		case r.Kind == core.ResourceSettings:
 			s := b.ownerOf(r.Repo, r.File)
-			lines := map[string]int{}
-			for _, k := range r.Keys {
-				lines[k.Key] = k.Line
-			}
-			for _, k := range sortedKeys(r.Data) {
-				at := evidenceOf(r)
-				if l := lines[k]; l > 0 {
-					at.Line = l
-				}
-				add(s, envVal{name: k, value: r.Data[k], via: path.Base(r.File), ev: at, tier: tierDeploy})
-			}
+			keyed(r, func(k, v string, at Evidence) {
+				add(s, envVal{name: k, value: v, via: path.Base(r.File), ev: at, tier: tierDeploy})
+			})
 		case r.Kind == core.ResourceConfigFile:
 			// A config file is the settings of the services that mount it
 			// (the file, or a folder above it; a ConfigMap's file, the
 			// workloads that mount the ConfigMap), each of them.
-			lines := map[string]int{}
-			for _, k := range r.Keys {
-				lines[k.Key] = k.Line
-			}
 			var mounters []string
-			if cm, _, ok := strings.Cut(strings.TrimPrefix(r.Name, "configmap:"), "/"); ok && strings.HasPrefix(r.Name, "configmap:") {
-				mounters = cmMounters[r.Repo+"\x00"+cm]
+			via := path.Base(r.File)
+			if rest, ok := strings.CutPrefix(r.Name, "configmap:"); ok {
+				cm, key, _ := strings.Cut(rest, "/")
+				mounters, via = cmMounters[r.Repo+"\x00"+cm], key+" of ConfigMap "+cm
 			} else {
-				for _, m := range b.composeMounts() {
+				for _, m := range b.mounts {
 					if m.repo == r.Repo && (m.path == r.File || strings.HasPrefix(r.File, m.path+"/")) {
 						mounters = appendUnique(mounters, m.service)
 					}
 				}
 			}
 			for _, svc := range mounters {
-				for _, k := range sortedKeys(r.Data) {
-					at := evidenceOf(r)
-					if l := lines[k]; l > 0 {
-						at.Line = l
-					}
-					add(svc, envVal{name: k, value: r.Data[k], via: path.Base(r.File) + " mounted by " + svc, ev: at, tier: tierDeploy, peers: mounters})
-				}
+				keyed(r, func(k, v string, at Evidence) {
+					add(svc, envVal{name: k, value: v, via: via + " mounted by " + svc, ev: at, tier: tierDeploy, peers: mounters})
+				})
 			}
 		case r.Kind == core.ResourceDockerfile:
 			s := b.ownerOf(r.Repo, r.File)
@@ -575,6 +561,23 @@ func (b *builder) configured() {
 			}
 			b.configuredEdge(s, v, v.value)
 		}
+	}
+}
+
+// keyed calls fn with each key of a settings resource, in order, its
+// value and the evidence of the line it is on (the resource's when the
+// key's is not known).
+func keyed(r core.ResourceAt, fn func(k, v string, at Evidence)) {
+	lines := map[string]int{}
+	for _, k := range r.Keys {
+		lines[k.Key] = k.Line
+	}
+	for _, k := range sortedKeys(r.Data) {
+		at := evidenceOf(r)
+		if l := lines[k]; l > 0 {
+			at.Line = l
+		}
+		fn(k, r.Data[k], at)
 	}
 }
 

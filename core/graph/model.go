@@ -95,6 +95,19 @@ type Edge struct {
 	configured bool
 }
 
+// Label says how an edge connects: its type, method and path, those it
+// has ("http GET /cart/{id}", "queue publish orders.placed", "db shopdb").
+func (e Edge) Label() string {
+	parts := []string{e.Type}
+	if e.Method != "" {
+		parts = append(parts, e.Method)
+	}
+	if e.Path != "" {
+		parts = append(parts, e.Path)
+	}
+	return strings.Join(parts, " ")
+}
+
 // Key identifies an edge: two calls of the same endpoint are one edge
 // with two pieces of evidence.
 func (e Edge) Key() string {

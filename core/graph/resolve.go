@@ -267,12 +267,14 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site 
 // langFamily names the language a file's bindings are in, by its
 // extension; TypeScript and JavaScript are one.
 func langFamily(file string) string {
-	ext := strings.ToLower(path.Ext(file))
-	switch ext {
-	case ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts":
-		return "js"
+	switch l := codeLanguage(file); l {
+	case "typescript":
+		return "javascript"
+	case "":
+		return strings.ToLower(path.Ext(file))
+	default:
+		return l
 	}
-	return ext
 }
 
 // samePackage reports whether two files are in one directory of one
@@ -293,15 +295,11 @@ func callsPackageOf(arg, decl core.BindingAt) bool {
 	case ".":
 		return samePackage(arg, decl)
 	}
-	imp := strings.Split(arg.Pkg, "/")
-	if n := len(imp); n > 1 && len(imp[n-1]) > 1 && imp[n-1][0] == 'v' && strings.Trim(imp[n-1][1:], "0123456789") == "" {
-		imp = imp[:n-1] // a major version suffix: example.com/store/v2
-	}
 	dir := path.Dir(decl.File)
 	if dir == "." {
 		dir = decl.Repo // the repository's root package
 	}
-	return path.Base(dir) == imp[len(imp)-1]
+	return path.Base(dir) == core.GoImportBase(arg.Pkg)
 }
 
 func contains(list []string, s string) bool {

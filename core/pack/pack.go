@@ -683,10 +683,10 @@ func services(g *graph.Graph, pieces []Piece, query string) []Service {
 func Describe(g *graph.Graph, ix *graph.Index, n string, blast bool) Service {
 	s := Service{Name: n}
 	for _, e := range ix.Dependents(n) {
-		s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
+		s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), e.Label()))
 	}
 	for _, e := range ix.Dependencies(n) {
-		s.Downstream = appendOnce(s.Downstream, fmt.Sprintf("%s (%s)", other(e, n), label(e)))
+		s.Downstream = appendOnce(s.Downstream, fmt.Sprintf("%s (%s)", other(e, n), e.Label()))
 	}
 	for _, r := range g.Contract(n) {
 		route := strings.TrimSpace(r.Method + " " + r.Path)
@@ -709,11 +709,6 @@ func other(e graph.Edge, n string) string {
 		return e.Target
 	}
 	return e.Source
-}
-
-// label is an edge's type, method and path: "http GET /api/cart/{id}".
-func label(e graph.Edge) string {
-	return strings.Join(strings.Fields(e.Type+" "+e.Method+" "+e.Path), " ")
 }
 
 func appendOnce(xs []string, x string) []string {

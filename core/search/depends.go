@@ -91,13 +91,12 @@ func servicesNamed(g *graph.Graph, name string) []string {
 		}
 	}
 	for _, n := range try {
-		f := foldName(n)
-		if len(f) < 3 {
+		if len(core.FoldName(n)) < 3 {
 			continue
 		}
 		var out []string
 		for _, sv := range g.Services {
-			if sv.Kind != graph.KindUnresolved && sv.Kind != graph.KindIngress && strings.Contains("-"+foldName(sv.Name)+"-", "-"+f+"-") {
+			if sv.Kind != graph.KindUnresolved && sv.Kind != graph.KindIngress && core.HoldsName(sv.Name, n) {
 				out = append(out, sv.Name)
 			}
 		}
@@ -180,8 +179,7 @@ func (e *Engine) dependencyHits(ctx context.Context, text string, f core.Filter)
 	at := map[string]int{} // chunk id -> its hit
 	for _, ed := range edges {
 		from, to := ed.Dependency()
-		what := strings.Join(slices.DeleteFunc([]string{ed.Type, ed.Method, ed.Path}, func(s string) bool { return s == "" }), " ")
-		desc := fmt.Sprintf("%s -> %s (%s)", from, to, what)
+		desc := fmt.Sprintf("%s -> %s (%s)", from, to, ed.Label())
 		// The edge's first evidence not shown yet (its call, else what
 		// wires it); when all are, the edge joins the hit of its first.
 		shown := -1

@@ -21,7 +21,7 @@ func TestDependencyQuestion(t *testing.T) {
 		{"who calls the cart service?", "cart service", true, true, true},
 		{"Which services depend on payments", "payments", true, true, true},
 		{"what publishes to orders", "orders", true, true, true},
-		{"callers of ledger-writer", "ledger-writer", true, true, true},
+		{"callers of invoice-api", "invoice-api", true, true, true},
 		{"what breaks if redis is down?", "redis", true, false, true},
 		{"What breaks when the catalog goes down", "catalog", true, false, true},
 		{"what does checkout call", "checkout", false, true, true},

@@ -3,7 +3,8 @@ package search
 import (
 	"context"
 	"fmt"
-	"strings"
+
+	"coderag/core"
 )
 
 // SourceNamer is an Index that knows the names of the sources it holds,
@@ -30,29 +31,11 @@ func (e *Engine) namedSources(ctx context.Context, text string) ([]string, error
 	if len(names) < 2 {
 		return nil, nil
 	}
-	padded := "-" + foldName(text) + "-"
 	var out []string
 	for _, n := range names {
-		if f := foldName(n); len(f) >= 4 && strings.Contains(padded, "-"+f+"-") {
+		if len(core.FoldName(n)) >= 4 && core.HoldsName(text, n) {
 			out = append(out, n)
 		}
 	}
 	return out, nil
-}
-
-// foldName lower-cases s and writes every run of characters other than
-// letters and digits as one "-".
-func foldName(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	return strings.Trim(b.String(), "-")
 }

@@ -30,7 +30,7 @@ type Store interface {
 	search.Index
 	ingest.Store
 	ingest.VectorStore
-	Graph(ctx context.Context) (*graph.Graph, error)
+	search.GraphReader
 }
 
 // Open returns a new, empty store; the test closes nothing (Open registers
