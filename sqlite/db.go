@@ -90,6 +90,8 @@ type DB struct {
 
 	pmu    sync.Mutex
 	pcache *pages // the sign-bit KNN index in memory (quant.go)
+
+	lengths map[string]*rowLengths // full-text tables' row lengths (lengths.go)
 }
 
 // Options configure Open.
@@ -170,7 +172,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.PrefilterFactor <= 0 {
 		opts.PrefilterFactor = 20
 	}
-	db := &DB{sql: sdb, path: path, opts: opts, readOnly: readOnly}
+	db := &DB{sql: sdb, path: path, opts: opts, readOnly: readOnly, lengths: newLengths()}
 	if err := db.init(ctx, opts); err != nil {
 		sdb.Close()
 		return nil, err
@@ -282,7 +284,11 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the database; it checkpoints the WAL when no other process
 // has the file open.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	err := db.sql.Close()
+	db.freeLengths()
+	return err
+}
 
 // query runs a read, trying again a few times when it fails only because a
 // crawl changed the schema or held a lock at that moment (cext.Transient).

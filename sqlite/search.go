@@ -83,30 +83,56 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 		return nil, nil
 	}
 	where, args := filterSQL(f)
-	q := `SELECT ` + chunkrow.Cols + `, ` + table + `.rank FROM ` + table + ` JOIN chunks c ON c.pk = ` + table + `.rowid
-		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY ` + table + `.rank LIMIT ?`
+	list := "bm25-" + index
+	for _, r := range []ranking{db.rankingOf(ctx, table), plainRanking(table)} {
+		hits, fresh, err := db.bm25With(ctx, r, table, match, where, args, k, list)
+		if err != nil || fresh {
+			return hits, err
+		}
+	}
+	return nil, nil // not reached: the plain ranking is always fresh
+}
+
+// bm25With is BM25 ranked by r; fresh is false when r's row lengths were
+// not those of the index the statement read, and its hits are to be thrown
+// away.
+func (db *DB) bm25With(ctx context.Context, r ranking, table, match, where string, args []any, k int, list string) (_ []core.Hit, fresh bool, _ error) {
+	defer r.done()
+	// The k + tieRoom best rows first, then their chunks: chunk rows are
+	// read for those alone.
+	from := table
+	if where != "" {
+		from += ` JOIN chunks c ON c.pk = ` + table + `.rowid`
+	}
+	q := `SELECT ` + chunkrow.Cols + `, t.r, t.fresh FROM (
+		SELECT ` + table + `.rowid AS pk, ` + r.expr + ` AS r, ` + r.fresh + ` AS fresh FROM ` + from + `
+		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY r, ` + table + `.rowid LIMIT ?) t
+		JOIN chunks c ON c.pk = t.pk ORDER BY t.r, t.pk`
 	// A few rows past k, so that chunks tied with the k-th are chosen
 	// among by chunk ID (SettleTies), not by row ID.
 	rows, err := db.query(ctx, q, append(append([]any{match}, args...), k+tieRoom)...)
 	if err != nil {
-		return nil, db.bm25Error(match, err)
+		return nil, false, db.bm25Error(match, err)
 	}
 	defer rows.Close()
 	var hits []core.Hit
-	list := "bm25-" + index
 	for rows.Next() {
 		var rank float64
-		c, err := chunkrow.Scan(rows, &rank)
+		var ok bool
+		c, err := chunkrow.Scan(rows, &rank, &ok)
 		if err != nil {
-			return nil, db.wrap("read bm25 hits from", err)
+			return nil, false, db.wrap("read bm25 hits from", err)
+		}
+		if !ok {
+			return nil, false, nil
 		}
 		hits = append(hits, core.Hit{Chunk: c, Score: -rank, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: -rank}}})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, db.bm25Error(match, err)
+		return nil, false, db.bm25Error(match, err)
 	}
 	core.SettleTies(hits)
-	return hits[:min(len(hits), k)], nil
+	return hits[:min(len(hits), k)], true, nil
 }
 
 // tieRoom is how many rows past the k wanted a list reads, to settle ties
@@ -433,25 +459,18 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	if k <= 0 {
 		return nil, nil
 	}
-	rows, err := db.query(ctx, `SELECT rowid, rank FROM fts_files WHERE fts_files MATCH ? ORDER BY rank LIMIT ?`, match, 2*k)
-	if err != nil {
-		return nil, db.bm25Error(match, err)
-	}
 	var ids []any
-	score := map[int64]float64{}
-	for rows.Next() {
-		var id int64
-		var rank float64
-		if err := rows.Scan(&id, &rank); err != nil {
-			rows.Close()
-			return nil, db.wrap("read file hits from", err)
+	var score map[int64]float64
+	for _, r := range []ranking{db.rankingOf(ctx, "fts_files"), plainRanking("fts_files")} {
+		var fresh bool
+		var err error
+		ids, score, fresh, err = db.bestFiles(ctx, r, match, 2*k)
+		if err != nil {
+			return nil, err
 		}
-		ids = append(ids, id)
-		score[id] = -rank
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, db.bm25Error(match, err)
+		if fresh {
+			break
+		}
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -545,6 +564,36 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	return hits, nil
 }
 
+// bestFiles returns the n best rows of fts_files for match by r, best
+// first, and their scores; fresh is false when r's row lengths were not
+// those of the index read.
+func (db *DB) bestFiles(ctx context.Context, r ranking, match string, n int) (ids []any, score map[int64]float64, fresh bool, err error) {
+	defer r.done()
+	rows, err := db.query(ctx, `SELECT rowid, `+r.expr+` AS r, `+r.fresh+` FROM fts_files WHERE fts_files MATCH ? ORDER BY r, rowid LIMIT ?`, match, n)
+	if err != nil {
+		return nil, nil, false, db.bm25Error(match, err)
+	}
+	defer rows.Close()
+	score = map[int64]float64{}
+	for rows.Next() {
+		var id int64
+		var rank float64
+		var ok bool
+		if err := rows.Scan(&id, &rank, &ok); err != nil {
+			return nil, nil, false, db.wrap("read file hits from", err)
+		}
+		if !ok {
+			return nil, nil, false, nil
+		}
+		ids = append(ids, id)
+		score[id] = -rank
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, false, db.bm25Error(match, err)
+	}
+	return ids, score, true, nil
+}
+
 // bestChunks returns, for each of the files ids (those whose chunks the
 // filter where admits), the primary key of its chunk that ranks first
 // against the FTS5 expression best. Only the candidate files' chunks are
@@ -554,27 +603,17 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 // file are read for the rows that pass the test alone, and the best of
 // each file is picked here.
 func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args []any) ([]any, error) {
-	rows, err := db.query(ctx, `SELECT rowid, rank, (SELECT file_id FROM chunks WHERE pk = fts_code.rowid) FROM fts_code
-		WHERE fts_code MATCH ? AND +rowid IN (SELECT c.pk FROM chunks c WHERE c.file_id IN (`+in+`)`+where+`)`,
-		append(append([]any{best}, ids...), args...)...)
-	if err != nil {
-		return nil, db.bm25Error(best, err)
-	}
-	defer rows.Close()
-	best1 := map[int64]int64{} // file -> its best chunk
-	rank1 := map[int64]float64{}
-	for rows.Next() {
-		var pk, fid int64
-		var rank float64
-		if err := rows.Scan(&pk, &rank, &fid); err != nil {
-			return nil, db.wrap("read file hits from", err)
+	var best1 map[int64]int64 // file -> its best chunk
+	for _, r := range []ranking{db.rankingOf(ctx, "fts_code"), plainRanking("fts_code")} {
+		var fresh bool
+		var err error
+		best1, fresh, err = db.bestChunksBy(ctx, r, best, in, where, ids, args)
+		if err != nil {
+			return nil, err
 		}
-		if r, seen := rank1[fid]; !seen || rank < r || rank == r && pk < best1[fid] {
-			best1[fid], rank1[fid] = pk, rank
+		if fresh {
+			break
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, db.bm25Error(best, err)
 	}
 	pks := make([]any, 0, len(best1))
 	for _, id := range ids {
@@ -583,6 +622,39 @@ func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args 
 		}
 	}
 	return pks, nil
+}
+
+// bestChunksBy is bestChunks ranked by r; fresh is false when r's row
+// lengths were not those of the index read.
+func (db *DB) bestChunksBy(ctx context.Context, r ranking, best, in, where string, ids, args []any) (_ map[int64]int64, fresh bool, _ error) {
+	defer r.done()
+	rows, err := db.query(ctx, `SELECT rowid, `+r.expr+`, `+r.fresh+`, (SELECT file_id FROM chunks WHERE pk = fts_code.rowid) FROM fts_code
+		WHERE fts_code MATCH ? AND +rowid IN (SELECT c.pk FROM chunks c WHERE c.file_id IN (`+in+`)`+where+`)`,
+		append(append([]any{best}, ids...), args...)...)
+	if err != nil {
+		return nil, false, db.bm25Error(best, err)
+	}
+	defer rows.Close()
+	best1 := map[int64]int64{} // file -> its best chunk
+	rank1 := map[int64]float64{}
+	for rows.Next() {
+		var pk, fid int64
+		var rank float64
+		var ok bool
+		if err := rows.Scan(&pk, &rank, &ok, &fid); err != nil {
+			return nil, false, db.wrap("read file hits from", err)
+		}
+		if !ok {
+			return nil, false, nil
+		}
+		if r, seen := rank1[fid]; !seen || rank < r || rank == r && pk < best1[fid] {
+			best1[fid], rank1[fid] = pk, rank
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, db.bm25Error(best, err)
+	}
+	return best1, true, nil
 }
 
 // FileChunks returns the chunks of the files whose path is p or ends in

@@ -36,7 +36,8 @@ func (db *DB) StartRun(ctx context.Context, args string) (int64, error) {
 	return res.LastInsertId()
 }
 
-// FinishRun records the end of crawl run id.
+// FinishRun records the end of crawl run id and writes the row lengths
+// of the index it leaves, for the ranking (lengths.go).
 //
 // A crawl that failed because the disk is full must still be recorded as
 // failed: when the update does not fit, the WAL is checkpointed and
@@ -55,7 +56,11 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
 			err = finish()
 		}
 	}
-	return db.wrap("finish crawl run in", err)
+	if err != nil {
+		return db.wrap("finish crawl run in", err)
+	}
+	// The ranking's row lengths, for the index the run leaves.
+	return db.wrap("write row lengths to", db.writeLengths(ctx))
 }
 
 // SourceTx replaces everything stored for one source inside one

@@ -13,6 +13,7 @@
 package cext
 
 /*
+#cgo LDFLAGS: -lm
 #include <stdlib.h>
 #include "sqlite3.h"
 #include "tokenizer.h"
@@ -102,6 +103,23 @@ func Register() error {
 	})
 	return regErr
 }
+
+// RegisterLengths hands the row lengths of an FTS5 table to the
+// coderag_bm25 ranking function: lens[i] is rowid base+i's length in
+// tokens plus one (0 for a row it does not hold, whose length the function
+// reads from the table). It returns the handle to pass as the function's
+// second argument, or 0 when the process holds too many already; free it
+// with FreeLengths once no statement uses it.
+func RegisterLengths(base int64, lens []uint32) int {
+	var p *C.uint
+	if len(lens) > 0 {
+		p = (*C.uint)(unsafe.Pointer(&lens[0]))
+	}
+	return int(C.coderag_lengths_register(C.sqlite3_int64(base), p, C.sqlite3_int64(len(lens))))
+}
+
+// FreeLengths frees the lengths RegisterLengths registered under h.
+func FreeLengths(h int) { C.coderag_lengths_free(C.int(h)) }
 
 // HeaderVersion is the SQLite version of the header the C code was compiled
 // against.

@@ -29,3 +29,9 @@ func Count(s string) int { return 0 }
 
 // QueryTokens fails without cgo.
 func QueryTokens(s string) ([]codetok.Token, error) { return nil, ErrNoCgo }
+
+// RegisterLengths registers nothing without cgo.
+func RegisterLengths(base int64, lens []uint32) int { return 0 }
+
+// FreeLengths does nothing without cgo.
+func FreeLengths(h int) {}

@@ -424,6 +424,7 @@ static int coderag_ext_init(sqlite3 *db, char **pzErrMsg,
   (void)pApi;
   api = cr_fts5_api(db);
   if (api == 0 || api->iVersion < 2) return SQLITE_OK;
+  if (coderag_register_rank(api) != SQLITE_OK) return SQLITE_ERROR;
   return api->xCreateTokenizer(api, "code", 0, &tok, 0);
 }
 

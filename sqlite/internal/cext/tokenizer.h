@@ -34,4 +34,16 @@ int coderag_tokenize_count(const char *text, int n);
 /* coderag_tokens_free frees what coderag_tokenize_collect allocated. */
 void coderag_tokens_free(coderag_tokens *out);
 
+/* coderag_register_rank adds the coderag_bm25 auxiliary function (rank.c)
+ * to FTS5. */
+int coderag_register_rank(fts5_api *api);
+
+/* coderag_lengths_register copies n row lengths (length + 1, 0 for a row
+ * not held; len[i] is rowid base + i) for coderag_bm25 and returns their
+ * handle, or 0 when none is free. */
+int coderag_lengths_register(sqlite3_int64 base, const unsigned int *len, sqlite3_int64 n);
+
+/* coderag_lengths_free frees the lengths of handle h. */
+void coderag_lengths_free(int h);
+
 #endif

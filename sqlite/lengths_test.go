@@ -1,0 +1,229 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"coderag/core"
+	"coderag/sqlite/internal/cext"
+)
+
+// lengthsFixture writes services whose chunks differ in length and repeat
+// words, so that bm25's length normalisation and ties matter.
+func lengthsFixture(t *testing.T, db *DB) {
+	t.Helper()
+	long := strings.Repeat("retry the request after a timeout ", 14000) // 70k tokens: lengths 4 bytes wide
+	writeSource(t, db, "orders", map[string][]string{
+		"internal/retry/retry.go": {"// Retry runs fn until it succeeds or the context is done, with exponential backoff.\nfunc Retry(ctx context.Context, fn func() error) error {",
+			"func backoff(attempt int) time.Duration { return base << attempt }"},
+		"internal/http/client.go": {"// Do sends the request and retries on a timeout.\nfunc (c *Client) Do(req *http.Request) (*http.Response, error) {",
+			"func (c *Client) timeout() time.Duration { return c.cfg.Timeout }", long},
+		"README.md": {"# Orders\nThe orders service retries payment requests with exponential backoff when the payment service times out."},
+		"docs/runbook.md": {"## Payment timeouts\nIf payment requests time out, check the payment service's health and the retry budget.",
+			"## Retry storms\nA retry storm: every client retries at once; lower the retry budget."},
+	}, nil)
+	writeSource(t, db, "payments", map[string][]string{
+		"handler.py": {"def charge(request):\n    \"\"\"Charge the card; the caller retries on timeout.\"\"\"",
+			"def refund(request):\n    return gateway.refund(request.amount)", "def timeout():\n    return 30"},
+	}, nil)
+}
+
+// TestRankLengths: coderag_bm25 with the crawl's row lengths ranks exactly
+// as FTS5's bm25(), and a ranking whose lengths are not those of the index
+// read is not used.
+func TestRankLengths(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	lengthsFixture(t, db)
+	if r := db.rankingOf(ctx, "fts_code"); r.expr != "fts_code.rank" {
+		r.done()
+		t.Fatalf("before any crawl finished: ranking %q, want FTS5's own", r.expr)
+	}
+	if err := db.FinishRun(ctx, 1, core.CrawlRun{Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	var widths []string
+	rows, err := db.sql.QueryContext(ctx, `SELECT tbl || ':' || width FROM fts_lengths ORDER BY tbl`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		widths = append(widths, s)
+	}
+	rows.Close()
+	// The prose index counts every word of the long chunk: 4 bytes a length.
+	if want := []string{"fts_code:2", "fts_files:2", "fts_prose:4"}; !reflect.DeepEqual(widths, want) {
+		t.Errorf("fts_lengths = %v, want %v", widths, want)
+	}
+	matches := []string{
+		`"retry" OR "timeout" OR "request"`,
+		`"retry"`,
+		`{symbol_name file_path context_prefix} : ("retry" OR "backoff" OR "timeout")`,
+		`"payment" OR "timeouts" OR "payment timeouts"`,
+		`("Retry" OR "retry") OR "exponential backoff"`,
+		`"retry" AND "budget"`,
+		`"nothing" OR "matches"`,
+	}
+	for _, table := range []string{"fts_code", "fts_prose"} {
+		for _, m := range matches {
+			r := db.rankingOf(ctx, table)
+			if !strings.HasPrefix(r.expr, "coderag_bm25(") {
+				r.done()
+				t.Fatalf("%s: ranking %q after the crawl, want coderag_bm25", table, r.expr)
+			}
+			got, fresh, err := db.bm25With(ctx, r, table, m, "", nil, 20, "x")
+			if err != nil || !fresh {
+				t.Fatalf("%s %s: %v (fresh %v)", table, m, err, fresh)
+			}
+			want, _, err := db.bm25With(ctx, plainRanking(table), table, m, "", nil, 20, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(hitScores(got), hitScores(want)) {
+				t.Errorf("%s %s:\n got %v\nwant %v", table, m, hitScores(got), hitScores(want))
+			}
+			// With a filter, the rows it admits.
+			where, args := filterSQL(core.Filter{Repo: []string{"orders"}})
+			got, _, err = db.bm25With(ctx, db.rankingOf(ctx, table), table, m, where, args, 20, "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _ = db.bm25With(ctx, plainRanking(table), table, m, where, args, 20, "x")
+			if !reflect.DeepEqual(hitScores(got), hitScores(want)) {
+				t.Errorf("%s %s repo:orders:\n got %v\nwant %v", table, m, hitScores(got), hitScores(want))
+			}
+		}
+	}
+	for _, m := range matches {
+		if strings.HasPrefix(m, "{") {
+			continue // the files' columns are others
+		}
+		gotIDs, gotScores, fresh, err := db.bestFiles(ctx, db.rankingOf(ctx, "fts_files"), m, 20)
+		if err != nil || !fresh {
+			t.Fatalf("files %s: %v (fresh %v)", m, err, fresh)
+		}
+		wantIDs, wantScores, _, _ := db.bestFiles(ctx, plainRanking("fts_files"), m, 20)
+		if !reflect.DeepEqual(gotIDs, wantIDs) || !reflect.DeepEqual(gotScores, wantScores) {
+			t.Errorf("files %s: got %v %v, want %v %v", m, gotIDs, gotScores, wantIDs, wantScores)
+		}
+	}
+	// Lengths for part of the rows: the others are read from the table.
+	var base int64
+	var width int
+	var packed []byte
+	db.sql.QueryRowContext(ctx, `SELECT base, width, lens FROM fts_lengths WHERE tbl = 'fts_code'`).Scan(&base, &width, &packed)
+	var lens []uint32
+	for i := 0; i+width <= len(packed); i += width {
+		v := uint32(packed[i]) | uint32(packed[i+1])<<8
+		if width == 4 {
+			v |= uint32(packed[i+2])<<16 | uint32(packed[i+3])<<24
+		}
+		lens = append(lens, v)
+	}
+	half := lens[len(lens)/2:]
+	h := cext.RegisterLengths(base+int64(len(lens)/2), half)
+	if h == 0 {
+		t.Fatal("RegisterLengths: no handle")
+	}
+	defer cext.FreeLengths(h)
+	partial := ranking{expr: "coderag_bm25(fts_code, " + strconv.Itoa(h) + ", 10.0, 4.0, 2.0, 1.0)", fresh: "1", done: func() {}}
+	got, _, _ := db.bm25With(ctx, partial, "fts_code", matches[0], "", nil, 20, "x")
+	want, _, _ := db.bm25With(ctx, plainRanking("fts_code"), "fts_code", matches[0], "", nil, 20, "x")
+	if !reflect.DeepEqual(hitScores(got), hitScores(want)) {
+		t.Errorf("half the lengths held:\n got %v\nwant %v", hitScores(got), hitScores(want))
+	}
+
+	// A ranking made for the index before a write, used after it.
+	stale := db.rankingOf(ctx, "fts_code")
+	writeSource(t, db, "cart", map[string][]string{"cart.go": {"func retryCheckout() { retry(timeout) }"}}, nil)
+	if _, fresh, err := db.bm25With(ctx, stale, "fts_code", matches[0], "", nil, 20, "x"); err != nil || fresh {
+		t.Errorf("ranking of the index before a write: fresh %v, %v; want not fresh", fresh, err)
+	}
+	// Until the crawl ends, FTS5's own ranking; the hits are right either way.
+	if r := db.rankingOf(ctx, "fts_code"); r.expr != "fts_code.rank" {
+		r.done()
+		t.Errorf("index written since the lengths: ranking %q, want FTS5's own", r.expr)
+	}
+	hits, err := db.BM25(ctx, "code", `"retryCheckout"`, 5, core.Filter{})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("BM25 after the write = %v, %v; want the new chunk", hits, err)
+	}
+	if err := db.FinishRun(ctx, 2, core.CrawlRun{Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	r := db.rankingOf(ctx, "fts_code")
+	r.done()
+	if !strings.HasPrefix(r.expr, "coderag_bm25(") {
+		t.Errorf("after the next crawl: ranking %q, want coderag_bm25", r.expr)
+	}
+
+	// A damaged row is not used.
+	if _, err := db.sql.ExecContext(ctx, `UPDATE fts_lengths SET width = 3`); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := Open(ctx, db.path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	if r := db2.rankingOf(ctx, "fts_code"); r.expr != "fts_code.rank" {
+		r.done()
+		t.Errorf("damaged lengths: ranking %q, want FTS5's own", r.expr)
+	}
+}
+
+func hitScores(hits []core.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s=%v", h.Chunk.ID, h.Score))
+	}
+	return out
+}
+
+func TestRankWeights(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	for _, tc := range []struct {
+		rank, want string
+		ok         bool
+	}{
+		{"bm25(10.0, 4.0, 2.0, 1.0)", "10.0, 4.0, 2.0, 1.0", true},
+		{"bm25()", "", true},
+		{"bm25(1, 2)", "1, 2", true},
+		{"myrank(1)", "", false},
+		{"bm25(1); DROP TABLE chunks", "", false},
+	} {
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO fts_prose_config(k, v) VALUES ('rank', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`, tc.rank); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := db.rankWeights(ctx, "fts_prose")
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("rankWeights(%q) = %q, %v; want %q, %v", tc.rank, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestSQLiteVarint(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want uint64
+		n    int
+	}{
+		{[]byte{0x05}, 5, 1},
+		{[]byte{0x81, 0x00}, 128, 2},
+		{[]byte{0x8B, 0x94, 0x63}, 182883, 3},
+		{[]byte{0x81}, 0, 0},
+		{nil, 0, 0},
+	} {
+		v, n := sqliteVarint(tc.in)
+		if v != tc.want || n != tc.n {
+			t.Errorf("sqliteVarint(% x) = %d, %d; want %d, %d", tc.in, v, n, tc.want, tc.n)
+		}
+	}
+}
