@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -911,6 +912,43 @@ func TestLastRunOfAKilledCrawl(t *testing.T) {
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".lock") {
 			t.Errorf("lock file %s beside the database", e.Name())
+		}
+	}
+}
+
+// TestPagesKeepRowBytes: loadPages keeps the blobs the driver scans into
+// sql.RawBytes instead of copying them, which holds only while the driver
+// hands each row's blobs in memory of their own.
+func TestPagesKeepRowBytes(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if _, err := db.sql.ExecContext(ctx, `CREATE TEMP TABLE blobs(b BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	var want [][]byte
+	for i := range 4 {
+		b := bytes.Repeat([]byte{byte(i + 1)}, 40000) // overflow pages, as a vector page
+		want = append(want, b)
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO temp.blobs(b) VALUES (?)`, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT b FROM temp.blobs ORDER BY rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []sql.RawBytes
+	for rows.Next() {
+		var b sql.RawBytes
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, b)
+	}
+	rows.Close()
+	for i, b := range kept {
+		if !bytes.Equal(b, want[i]) {
+			t.Fatalf("row %d's bytes changed after the next rows were read: the driver reuses its buffers, and loadPages must copy", i)
 		}
 	}
 }

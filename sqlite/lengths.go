@@ -114,26 +114,25 @@ func (db *DB) rankingOf(ctx context.Context, table string) ranking {
 // written for the index state stamp and totals name; false when they were
 // not (a crawl still running, or an index no crawl of this version wrote).
 func (db *DB) loadLengths(ctx context.Context, table string, l *rowLengths, stamp, totals []byte) bool {
-	var st, tot, packed []byte
-	var base int64
-	var width int
-	err := db.sql.QueryRowContext(ctx, `SELECT stamp, totals, base, width, lens FROM fts_lengths WHERE tbl = ?`, table).Scan(&st, &tot, &base, &width, &packed)
-	if err != nil || !bytes.Equal(st, stamp) || !bytes.Equal(tot, totals) || width != 2 && width != 4 || len(packed)%width != 0 {
-		return false
-	}
 	weights, ok := db.rankWeights(ctx, table)
 	if !ok {
 		return false
 	}
-	lens := make([]uint32, len(packed)/width)
-	for i := range lens {
-		if width == 2 {
-			lens[i] = uint32(binary.LittleEndian.Uint16(packed[2*i:]))
-		} else {
-			lens[i] = binary.LittleEndian.Uint32(packed[4*i:])
-		}
+	rows, err := db.sql.QueryContext(ctx, `SELECT stamp, totals, base, width, lens FROM fts_lengths WHERE tbl = ?`, table)
+	if err != nil {
+		return false
 	}
-	h := cext.RegisterLengths(base, lens)
+	defer rows.Close()
+	if !rows.Next() {
+		return false
+	}
+	var st, tot, packed sql.RawBytes // RegisterLengths copies them
+	var base int64
+	var width int
+	if err := rows.Scan(&st, &tot, &base, &width, &packed); err != nil || !bytes.Equal(st, stamp) || !bytes.Equal(tot, totals) {
+		return false
+	}
+	h := cext.RegisterLengths(base, width, packed)
 	if h == 0 {
 		return false
 	}

@@ -118,20 +118,15 @@ func TestRankLengths(t *testing.T) {
 	var width int
 	var packed []byte
 	db.sql.QueryRowContext(ctx, `SELECT base, width, lens FROM fts_lengths WHERE tbl = 'fts_code'`).Scan(&base, &width, &packed)
-	var lens []uint32
-	for i := 0; i+width <= len(packed); i += width {
-		v := uint32(packed[i]) | uint32(packed[i+1])<<8
-		if width == 4 {
-			v |= uint32(packed[i+2])<<16 | uint32(packed[i+3])<<24
-		}
-		lens = append(lens, v)
-	}
-	half := lens[len(lens)/2:]
-	h := cext.RegisterLengths(base+int64(len(lens)/2), half)
+	n := len(packed) / width
+	h := cext.RegisterLengths(base+int64(n/2), width, packed[n/2*width:])
 	if h == 0 {
 		t.Fatal("RegisterLengths: no handle")
 	}
 	defer cext.FreeLengths(h)
+	if cext.RegisterLengths(base, 3, packed[:3*(n/3)]) != 0 {
+		t.Error("RegisterLengths of width 3: a handle, want none")
+	}
 	partial := ranking{expr: "coderag_bm25(fts_code, " + strconv.Itoa(h) + ", 10.0, 4.0, 2.0, 1.0)", fresh: "1", done: func() {}}
 	got, _, _ := db.bm25With(ctx, partial, "fts_code", matches[0], "", nil, 20, "x")
 	want, _, _ := db.bm25With(ctx, plainRanking("fts_code"), "fts_code", matches[0], "", nil, 20, "x")

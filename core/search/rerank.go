@@ -8,9 +8,11 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"coderag/core"
@@ -237,12 +239,15 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 	// The features depend on the facts as well as on the text the
 	// reranker gets ("where is X used" and "X used" both come as "X used").
 	prefix := fmt.Sprintf("%s\x00%v\x00%q\x00%q\x00", query, usage, facts.phrases, facts.shingles)
-	for i, h := range hits {
+	// One chunk's features; chunks are scored on several cores, each
+	// into its own slot.
+	score := func(i int) {
+		h := hits[i]
 		key := prefix + h.Chunk.ID
 		if r.Cache != nil {
 			if f, ok := r.Cache.get(key); ok {
 				scores[i], feats[i] = weighted(weights, f), f
-				continue
+				return
 			}
 		}
 		f := FeaturesIDF(h.Chunk, words, idents, idf)
@@ -322,7 +327,32 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 		}
 		scores[i], feats[i] = weighted(weights, f), f
 	}
+	eachParallel(len(hits), score)
 	return scores, feats, nil
+}
+
+// eachParallel calls fn(i) for i in [0, n), on up to as many goroutines
+// as the process may run at once when n is worth it.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+7)/8)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // weighted is the sum of the features f times their weights, added in

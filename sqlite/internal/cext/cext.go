@@ -105,17 +105,18 @@ func Register() error {
 }
 
 // RegisterLengths hands the row lengths of an FTS5 table to the
-// coderag_bm25 ranking function: lens[i] is rowid base+i's length in
-// tokens plus one (0 for a row it does not hold, whose length the function
-// reads from the table). It returns the handle to pass as the function's
-// second argument, or 0 when the process holds too many already; free it
+// coderag_bm25 ranking function: packed holds one little-endian length
+// plus one per rowid from base, width (2 or 4) bytes each, 0 for a row it
+// does not hold (whose length the function reads from the table). It
+// returns the handle to pass as the function's second argument, or 0 when
+// the width is neither or the process holds too many already; free it
 // with FreeLengths once no statement uses it.
-func RegisterLengths(base int64, lens []uint32) int {
-	var p *C.uint
-	if len(lens) > 0 {
-		p = (*C.uint)(unsafe.Pointer(&lens[0]))
+func RegisterLengths(base int64, width int, packed []byte) int {
+	if len(packed) == 0 || width <= 0 || len(packed)%width != 0 {
+		return 0
 	}
-	return int(C.coderag_lengths_register(C.sqlite3_int64(base), p, C.sqlite3_int64(len(lens))))
+	return int(C.coderag_lengths_register(C.sqlite3_int64(base), C.int(width),
+		(*C.uchar)(unsafe.Pointer(&packed[0])), C.sqlite3_int64(len(packed)/width)))
 }
 
 // FreeLengths frees the lengths RegisterLengths registered under h.

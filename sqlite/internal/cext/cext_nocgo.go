@@ -31,7 +31,7 @@ func Count(s string) int { return 0 }
 func QueryTokens(s string) ([]codetok.Token, error) { return nil, ErrNoCgo }
 
 // RegisterLengths registers nothing without cgo.
-func RegisterLengths(base int64, lens []uint32) int { return 0 }
+func RegisterLengths(base int64, width int, packed []byte) int { return 0 }
 
 // FreeLengths does nothing without cgo.
 func FreeLengths(h int) {}

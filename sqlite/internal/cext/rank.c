@@ -22,26 +22,31 @@
 #define CR_MAX_LENGTHS 256
 
 typedef struct cr_lengths {
-  sqlite3_int64 base; /* rowid of len[0] */
-  sqlite3_int64 n;
-  unsigned int *len; /* row length + 1; 0: not held */
+  sqlite3_int64 base; /* rowid of the first length */
+  sqlite3_int64 n;    /* lengths */
+  int width;          /* bytes per length: 2 or 4 */
+  unsigned char *len; /* little-endian row length + 1; 0: not held */
 } cr_lengths;
 
 static pthread_mutex_t cr_lengths_mu = PTHREAD_MUTEX_INITIALIZER;
 static cr_lengths *cr_lengths_reg[CR_MAX_LENGTHS];
 
-int coderag_lengths_register(sqlite3_int64 base, const unsigned int *len, sqlite3_int64 n) {
+int coderag_lengths_register(sqlite3_int64 base, int width, const unsigned char *len,
+                             sqlite3_int64 n) {
   int i, h = 0;
-  cr_lengths *l = (cr_lengths *)sqlite3_malloc64(sizeof(*l));
+  cr_lengths *l;
+  if (width != 2 && width != 4) return 0;
+  l = (cr_lengths *)sqlite3_malloc64(sizeof(*l));
   if (!l) return 0;
-  l->len = (unsigned int *)sqlite3_malloc64((sqlite3_uint64)(n > 0 ? n : 1) * sizeof(unsigned int));
+  l->len = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)(n > 0 ? n : 1) * (sqlite3_uint64)width);
   if (!l->len) {
     sqlite3_free(l);
     return 0;
   }
-  if (n > 0) memcpy(l->len, len, (size_t)n * sizeof(unsigned int));
+  if (n > 0) memcpy(l->len, len, (size_t)n * (size_t)width);
   l->base = base;
   l->n = n;
+  l->width = width;
   pthread_mutex_lock(&cr_lengths_mu);
   for (i = 0; i < CR_MAX_LENGTHS; i++) {
     if (!cr_lengths_reg[i]) {
@@ -80,6 +85,15 @@ typedef struct cr_bm25_data {
   double *aFreq;
   const cr_lengths *lens;
 } cr_bm25_data;
+
+/* cr_length returns row's length + 1 from l, or 0 when l does not hold it. */
+static unsigned int cr_length(const cr_lengths *l, sqlite3_int64 row) {
+  const unsigned char *p;
+  if (!l || row < l->base || row - l->base >= l->n) return 0;
+  p = l->len + (row - l->base) * l->width;
+  if (l->width == 2) return (unsigned int)p[0] | (unsigned int)p[1] << 8;
+  return (unsigned int)p[0] | (unsigned int)p[1] << 8 | (unsigned int)p[2] << 16 | (unsigned int)p[3] << 24;
+}
 
 static int cr_count_cb(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx) {
   (void)api;
@@ -158,10 +172,9 @@ static void cr_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
   }
   if (rc == SQLITE_OK) {
     int nTok = 0;
-    sqlite3_int64 row = api->xRowid(fts);
-    const cr_lengths *l = p->lens;
-    if (l && row >= l->base && row - l->base < l->n && l->len[row - l->base] != 0) {
-      nTok = (int)(l->len[row - l->base] - 1);
+    unsigned int held = cr_length(p->lens, api->xRowid(fts));
+    if (held != 0) {
+      nTok = (int)(held - 1);
     } else {
       rc = api->xColumnSize(fts, -1, &nTok);
     }

@@ -38,10 +38,12 @@ void coderag_tokens_free(coderag_tokens *out);
  * to FTS5. */
 int coderag_register_rank(fts5_api *api);
 
-/* coderag_lengths_register copies n row lengths (length + 1, 0 for a row
- * not held; len[i] is rowid base + i) for coderag_bm25 and returns their
- * handle, or 0 when none is free. */
-int coderag_lengths_register(sqlite3_int64 base, const unsigned int *len, sqlite3_int64 n);
+/* coderag_lengths_register copies n row lengths for coderag_bm25, each
+ * width (2 or 4) bytes, little-endian, length + 1 (0 for a row not held),
+ * the i-th of rowid base + i, and returns their handle, or 0 when none is
+ * free. */
+int coderag_lengths_register(sqlite3_int64 base, int width, const unsigned char *len,
+                             sqlite3_int64 n);
 
 /* coderag_lengths_free frees the lengths of handle h. */
 void coderag_lengths_free(int h);
