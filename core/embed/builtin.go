@@ -69,17 +69,26 @@ func (o *TrainOptions) defaults() {
 func Tokens(text string) []string {
 	var out []string
 	codetok.Each(text, func(t codetok.Token) {
-		if t.Colocated || len(t.Text) < 2 || len(t.Text) > 40 || codetok.IsStopWord(t.Text) {
-			return
-		}
-		for _, r := range t.Text {
-			if unicode.IsLetter(r) {
-				out = append(out, t.Text)
-				return
-			}
+		if Sees(t) {
+			out = append(out, t.Text)
 		}
 	})
 	return out
+}
+
+// Sees reports whether the built-in embedder sees a token of the code
+// tokenizer (Tokens), for callers that tokenize a text once for several
+// uses.
+func Sees(t codetok.Token) bool {
+	if t.Colocated || len(t.Text) < 2 || len(t.Text) > 40 || codetok.IsStopWord(t.Text) {
+		return false
+	}
+	for _, r := range t.Text {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // Model is the built-in embedder's model: a vector and an inverse document
@@ -136,10 +145,20 @@ func (m *Model) Embed(text string) []float32 {
 // the weighted vector of token i to sum — in a fixed order (the same
 // text, the same bits), or nil when lookup knows none of them.
 func pool(text string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64)) []float32 {
-	tf := map[int]int{}
-	for _, t := range Tokens(text) {
+	return poolTokens(Tokens(text), dim, lookup, row)
+}
+
+// poolTokens is pool over the tokens Tokens gave. Each distinct token is
+// looked up once.
+func poolTokens(toks []string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64)) []float32 {
+	count := make(map[string]int, len(toks))
+	for _, t := range toks {
+		count[t]++
+	}
+	tf := make(map[int]int, len(count))
+	for t, n := range count {
 		if i := lookup(t); i >= 0 {
-			tf[i]++
+			tf[i] += n
 		}
 	}
 	if len(tf) == 0 {

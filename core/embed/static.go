@@ -199,6 +199,11 @@ func (m *Static) Embed(text string) []float32 {
 	return pool(text, m.dim, m.Lookup, m.Row)
 }
 
+// EmbedTokens is Embed of a text whose tokens (Tokens) are toks.
+func (m *Static) EmbedTokens(toks []string) []float32 {
+	return poolTokens(toks, m.dim, m.Lookup, m.Row)
+}
+
 // StaticEmbedder embeds with a static model. It needs no network and no
 // training at crawl time.
 type StaticEmbedder struct{ M *Static }

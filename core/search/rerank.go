@@ -250,7 +250,10 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 				return
 			}
 		}
-		f := FeaturesIDF(h.Chunk, words, idents, idf)
+		// The chunk's text is tokenized once, for its features and for
+		// the model's vector.
+		toks := codetok.Tokenize(h.Chunk.ContextPrefix + "\n" + h.Chunk.Text)
+		f := featuresOf(h.Chunk, words, idents, idf, toks)
 		declares := usage && declaresIdent(h.Chunk.SymbolName, idents)
 		if declares {
 			// Who calls X: the chunk that declares X is not a caller.
@@ -312,7 +315,7 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			}
 		}
 		if qv != nil {
-			if dv := sem.Embed(embed.DocumentText(embed.Pending{ContextPrefix: h.Chunk.ContextPrefix, Text: h.Chunk.Text})); dv != nil {
+			if dv := semanticVector(sem, h.Chunk, toks); dv != nil {
 				var dot float64
 				for j := range qv {
 					dot += float64(qv[j]) * float64(dv[j])
@@ -416,6 +419,34 @@ func Features(c core.Chunk, words, idents []string) map[string]float64 {
 // document frequency in the index (a word in every chunk says little); a
 // word missing from idf weighs the mean of the others.
 func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) map[string]float64 {
+	return featuresOf(c, words, idents, idf, codetok.Tokenize(c.ContextPrefix+"\n"+c.Text))
+}
+
+// semanticVector is the shipped model's vector of chunk c's document text
+// (embed.DocumentText), from toks, the tokens of its scope and text as
+// the reranker reads them, when they are that text's (it is not cut).
+func semanticVector(m *embed.Static, c core.Chunk, toks []codetok.Token) []float32 {
+	full := len(c.Text)
+	if c.ContextPrefix != "" {
+		full += len(c.ContextPrefix) + len("\n")
+	}
+	if full > embed.MaxDocumentBytes { // cut: its own tokens
+		return m.Embed(embed.DocumentText(embed.Pending{ContextPrefix: c.ContextPrefix, Text: c.Text}))
+	}
+	// Without a scope the document is the text alone, whose tokens are
+	// those of "\n" + text (TestLeadingNewlineTokens).
+	seen := make([]string, 0, len(toks))
+	for _, t := range toks {
+		if embed.Sees(t) {
+			seen = append(seen, t.Text)
+		}
+	}
+	return m.EmbedTokens(seen)
+}
+
+// featuresOf is FeaturesIDF with the tokens of the chunk's scope and text,
+// c.ContextPrefix + "\n" + c.Text, given.
+func featuresOf(c core.Chunk, words, idents []string, idf map[string]float64, toks []codetok.Token) map[string]float64 {
 	f := map[string]float64{}
 	// The path begins with the repository's name: a question that names
 	// the repository (payments-api, kafkajs) asks about its files as one
@@ -515,9 +546,9 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 	pos := map[string][]int{}
 	viaSyn := map[string]bool{}
 	k := 0
-	codetok.Each(c.ContextPrefix+"\n"+c.Text, func(t codetok.Token) {
+	for _, t := range toks {
 		if t.Colocated {
-			return
+			continue
 		}
 		st := stem(t.Text)
 		if w, ok := stemOf[st]; ok {
@@ -526,7 +557,7 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 			viaSyn[w] = true
 		}
 		k++
-	})
+	}
 	found := 0.0
 	for _, w := range words {
 		switch {
