@@ -222,3 +222,54 @@ func TestSQLiteVarint(t *testing.T) {
 		}
 	}
 }
+
+// TestCompact: removing chunks from the full-text indexes leaves their
+// entries until the segments merge; once a quarter of the chunks were
+// removed, Compact merges them, and search answers the same.
+func TestCompact(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	files := map[string][]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("svc/handler%d.go", i)] = []string{
+			fmt.Sprintf("func Handle%d(w http.ResponseWriter, r *http.Request) { retry(timeout%d) }", i, i),
+			fmt.Sprintf("// Handler %d checks the payment before the order is written.", i),
+		}
+	}
+	writeSource(t, db, "orders", files, nil)
+	if did, err := db.Compact(ctx); err != nil || did {
+		t.Fatalf("Compact after a first crawl = %v, %v; want nothing to do", did, err)
+	}
+	size := func() int64 {
+		var n int64
+		db.sql.QueryRowContext(ctx, `SELECT sum(length(block)) FROM fts_code_data`).Scan(&n)
+		return n
+	}
+	fresh := size()
+	// The same source written again: every chunk removed and added.
+	writeSource(t, db, "orders", files, nil)
+	before, _ := db.BM25(ctx, "code", `"retry" OR "payment"`, 20, core.Filter{})
+	bloated := size()
+	if bloated <= fresh {
+		t.Fatalf("index after a rewrite %d bytes, fresh %d: want the removed rows' entries kept", bloated, fresh)
+	}
+	did, err := db.Compact(ctx)
+	if err != nil || !did {
+		t.Fatalf("Compact after every chunk was rewritten = %v, %v; want it done", did, err)
+	}
+	if got := size(); got >= bloated {
+		t.Errorf("index after Compact %d bytes, before %d", got, bloated)
+	}
+	after, _ := db.BM25(ctx, "code", `"retry" OR "payment"`, 20, core.Filter{})
+	if !reflect.DeepEqual(hitScores(before), hitScores(after)) {
+		t.Errorf("hits before Compact %v, after %v", hitScores(before), hitScores(after))
+	}
+	for _, tbl := range rankedTables {
+		if _, err := db.sql.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s(%s) VALUES ('integrity-check')", tbl, tbl)); err != nil {
+			t.Errorf("%s integrity-check: %v", tbl, err)
+		}
+	}
+	if did, err := db.Compact(ctx); err != nil || did {
+		t.Errorf("Compact again = %v, %v; want nothing to do", did, err)
+	}
+}

@@ -853,6 +853,12 @@ func indexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error 
 // must run before the chunks are deleted (external-content FTS5 needs the
 // indexed values to delete them).
 func unindexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
+	// FTS5 keeps a deleted row's entries until its segments are merged:
+	// the count says when the index is worth compacting (Compact).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('fts_unindexed', (SELECT count(*) FROM chunks WHERE `+where+`))
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`, args...); err != nil {
+		return fmt.Errorf("count unindexed chunks: %w", err)
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM fts_files WHERE rowid IN (SELECT DISTINCT file_id FROM chunks WHERE `+where+`)
 		OR rowid IN (SELECT -pk FROM chunks WHERE (`+where+`) AND corpus_type LIKE 'CONVO%')`, append(append([]any{}, args...), args...)...); err != nil {
 		return fmt.Errorf("unindex fts_files: %w", err)

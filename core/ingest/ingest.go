@@ -70,6 +70,13 @@ type Store interface {
 	DeleteSource(ctx context.Context, name string) error
 }
 
+// Compacter is a Store whose indexes a crawl compacts at its end (the
+// SQLite file's full-text indexes, when much was removed from them).
+type Compacter interface {
+	// Compact compacts what is worth it and reports whether it did.
+	Compact(ctx context.Context) (bool, error)
+}
+
 // LinkScope says which chunks the link passes (owners, mentions) visit.
 type LinkScope int
 
@@ -242,6 +249,9 @@ type Summary struct {
 	Graph GraphSummary
 	// Embed is what the embed phase did.
 	Embed EmbedSummary
+	// CompactDuration is the time compacting the indexes took (Compacter;
+	// 0 when not worth it).
+	CompactDuration time.Duration
 }
 
 // GraphSummary counts the rebuilt service graph. Kept says the graph was
@@ -261,7 +271,7 @@ type PhaseTime struct {
 // PhaseTimes are the crawl's phases in order with their times: discover
 // (walking the sources), chunk (reading, chunking, scrubbing and writing
 // files, which overlap), write (removals, routes and the commit), graph,
-// link (owners and mentions) and embed.
+// link (owners and mentions), embed and compact.
 func (s Summary) PhaseTimes() []PhaseTime {
 	var out []PhaseTime
 	for _, p := range []core.Phase{core.PhaseDiscover, core.PhaseChunk, core.PhaseWrite} {
@@ -272,7 +282,7 @@ func (s Summary) PhaseTimes() []PhaseTime {
 		out = append(out, PhaseTime{string(p), d})
 	}
 	return append(out, PhaseTime{"graph", s.Graph.Duration}, PhaseTime{string(core.PhaseLink), s.LinkDuration},
-		PhaseTime{string(core.PhaseEmbed), s.Embed.Duration})
+		PhaseTime{string(core.PhaseEmbed), s.Embed.Duration}, PhaseTime{"compact", s.CompactDuration})
 }
 
 // Failed reports whether any source could not be crawled at all.
@@ -338,6 +348,14 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 	}
 	if runErr == nil {
 		runErr = c.embedChunks(ctx, &sum)
+	}
+	if cp, ok := c.store.(Compacter); ok && runErr == nil {
+		t := time.Now()
+		did, err := cp.Compact(ctx)
+		if did {
+			sum.CompactDuration = time.Since(t)
+		}
+		runErr = err
 	}
 	sum.Duration = time.Since(start)
 

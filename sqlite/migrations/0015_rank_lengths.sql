@@ -13,3 +13,8 @@ CREATE TABLE fts_lengths (
   width  INTEGER NOT NULL,  -- bytes per length: 2 or 4
   lens   BLOB NOT NULL      -- little-endian (length + 1) per rowid from base; 0: no such row
 );
+-- An index written before this version counted none of the rows removed
+-- from its full-text indexes, whose entries FTS5 keeps until their
+-- segments merge (an index re-crawled often held several times its live
+-- size): its next crawl compacts them once (sqlite.DB.Compact).
+INSERT INTO meta(key, value) SELECT 'fts_unindexed', value FROM meta WHERE key = 'chunk_count';
