@@ -52,6 +52,7 @@ Docs exports into the database.
 
 Sources:
   --repo-path DIR          a repository: code, deploy, config files and docs
+                           (directories given as arguments are the same)
   --slack-export PATH      a Slack export: the export folder (channels.json,
                            users.json, a folder of YYYY-MM-DD.json files per
                            channel), the same as a .zip, or one JSON array
@@ -135,16 +136,22 @@ stopped early; files that cannot be indexed never fail the crawl.`
 func newCrawlCmd(io *ioStreams, db *string) *cobra.Command {
 	o := &crawlOptions{db: db}
 	cmd := &cobra.Command{
-		Use:   "crawl [--repo-path DIR] [--slack-export PATH] [--transcripts-dir DIR] [--runbooks-dir DIR] [--gdocs-dir DIR]",
+		Use:   "crawl [DIR...] [--repo-path DIR] [--slack-export PATH] [--transcripts-dir DIR] [--runbooks-dir DIR] [--gdocs-dir DIR]",
 		Short: "Index repositories, Slack exports, transcripts, runbooks and docs",
 		Long:  crawlLong,
-		Example: `  coderag crawl --repo-path ../platform --repo-path ../web
+		Example: `  coderag crawl ../platform ../web
+  coderag crawl --repo-path ../platform --repo-path ../web
   coderag crawl --repo-path . --slack-export ~/exports/acme-slack.zip --transcripts-dir ~/meetings
   coderag crawl --gdocs-dir design-docs=~/Downloads/gdocs
   coderag crawl --repo-path . --repo-name shop --exclude 'testdata/**'
   coderag crawl --repo-path . --json | jq 'select(.kind == "skip")'`,
-		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, args []string) error { return crawlRun(cmd, io, o) },
+		// Directories given as arguments are repositories, as with
+		// --repo-path.
+		Args: usageArgs(cobra.ArbitraryArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.repoPaths = append(o.repoPaths, args...)
+			return crawlRun(cmd, io, o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.repoPaths, "repo-path", nil, "repository directory to index, as PATH or NAME=PATH (repeatable)")

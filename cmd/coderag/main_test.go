@@ -958,3 +958,43 @@ func TestCrawlSummaryEmbedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlDirArguments: directories given as arguments are repositories,
+// as with --repo-path.
+func TestCrawlDirArguments(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"orders", "payments", "web"} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "main.go"), []byte("package main\n\nfunc handle"+name+"() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "c.db")
+	code, out, errs := coderag(t, "crawl", "--db", db, "--json", "--progress", "json",
+		filepath.Join(dir, "orders"), filepath.Join(dir, "payments"), "--repo-path", filepath.Join(dir, "web"))
+	if code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum struct {
+		Sources []struct {
+			Name string `json:"name"`
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range sum.Sources {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"orders", "payments", "web"}; !slices.Equal(names, want) {
+		t.Errorf("sources %v, want %v", names, want)
+	}
+	if code, _, errs := coderag(t, "crawl", "--db", db, filepath.Join(dir, "missing")); code == 0 || !strings.Contains(errs, "missing") {
+		t.Errorf("crawl of a missing directory: exit %d, %q; want an error naming it", code, errs)
+	}
+}
