@@ -113,7 +113,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 13
+const BuilderVersion = 14
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -610,6 +610,35 @@ func (b *builder) ownership() {
 			s := b.alias[strings.ToLower(core.ImageName(img))]
 			if s != "" && dir != "." && !strings.HasPrefix(dir, "..") && b.nodes[s].Kind == KindService {
 				add(r.Repo, dir, s, "build artifact")
+			}
+		}
+	}
+	// ko builds a Go program from its import path: a workload whose image
+	// is ko://example.com/shop/cmd/cart runs the main package in its
+	// repository's folder the import path ends in (cmd/cart), the longest
+	// such folder that holds Go files.
+	goDirs := map[[2]string]bool{}
+	for _, f := range b.in.Files {
+		if strings.HasSuffix(f[1], ".go") {
+			goDirs[[2]string{f[0], path.Dir(f[1])}] = true
+		}
+	}
+	for _, r := range b.in.Resources {
+		s := b.alias[strings.ToLower(r.Name)]
+		if s == "" || b.nodes[s].Kind != KindService {
+			continue
+		}
+		for _, img := range r.Images {
+			imp, ok := strings.CutPrefix(img, "ko://")
+			if !ok {
+				continue
+			}
+			els := strings.Split(strings.SplitN(imp, "@", 2)[0], "/")
+			for i := 1; i < len(els); i++ {
+				if dir := strings.Join(els[i:], "/"); goDirs[[2]string{r.Repo, dir}] {
+					add(r.Repo, dir, s, "ko image")
+					break
+				}
 			}
 		}
 	}
