@@ -14,7 +14,8 @@ const (
 	PhaseChunk    Phase = "chunk"
 	PhaseEmbed    Phase = "embed"
 	PhaseWrite    Phase = "write"
-	PhaseLink     Phase = "link" // after all sources: conversations and docs joined to the services they mention
+	PhaseLink     Phase = "link"    // after all sources: conversations and docs joined to the services they mention
+	PhaseCompact  Phase = "compact" // at the end: the full-text indexes compacted after many removals
 	PhaseDone     Phase = "done"
 )
 

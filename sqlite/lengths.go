@@ -308,8 +308,9 @@ const compactShare = 0.25
 // them. On the Go toolchain and modules (183k chunks) rewritten once, the
 // code index held 2.3 times its live size, a one-shot query's p50 went
 // from 58 to 78 ms, and compacting took 9 s. It reports whether it
-// compacted. The crawl calls it at its end, before FinishRun.
-func (db *DB) Compact(ctx context.Context) (bool, error) {
+// compacted, and calls starting (when set) before it starts. The crawl
+// calls it at its end, before FinishRun.
+func (db *DB) Compact(ctx context.Context, starting func()) (bool, error) {
 	if db.readOnly {
 		return false, nil
 	}
@@ -322,6 +323,9 @@ func (db *DB) Compact(ctx context.Context) (bool, error) {
 	}
 	if removed == 0 || float64(removed) < compactShare*float64(chunks) {
 		return false, nil
+	}
+	if starting != nil {
+		starting()
 	}
 	for _, t := range rankedTables {
 		if _, err := db.sql.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {

@@ -237,7 +237,7 @@ func TestCompact(t *testing.T) {
 		}
 	}
 	writeSource(t, db, "orders", files, nil)
-	if did, err := db.Compact(ctx); err != nil || did {
+	if did, err := db.Compact(ctx, nil); err != nil || did {
 		t.Fatalf("Compact after a first crawl = %v, %v; want nothing to do", did, err)
 	}
 	size := func() int64 {
@@ -253,7 +253,7 @@ func TestCompact(t *testing.T) {
 	if bloated <= fresh {
 		t.Fatalf("index after a rewrite %d bytes, fresh %d: want the removed rows' entries kept", bloated, fresh)
 	}
-	did, err := db.Compact(ctx)
+	did, err := db.Compact(ctx, nil)
 	if err != nil || !did {
 		t.Fatalf("Compact after every chunk was rewritten = %v, %v; want it done", did, err)
 	}
@@ -269,7 +269,7 @@ func TestCompact(t *testing.T) {
 			t.Errorf("%s integrity-check: %v", tbl, err)
 		}
 	}
-	if did, err := db.Compact(ctx); err != nil || did {
+	if did, err := db.Compact(ctx, nil); err != nil || did {
 		t.Errorf("Compact again = %v, %v; want nothing to do", did, err)
 	}
 }

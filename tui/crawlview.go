@@ -50,6 +50,7 @@ type crawlView struct {
 	byName            map[string]*crawlSource
 	embed             crawlSource
 	link              bool
+	compact           bool
 	problems          []core.Event
 	skips, warns      int
 	errs              int
@@ -126,6 +127,8 @@ func (v *crawlView) apply(events []core.Event) {
 				v.embed.phase, v.embed.done, v.embed.total, v.embed.last = e.Phase, e.FilesDone, e.FilesTotal, e.Time
 			case core.PhaseLink:
 				v.link = true
+			case core.PhaseCompact:
+				v.compact = true
 			default:
 				s := v.source(e.Source)
 				if s.start.IsZero() {
@@ -251,6 +254,9 @@ func (v *crawlView) view(st Styles, w, h int, now time.Time) string {
 	}
 	if v.link {
 		lines = append(lines, padRight("link", nameW)+" conversations and docs joined to the services they mention")
+	}
+	if v.compact {
+		lines = append(lines, padRight("compact", nameW)+" the full-text indexes compacted: many chunks were removed since the last time")
 	}
 	if v.sum != nil {
 		s := v.sum

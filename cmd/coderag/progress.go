@@ -93,7 +93,7 @@ func (p *progress) event(e core.Event) {
 		if p.io.errTTY {
 			interval = 100 * time.Millisecond
 		}
-		if e.Time.Sub(p.last) < interval {
+		if e.Time.Sub(p.last) < interval && e.Phase != core.PhaseCompact {
 			return
 		}
 		p.last = e.Time
@@ -116,8 +116,11 @@ func (p *progress) draw() {
 		rate = fmt.Sprintf(", %.1f MB/s", float64(e.Bytes)/elapsed/1e6)
 	}
 	text := fmt.Sprintf("%s: %s %d/%d files, %s chunks%s", e.Source, e.Phase, e.FilesDone, e.FilesTotal, thousands(e.Chunks), rate)
-	if e.Phase == core.PhaseEmbed {
+	switch e.Phase {
+	case core.PhaseEmbed:
 		text = fmt.Sprintf("embedding %d/%d chunks", e.FilesDone, e.FilesTotal)
+	case core.PhaseCompact:
+		text = "compacting the full-text indexes (many chunks were removed since the last time)"
 	}
 	if !p.io.errTTY {
 		fmt.Fprintln(p.io.err, text)

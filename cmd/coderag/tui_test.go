@@ -177,6 +177,25 @@ func TestReadersCreateNothing(t *testing.T) {
 
 // TestCrawlProgressModes: --progress lines prints periodic lines, none
 // prints no progress, json prints events, a bad value is a usage error.
+// TestCrawlProgressCompact: a crawl that rewrote every chunk says it
+// compacts the full-text indexes, and times it.
+func TestCrawlProgressCompact(t *testing.T) {
+	src := filepath.Join(sampleDir, "storefront")
+	db := filepath.Join(t.TempDir(), "p.db")
+	for i, want := range []string{"", "compacting the full-text indexes"} {
+		code, out, errs := coderag(t, "crawl", "--db", db, "--embedder", "none", "--progress", "lines", "--repo-path", src)
+		if code != 0 {
+			t.Fatalf("crawl %d: exit %d: %s", i+1, code, errs)
+		}
+		if got := strings.Contains(errs, "compacting the full-text indexes"); got != (want != "") {
+			t.Errorf("crawl %d: compacting said %v, want %v:\n%s", i+1, got, want != "", errs)
+		}
+		if got := strings.Contains(out+errs, "· compact "); got != (want != "") {
+			t.Errorf("crawl %d: compact timed %v, want %v:\n%s%s", i+1, got, want != "", out, errs)
+		}
+	}
+}
+
 func TestCrawlProgressModes(t *testing.T) {
 	src := filepath.Join(sampleDir, "storefront")
 	for _, tt := range []struct {

@@ -73,8 +73,9 @@ type Store interface {
 // Compacter is a Store whose indexes a crawl compacts at its end (the
 // SQLite file's full-text indexes, when much was removed from them).
 type Compacter interface {
-	// Compact compacts what is worth it and reports whether it did.
-	Compact(ctx context.Context) (bool, error)
+	// Compact compacts what is worth it and reports whether it did;
+	// starting is called first when it will.
+	Compact(ctx context.Context, starting func()) (bool, error)
 }
 
 // LinkScope says which chunks the link passes (owners, mentions) visit.
@@ -351,7 +352,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 	}
 	if cp, ok := c.store.(Compacter); ok && runErr == nil {
 		t := time.Now()
-		did, err := cp.Compact(ctx)
+		did, err := cp.Compact(ctx, func() {
+			c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseCompact})
+		})
 		if did {
 			sum.CompactDuration = time.Since(t)
 		}
