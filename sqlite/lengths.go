@@ -110,6 +110,31 @@ func (db *DB) rankingOf(ctx context.Context, table string) ranking {
 	}
 }
 
+// ranked runs fn with table's ranking (rankingOf) and, when fn reports
+// that the lengths it used were not those of the index it read, again with
+// FTS5's own, whose result always stands.
+func ranked[T any](ctx context.Context, db *DB, table string, fn func(ranking) (T, bool, error)) (T, error) {
+	run := func(r ranking) (T, bool, error) {
+		defer r.done()
+		return fn(r)
+	}
+	v, fresh, err := run(db.rankingOf(ctx, table))
+	if err != nil || fresh {
+		return v, err
+	}
+	v, _, err = run(plainRanking(table))
+	return v, err
+}
+
+// rankedInto is ranked for an fn that stores its results itself.
+func rankedInto(ctx context.Context, db *DB, table string, fn func(ranking) (fresh bool, err error)) error {
+	_, err := ranked(ctx, db, table, func(r ranking) (struct{}, bool, error) {
+		fresh, err := fn(r)
+		return struct{}{}, fresh, err
+	})
+	return err
+}
+
 // loadLengths reads table's lengths from fts_lengths into l when they were
 // written for the index state stamp and totals name; false when they were
 // not (a crawl still running, or an index no crawl of this version wrote).

@@ -78,6 +78,7 @@ func TestRankLengths(t *testing.T) {
 				t.Fatalf("%s: ranking %q after the crawl, want coderag_bm25", table, r.expr)
 			}
 			got, fresh, err := db.bm25With(ctx, r, table, m, "", nil, 20, "x")
+			r.done()
 			if err != nil || !fresh {
 				t.Fatalf("%s %s: %v (fresh %v)", table, m, err, fresh)
 			}
@@ -90,7 +91,9 @@ func TestRankLengths(t *testing.T) {
 			}
 			// With a filter, the rows it admits.
 			where, args := filterSQL(core.Filter{Repo: []string{"orders"}})
-			got, _, err = db.bm25With(ctx, db.rankingOf(ctx, table), table, m, where, args, 20, "x")
+			r = db.rankingOf(ctx, table)
+			got, _, err = db.bm25With(ctx, r, table, m, where, args, 20, "x")
+			r.done()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +107,9 @@ func TestRankLengths(t *testing.T) {
 		if strings.HasPrefix(m, "{") {
 			continue // the files' columns are others
 		}
-		gotIDs, gotScores, fresh, err := db.bestFiles(ctx, db.rankingOf(ctx, "fts_files"), m, 20)
+		r := db.rankingOf(ctx, "fts_files")
+		gotIDs, gotScores, fresh, err := db.bestFiles(ctx, r, m, 20)
+		r.done()
 		if err != nil || !fresh {
 			t.Fatalf("files %s: %v (fresh %v)", m, err, fresh)
 		}
@@ -137,7 +142,9 @@ func TestRankLengths(t *testing.T) {
 	// A ranking made for the index before a write, used after it.
 	stale := db.rankingOf(ctx, "fts_code")
 	writeSource(t, db, "cart", map[string][]string{"cart.go": {"func retryCheckout() { retry(timeout) }"}}, nil)
-	if _, fresh, err := db.bm25With(ctx, stale, "fts_code", matches[0], "", nil, 20, "x"); err != nil || fresh {
+	_, fresh, err := db.bm25With(ctx, stale, "fts_code", matches[0], "", nil, 20, "x")
+	stale.done()
+	if err != nil || fresh {
 		t.Errorf("ranking of the index before a write: fresh %v, %v; want not fresh", fresh, err)
 	}
 	// Until the crawl ends, FTS5's own ranking; the hits are right either way.
@@ -271,5 +278,30 @@ func TestCompact(t *testing.T) {
 	}
 	if did, err := db.Compact(ctx, nil); err != nil || did {
 		t.Errorf("Compact again = %v, %v; want nothing to do", did, err)
+	}
+}
+
+// TestRankedFallsBack: a statement that finds its lengths were not the
+// index's is run again with FTS5's own ranking, whose answer stands.
+func TestRankedFallsBack(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	lengthsFixture(t, db)
+	if err := db.FinishRun(ctx, 1, core.CrawlRun{Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	var used []string
+	got, err := ranked(ctx, db, "fts_code", func(r ranking) (int, bool, error) {
+		used = append(used, r.expr)
+		return len(used), len(used) > 1, nil // the first ranking's lengths were stale
+	})
+	if err != nil || got != 2 || len(used) != 2 || !strings.HasPrefix(used[0], "coderag_bm25(") || used[1] != "fts_code.rank" {
+		t.Errorf("ranked = %d, %v after %q; want the second answer, from coderag_bm25 then FTS5's rank", got, err, used)
+	}
+	// The lengths were released: loading them again does not wait.
+	r := db.rankingOf(ctx, "fts_code")
+	r.done()
+	if !db.loadLengths(ctx, "fts_code", db.lengths["fts_code"], db.lengths["fts_code"].stamp, db.lengths["fts_code"].totals) {
+		t.Error("lengths not loaded again")
 	}
 }

@@ -84,20 +84,15 @@ func (db *DB) BM25(ctx context.Context, index, match string, k int, f core.Filte
 	}
 	where, args := filterSQL(f)
 	list := "bm25-" + index
-	for _, r := range []ranking{db.rankingOf(ctx, table), plainRanking(table)} {
-		hits, fresh, err := db.bm25With(ctx, r, table, match, where, args, k, list)
-		if err != nil || fresh {
-			return hits, err
-		}
-	}
-	return nil, nil // not reached: the plain ranking is always fresh
+	return ranked(ctx, db, table, func(r ranking) ([]core.Hit, bool, error) {
+		return db.bm25With(ctx, r, table, match, where, args, k, list)
+	})
 }
 
 // bm25With is BM25 ranked by r; fresh is false when r's row lengths were
 // not those of the index the statement read, and its hits are to be thrown
 // away.
 func (db *DB) bm25With(ctx context.Context, r ranking, table, match, where string, args []any, k int, list string) (_ []core.Hit, fresh bool, _ error) {
-	defer r.done()
 	// The k + tieRoom best rows first, then their chunks: chunk rows are
 	// read for those alone.
 	from := table
@@ -461,16 +456,11 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 	}
 	var ids []any
 	var score map[int64]float64
-	for _, r := range []ranking{db.rankingOf(ctx, "fts_files"), plainRanking("fts_files")} {
-		var fresh bool
-		var err error
+	if err := rankedInto(ctx, db, "fts_files", func(r ranking) (fresh bool, err error) {
 		ids, score, fresh, err = db.bestFiles(ctx, r, match, 2*k)
-		if err != nil {
-			return nil, err
-		}
-		if fresh {
-			break
-		}
+		return fresh, err
+	}); err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -568,7 +558,6 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 // first, and their scores; fresh is false when r's row lengths were not
 // those of the index read.
 func (db *DB) bestFiles(ctx context.Context, r ranking, match string, n int) (ids []any, score map[int64]float64, fresh bool, err error) {
-	defer r.done()
 	rows, err := db.query(ctx, `SELECT rowid, `+r.expr+` AS r, `+r.fresh+` FROM fts_files WHERE fts_files MATCH ? ORDER BY r, rowid LIMIT ?`, match, n)
 	if err != nil {
 		return nil, nil, false, db.bm25Error(match, err)
@@ -604,16 +593,11 @@ func (db *DB) bestFiles(ctx context.Context, r ranking, match string, n int) (id
 // each file is picked here.
 func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args []any) ([]any, error) {
 	var best1 map[int64]int64 // file -> its best chunk
-	for _, r := range []ranking{db.rankingOf(ctx, "fts_code"), plainRanking("fts_code")} {
-		var fresh bool
-		var err error
+	if err := rankedInto(ctx, db, "fts_code", func(r ranking) (fresh bool, err error) {
 		best1, fresh, err = db.bestChunksBy(ctx, r, best, in, where, ids, args)
-		if err != nil {
-			return nil, err
-		}
-		if fresh {
-			break
-		}
+		return fresh, err
+	}); err != nil {
+		return nil, err
 	}
 	pks := make([]any, 0, len(best1))
 	for _, id := range ids {
@@ -627,7 +611,6 @@ func (db *DB) bestChunks(ctx context.Context, best, in, where string, ids, args 
 // bestChunksBy is bestChunks ranked by r; fresh is false when r's row
 // lengths were not those of the index read.
 func (db *DB) bestChunksBy(ctx context.Context, r ranking, best, in, where string, ids, args []any) (_ map[int64]int64, fresh bool, _ error) {
-	defer r.done()
 	rows, err := db.query(ctx, `SELECT rowid, `+r.expr+`, `+r.fresh+`, (SELECT file_id FROM chunks WHERE pk = fts_code.rowid) FROM fts_code
 		WHERE fts_code MATCH ? AND +rowid IN (SELECT c.pk FROM chunks c WHERE c.file_id IN (`+in+`)`+where+`)`,
 		append(append([]any{best}, ids...), args...)...)
