@@ -161,12 +161,15 @@ type Stats struct {
 	// VectorIndex says how a vector search finds its candidates, and why
 	// not the faster way when one is missing.
 	VectorIndex string
-	Sources     []SourceStats
-	Files       int
-	Chunks      int
-	ByCorpus    map[CorpusType]int
-	ByLanguage  map[string]int
-	ByRepo      map[string]int
+	// TextIndex says how the full-text lists rank, and whether the next
+	// crawl has upkeep to do (row lengths to write, indexes to compact).
+	TextIndex  string
+	Sources    []SourceStats
+	Files      int
+	Chunks     int
+	ByCorpus   map[CorpusType]int
+	ByLanguage map[string]int
+	ByRepo     map[string]int
 	// What code analysis found: server routes, outbound calls by kind,
 	// and symbol references.
 	Routes int

@@ -360,3 +360,39 @@ func (db *DB) Compact(ctx context.Context, starting func()) (bool, error) {
 	_, err = db.sql.ExecContext(ctx, `DELETE FROM meta WHERE key = 'fts_unindexed'`)
 	return true, db.wrap("compact the full-text indexes of", err)
 }
+
+// textIndex describes for stats how the full-text lists rank: with the
+// row lengths of every table current, or by bm25() until the next crawl
+// writes them; and how many chunks were removed since the indexes were
+// last compacted.
+func (db *DB) textIndex(ctx context.Context) (string, error) {
+	current := 0
+	for _, t := range rankedTables {
+		var ok bool
+		err := db.sql.QueryRowContext(ctx, `SELECT coalesce((SELECT stamp = (SELECT block FROM `+t+`_data WHERE id = 10)
+			AND totals = (SELECT block FROM `+t+`_data WHERE id = 1) FROM fts_lengths WHERE tbl = ?), 0)`, t).Scan(&ok)
+		if err != nil {
+			return "", db.wrap("read row lengths of", err)
+		}
+		if ok {
+			current++
+		}
+	}
+	var removed, chunks int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_unindexed'), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'), 0)`).Scan(&removed, &chunks); err != nil {
+		return "", db.wrap("read compaction state of", err)
+	}
+	s := "FTS5, ranked with the row lengths in memory"
+	if current < len(rankedTables) {
+		s = "FTS5, ranked by bm25() reading each row's length (the row lengths are written at the end of the next crawl)"
+	}
+	switch {
+	case removed > 0 && float64(removed) >= compactShare*float64(chunks):
+		s += fmt.Sprintf("; %d chunks removed since the last compaction: the next crawl compacts", removed)
+	case removed > 0:
+		s += fmt.Sprintf("; %d chunks removed since the last compaction (compacted at a quarter of the chunks)", removed)
+	}
+	return s, nil
+}

@@ -260,9 +260,26 @@ func TestCompact(t *testing.T) {
 	if bloated <= fresh {
 		t.Fatalf("index after a rewrite %d bytes, fresh %d: want the removed rows' entries kept", bloated, fresh)
 	}
+	text := func() string {
+		t.Helper()
+		st, err := db.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.TextIndex
+	}
+	if s := text(); !strings.Contains(s, "bm25() reading") || !strings.Contains(s, "80 chunks removed since the last compaction: the next crawl compacts") {
+		t.Errorf("stats before the crawl's end: %q", s)
+	}
 	did, err := db.Compact(ctx, nil)
 	if err != nil || !did {
 		t.Fatalf("Compact after every chunk was rewritten = %v, %v; want it done", did, err)
+	}
+	if err := db.FinishRun(ctx, 2, core.CrawlRun{Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := text(); s != "FTS5, ranked with the row lengths in memory" {
+		t.Errorf("stats after the crawl's end: %q", s)
 	}
 	if got := size(); got >= bloated {
 		t.Errorf("index after Compact %d bytes, before %d", got, bloated)

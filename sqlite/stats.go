@@ -32,6 +32,11 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM files)`).Scan(&st.Chunks, &st.Files); err != nil {
 		return st, db.wrap("count chunks in", err)
 	}
+	text, err := db.textIndex(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.TextIndex = text
 	if st.Embedder.ID != "" {
 		if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_chunks`).Scan(&st.Vectors); err != nil {
 			return st, db.wrap("count vectors in", err)

@@ -73,6 +73,9 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 		emb = fmt.Sprintf("%s, dimension %d, %s vectors", st.Embedder.ID, st.Embedder.Dim, thousands(st.Vectors))
 	}
 	fmt.Fprintf(w, "chunks %s   files %s   sources %d   embedder %s\n", thousands(st.Chunks), thousands(st.Files), len(st.Sources), emb)
+	if st.TextIndex != "" {
+		fmt.Fprintf(w, "text search: %s\n", st.TextIndex)
+	}
 	if st.Embedder.ID != "" && st.VectorIndex != "" {
 		fmt.Fprintf(w, "vector search: %s\n", st.VectorIndex)
 	}
@@ -204,6 +207,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips,
 		EmbedderID    string         `json:"embedder_id"`
 		EmbedderDim   int            `json:"embedder_dim"`
 		VectorIndex   string         `json:"vector_index,omitempty"`
+		TextIndex     string         `json:"text_index,omitempty"`
 		ByCorpus      map[string]int `json:"by_corpus"`
 		ByLanguage    map[string]int `json:"by_language"`
 		ByRepo        map[string]int `json:"by_repo"`
@@ -222,7 +226,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips,
 		LastRun       *run           `json:"last_run"`
 		Skipped       []jsonSkip     `json:"skipped,omitempty"`
 	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
-		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, VectorIndex: st.VectorIndex, ByCorpus: map[string]int{},
+		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, VectorIndex: st.VectorIndex, TextIndex: st.TextIndex, ByCorpus: map[string]int{},
 		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{}, Chunking: core.ChunkingVersion,
 		Services: st.Services, Edges: st.Edges, EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved,
 		GraphOutdated: graphOutdated,
