@@ -551,7 +551,7 @@ func featuresOf(c core.Chunk, words, idents []string, idf map[string]float64, to
 			continue
 		}
 		st := stem(t.Text)
-		if w, ok := stemOf[st]; ok {
+		if w, ok := stemOf[st]; ok && sameWord(w, t.Text) {
 			pos[w] = append(pos[w], k)
 		} else if w, ok := synOf[st]; ok {
 			viaSyn[w] = true
@@ -773,4 +773,19 @@ func post(ctx context.Context, client *http.Client, url, key string, body []byte
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	return resp.StatusCode, b, err
+}
+
+// sameWord reports whether a word of the text that has a query word's
+// stem is a form of it rather than another word the stemmer cut to the
+// same stem (activator and activities are both activ): they share all
+// but the last two letters of the shorter.
+func sameWord(query, text string) bool {
+	if query == text {
+		return true
+	}
+	n := 0
+	for n < len(query) && n < len(text) && query[n] == text[n] {
+		n++
+	}
+	return n >= min(len(query), len(text))-2
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"coderag/core"
 	"coderag/core/codetok"
 )
 
@@ -30,6 +31,28 @@ func TestLeadingNewlineTokens(t *testing.T) {
 		}
 		if !slices.Equal(a, b) {
 			t.Errorf("tokens of %q = %v, of \"\\n\" + it = %v", text, a, b)
+		}
+	}
+}
+
+// TestStemCoverage: a word of the chunk counts for a query word it shares
+// a stem with when it is a form of that word (retries for retry), not
+// another word the stemmer cut the same (activities for activator).
+func TestStemCoverage(t *testing.T) {
+	for _, tc := range []struct {
+		query, text string
+		covered     bool
+	}{
+		{"retry", "the client retries twice", true},
+		{"timeouts", "a timeout of 5s", true},
+		{"scheduler", "scheduling the pods", true},
+		{"validation", "validate the order", true},
+		{"activator", "list the recent activities", false},
+		{"general", "generated code", false},
+	} {
+		f := Features(core.Chunk{Text: tc.text}, []string{tc.query}, nil)
+		if got := f["coverage"] > 0; got != tc.covered {
+			t.Errorf("query %q over %q: coverage %v, want covered %v", tc.query, tc.text, f["coverage"], tc.covered)
 		}
 	}
 }
