@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"coderag/core"
+	"coderag/core/ingest"
 	"coderag/sqlite/internal/cext"
 )
 
@@ -320,5 +322,31 @@ func TestRankedFallsBack(t *testing.T) {
 	r.done()
 	if !db.loadLengths(ctx, "fts_code", db.lengths["fts_code"], db.lengths["fts_code"].stamp, db.lengths["fts_code"].totals) {
 		t.Error("lengths not loaded again")
+	}
+}
+
+// TestFinishRunLengthsFail: when the row lengths cannot be written, the
+// run's end is still recorded, and the error says so (the crawl does not
+// report its run as unrecorded); search ranks with FTS5's own bm25().
+func TestFinishRunLengthsFail(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	lengthsFixture(t, db)
+	run, err := db.StartRun(ctx, "crawl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.ExecContext(ctx, `DROP TABLE fts_lengths`); err != nil {
+		t.Fatal(err)
+	}
+	err = db.FinishRun(ctx, run, core.CrawlRun{Status: "ok"})
+	if !errors.Is(err, ingest.ErrRunRecorded) || !strings.Contains(err.Error(), "row lengths") {
+		t.Fatalf("FinishRun = %v; want an error about the row lengths, marked as after the run's end", err)
+	}
+	if last, err := db.LastRun(ctx); err != nil || last.Status != "ok" {
+		t.Errorf("last run %+v, %v; want it recorded as ok", last, err)
+	}
+	if hits, err := db.BM25(ctx, "code", `"retry"`, 5, core.Filter{}); err != nil || len(hits) == 0 {
+		t.Errorf("BM25 without lengths = %v, %v", hits, err)
 	}
 }

@@ -59,8 +59,13 @@ func (db *DB) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
 	if err != nil {
 		return db.wrap("finish crawl run in", err)
 	}
-	// The ranking's row lengths, for the index the run leaves.
-	return db.wrap("write row lengths to", db.writeLengths(ctx))
+	// The ranking's row lengths, for the index the run leaves. Without
+	// them search ranks by bm25() reading each row's length, until the
+	// next crawl writes them.
+	if err := db.writeLengths(ctx); err != nil {
+		return fmt.Errorf("write the ranking's row lengths to %s (search reads each row's length until the next crawl writes them): %w (%w)", db.path, err, ingest.ErrRunRecorded)
+	}
+	return nil
 }
 
 // SourceTx replaces everything stored for one source inside one

@@ -552,6 +552,9 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 			fmt.Fprintf(w, "embedding stopped early: %v\nthe chunks without vectors are embedded by the next crawl\n", e.Err)
 		}
 	}
+	if sum.UpkeepErr != nil {
+		fmt.Fprintf(w, "warning: %v\n", sum.UpkeepErr)
+	}
 	var times []string
 	for _, p := range sum.PhaseTimes() {
 		if roundDuration(p.Duration) > 0 {
@@ -661,12 +664,16 @@ func printCrawlJSON(io *ioStreams, db string, sum ingest.Summary, runErr error) 
 		Graph      jsonGraphSummary    `json:"graph"`
 		PhasesMS   map[string]int64    `json:"phases_ms"`
 		Embed      *jsonEmbedSummary   `json:"embed,omitempty"`
+		Warning    string              `json:"warning,omitempty"` // upkeep that failed after the run was recorded
 	}{Kind: "summary", RunID: sum.RunID, DB: db, DurationMS: sum.Duration.Milliseconds(), Sources: []jsonSourceSummary{},
 		Services: sum.Services, Mentions: sum.MentionsChanged, PhasesMS: map[string]int64{}, Pruned: append([]string{}, sum.Pruned...),
 		Graph: jsonGraphSummary{Kept: sum.Graph.Kept, Nodes: sum.Graph.Nodes, Edges: sum.Graph.Dependencies, EntryPoints: sum.Graph.EntryPoints,
 			TopicLinks: sum.Graph.TopicLinks, Unresolved: sum.Graph.Unresolved, DurationMS: sum.Graph.Duration.Milliseconds()}}
 	for _, p := range sum.PhaseTimes() {
 		out.PhasesMS[p.Phase] = p.Duration.Milliseconds()
+	}
+	if sum.UpkeepErr != nil {
+		out.Warning = sum.UpkeepErr.Error()
 	}
 	if runErr != nil {
 		out.Failed, out.Error, out.Unrecorded = true, runErr.Error(), sum.RunUnrecorded

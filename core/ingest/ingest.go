@@ -70,6 +70,10 @@ type Store interface {
 	DeleteSource(ctx context.Context, name string) error
 }
 
+// ErrRunRecorded marks an error of Store.FinishRun that came after the
+// run's end was recorded (the index upkeep it does at the end).
+var ErrRunRecorded = errors.New("the crawl run itself is recorded")
+
 // Compacter is a Store whose indexes a crawl compacts at its end (the
 // SQLite file's full-text indexes, when much was removed from them).
 type Compacter interface {
@@ -253,6 +257,10 @@ type Summary struct {
 	// CompactDuration is the time compacting the indexes took (Compacter;
 	// 0 when not worth it).
 	CompactDuration time.Duration
+	// UpkeepErr is what failed after the run's end was recorded (the
+	// ranking's row lengths not written): the index is complete, and the
+	// next crawl does it again.
+	UpkeepErr error
 }
 
 // GraphSummary counts the rebuilt service graph. Kept says the graph was
@@ -384,7 +392,9 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		}
 	}
 	// Record the run's end even when ctx was cancelled.
-	if err := c.store.FinishRun(context.WithoutCancel(ctx), runID, rec); err != nil {
+	if err := c.store.FinishRun(context.WithoutCancel(ctx), runID, rec); errors.Is(err, ErrRunRecorded) {
+		sum.UpkeepErr = err // the index is complete; only its upkeep waits for the next crawl
+	} else if err != nil {
 		sum.RunUnrecorded = true
 		if runErr == nil {
 			runErr = err

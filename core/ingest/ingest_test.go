@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -383,5 +384,33 @@ func TestRunbookDirDocuments(t *testing.T) {
 	}
 	if ss := sum.Sources[0]; ss.Files != 1 || len(ss.Skips) != 1 || ss.Skips[0].Path != "src/templates/invoice.docx" || ss.Chunks[core.DocRunbook] == 0 {
 		t.Errorf("repository: files %d, skips %v, chunks %v; want the runbook extracted and the template skipped", ss.Files, ss.Skips, ss.Chunks)
+	}
+}
+
+// upkeepFails records the run's end, then fails its upkeep, as the SQLite
+// store does when it cannot write the ranking's row lengths.
+type upkeepFails struct{ *sqlite.DB }
+
+func (u upkeepFails) FinishRun(ctx context.Context, id int64, r core.CrawlRun) error {
+	if err := u.DB.FinishRun(ctx, id, r); err != nil {
+		return err
+	}
+	return fmt.Errorf("write the ranking's row lengths: disk I/O error (%w)", ingest.ErrRunRecorded)
+}
+
+// TestUpkeepErrorIsAWarning: upkeep that fails after the run's end is
+// recorded does not fail the crawl; the summary carries it.
+func TestUpkeepErrorIsAWarning(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	sum, err := ingest.New(upkeepFails{db}, ingest.Options{}).Run(context.Background(), []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "app"}})
+	if err != nil || sum.RunUnrecorded || sum.UpkeepErr == nil || !strings.Contains(sum.UpkeepErr.Error(), "row lengths") {
+		t.Fatalf("Run = %v, unrecorded %v, upkeep %v; want no error and the upkeep failure in the summary", err, sum.RunUnrecorded, sum.UpkeepErr)
+	}
+	if last, err := db.LastRun(context.Background()); err != nil || last.Status != "ok" {
+		t.Errorf("last run %+v, %v; want ok", last, err)
 	}
 }
