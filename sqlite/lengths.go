@@ -46,6 +46,14 @@ type ranking struct {
 	done  func()
 }
 
+// indexRecords are SQL expressions of table's FTS5 structure record and
+// averages record (row count and column totals), which every write to the
+// index changes: the row lengths hold while both are what they were when
+// the lengths were written.
+func indexRecords(table string) (structure, averages string) {
+	return "(SELECT block FROM " + table + "_data WHERE id = 10)", "(SELECT block FROM " + table + "_data WHERE id = 1)"
+}
+
 // plainRanking ranks with FTS5's configured rank, bm25() with the table's
 // weights.
 func plainRanking(table string) ranking {
@@ -82,7 +90,8 @@ func (db *DB) rankingOf(ctx context.Context, table string) ranking {
 		return plainRanking(table)
 	}
 	var stamp, totals []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT (SELECT block FROM `+table+`_data WHERE id = 10), (SELECT block FROM `+table+`_data WHERE id = 1)`).Scan(&stamp, &totals)
+	structure, averages := indexRecords(table)
+	err := db.sql.QueryRowContext(ctx, `SELECT `+structure+`, `+averages).Scan(&stamp, &totals)
 	if err != nil || stamp == nil || totals == nil {
 		return plainRanking(table)
 	}
@@ -103,10 +112,9 @@ func (db *DB) rankingOf(ctx context.Context, table string) ranking {
 		args += ", " + l.weights
 	}
 	return ranking{
-		expr: "coderag_bm25(" + table + ", " + args + ")",
-		fresh: "((SELECT block FROM " + table + "_data WHERE id = 10) = X'" + hex.EncodeToString(l.stamp) +
-			"' AND (SELECT block FROM " + table + "_data WHERE id = 1) = X'" + hex.EncodeToString(l.totals) + "')",
-		done: l.mu.RUnlock,
+		expr:  "coderag_bm25(" + table + ", " + args + ")",
+		fresh: "(" + structure + " = X'" + hex.EncodeToString(l.stamp) + "' AND " + averages + " = X'" + hex.EncodeToString(l.totals) + "')",
+		done:  l.mu.RUnlock,
 	}
 }
 
@@ -214,13 +222,17 @@ func (db *DB) writeLengths(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	for _, table := range rankedTables {
-		var stamp, totals, oldStamp, oldTotals []byte
-		if err := tx.QueryRowContext(ctx, `SELECT (SELECT block FROM `+table+`_data WHERE id = 10), (SELECT block FROM `+table+`_data WHERE id = 1),
-			(SELECT stamp FROM fts_lengths WHERE tbl = ?), (SELECT totals FROM fts_lengths WHERE tbl = ?)`, table, table).Scan(&stamp, &totals, &oldStamp, &oldTotals); err != nil {
+		current, err := lengthsCurrent(ctx, tx, table)
+		if err != nil {
 			return fmt.Errorf("row lengths of %s: %w", table, err)
 		}
-		if stamp != nil && totals != nil && bytes.Equal(stamp, oldStamp) && bytes.Equal(totals, oldTotals) {
+		if current {
 			continue
+		}
+		var stamp, totals []byte
+		structure, averages := indexRecords(table)
+		if err := tx.QueryRowContext(ctx, `SELECT `+structure+`, `+averages).Scan(&stamp, &totals); err != nil {
+			return fmt.Errorf("row lengths of %s: %w", table, err)
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM fts_lengths WHERE tbl = ?`, table); err != nil {
 			return fmt.Errorf("row lengths of %s: %w", table, err)
@@ -339,15 +351,9 @@ func (db *DB) Compact(ctx context.Context, starting func()) (bool, error) {
 	if db.readOnly {
 		return false, nil
 	}
-	var removed, chunks int64
-	err := db.sql.QueryRowContext(ctx, `SELECT
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_unindexed'), 0),
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'), 0)`).Scan(&removed, &chunks)
-	if err != nil {
-		return false, db.wrap("compact the full-text indexes of", err)
-	}
-	if removed == 0 || float64(removed) < compactShare*float64(chunks) {
-		return false, nil
+	_, due, err := db.compactDue(ctx)
+	if err != nil || !due {
+		return false, err
 	}
 	if starting != nil {
 		starting()
@@ -361,35 +367,53 @@ func (db *DB) Compact(ctx context.Context, starting func()) (bool, error) {
 	return true, db.wrap("compact the full-text indexes of", err)
 }
 
+// compactDue returns how many chunks were removed from the full-text
+// indexes since they were last compacted, and whether that is enough for
+// Compact (a quarter of the chunks indexed).
+func (db *DB) compactDue(ctx context.Context) (removed int64, due bool, err error) {
+	var chunks int64
+	err = db.sql.QueryRowContext(ctx, `SELECT
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_unindexed'), 0),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'), 0)`).Scan(&removed, &chunks)
+	if err != nil {
+		return 0, false, db.wrap("read the compaction state of", err)
+	}
+	return removed, removed > 0 && float64(removed) >= compactShare*float64(chunks), nil
+}
+
+// lengthsCurrent reports whether fts_lengths holds table's row lengths
+// for its index as it is.
+func lengthsCurrent(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, table string) (bool, error) {
+	structure, averages := indexRecords(table)
+	var ok bool
+	err := q.QueryRowContext(ctx, `SELECT coalesce((SELECT stamp = `+structure+` AND totals = `+averages+` FROM fts_lengths WHERE tbl = ?), 0)`, table).Scan(&ok)
+	return ok, err
+}
+
 // textIndex describes for stats how the full-text lists rank: with the
 // row lengths of every table current, or by bm25() until the next crawl
 // writes them; and how many chunks were removed since the indexes were
 // last compacted.
 func (db *DB) textIndex(ctx context.Context) (string, error) {
-	current := 0
+	s := "FTS5, ranked with the row lengths in memory"
 	for _, t := range rankedTables {
-		var ok bool
-		err := db.sql.QueryRowContext(ctx, `SELECT coalesce((SELECT stamp = (SELECT block FROM `+t+`_data WHERE id = 10)
-			AND totals = (SELECT block FROM `+t+`_data WHERE id = 1) FROM fts_lengths WHERE tbl = ?), 0)`, t).Scan(&ok)
+		ok, err := lengthsCurrent(ctx, db.sql, t)
 		if err != nil {
 			return "", db.wrap("read row lengths of", err)
 		}
-		if ok {
-			current++
+		if !ok {
+			s = "FTS5, ranked by bm25() reading each row's length (the row lengths are written at the end of the next crawl)"
+			break
 		}
 	}
-	var removed, chunks int64
-	if err := db.sql.QueryRowContext(ctx, `SELECT
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'fts_unindexed'), 0),
-		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'chunk_count'), 0)`).Scan(&removed, &chunks); err != nil {
-		return "", db.wrap("read compaction state of", err)
-	}
-	s := "FTS5, ranked with the row lengths in memory"
-	if current < len(rankedTables) {
-		s = "FTS5, ranked by bm25() reading each row's length (the row lengths are written at the end of the next crawl)"
+	removed, due, err := db.compactDue(ctx)
+	if err != nil {
+		return "", err
 	}
 	switch {
-	case removed > 0 && float64(removed) >= compactShare*float64(chunks):
+	case due:
 		s += fmt.Sprintf("; %d chunks removed since the last compaction: the next crawl compacts", removed)
 	case removed > 0:
 		s += fmt.Sprintf("; %d chunks removed since the last compaction (compacted at a quarter of the chunks)", removed)

@@ -80,6 +80,9 @@ type SourceTx struct {
 	runID    int64
 	maxPK    int64 // largest chunk pk before this transaction's writes
 	vectors  bool
+	// unindexed counts the chunks this transaction removed from the FTS
+	// indexes, added to the index's count at Commit (Compact).
+	unindexed int64
 	// prev is what the source row held before an update.
 	prev core.Source
 	// routeServices are the services to give the routes of files whose
@@ -300,9 +303,11 @@ func (s *SourceTx) deleteFile(ctx context.Context, path, newFacts string) (store
 			return old, s.db.wrap(what, err)
 		}
 	}
-	if err := unindexFTS(ctx, s.tx, "file_id = ?", id); err != nil {
+	n, err := unindexFTS(ctx, s.tx, "file_id = ?", id)
+	if err != nil {
 		return old, s.db.wrap(what, err)
 	}
+	s.unindexed += n
 	if _, err := s.tx.ExecContext(ctx, `DELETE FROM files WHERE id = ?`, id); err != nil {
 		return old, s.db.wrap(what, err)
 	}
@@ -402,10 +407,11 @@ type routeKey struct {
 // clearSource removes everything a source holds but its row: chunks with
 // their FTS entries first (external-content FTS5 needs the old values to
 // delete them; the vec0 trigger and foreign keys clean vectors and facts),
-// files and skips.
-func clearSource(ctx context.Context, tx *sql.Tx, sourceID int64) error {
-	if err := unindexFTS(ctx, tx, "source_id = ?", sourceID); err != nil {
-		return err
+// files and skips. It returns how many chunks it removed.
+func clearSource(ctx context.Context, tx *sql.Tx, sourceID int64) (int64, error) {
+	n, err := unindexFTS(ctx, tx, "source_id = ?", sourceID)
+	if err != nil {
+		return 0, err
 	}
 	for _, q := range []string{
 		`DELETE FROM chunks WHERE source_id = ?`,
@@ -413,10 +419,10 @@ func clearSource(ctx context.Context, tx *sql.Tx, sourceID int64) error {
 		`DELETE FROM crawl_skips WHERE source_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, sourceID); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // Touch records the size and modification time of a file whose content did
@@ -461,7 +467,11 @@ func (db *DB) DeleteSource(ctx context.Context, name string) error {
 		}
 		return db.wrap("remove source "+name+" from", err)
 	}
-	if err := clearSource(ctx, tx, id); err != nil {
+	n, err := clearSource(ctx, tx, id)
+	if err != nil {
+		return db.wrap("remove source "+name+" from", err)
+	}
+	if err := addUnindexed(ctx, tx, n); err != nil {
 		return db.wrap("remove source "+name+" from", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM sources WHERE id = ?`, id); err != nil {
@@ -525,9 +535,11 @@ func (s *SourceTx) begin(ctx context.Context) error {
 		if err := s.keepVectors(ctx); err != nil {
 			return s.db.wrap("read vectors of source "+s.src.Name+" from", err)
 		}
-		if err := clearSource(ctx, tx, s.sourceID); err != nil {
+		n, err := clearSource(ctx, tx, s.sourceID)
+		if err != nil {
 			return s.db.wrap("clear source "+s.src.Name+" in", err)
 		}
+		s.unindexed += n
 	}
 	// Every chunk this transaction writes gets a pk above this one
 	// (INTEGER PRIMARY KEY assigns max+1); Commit indexes them in one go.
@@ -769,6 +781,9 @@ func (s *SourceTx) Commit(ctx context.Context) error {
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, time.Now().UTC().Format(time.RFC3339)); err != nil {
 		return s.db.wrap("commit source "+s.src.Name+" to", err)
 	}
+	if err := addUnindexed(ctx, s.tx, s.unindexed); err != nil {
+		return s.db.wrap("commit source "+s.src.Name+" to", err)
+	}
 	if s.graphDirty {
 		if _, err := s.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('graph_dirty', '1')
 			ON CONFLICT(key) DO UPDATE SET value = excluded.value`); err != nil {
@@ -854,25 +869,36 @@ func indexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error 
 	return nil
 }
 
-// unindexFTS removes the chunks matching where from both FTS5 indexes; it
-// must run before the chunks are deleted (external-content FTS5 needs the
-// indexed values to delete them).
-func unindexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) error {
-	// FTS5 keeps a deleted row's entries until its segments are merged:
-	// the count says when the index is worth compacting (Compact).
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('fts_unindexed', (SELECT count(*) FROM chunks WHERE `+where+`))
-		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`, args...); err != nil {
-		return fmt.Errorf("count unindexed chunks: %w", err)
-	}
+// unindexFTS removes the chunks matching where from the FTS5 indexes and
+// returns how many it removed; it must run before the chunks are deleted
+// (external-content FTS5 needs the indexed values to delete them).
+func unindexFTS(ctx context.Context, tx *sql.Tx, where string, args ...any) (int64, error) {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM fts_files WHERE rowid IN (SELECT DISTINCT file_id FROM chunks WHERE `+where+`)
 		OR rowid IN (SELECT -pk FROM chunks WHERE (`+where+`) AND corpus_type LIKE 'CONVO%')`, append(append([]any{}, args...), args...)...); err != nil {
-		return fmt.Errorf("unindex fts_files: %w", err)
+		return 0, fmt.Errorf("unindex fts_files: %w", err)
 	}
+	var n int64
 	for _, t := range ftsTables {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rowid, symbol_name, file_path, context_prefix, text)
-			SELECT 'delete', pk, symbol_name, file_path, context_prefix, text FROM chunks WHERE `+where, args...); err != nil {
-			return fmt.Errorf("unindex %s: %w", t, err)
+		res, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rowid, symbol_name, file_path, context_prefix, text)
+			SELECT 'delete', pk, symbol_name, file_path, context_prefix, text FROM chunks WHERE `+where, args...)
+		if err != nil {
+			return 0, fmt.Errorf("unindex %s: %w", t, err)
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return 0, fmt.Errorf("unindex %s: %w", t, err)
 		}
 	}
-	return nil
+	return n, nil
+}
+
+// addUnindexed adds n chunks removed from the FTS5 indexes to the count
+// that says when they are worth compacting (Compact): FTS5 keeps a removed
+// row's entries until its segments merge.
+func addUnindexed(ctx context.Context, tx *sql.Tx, n int64) error {
+	if n == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('fts_unindexed', ?)
+		ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`, n)
+	return err
 }

@@ -65,7 +65,7 @@ func DocumentText(p Pending) string {
 	if p.ContextPrefix != "" {
 		s = p.ContextPrefix + "\n" + p.Text
 	}
-	if len(s) <= MaxDocumentBytes {
+	if !DocumentCut(p) {
 		return s
 	}
 	cut := MaxDocumentBytes
@@ -73,6 +73,16 @@ func DocumentText(p Pending) string {
 		cut--
 	}
 	return s[:cut]
+}
+
+// DocumentCut reports whether DocumentText cuts p's text at
+// MaxDocumentBytes (without building it).
+func DocumentCut(p Pending) bool {
+	n := len(p.Text)
+	if p.ContextPrefix != "" {
+		n += len(p.ContextPrefix) + len("\n")
+	}
+	return n > MaxDocumentBytes
 }
 
 // Prefixes are the instructions a model wants before queries and

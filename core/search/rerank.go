@@ -426,12 +426,8 @@ func FeaturesIDF(c core.Chunk, words, idents []string, idf map[string]float64) m
 // (embed.DocumentText), from toks, the tokens of its scope and text as
 // the reranker reads them, when they are that text's (it is not cut).
 func semanticVector(m *embed.Static, c core.Chunk, toks []codetok.Token) []float32 {
-	full := len(c.Text)
-	if c.ContextPrefix != "" {
-		full += len(c.ContextPrefix) + len("\n")
-	}
-	if full > embed.MaxDocumentBytes { // cut: its own tokens
-		return m.Embed(embed.DocumentText(embed.Pending{ContextPrefix: c.ContextPrefix, Text: c.Text}))
+	if p := (embed.Pending{ContextPrefix: c.ContextPrefix, Text: c.Text}); embed.DocumentCut(p) {
+		return m.Embed(embed.DocumentText(p)) // cut: its own tokens
 	}
 	// Without a scope the document is the text alone, whose tokens are
 	// those of "\n" + text (TestLeadingNewlineTokens).
