@@ -88,8 +88,9 @@ type DB struct {
 	mu       sync.Mutex
 	embedder core.EmbedderInfo // zero until UseEmbedder or read from meta
 
-	pmu    sync.Mutex
-	pcache *pages // the sign-bit KNN index in memory (quant.go)
+	pmu     sync.Mutex
+	pcache  *pages // the sign-bit KNN index in memory (quant.go)
+	scanned bool   // a KNN has scanned the pages in SQLite (quant.go)
 
 	lengths map[string]*rowLengths // full-text tables' row lengths (lengths.go)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -950,5 +951,79 @@ func TestPagesKeepRowBytes(t *testing.T) {
 		if !bytes.Equal(b, want[i]) {
 			t.Fatalf("row %d's bytes changed after the next rows were read: the driver reuses its buffers, and loadPages must copy", i)
 		}
+	}
+}
+
+// TestPrefilterInSQL: the sign-bit scan inside SQLite (coderag_prefilter,
+// a one-shot query's) picks the very candidates the scan of the pages in
+// memory does, ties at the cut included, and refuses a page that does not
+// fit the query's width.
+func TestPrefilterInSQL(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	const dim, n = 256, 2500 // three pages, the last one short
+	words := dim / 64
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Few distinct patterns with few flipped bits: many equal distances.
+	patterns := make([][]uint64, 6)
+	for i := range patterns {
+		patterns[i] = make([]uint64, words)
+		for w := range patterns[i] {
+			patterns[i][w] = rng.Uint64()
+		}
+	}
+	for page := 0; page*pageSize < n; page++ {
+		var pks, bs []byte
+		for i := page * pageSize; i < min(n, (page+1)*pageSize); i++ {
+			pks = binary.LittleEndian.AppendUint64(pks, uint64(3*i+7))
+			p := patterns[rng.IntN(len(patterns))]
+			for w := range words {
+				x := p[w]
+				if rng.IntN(4) == 0 {
+					x ^= 1 << rng.IntN(64)
+				}
+				bs = binary.LittleEndian.AppendUint64(bs, x)
+			}
+		}
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO vec_pages(page, pks, bits) VALUES (?, ?, ?)`, page, pks, bs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pg, err := db.loadPages(ctx, "test", make([]float64, dim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int{1, 20, 333, 1000, n, n + 10} {
+		for trial := range 5 {
+			qb := slices.Clone(patterns[trial%len(patterns)])
+			qb[trial%words] ^= rng.Uint64()
+			inGo := pg.nearest(qb, want)
+			inSQL, err := db.nearestInSQL(ctx, qb, want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(inGo) != min(want, n) {
+				t.Fatalf("want %d: %d candidates in memory", want, len(inGo))
+			}
+			if !slices.Equal(inGo, inSQL) {
+				t.Fatalf("want %d, query %d: SQLite picked %d candidates %v..., memory %d %v...", want, trial,
+					len(inSQL), inSQL[:min(5, len(inSQL))], len(inGo), inGo[:min(5, len(inGo))])
+			}
+		}
+	}
+	// A page of another width: the error says what to do.
+	if _, err := db.sql.ExecContext(ctx, `INSERT INTO vec_pages(page, pks, bits) VALUES (99, ?, ?)`,
+		make([]byte, 16), make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.nearestInSQL(ctx, patterns[0], 10); err == nil || !strings.Contains(err.Error(), "does not fit dimension 256; re-crawl") {
+		t.Errorf("a page of another width: err = %v", err)
+	}
+	// No pages: no candidates.
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM vec_pages`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.nearestInSQL(ctx, patterns[0], 10); err != nil || len(got) != 0 {
+		t.Errorf("no pages: %v, %v", got, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"coderag/core"
@@ -77,30 +78,76 @@ type pages struct {
 	total int // vectors
 }
 
-// loadPages returns the sign-bit index for vectors of dimension dim, from
-// memory when the stored generation is the one loaded; nil when there is
-// none.
-func (db *DB) loadPages(ctx context.Context, dim int) (*pages, error) {
+// vectorMeta returns the generation of the stored sign-bit pages and the
+// mean vector their bits are taken against; a nil mean when there are none.
+func (db *DB) vectorMeta(ctx context.Context, dim int) (gen string, mean []float64, err error) {
 	var genN, meanN sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT
+	err = db.sql.QueryRowContext(ctx, `SELECT
 		(SELECT value FROM meta WHERE key = 'vec_pages_gen'),
 		(SELECT value FROM meta WHERE key = 'vec_mean')`).Scan(&genN, &meanN)
 	if err != nil {
-		return nil, db.wrap("vector search in", err)
+		return "", nil, db.wrap("vector search in", err)
 	}
 	if !genN.Valid || !meanN.Valid {
-		return nil, nil
+		return "", nil, nil
 	}
-	gen, meanText := genN.String, meanN.String
+	mean, ok := decodeMean(meanN.String, dim)
+	if !ok {
+		return "", nil, fmt.Errorf("read vector mean from %s: bad value in meta", db.path)
+	}
+	return genN.String, mean, nil
+}
+
+// candidates returns the chunk pks of the want vectors nearest to the
+// query's sign bits qb by Hamming distance (the ties at the cut in page
+// order), in page order. The first search of a handle scans the pages
+// where SQLite reads them (coderag_prefilter, sqlite/internal/cext/
+// hamming.c): a one-shot query reads them once and copying them into Go
+// would cost it more than the scan. A handle that searches again keeps
+// them in memory (loadPages) and scans them there.
+func (db *DB) candidates(ctx context.Context, gen string, mean []float64, qb []uint64, want int) ([]int64, error) {
 	db.pmu.Lock()
 	defer db.pmu.Unlock()
-	if db.pcache != nil && db.pcache.gen == gen && len(db.pcache.mean) == dim {
-		return db.pcache, nil
+	if pg := db.pcache; pg != nil && pg.gen == gen && len(pg.mean) == len(mean) {
+		return pg.nearest(qb, want), nil
 	}
-	mean, ok := decodeMean(meanText, dim)
-	if !ok {
-		return nil, fmt.Errorf("read vector mean from %s: bad value in meta", db.path)
+	if !db.scanned {
+		db.scanned = true
+		return db.nearestInSQL(ctx, qb, want)
 	}
+	pg, err := db.loadPages(ctx, gen, mean)
+	if err != nil {
+		return nil, err
+	}
+	db.pcache = pg
+	return pg.nearest(qb, want), nil
+}
+
+// nearestInSQL is candidates scanning the pages inside SQLite.
+func (db *DB) nearestInSQL(ctx context.Context, qb []uint64, want int) ([]int64, error) {
+	q := make([]byte, 0, 8*len(qb))
+	for _, w := range qb {
+		q = binary.LittleEndian.AppendUint64(q, w)
+	}
+	var out []byte
+	err := db.sql.QueryRowContext(ctx, `SELECT coderag_prefilter(pks, bits, ?, ?) FROM (SELECT pks, bits FROM vec_pages ORDER BY page)`, q, want).Scan(&out)
+	if err != nil {
+		if strings.Contains(err.Error(), "does not fit") {
+			return nil, fmt.Errorf("vector search in %s: a vector page does not fit dimension %d; re-crawl", db.path, 64*len(qb))
+		}
+		return nil, db.wrap("vector search in", err)
+	}
+	cand := make([]int64, len(out)/8)
+	for i := range cand {
+		cand[i] = int64(binary.LittleEndian.Uint64(out[8*i:]))
+	}
+	return cand, nil
+}
+
+// loadPages reads the sign-bit pages of generation gen (dimension
+// len(mean)) into memory.
+func (db *DB) loadPages(ctx context.Context, gen string, mean []float64) (*pages, error) {
+	dim := len(mean)
 	p := &pages{gen: gen, mean: mean, words: dim / 64}
 	rows, err := db.sql.QueryContext(ctx, `SELECT pks, bits FROM vec_pages ORDER BY page`)
 	if err != nil {
@@ -127,8 +174,52 @@ func (db *DB) loadPages(ctx context.Context, dim int) (*pages, error) {
 	if err := rows.Err(); err != nil {
 		return nil, db.wrap("vector search in", err)
 	}
-	db.pcache = p
 	return p, nil
+}
+
+// nearest is candidates over the pages in memory.
+func (p *pages) nearest(qb []uint64, want int) []int64 {
+	stride := p.words * 8
+	dist := make([]uint16, 0, p.total)
+	le := binary.LittleEndian
+	for _, b := range p.bits {
+		for o := 0; o+stride <= len(b); o += stride {
+			v := b[o : o+stride]
+			d := 0
+			for w, q := range qb {
+				d += bits.OnesCount64(q ^ le.Uint64(v[8*w:]))
+			}
+			dist = append(dist, uint16(d))
+		}
+	}
+	// The want nearest by Hamming distance: a histogram gives the cut.
+	want = min(len(dist), want)
+	dim := 64 * p.words
+	hist := make([]int, dim+1)
+	for _, d := range dist {
+		hist[d]++
+	}
+	cut, acc := 0, 0
+	for cut = 0; cut <= dim && acc+hist[cut] < want; cut++ {
+		acc += hist[cut]
+	}
+	tieRoom := want - acc
+	var cand []int64
+	i := 0
+	for _, pks := range p.pks {
+		for o := 0; o+8 <= len(pks); o += 8 {
+			d := dist[i]
+			i++
+			switch {
+			case int(d) < cut:
+				cand = append(cand, int64(le.Uint64(pks[o:])))
+			case int(d) == cut && tieRoom > 0:
+				cand = append(cand, int64(le.Uint64(pks[o:])))
+				tieRoom--
+			}
+		}
+	}
+	return cand
 }
 
 // decodeMean reads the stored mean vector (base64 of little-endian
@@ -353,8 +444,8 @@ func (db *DB) pagedCount(ctx context.Context) int {
 // vectors (within about 1% of the exact one).
 func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, error) {
 	dim := len(v)
-	pg, err := db.loadPages(ctx, dim)
-	if err != nil || pg == nil {
+	gen, mean, err := db.vectorMeta(ctx, dim)
+	if err != nil || mean == nil {
 		return nil, err
 	}
 	q := make([]float64, dim)
@@ -364,45 +455,9 @@ func (db *DB) knnPaged(ctx context.Context, v []float32, k int) ([]core.Hit, err
 		qn += q[i] * q[i]
 	}
 	qn = math.Sqrt(qn)
-	qb := signBits(q, pg.mean)
-	stride := pg.words * 8
-	dist := make([]uint16, 0, pg.total)
-	le := binary.LittleEndian
-	for _, b := range pg.bits {
-		for o := 0; o+stride <= len(b); o += stride {
-			v := b[o : o+stride]
-			d := 0
-			for w, q := range qb {
-				d += bits.OnesCount64(q ^ le.Uint64(v[8*w:]))
-			}
-			dist = append(dist, uint16(d))
-		}
-	}
-	// The want nearest by Hamming distance: a histogram gives the cut.
-	want := min(len(dist), k*db.opts.PrefilterFactor)
-	hist := make([]int, dim+1)
-	for _, d := range dist {
-		hist[d]++
-	}
-	cut, acc := 0, 0
-	for cut = 0; cut <= dim && acc+hist[cut] < want; cut++ {
-		acc += hist[cut]
-	}
-	tieRoom := want - acc
-	var cand []int64
-	i := 0
-	for _, pks := range pg.pks {
-		for o := 0; o+8 <= len(pks); o += 8 {
-			d := dist[i]
-			i++
-			switch {
-			case int(d) < cut:
-				cand = append(cand, int64(le.Uint64(pks[o:])))
-			case int(d) == cut && tieRoom > 0:
-				cand = append(cand, int64(le.Uint64(pks[o:])))
-				tieRoom--
-			}
-		}
+	cand, err := db.candidates(ctx, gen, mean, signBits(q, mean), k*db.opts.PrefilterFactor)
+	if err != nil {
+		return nil, err
 	}
 	// A chunk pk can be in two pages (a deleted chunk's pk reused by a
 	// chunk added since the last rebuild): score it once.

@@ -422,6 +422,7 @@ static int coderag_ext_init(sqlite3 *db, char **pzErrMsg,
   fts5_api *api;
   (void)pzErrMsg;
   (void)pApi;
+  if (coderag_register_prefilter(db) != SQLITE_OK) return SQLITE_ERROR;
   api = cr_fts5_api(db);
   if (api == 0 || api->iVersion < 2) return SQLITE_OK;
   if (coderag_register_rank(api) != SQLITE_OK) return SQLITE_ERROR;

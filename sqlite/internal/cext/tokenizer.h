@@ -38,6 +38,10 @@ void coderag_tokens_free(coderag_tokens *out);
  * to FTS5. */
 int coderag_register_rank(fts5_api *api);
 
+/* coderag_register_prefilter adds the coderag_prefilter aggregate
+ * (hamming.c) to the connection db. */
+int coderag_register_prefilter(sqlite3 *db);
+
 /* coderag_lengths_register copies n row lengths for coderag_bm25, each
  * width (2 or 4) bytes, little-endian, length + 1 (0 for a row not held),
  * the i-th of rowid base + i, and returns their handle, or 0 when none is
