@@ -17,6 +17,7 @@ import (
 
 	"coderag/core"
 	"coderag/core/discover"
+	"coderag/core/embed"
 	"coderag/core/ingest"
 	"coderag/core/scrub"
 )
@@ -535,7 +536,7 @@ func printCrawlSummary(io *ioStreams, db string, sum ingest.Summary, verbose boo
 		fmt.Fprintf(w, "no vectors: %v; search is BM25-only until the index grows\n", e.Untrained)
 	}
 	if e := sum.Embed; e.Embedder.ID != "" && (e.Embedded > 0 || e.Trained || e.Err != nil) {
-		line := fmt.Sprintf("embedded %s with %s in %s", plural(e.Embedded, "chunk", "chunks"), e.Embedder.ID, e.Duration.Round(time.Millisecond))
+		line := fmt.Sprintf("embedded %s with %s in %s", plural(e.Embedded, "chunk", "chunks"), embed.Label(e.Embedder.ID), e.Duration.Round(time.Millisecond))
 		if e.Trained {
 			line += fmt.Sprintf(" (model learned from %s: %s, %s)", plural(e.Sample, "chunk", "chunks"),
 				plural(e.Vocab, "token", "tokens"), e.TrainDuration.Round(time.Millisecond))

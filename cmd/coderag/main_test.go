@@ -946,9 +946,9 @@ func TestCrawlSummaryEmbedLine(t *testing.T) {
 		empty int
 		want  string
 	}{
-		{0, "embedded 10 chunks with builtin:ppmi-svd in 2s\n"},
-		{1, "embedded 10 chunks with builtin:ppmi-svd in 2s; 1 chunk without a known word stays BM25-only\n"},
-		{3, "embedded 10 chunks with builtin:ppmi-svd in 2s; 3 chunks without a known word stay BM25-only\n"},
+		{0, "embedded 10 chunks with corpus (learned from this index, builtin:ppmi-svd) in 2s\n"},
+		{1, "embedded 10 chunks with corpus (learned from this index, builtin:ppmi-svd) in 2s; 1 chunk without a known word stays BM25-only\n"},
+		{3, "embedded 10 chunks with corpus (learned from this index, builtin:ppmi-svd) in 2s; 3 chunks without a known word stay BM25-only\n"},
 	} {
 		var out bytes.Buffer
 		sum := ingest.Summary{Embed: ingest.EmbedSummary{Embedder: core.EmbedderInfo{ID: "builtin:ppmi-svd"}, Embedded: 10, Empty: tt.empty, Duration: 2 * time.Second}}

@@ -189,7 +189,7 @@ func TestShippedEmbedderEndToEnd(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	repo := filepath.Join(sampleDir, "storefront")
 	code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "builtin")
-	if code != 0 || !strings.Contains(out, "with builtin:static-256d-") {
+	if code != 0 || !strings.Contains(out, "with builtin (the shipped model, builtin:static-256d-") {
 		t.Fatalf("crawl --embedder builtin: exit %d\n%s\n%s", code, out, errs)
 	}
 	_, out, _ = coderag(t, "stats", "--db", db, "--json")
@@ -227,7 +227,7 @@ func TestShippedEmbedderEndToEnd(t *testing.T) {
 		t.Errorf("query of another model's index: exit %d\n%s\n%s", code, out, errs)
 	}
 	code, out, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "builtin", "--reembed")
-	if code != 0 || !strings.Contains(out, "with builtin:static-256d-") {
+	if code != 0 || !strings.Contains(out, "with builtin (the shipped model, builtin:static-256d-") {
 		t.Errorf("crawl --reembed: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"coderag/core"
+	"coderag/core/embed"
 	"coderag/core/graph"
 	"coderag/core/ingest"
 )
@@ -70,7 +71,7 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 	fmt.Fprintf(w, "%s  %s, schema %d\n", s.bold(st.Path), humanSize(st.FileBytes), st.SchemaVersion)
 	emb := "none (BM25 only)"
 	if st.Embedder.ID != "" {
-		emb = fmt.Sprintf("%s, dimension %d, %s vectors", st.Embedder.ID, st.Embedder.Dim, thousands(st.Vectors))
+		emb = fmt.Sprintf("%s, dimension %d, %s vectors", embed.Label(st.Embedder.ID), st.Embedder.Dim, thousands(st.Vectors))
 	}
 	fmt.Fprintf(w, "chunks %s   files %s   sources %d   embedder %s\n", thousands(st.Chunks), thousands(st.Files), len(st.Sources), emb)
 	if st.TextIndex != "" {

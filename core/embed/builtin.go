@@ -21,6 +21,20 @@ var ErrTooLittleText = errors.New("too little text to learn word vectors from")
 // name is older than the shipped model, whose IDs start StaticPrefix).
 const CorpusID = "builtin:ppmi-svd"
 
+// Label is how text output names the embedder whose vectors have ID id:
+// the --embedder name a user gives for it, then the ID an index records.
+// The corpus model's ID starts "builtin:" for historical reasons while
+// --embedder builtin is the shipped model; the label keeps them apart.
+func Label(id string) string {
+	switch {
+	case id == CorpusID:
+		return "corpus (learned from this index, " + id + ")"
+	case IsStatic(id):
+		return "builtin (the shipped model, " + id + ")"
+	}
+	return id
+}
+
 // BuiltinDim is the dimension of the built-in embedder's vectors.
 const BuiltinDim = 256
 

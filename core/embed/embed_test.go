@@ -447,3 +447,15 @@ func ExampleDefaultPrefixes() {
 	fmt.Printf("%q\n", DefaultPrefixes("CodeRankEmbed").Query)
 	// Output: "Represent this query for searching relevant code: "
 }
+
+func TestLabel(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{CorpusID, "corpus (learned from this index, builtin:ppmi-svd)"},
+		{StaticPrefix + "256d-0a1b2c3d", "builtin (the shipped model, builtin:static-256d-0a1b2c3d)"},
+		{"openai:text-embedding-3-small", "openai:text-embedding-3-small"},
+	} {
+		if got := Label(tc.id); got != tc.want {
+			t.Errorf("Label(%q) = %q, want %q", tc.id, got, tc.want)
+		}
+	}
+}
