@@ -168,7 +168,7 @@ func TestMigrateRebuildsCodeIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if want := []string{"14 declared names", "15 rank lengths"}; !slices.Equal(told, want) {
+	if want := []string{"14 declared names", "15 rank lengths", "16 service dirs"}; !slices.Equal(told, want) {
 		t.Errorf("OnUpgrade told %q, want %q", told, want)
 	}
 	told = nil

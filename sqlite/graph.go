@@ -42,7 +42,7 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 	if err := rows.Err(); err != nil {
 		return db.wrap("write the service graph to", err)
 	}
-	for _, q := range []string{`DELETE FROM edge_evidence`, `DELETE FROM edges`, `DELETE FROM service_aliases`, `DELETE FROM service_declarations`} {
+	for _, q := range []string{`DELETE FROM edge_evidence`, `DELETE FROM edges`, `DELETE FROM service_aliases`, `DELETE FROM service_declarations`, `DELETE FROM service_dirs`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return db.wrap("write the service graph to", err)
 		}
@@ -60,6 +60,7 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 	delSvc := prep(`DELETE FROM services WHERE id = ?`)
 	insDecl := prep(`INSERT OR IGNORE INTO service_declarations(service_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
 	insAlias := prep(`INSERT OR IGNORE INTO service_aliases(alias, service_id, kind) VALUES (?, ?, ?)`)
+	insDir := prep(`INSERT OR IGNORE INTO service_dirs(service_id, repo_name, path, why) VALUES (?, ?, ?, ?)`)
 	insEdge := prep(`INSERT INTO edges(source_id, target_id, type, method, path, url, confidence, handler, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
 	insEv := prep(`INSERT OR IGNORE INTO edge_evidence(edge_id, chunk_id, file_path, line) VALUES (?, ?, ?, ?)`)
 	setRoute := prep(`UPDATE routes SET service_id = ? WHERE id = ?`)
@@ -86,6 +87,11 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 		for _, d := range s.Declared {
 			if _, err := insDecl.ExecContext(ctx, id, d.ChunkID, d.Repo+"/"+d.File, d.Line); err != nil {
 				return db.wrap("write the declarations of "+s.Name+" to", err)
+			}
+		}
+		for _, d := range s.OwnedDirs() {
+			if _, err := insDir.ExecContext(ctx, id, d.Repo, d.Path, d.Why); err != nil {
+				return db.wrap("write the folders of "+s.Name+" to", err)
 			}
 		}
 	}
@@ -223,6 +229,23 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 		}
 	}
 	rows.Close()
+	rows, err = db.sql.QueryContext(ctx, `SELECT service_id, repo_name, path, why FROM service_dirs
+		ORDER BY service_id, repo_name, path = '.', length(path) DESC, path`)
+	if err != nil {
+		return nil, db.wrap("read the service graph from", err)
+	}
+	for rows.Next() {
+		var id int64
+		var d graph.Dir
+		if err := rows.Scan(&id, &d.Repo, &d.Path, &d.Why); err != nil {
+			rows.Close()
+			return nil, db.wrap("read the service graph from", err)
+		}
+		if i, ok := idx[id]; ok {
+			g.Services[i].Dirs = append(g.Services[i].Dirs, d)
+		}
+	}
+	rows.Close()
 	rows, err = db.sql.QueryContext(ctx, `SELECT d.service_id, d.chunk_id, coalesce(c.repo_name, ''), coalesce(c.file_path, d.file_path), d.line
 		FROM service_declarations d LEFT JOIN chunks c ON c.id = d.chunk_id ORDER BY d.service_id, d.rowid`)
 	if err != nil {
@@ -291,10 +314,10 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 	return g, nil
 }
 
-// AssignOwners gives every code and config chunk the service whose
-// directory holds it (the longest matching directory of a service of the
-// same source; a service whose directory is "." owns the rest of it, and
-// a service without a directory, "", owns no code), so
+// AssignOwners gives every code and config chunk the service one of whose
+// folders holds it (service_dirs: the deepest folder, or the file itself,
+// of a service of the same source; a service's "." owns the rest of it,
+// and a service without folders owns no code), so
 // that service:NAME finds a service's code. Vectors' filter columns follow.
 // It returns how many chunks changed owner. With ingest.LinkNew it visits
 // only the chunks of files not linked yet (the services did not change).
@@ -305,10 +328,10 @@ func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, er
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT c.pk, coalesce((
-			SELECT s.name FROM services s
-			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
-			  AND (s.directory = '.' OR s.directory != '' AND c.file_path GLOB s.directory || '/*')
-			ORDER BY s.directory = '.', length(s.directory) DESC, s.name LIMIT 1), '') AS owner, c.service_name
+			SELECT s.name FROM service_dirs d JOIN services s ON s.id = d.service_id
+			WHERE s.kind = 'service' AND d.repo_name = c.repo_name
+			  AND (d.path = '.' OR c.file_path = d.path OR c.file_path GLOB d.path || '/*')
+			ORDER BY d.path = '.', length(d.path) DESC, s.name LIMIT 1), '') AS owner, c.service_name
 		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+scopeSQL(scope))
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)

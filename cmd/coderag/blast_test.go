@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,5 +26,47 @@ func TestBrokerBlastRadiusHoldsItsConsumers(t *testing.T) {
 	code, out, _ = coderag(t, "graph", "--db", db, "--service", "kafka", "--downstream")
 	if code != 0 || strings.Contains(out, "catalog") || strings.Contains(out, "notifications") {
 		t.Errorf("kafka depends on its consumers:\n%s", out)
+	}
+}
+
+// TestGraphServiceFolders: `graph --service` lists every folder whose
+// code is the service's when it has more than one (a program ko builds
+// and the packages only it imports), and --json gives them with why.
+func TestGraphServiceFolders(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "shop")
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cart\nspec:\n  template:\n    spec:\n      containers:\n" +
+		"        - name: cart\n          image: ko://example.com/shop/cmd/cart\n"
+	for name, text := range map[string]string{
+		"go.mod":           "module example.com/shop\n\ngo 1.22\n",
+		"cmd/cart/main.go": "package main\n\nimport \"example.com/shop/pkg/cart\"\n\nfunc main() { cart.Serve() }\n",
+		"pkg/cart/cart.go": "package cart\n\n// Serve serves carts.\nfunc Serve() {}\n",
+		"deploy/cart.yaml": deploy,
+	} {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "x.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	code, out, errs := coderag(t, "graph", "--db", db, "--service", "cart")
+	if code != 0 || !strings.Contains(out, "code in shop, shop/cmd/cart, shop/pkg/cart\n") {
+		t.Errorf("graph --service cart: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = coderag(t, "graph", "--db", db, "--service", "cart", "--json")
+	var got struct{ Services []jsonService }
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("graph --service cart --json: exit %d\n%s%s", code, out, errs)
+	}
+	for _, s := range got.Services {
+		if s.Name == "cart" && !slices.Contains(s.Folders, jsonFolder{"shop", "pkg/cart", "imported by its ko program only"}) {
+			t.Errorf("graph --json: the folders of cart are %+v", s.Folders)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -382,6 +383,14 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 			}
 			fmt.Fprintf(w, "  %s %s\n", st.dim("declared in"), strings.Join(ds, ", "))
 		}
+		if dirs := s.OwnedDirs(); len(dirs) > 1 {
+			var ds []string
+			for _, d := range dirs {
+				ds = append(ds, strings.TrimSuffix(d.Repo+"/"+d.Path, "/."))
+			}
+			slices.Sort(ds)
+			fmt.Fprintf(w, "  %s %s\n", st.dim("code in"), strings.Join(ds, ", "))
+		}
 		var in, out []graph.Hop
 		for _, e := range g.Edges {
 			switch {
@@ -533,15 +542,24 @@ func printCycles(io *ioStreams, g *graph.Graph, o *graphOptions) error {
 }
 
 type jsonService struct {
-	Name      string         `json:"name"`
-	Kind      string         `json:"kind"`
-	Aliases   []string       `json:"aliases"`
-	Repo      string         `json:"repo"`
-	Language  string         `json:"language"`
-	Directory string         `json:"directory"`
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Aliases   []string `json:"aliases"`
+	Repo      string   `json:"repo"`
+	Language  string   `json:"language"`
+	Directory string   `json:"directory"`
+	// Folders are every folder (or file) whose code is the service's,
+	// deepest first, with why ("ko image", "compose build", ...).
+	Folders   []jsonFolder   `json:"folders"`
 	Namespace string         `json:"namespace,omitempty"`
 	Declared  []jsonEvidence `json:"declared_in"`
 	Depth     *int           `json:"depth,omitempty"`
+}
+
+type jsonFolder struct {
+	Repo string `json:"repo"`
+	Path string `json:"path"`
+	Why  string `json:"why"`
 }
 
 type jsonEvidence struct {
@@ -584,7 +602,10 @@ func writeGraphJSON(w io.Writer, v view) error {
 			continue
 		}
 		js := jsonService{Name: s.Name, Kind: s.Kind, Aliases: []string{}, Repo: s.Repo, Language: s.Language, Directory: s.Directory,
-			Namespace: s.Namespace, Declared: []jsonEvidence{}}
+			Namespace: s.Namespace, Declared: []jsonEvidence{}, Folders: []jsonFolder{}}
+		for _, d := range s.OwnedDirs() {
+			js.Folders = append(js.Folders, jsonFolder{d.Repo, d.Path, d.Why})
+		}
 		for _, d := range s.Declared {
 			js.Declared = append(js.Declared, jsonEvidence{d.Repo + "/" + d.File, d.Line, d.ChunkID})
 		}

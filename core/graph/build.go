@@ -22,6 +22,23 @@ type Input struct {
 	Files [][2]string
 	// Bindings are values code gives fields and constructor parameters.
 	Bindings []core.BindingAt
+	// GoImports are the import paths of Go files other than tests, by
+	// repository and path: they tell which packages a program ko builds
+	// is made of. Read only when a workload's image is ko://.
+	GoImports map[[2]string][]string
+}
+
+// NeedsGoImports reports whether Build reads in.GoImports: a workload's
+// image is built by ko from an import path.
+func NeedsGoImports(resources []core.ResourceAt) bool {
+	for _, r := range resources {
+		for _, img := range r.Images {
+			if strings.HasPrefix(img, "ko://") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // owner says that the code under Dir of Repo belongs to Service.
@@ -113,7 +130,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 14
+const BuilderVersion = 15
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -196,6 +213,11 @@ func Build(in Input) *Graph {
 	b.proxies()
 	b.mergeConfigured()
 	b.networkPolicies()
+	for _, o := range b.owners {
+		if n := b.nodes[o.service]; n != nil && n.Kind == KindService {
+			n.Dirs = append(n.Dirs, Dir{Repo: o.repo, Path: first(o.dir, "."), Why: o.why})
+		}
+	}
 	for _, n := range b.nodes {
 		g.Services = append(g.Services, *n)
 	}
@@ -575,7 +597,9 @@ func (b *builder) ownership() {
 				// "." is the whole repository: "" says no folder is known.
 				n.Repo, n.Directory = repo, first(dir, ".")
 			}
-			if dir != "" {
+			// A package a program imports is named for what it does
+			// (net, handler), not after the service.
+			if dir != "" && why != whyImported {
 				b.addAlias(n, path.Base(dir), "directory")
 			}
 		}
@@ -591,7 +615,7 @@ func (b *builder) ownership() {
 				dir = path.Dir(path.Join(dir, r.Dockerfile))
 			}
 			k := [2]string{r.Repo, strings.TrimPrefix(path.Clean(dir), "./")}
-			builds[k] = appendUnique(builds[k], first(b.alias[strings.ToLower(r.Name)], r.Name))
+			builds[k] = appendUnique(builds[k], b.workload(r.Name))
 		}
 	}
 	for _, k := range sortedPairs(builds) {
@@ -623,9 +647,10 @@ func (b *builder) ownership() {
 			goDirs[[2]string{f[0], path.Dir(f[1])}] = true
 		}
 	}
+	var programs []koProgram
 	for _, r := range b.in.Resources {
-		s := b.alias[strings.ToLower(r.Name)]
-		if s == "" || b.nodes[s].Kind != KindService {
+		s := b.workload(r.Name)
+		if b.nodes[s] == nil || b.nodes[s].Kind != KindService {
 			continue
 		}
 		for _, img := range r.Images {
@@ -637,15 +662,32 @@ func (b *builder) ownership() {
 			for i := 1; i < len(els); i++ {
 				if dir := strings.Join(els[i:], "/"); goDirs[[2]string{r.Repo, dir}] {
 					add(r.Repo, dir, s, "ko image")
+					programs = append(programs, koProgram{r.Repo, dir, strings.Join(els[:i], "/"), s})
 					break
 				}
 			}
 		}
 	}
-	// Files a compose service mounts (an nginx.conf) are its own.
+	// The packages of the repository a ko program imports, directly or
+	// through others, and no other program does, are its code too
+	// (pkg/activator/net of cmd/activator); those several import are
+	// shared, and nobody's.
+	for _, k := range b.programPackages(programs, goDirs) {
+		add(k.repo, k.dir, k.service, whyImported)
+	}
+	// Files a compose service mounts (an nginx.conf) are its own; what
+	// several services mount (a shared config folder, the whole project
+	// for live reload) is none of theirs.
 	b.mounts = b.composeMounts()
+	mounters := map[[2]string][]string{}
 	for _, m := range b.mounts {
-		add(m.repo, m.path, m.service, "compose volume")
+		k := [2]string{m.repo, m.path}
+		mounters[k] = appendUnique(mounters[k], m.service)
+	}
+	for _, m := range b.mounts {
+		if len(mounters[[2]string{m.repo, m.path}]) == 1 {
+			add(m.repo, m.path, m.service, "compose volume")
+		}
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;
 	// AddNpmApp("web", "../Web") and its kind run the folder they name.
@@ -792,6 +834,68 @@ func (b *builder) sortedNodes() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// workload returns the node a workload or compose service of this name
+// stands for: the node of that very name, else the one it is another
+// name of. (A workload named controller is the node controller, even
+// when another repository's tekton-pipelines-controller was labelled
+// controller first.)
+func (b *builder) workload(name string) string {
+	if _, ok := b.nodes[name]; ok {
+		return name
+	}
+	return first(b.alias[strings.ToLower(name)], name)
+}
+
+// whyImported says a folder is a service's because its program, and no
+// other, imports the package in it.
+const whyImported = "imported by its ko program only"
+
+// koProgram is a Go main package ko builds for a service: its folder in
+// repo and the import path of the module that holds it.
+type koProgram struct {
+	repo, dir, module, service string
+}
+
+// programPackages returns, sorted by folder, the packages of each
+// program's repository that the program imports (directly or through
+// other packages of it) and no other program does, as owners.
+func (b *builder) programPackages(programs []koProgram, goDirs map[[2]string]bool) []owner {
+	if len(programs) == 0 || len(b.in.GoImports) == 0 {
+		return nil
+	}
+	imports := map[[2]string][]string{} // a package's folder -> its imports
+	for k, paths := range b.in.GoImports {
+		d := [2]string{k[0], path.Dir(k[1])}
+		imports[d] = append(imports[d], paths...)
+	}
+	reached := map[[2]string][]string{} // a package's folder -> the services importing it
+	for _, p := range programs {
+		seen := map[string]bool{p.dir: true}
+		queue := []string{p.dir}
+		for len(queue) > 0 {
+			d := queue[0]
+			queue = queue[1:]
+			for _, imp := range imports[[2]string{p.repo, d}] {
+				rel, ok := strings.CutPrefix(imp, p.module+"/")
+				if !ok || seen[rel] || !goDirs[[2]string{p.repo, rel}] {
+					continue
+				}
+				seen[rel] = true
+				queue = append(queue, rel)
+				k := [2]string{p.repo, rel}
+				reached[k] = appendUnique(reached[k], p.service)
+			}
+		}
+	}
+	var out []owner
+	for _, k := range sortedPairs(reached) {
+		if names := reached[k]; len(names) == 1 {
+			out = append(out, owner{k[0], k[1], names[0], whyImported})
+		}
+	}
+	return out
 }
 
 // ownerOf returns the service whose code file is, or "": the owner of
@@ -1023,7 +1127,7 @@ func (b *builder) composeMounts() []mount {
 					at = p
 				}
 			}
-			out = append(out, mount{r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
+			out = append(out, mount{r.Repo, at, b.workload(r.Name)})
 		}
 	}
 	return out

@@ -48,12 +48,36 @@ type Service struct {
 	// Directory is the folder of Repo whose code is the service's: "."
 	// for the whole repository, "" when no code is known to be its.
 	Directory string
+	// Dirs are every folder (or file) whose code is the service's, with
+	// why, deepest first: Directory, and the others its build, its
+	// mounts or its program's imports give it. A chunk belongs to the
+	// service of the deepest one holding it.
+	Dirs      []Dir
 	Language  string
 	Namespace string
 	Ports     []string
 	Aliases   []Alias
 	// Declared are the deploy and config chunks that declare it.
 	Declared []Evidence
+}
+
+// OwnedDirs are the folders a service's chunks are owned from: its Dirs,
+// or its Directory when a graph has none (one read from an index written
+// before Dirs); none for a node that is not a service.
+func (s Service) OwnedDirs() []Dir {
+	if s.Kind != KindService {
+		return nil
+	}
+	if len(s.Dirs) > 0 || s.Directory == "" {
+		return s.Dirs
+	}
+	return []Dir{{Repo: s.Repo, Path: s.Directory, Why: "directory"}}
+}
+
+// Dir is a folder of a repository (or a file; "." is all of it) whose
+// code is a service's, and why.
+type Dir struct {
+	Repo, Path, Why string
 }
 
 // Alias is another name a service is reached by.

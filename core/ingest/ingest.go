@@ -49,6 +49,9 @@ type Store interface {
 	Routes(ctx context.Context) ([]core.RouteAt, error)
 	FilePaths(ctx context.Context) ([][2]string, error)
 	Bindings(ctx context.Context) ([]core.BindingAt, error)
+	// GoImports returns the import paths of the Go files other than
+	// tests, by repository and path (graph.Input.GoImports).
+	GoImports(ctx context.Context) (map[[2]string][]string, error)
 	WriteGraph(ctx context.Context, g *graph.Graph) error
 	// AssignOwners gives code and config chunks in scope the service
 	// whose directory holds them.
@@ -518,6 +521,12 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	reads.Go(func() (err error) { in.Bindings, err = c.store.Bindings(wctx); return })
 	if err := reads.Wait(); err != nil {
 		return err
+	}
+	if graph.NeedsGoImports(in.Resources) {
+		var err error
+		if in.GoImports, err = c.store.GoImports(wctx); err != nil {
+			return err
+		}
 	}
 	g := graph.Build(in)
 	if err := c.store.WriteGraph(wctx, g); err != nil {

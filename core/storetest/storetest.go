@@ -62,6 +62,7 @@ func Run(t *testing.T, open Open) {
 		{"Export", testExport},
 		{"ChunkingVersion", testChunkingVersion},
 		{"ServiceNames", testServiceNames},
+		{"OwnedFolders", testOwnedFolders},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
@@ -1033,5 +1034,94 @@ func testServiceNames(t *testing.T, s Store) {
 		if h.Chunk.ServiceName != "" {
 			t.Errorf("%s joined to %q", h.Chunk.FilePath, h.Chunk.ServiceName)
 		}
+	}
+}
+
+// testOwnedFolders: a service owns every folder the graph gives it, not
+// only its first: the program ko builds for it and the packages only that
+// program imports, and a file its compose service mounts from elsewhere.
+// The store keeps the folders with the graph, and chunks belong to the
+// service of the deepest one holding them.
+func testOwnedFolders(t *testing.T, s Store) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	deploy := func(name, image string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  template:\n    spec:\n      containers:\n        - name: " +
+			name + "\n          image: " + image + "\n"
+	}
+	for name, text := range map[string]string{
+		"go.mod":                 "module example.com/shop\n\ngo 1.22\n",
+		"cmd/cart/main.go":       "package main\n\nimport \"example.com/shop/pkg/cart\"\n\nfunc main() { cart.Serve() }\n",
+		"cmd/orders/main.go":     "package main\n\nimport \"example.com/shop/pkg/log\"\n\nfunc main() { log.Print() }\n",
+		"pkg/cart/cart.go":       "package cart\n\nimport \"example.com/shop/pkg/log\"\n\n// Serve serves carts.\nfunc Serve() { log.Print() }\n",
+		"pkg/log/log.go":         "package log\n\n// Print prints.\nfunc Print() {}\n",
+		"deploy/cart.yaml":       deploy("cart", "ko://example.com/shop/cmd/cart"),
+		"deploy/orders.yaml":     deploy("orders", "ko://example.com/shop/cmd/orders"),
+		"web/docker-compose.yml": "services:\n  web:\n    image: nginx:1.27\n    volumes:\n      - ../conf/nginx.conf:/etc/nginx/nginx.conf:ro\n",
+		"conf/nginx.conf":        "events {}\nhttp {\n  server {\n    listen 80;\n    location / { root /srv; }\n  }\n}\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	g, err := s.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folders := map[string][]string{}
+	for _, sv := range g.Services {
+		for _, d := range sv.Dirs {
+			folders[sv.Name] = append(folders[sv.Name], d.Repo+"/"+d.Path+" ("+d.Why+")")
+		}
+	}
+	want := map[string][]string{
+		"cart":   {"shop/cmd/cart (ko image)", "shop/pkg/cart (imported by its ko program only)"},
+		"orders": {"shop/cmd/orders (ko image)"},
+		"web":    {"shop/conf/nginx.conf (compose volume)"},
+	}
+	for name, w := range want {
+		if !slices.Equal(folders[name], w) {
+			t.Errorf("folders of %s = %q, want %q", name, folders[name], w)
+		}
+	}
+	l, ok := s.(search.Lister)
+	if !ok {
+		return
+	}
+	hits, err := l.List(ctx, core.Filter{}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := map[string]string{}
+	for _, h := range hits {
+		owner[h.Chunk.FilePath] = h.Chunk.ServiceName
+	}
+	for file, w := range map[string]string{"cmd/cart/main.go": "cart", "pkg/cart/cart.go": "cart", "cmd/orders/main.go": "orders",
+		"pkg/log/log.go": "", "conf/nginx.conf": "web"} {
+		if got, ok := owner[file]; !ok || got != w {
+			t.Errorf("%s belongs to %q (listed: %v), want %q", file, got, ok, w)
+		}
+	}
+	hits, err = l.List(ctx, core.Filter{Service: []string{"cart"}}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, h := range hits {
+		files = append(files, h.Chunk.FilePath)
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	// Its code, and the manifest that declares it.
+	if strings.Join(files, " ") != "cmd/cart/main.go deploy/cart.yaml pkg/cart/cart.go" {
+		t.Errorf("service:cart lists %q", files)
 	}
 }

@@ -33,8 +33,24 @@ var schemaSQL string
 
 // schemaVersion is the version schema.sql creates. Version 1 was the
 // store's development schema (never released): such a database is
-// refused with what to do.
-const schemaVersion = 2
+// refused with what to do. Version 2 lacked service_dirs, which opening
+// adds (upgrades).
+const schemaVersion = 3
+
+// upgrades are the statements that bring a database of the version before
+// each (the key) to it, in one transaction.
+var upgrades = map[int]string{
+	3: `CREATE TABLE service_dirs (
+  service_id bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  repo_name  text NOT NULL,
+  path       text NOT NULL,
+  why        text NOT NULL DEFAULT '',
+  PRIMARY KEY (service_id, repo_name, path)
+);
+CREATE INDEX service_dirs_repo ON service_dirs(repo_name);
+INSERT INTO service_dirs(service_id, repo_name, path, why)
+  SELECT id, repo_name, directory, 'directory' FROM services WHERE kind = 'service' AND directory <> '';`,
+}
 
 // migrateLock is the advisory lock key that serializes schema creation
 // between processes opening a new database at once.
@@ -177,6 +193,11 @@ func (db *DB) migrate(ctx context.Context) error {
 		case n < 2:
 			return fmt.Errorf("%s was made by a development build of coderag (schema %d): crawl into a new, empty database (CREATE DATABASE) or coderag migrate a SQLite index into one", db.name, n)
 		}
+		for v := n + 1; v <= schemaVersion; v++ {
+			if err := db.upgrade(ctx, conn, v); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	tx, err := conn.Begin(ctx)
@@ -191,6 +212,26 @@ func (db *DB) migrate(ctx context.Context) error {
 		return db.wrap("create the schema of", err)
 	}
 	return db.wrap("create the schema of", tx.Commit(ctx))
+}
+
+// upgrade brings a database of schema version v-1 to v (upgrades[v]).
+func (db *DB) upgrade(ctx context.Context, conn *pgxpool.Conn, v int) error {
+	what := fmt.Sprintf("upgrade the schema of %s to version %d", db.name, v)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, upgrades[v]); err != nil {
+		return fmt.Errorf("%s (open it once as the role that owns its tables): %w", what, err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE meta SET value = $1 WHERE key = 'schema_version'`, strconv.Itoa(v)); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
 }
 
 // meta reads one meta value ("" when absent).

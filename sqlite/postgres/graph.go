@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -104,7 +105,7 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 		old[name] = id
 	}
 	rows.Close()
-	for _, q := range []string{`DELETE FROM edge_evidence`, `DELETE FROM edges`, `DELETE FROM service_aliases`, `DELETE FROM service_declarations`} {
+	for _, q := range []string{`DELETE FROM edge_evidence`, `DELETE FROM edges`, `DELETE FROM service_aliases`, `DELETE FROM service_declarations`, `DELETE FROM service_dirs`} {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return db.wrap(what, err)
 		}
@@ -132,8 +133,12 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 			b.Queue(`INSERT INTO service_declarations(service_id, chunk_id, file_path, line) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 				id, d.ChunkID, d.Repo+"/"+d.File, d.Line)
 		}
+		for _, d := range s.OwnedDirs() {
+			b.Queue(`INSERT INTO service_dirs(service_id, repo_name, path, why) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+				id, d.Repo, d.Path, d.Why)
+		}
 		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
-			return db.wrap("write the aliases and declarations of "+s.Name+" to", err)
+			return db.wrap("write the aliases, declarations and folders of "+s.Name+" to", err)
 		}
 	}
 	for name, id := range old {
@@ -226,6 +231,23 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 		}
 		if i, ok := idx[id]; ok {
 			g.Services[i].Aliases = append(g.Services[i].Aliases, a)
+		}
+	}
+	rows.Close()
+	rows, err = db.pool.Query(ctx, `SELECT service_id, repo_name, path, why FROM service_dirs
+		ORDER BY service_id, repo_name, path = '.', length(path) DESC, path`)
+	if err != nil {
+		return nil, db.wrap(what, err)
+	}
+	for rows.Next() {
+		var id int64
+		var d graph.Dir
+		if err := rows.Scan(&id, &d.Repo, &d.Path, &d.Why); err != nil {
+			rows.Close()
+			return nil, db.wrap(what, err)
+		}
+		if i, ok := idx[id]; ok {
+			g.Services[i].Dirs = append(g.Services[i].Dirs, d)
 		}
 	}
 	rows.Close()
@@ -393,6 +415,35 @@ func (db *DB) FilePaths(ctx context.Context) ([][2]string, error) {
 	return out, db.wrap("read files from", err)
 }
 
+// GoImports returns the import paths of the Go files other than tests,
+// by repository and path (graph.Input.GoImports).
+func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT repo_name, file_path, imports FROM chunks
+		WHERE language = 'go' AND imports <> '[]' AND file_path NOT LIKE '%\_test.go'`)
+	if err != nil {
+		return nil, db.wrap("read Go imports from", err)
+	}
+	defer rows.Close()
+	out := map[[2]string][]string{}
+	for rows.Next() {
+		var repo, file, text string
+		if err := rows.Scan(&repo, &file, &text); err != nil {
+			return nil, db.wrap("read Go imports from", err)
+		}
+		var paths []string
+		if err := json.Unmarshal([]byte(text), &paths); err != nil {
+			return nil, fmt.Errorf("read Go imports of %s/%s from %s: %w", repo, file, db.name, err)
+		}
+		k := [2]string{repo, file}
+		for _, p := range paths {
+			if !slices.Contains(out[k], p) {
+				out[k] = append(out[k], p)
+			}
+		}
+	}
+	return out, db.wrap("read Go imports from", rows.Err())
+}
+
 // ServiceNames returns the names of the services the index knows: those
 // of its deploy chunks and of the service graph's nodes but the
 // unresolved targets, sorted.
@@ -415,18 +466,18 @@ func (db *DB) scopeSQL(scope ingest.LinkScope, a *args) string {
 	return ""
 }
 
-// AssignOwners gives every code and config chunk in scope the service
-// whose directory holds it (the longest matching directory of a service
-// of the same source; one whose directory is "." owns the rest of it, one
-// without a directory none). It
-// returns how many chunks changed owner.
+// AssignOwners gives every code and config chunk in scope the service one
+// of whose folders holds it (service_dirs: the deepest folder, or the file
+// itself, of a service of the same source; a service's "." owns the rest
+// of it, one without folders none). It returns how many chunks changed
+// owner.
 func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, error) {
 	var a args
 	tag, err := db.pool.Exec(ctx, `UPDATE chunks c SET service_name = o.owner FROM (
-		SELECT c.pk, coalesce((SELECT s.name FROM services s
-			WHERE s.kind = 'service' AND s.repo_name = c.repo_name
-			  AND (s.directory = '.' OR s.directory != '' AND starts_with(c.file_path, s.directory || '/'))
-			ORDER BY s.directory = '.', length(s.directory) DESC, s.name LIMIT 1), '') AS owner
+		SELECT c.pk, coalesce((SELECT s.name FROM service_dirs d JOIN services s ON s.id = d.service_id
+			WHERE s.kind = 'service' AND d.repo_name = c.repo_name
+			  AND (d.path = '.' OR c.file_path = d.path OR starts_with(c.file_path, d.path || '/'))
+			ORDER BY d.path = '.', length(d.path) DESC, s.name LIMIT 1), '') AS owner
 		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+db.scopeSQL(scope, &a)+`) o
 		WHERE c.pk = o.pk AND c.service_name IS DISTINCT FROM o.owner`, a...)
 	if err != nil {

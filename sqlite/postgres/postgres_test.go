@@ -111,6 +111,27 @@ func TestOpenSchemaVersions(t *testing.T) {
 			t.Errorf("schema %s: %v, want an error saying %q", tc.version, err, tc.want)
 		}
 	}
+	// Schema 2 (before service_dirs): opening upgrades it, each service's
+	// directory its first folder.
+	for _, q := range []string{`UPDATE meta SET value = '2' WHERE key = 'schema_version'`, `DROP TABLE service_dirs`,
+		`INSERT INTO services(name, kind, repo_name, directory) VALUES ('cart', 'service', 'shop', 'src/cart'), ('redis', 'cache', '', '')`} {
+		if _, err := db.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	up, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("open schema 2: %v", err)
+	}
+	up.Close()
+	var version, dirs string
+	if err := db.pool.QueryRow(ctx, `SELECT (SELECT value FROM meta WHERE key = 'schema_version'),
+		(SELECT string_agg(s.name || ' ' || d.repo_name || '/' || d.path, ',') FROM service_dirs d JOIN services s ON s.id = d.service_id)`).Scan(&version, &dirs); err != nil {
+		t.Fatal(err)
+	}
+	if version != "3" || dirs != "cart shop/src/cart" {
+		t.Errorf("schema 2 opened: version %s, service folders %q; want 3, %q", version, dirs, "cart shop/src/cart")
+	}
 	if _, err := Open(ctx, "postgres://nobody@127.0.0.1:1/x"); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("an unreachable server: %v", err)
 	}

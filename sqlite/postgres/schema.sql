@@ -239,6 +239,16 @@ CREATE TABLE service_declarations (
   line       integer NOT NULL DEFAULT 0,
   PRIMARY KEY (service_id, chunk_id, line)
 );
+-- Every folder (or file; "." is the whole repository) whose code is a
+-- service's; chunk owners take the deepest (AssignOwners).
+CREATE TABLE service_dirs (
+  service_id bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
+  repo_name  text NOT NULL,
+  path       text NOT NULL,
+  why        text NOT NULL DEFAULT '',
+  PRIMARY KEY (service_id, repo_name, path)
+);
+CREATE INDEX service_dirs_repo ON service_dirs(repo_name);
 CREATE TABLE edges (
   id         bigserial PRIMARY KEY,
   source_id  bigint NOT NULL REFERENCES services(id) ON DELETE CASCADE,
