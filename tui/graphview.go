@@ -499,6 +499,11 @@ func (v *graphView) neighborLines(st Styles, name string, w int) []gLine {
 		if s.Directory != "" && s.Directory != "." {
 			loc += "/" + s.Directory
 		}
+		// The packages its program imports, a file it mounts: coderag
+		// graph --service lists them.
+		if n := len(s.OwnedDirs()); n > 1 {
+			loc += fmt.Sprintf(" +%d folders", n-1)
+		}
 		info = append(info, loc)
 	}
 	boxText := truncate(name+"  "+st.Dim.Render(strings.Join(info, " · ")), max(w-col-4, 8))
