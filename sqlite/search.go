@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -428,8 +427,7 @@ func (db *DB) FilePaths(ctx context.Context) ([][2]string, error) {
 // GoImports returns the import paths of the Go files other than tests,
 // by repository and path (graph.Input.GoImports).
 func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT repo_name, file_path, imports FROM chunks
-		WHERE language = 'go' AND imports != '[]' AND file_path NOT LIKE '%\_test.go' ESCAPE '\'`)
+	rows, err := db.sql.QueryContext(ctx, chunkrow.GoImportsSQL)
 	if err != nil {
 		return nil, db.wrap("read Go imports from", err)
 	}
@@ -440,26 +438,11 @@ func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
 		if err := rows.Scan(&repo, &file, &text); err != nil {
 			return nil, db.wrap("read Go imports from", err)
 		}
-		if err := addImports(out, repo, file, text); err != nil {
+		if err := chunkrow.AddImports(out, repo, file, text); err != nil {
 			return nil, fmt.Errorf("read Go imports of %s/%s from %s: %w", repo, file, db.path, err)
 		}
 	}
 	return out, db.wrap("read Go imports from", rows.Err())
-}
-
-// addImports adds a chunk's imports (JSON text) to those of its file.
-func addImports(out map[[2]string][]string, repo, file, text string) error {
-	var paths []string
-	if err := json.Unmarshal([]byte(text), &paths); err != nil {
-		return err
-	}
-	k := [2]string{repo, file}
-	for _, p := range paths {
-		if !slices.Contains(out[k], p) {
-			out[k] = append(out[k], p)
-		}
-	}
-	return nil
 }
 
 // SourceChunks returns every chunk of the named source in file and line

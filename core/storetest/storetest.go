@@ -991,19 +991,11 @@ func testChunkingVersion(t *testing.T, s Store) {
 func testServiceNames(t *testing.T, s Store) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	for name, text := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"docker-compose.yml": "services:\n  cart:\n    build: ./cart\n",
 		"cart/main.go":       "package main\n\nimport \"net/http\"\n\n// fetch gets the target.\nfunc fetch(target string) {\n\thttp.Get(target)\n}\n",
 		"docs/notes.md":      "# Notes\n\nPick the target, then the target's owner; the target decides.\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
 	if err != nil || sum.Failed() {
 		t.Fatalf("crawl: %v %+v", err, sum)
@@ -1049,7 +1041,7 @@ func testOwnedFolders(t *testing.T, s Store) {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  template:\n    spec:\n      containers:\n        - name: " +
 			name + "\n          image: " + image + "\n"
 	}
-	for name, text := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"go.mod":                 "module example.com/shop\n\ngo 1.22\n",
 		"cmd/cart/main.go":       "package main\n\nimport \"example.com/shop/pkg/cart\"\n\nfunc main() { cart.Serve() }\n",
 		"cmd/orders/main.go":     "package main\n\nimport \"example.com/shop/pkg/log\"\n\nfunc main() { log.Print() }\n",
@@ -1059,15 +1051,7 @@ func testOwnedFolders(t *testing.T, s Store) {
 		"deploy/orders.yaml":     deploy("orders", "ko://example.com/shop/cmd/orders"),
 		"web/docker-compose.yml": "services:\n  web:\n    image: nginx:1.27\n    volumes:\n      - ../conf/nginx.conf:/etc/nginx/nginx.conf:ro\n",
 		"conf/nginx.conf":        "events {}\nhttp {\n  server {\n    listen 80;\n    location / { root /srv; }\n  }\n}\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
 	if err != nil || sum.Failed() {
 		t.Fatalf("crawl: %v %+v", err, sum)
@@ -1123,5 +1107,19 @@ func testOwnedFolders(t *testing.T, s Store) {
 	// Its code, and the manifest that declares it.
 	if strings.Join(files, " ") != "cmd/cart/main.go deploy/cart.yaml pkg/cart/cart.go" {
 		t.Errorf("service:cart lists %q", files)
+	}
+}
+
+// writeTree writes files (path relative to dir: content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -418,8 +417,7 @@ func (db *DB) FilePaths(ctx context.Context) ([][2]string, error) {
 // GoImports returns the import paths of the Go files other than tests,
 // by repository and path (graph.Input.GoImports).
 func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
-	rows, err := db.pool.Query(ctx, `SELECT DISTINCT repo_name, file_path, imports FROM chunks
-		WHERE language = 'go' AND imports <> '[]' AND file_path NOT LIKE '%\_test.go'`)
+	rows, err := db.pool.Query(ctx, chunkrow.GoImportsSQL)
 	if err != nil {
 		return nil, db.wrap("read Go imports from", err)
 	}
@@ -430,15 +428,8 @@ func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
 		if err := rows.Scan(&repo, &file, &text); err != nil {
 			return nil, db.wrap("read Go imports from", err)
 		}
-		var paths []string
-		if err := json.Unmarshal([]byte(text), &paths); err != nil {
+		if err := chunkrow.AddImports(out, repo, file, text); err != nil {
 			return nil, fmt.Errorf("read Go imports of %s/%s from %s: %w", repo, file, db.name, err)
-		}
-		k := [2]string{repo, file}
-		for _, p := range paths {
-			if !slices.Contains(out[k], p) {
-				out[k] = append(out[k], p)
-			}
 		}
 	}
 	return out, db.wrap("read Go imports from", rows.Err())

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"slices"
 
 	"coderag/core"
 )
@@ -100,4 +101,26 @@ func ScanWithVectors(rows Rows) ([]core.Chunk, [][]float32, error) {
 		chunks, vecs = append(chunks, c), append(vecs, v)
 	}
 	return chunks, vecs, rows.Err()
+}
+
+// GoImportsSQL selects the imports column of the Go files other than
+// tests, one row per distinct (repository, path, imports), for
+// AddImports: both stores' GoImports.
+const GoImportsSQL = `SELECT DISTINCT repo_name, file_path, imports FROM chunks
+	WHERE language = 'go' AND imports <> '[]' AND file_path NOT LIKE '%\_test.go' ESCAPE '\'`
+
+// AddImports adds one chunk's imports (the column's JSON) to those of its
+// file in out, each once.
+func AddImports(out map[[2]string][]string, repo, file, text string) error {
+	var paths []string
+	if err := json.Unmarshal([]byte(text), &paths); err != nil {
+		return err
+	}
+	k := [2]string{repo, file}
+	for _, p := range paths {
+		if !slices.Contains(out[k], p) {
+			out[k] = append(out[k], p)
+		}
+	}
+	return nil
 }
