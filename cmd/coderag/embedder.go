@@ -37,7 +37,8 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
            embedding model shipped in the binary, a 256-dimension vector per
            code token trained by 'coderag model' on doc comments and the
            declarations they document in the Go, Python and Java standard
-           libraries, Python and npm packages (core/embed/model/README.md).
+           libraries, Python and npm packages, Go modules and Rust crates
+           (core/embed/model/README.md).
            Not yet the default: docs/eval.md has where it helps and where
            it does not.
   openai   any OpenAI-compatible POST /v1/embeddings server (llama.cpp,

@@ -76,6 +76,68 @@ if [ ! -d "$WORK/gomod/google.golang.org" ]; then
 	(cd "$WORK" && GOMODCACHE="$WORK/gomod" GOFLAGS=-modcacherw go mod download $GOMODS)
 fi
 
+# More text (2026-11-25): a second and third set of Go modules and npm
+# packages — servers, brokers, databases, clouds, Kubernetes, frameworks —
+# each set in a folder of its own, named as the model was trained on them
+# (gomody, npmx, gomodz, npmy: the names choose the held-out packages).
+# fetch_npm DIR PKG@VERSION...: npm tarballs unpacked under DIR/src.
+fetch_npm() {
+	local dir=$1
+	shift
+	[ -d "$dir/src" ] && return
+	log "fetching npm packages into $dir"
+	mkdir -p "$dir/tgz" "$dir/src"
+	(cd "$dir/tgz" && npm pack --silent "$@" >/dev/null)
+	for f in "$dir"/tgz/*.tgz; do
+		n=$(basename "$f" .tgz)
+		mkdir -p "$dir/src/$n"
+		tar -xzf "$f" -C "$dir/src/$n" --strip-components=1
+	done
+}
+# fetch_go DIR MODULE@VERSION...: Go modules in a module cache at DIR.
+fetch_go() {
+	local dir=$1
+	shift
+	[ -d "$dir/cache" ] && return
+	log "fetching Go modules into $dir"
+	mkdir -p "$dir"
+	(cd "$WORK" && GOMODCACHE="$dir" GOFLAGS=-modcacherw go mod download "$@")
+}
+GOMODS2="k8s.io/api@v0.37.2 k8s.io/apimachinery@v0.37.2 github.com/prometheus/prometheus@v0.316.0
+go.etcd.io/etcd/client/v3@v3.7.3 github.com/docker/docker@v28.5.2+incompatible
+cloud.google.com/go/storage@v1.70.0 github.com/Azure/azure-sdk-for-go/sdk/azcore@v1.24.0
+github.com/Azure/azure-sdk-for-go/sdk/storage/azblob@v1.8.3 gorm.io/gorm@v1.31.2
+go.uber.org/zap@v1.28.0 github.com/sirupsen/logrus@v1.10.2 github.com/go-chi/chi/v5@v5.5.0
+github.com/gorilla/mux@v1.8.1 github.com/elastic/go-elasticsearch/v8@v8.19.7
+github.com/rabbitmq/amqp091-go@v1.16.0 github.com/nats-io/nats-server/v2@v2.15.2
+github.com/go-sql-driver/mysql@v1.10.1 github.com/lib/pq@v1.12.3
+github.com/hashicorp/go-retryablehttp@v0.7.8 github.com/grpc-ecosystem/grpc-gateway/v2@v2.33.0
+github.com/spf13/viper@v1.21.0 github.com/urfave/cli/v2@v2.27.7 github.com/gofiber/fiber/v2@v2.52.15
+github.com/valyala/fasthttp@v1.78.0 github.com/ClickHouse/clickhouse-go/v2@v2.50.0
+github.com/dgraph-io/badger/v4@v4.9.6 go.temporal.io/sdk@v1.50.0 github.com/hashicorp/raft@v1.8.0"
+NPM2="typescript@5.8.3 @aws-sdk/client-s3@3.1175.0 @azure/storage-blob@12.34.0 @google-cloud/storage@8.4.0
+zod@4.6.7 @types/react@19.3.0 @nestjs/common@12.5.1 typeorm@1.1.1 sequelize@6.37.8 socket.io@4.8.4
+graphql@17.1.0 @opentelemetry/api@1.10.0 prom-client@15.1.3 pino@10.4.0 bullmq@6.7.0 knex@3.3.0
+@types/express@5.0.6 @apollo/server@5.5.1 ws@8.23.0"
+GOMODS3="istio.io/istio@v0.0.0-20260827124520-eed52ebb66ad github.com/open-policy-agent/opa@v1.22.2
+github.com/caddyserver/caddy/v2@v2.11.9 github.com/twmb/franz-go@v1.22.3
+github.com/ThreeDotsLabs/watermill@v1.5.1 go.uber.org/fx@v1.24.0 github.com/jmoiron/sqlx@v1.4.0
+github.com/golang-migrate/migrate/v4@v4.20.1 github.com/containerd/containerd/v2@v2.4.2
+github.com/coreos/go-oidc/v3@v3.21.0 github.com/golang-jwt/jwt/v5@v5.3.1
+github.com/spiffe/go-spiffe/v2@v2.9.0
+go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp@v0.72.0
+github.com/jaegertracing/jaeger@v1.76.0 sigs.k8s.io/controller-runtime@v0.25.2
+helm.sh/helm/v3@v3.22.0 github.com/hashicorp/terraform-plugin-framework@v1.19.0
+github.com/redis/rueidis@v1.0.79 github.com/cockroachdb/pebble@v1.1.5 go.etcd.io/bbolt@v1.5.0"
+NPM3="@nestjs/core@12.5.1 @nestjs/microservices@12.1.1 @aws-sdk/client-sqs@3.1175.0
+@aws-sdk/client-dynamodb@3.1169.0 @azure/service-bus@7.9.5 @azure/cosmos@4.10.1
+@google-cloud/pubsub@6.3.2 drizzle-orm@0.45.4 undici@8.13.1 got@16.1.0 passport@0.7.0 helmet@8.3.0
+class-validator@0.15.1 joi@18.3.2 yup@1.7.1 date-fns@4.4.0 luxon@3.7.2 uuid@14.0.3"
+fetch_go "$WORK/gomod2" $GOMODS2
+fetch_npm "$WORK/npm2" $NPM2
+fetch_go "$WORK/gomod3" $GOMODS3
+fetch_npm "$WORK/npm3" $NPM3
+
 args="go=$GOROOT_SRC python=$(ls -d /usr/lib/python3.1* | head -n1) jdk=$WORK/jdk npm=$WORK/npm/src"
 args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x gomodx=$WORK/gomod"
 for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette \
@@ -90,4 +152,5 @@ for d in /usr/share/cargo/registry/*; do
 	case "$b" in *-sys-*|winapi*|windows*|web-sys*|js-sys*) continue ;; esac
 	args="$args rs-$b=$d"
 done
+args="$args gomody=$WORK/gomod2 npmx=$WORK/npm2/src gomodz=$WORK/gomod3 npmy=$WORK/npm3/src"
 echo "$args"
