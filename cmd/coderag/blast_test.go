@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,20 +30,28 @@ func TestBrokerBlastRadiusHoldsItsConsumers(t *testing.T) {
 	}
 }
 
-// TestGraphServiceFolders: `graph --service` lists every folder whose
-// code is the service's when it has more than one (a program ko builds
-// and the packages only it imports), and --json gives them with why.
+// TestGraphServiceFolders: `graph --service` lists the folders whose code
+// is the service's when it has more than one (a program ko builds and the
+// packages only it imports), the first eight and how many more, and
+// --json gives them all with why.
 func TestGraphServiceFolders(t *testing.T) {
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "shop")
 	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cart\nspec:\n  template:\n    spec:\n      containers:\n" +
 		"        - name: cart\n          image: ko://example.com/shop/cmd/cart\n"
-	for name, text := range map[string]string{
+	files := map[string]string{
 		"go.mod":           "module example.com/shop\n\ngo 1.22\n",
 		"cmd/cart/main.go": "package main\n\nimport \"example.com/shop/pkg/cart\"\n\nfunc main() { cart.Serve() }\n",
-		"pkg/cart/cart.go": "package cart\n\n// Serve serves carts.\nfunc Serve() {}\n",
 		"deploy/cart.yaml": deploy,
-	} {
+	}
+	// pkg/cart imports nine packages of its own: twelve folders in all.
+	cart := "package cart\n\nimport (\n"
+	for i := 1; i <= 9; i++ {
+		cart += fmt.Sprintf("\t_ \"example.com/shop/pkg/cart/p%d\"\n", i)
+		files[fmt.Sprintf("pkg/cart/p%d/p.go", i)] = fmt.Sprintf("package p%d\n\n// Hold holds.\nfunc Hold() {}\n", i)
+	}
+	files["pkg/cart/cart.go"] = cart + ")\n\n// Serve serves carts.\nfunc Serve() {}\n"
+	for name, text := range files {
 		p := filepath.Join(repo, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -56,7 +65,7 @@ func TestGraphServiceFolders(t *testing.T) {
 		t.Fatalf("crawl: %s", errs)
 	}
 	code, out, errs := coderag(t, "graph", "--db", db, "--service", "cart")
-	if code != 0 || !strings.Contains(out, "code in shop, shop/cmd/cart, shop/pkg/cart\n") {
+	if code != 0 || !strings.Contains(out, "code in shop, shop/cmd/cart, shop/pkg/cart, shop/pkg/cart/p1, shop/pkg/cart/p2, shop/pkg/cart/p3, shop/pkg/cart/p4, shop/pkg/cart/p5 … 4 more (--json lists them)\n") {
 		t.Errorf("graph --service cart: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = coderag(t, "graph", "--db", db, "--service", "cart", "--json")
@@ -65,7 +74,7 @@ func TestGraphServiceFolders(t *testing.T) {
 		t.Fatalf("graph --service cart --json: exit %d\n%s%s", code, out, errs)
 	}
 	for _, s := range got.Services {
-		if s.Name == "cart" && !slices.Contains(s.Folders, jsonFolder{"shop", "pkg/cart", "imported by its ko program only"}) {
+		if s.Name == "cart" && (len(s.Folders) != 12 || !slices.Contains(s.Folders, jsonFolder{"shop", "pkg/cart/p9", "imported by its ko program only"})) {
 			t.Errorf("graph --json: the folders of cart are %+v", s.Folders)
 		}
 	}

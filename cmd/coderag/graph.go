@@ -389,7 +389,15 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 				ds = append(ds, strings.TrimSuffix(d.Repo+"/"+d.Path, "/."))
 			}
 			slices.Sort(ds)
-			fmt.Fprintf(w, "  %s %s\n", st.dim("code in"), strings.Join(ds, ", "))
+			// A program of a monorepo imports dozens of packages: the
+			// first few, then how many more (--json lists them all).
+			const shown = 8
+			more := ""
+			if len(ds) > shown {
+				more = st.dim(fmt.Sprintf(" … %d more (--json lists them)", len(ds)-shown))
+				ds = ds[:shown]
+			}
+			fmt.Fprintf(w, "  %s %s%s\n", st.dim("code in"), strings.Join(ds, ", "), more)
 		}
 		var in, out []graph.Hop
 		for _, e := range g.Edges {
