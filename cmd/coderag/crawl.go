@@ -125,7 +125,9 @@ After the sources are written, every chunk without a vector is embedded
 one). The built-in embedder is learned first, from up to 20,000 chunks
 spread over the index, and learned again when the index has grown or shrunk
 by half since. An index keeps one embedder: switching needs --reembed, which
-drops every vector and embeds the whole index again.
+drops every vector and embeds the whole index again. An index of the shipped
+model (--embedder builtin) that a newer coderag ships retrained is embedded
+again with the new one by its next crawl, which says so.
 
 ` + workspaceHelp + `
 
@@ -277,7 +279,7 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	}
 	if again && !o.reembed && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" {
 		// a re-crawl keeps the index's embedder
-		if embedOpts, err = storedEmbed(ctx, db); err != nil {
+		if embedOpts, err = storedEmbed(ctx, db, io.err); err != nil {
 			return err
 		}
 	}

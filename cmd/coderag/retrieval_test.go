@@ -184,7 +184,8 @@ func TestHTTPEmbedderEndToEnd(t *testing.T) {
 // (--embedder builtin): the index records the model, queries use it, a
 // switch to the corpus model needs --reembed, and an index made by
 // another model is searched with BM25 and a warning, never with the
-// wrong vectors.
+// wrong vectors, until a re-crawl (incremental too) embeds it again with
+// the shipped model, saying so.
 func TestShippedEmbedderEndToEnd(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	repo := filepath.Join(sampleDir, "storefront")
@@ -226,9 +227,14 @@ func TestShippedEmbedderEndToEnd(t *testing.T) {
 	if code != 0 || strings.Contains(out, `"dense"`) || !strings.Contains(out, "dense search skipped") || !strings.Contains(out, "--reembed") {
 		t.Errorf("query of another model's index: exit %d\n%s\n%s", code, out, errs)
 	}
-	code, out, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "builtin", "--reembed")
-	if code != 0 || !strings.Contains(out, "with builtin (the shipped model, builtin:static-256d-") {
-		t.Errorf("crawl --reembed: exit %d\n%s\n%s", code, out, errs)
+	code, out, errs = coderag(t, "crawl", "--db", db, "--incremental")
+	if code != 0 || !strings.Contains(errs, "the index holds vectors of builtin:static-256d-00000000 and this coderag ships "+st.EmbedderID+": embedding every chunk again") ||
+		!strings.Contains(out, fmt.Sprintf("embedded %d chunks with builtin (the shipped model, %s)", st.Vectors, st.EmbedderID)) {
+		t.Errorf("crawl --incremental of another model's index: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = coderag(t, "query", "--db", db, "--json", "where is the shopping basket kept")
+	if code != 0 || !strings.Contains(out, `"dense"`) {
+		t.Errorf("query after the re-crawl: exit %d\n%s\n%s", code, out, errs)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -33,7 +34,8 @@ func storedCrawl(dbPath string, incremental bool, args string) func(context.Cont
 		if len(sources) == 0 {
 			return ingest.Summary{}, fmt.Errorf("%s holds no sources yet: crawl with 'coderag crawl --repo-path DIR' first", dbPath)
 		}
-		eo, err := storedEmbed(ctx, db)
+		// The summary's embed line says which model embedded them.
+		eo, err := storedEmbed(ctx, db, io.Discard)
 		if err != nil {
 			return ingest.Summary{}, err
 		}
@@ -55,7 +57,11 @@ func storedSources(ctx context.Context, db index) ([]core.Source, error) {
 }
 
 // storedEmbed embeds with the embedder the database's vectors come from.
-func storedEmbed(ctx context.Context, db index) (ingest.EmbedOptions, error) {
+// An index of a shipped model this coderag no longer ships (an upgrade
+// brought a retrained one) is embedded again with the one it ships,
+// saying so to note: the index asked for "the shipped model", and
+// embedding is seconds.
+func storedEmbed(ctx context.Context, db index, note io.Writer) (ingest.EmbedOptions, error) {
 	info := db.Embedder()
 	if info.ID == "" {
 		return ingest.EmbedOptions{}, nil
@@ -64,9 +70,13 @@ func storedEmbed(ctx context.Context, db index) (ingest.EmbedOptions, error) {
 		return ingest.EmbedOptions{Builtin: true}, nil
 	}
 	if embed.IsStatic(info.ID) {
-		m, err := embed.ShippedFor(info.ID)
+		m, err := embed.Shipped()
 		if err != nil {
 			return ingest.EmbedOptions{}, err
+		}
+		if m.ID() != info.ID {
+			fmt.Fprintf(note, "the index holds vectors of %s and this coderag ships %s: embedding every chunk again with it\n", info.ID, m.ID())
+			return ingest.EmbedOptions{Embedder: embed.StaticEmbedder{M: m}, Reembed: true}, nil
 		}
 		return ingest.EmbedOptions{Embedder: embed.StaticEmbedder{M: m}}, nil
 	}
