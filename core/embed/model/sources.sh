@@ -59,8 +59,20 @@ fi
 
 # Go: the toolchain's standard library and the modules coderag builds with.
 GOROOT_SRC=$(go env GOROOT)/src
-MODCACHE=$(go env GOMODCACHE)
-(cd "$(dirname "$0")/../../.." && go mod download)
+# The modules coderag builds, tests and demos with, in a module cache of
+# their own (not the user's, which holds whatever else was fetched): those
+# of go.mod, the tests' (go list -test) and VHS's for the tapes (.ci/vhs).
+# The committed model was mined from exactly this set.
+MODCACHE=$WORK/gomodself
+if [ ! -d "$MODCACHE/github.com" ]; then
+	log "fetching the modules coderag builds, tests and demos with"
+	repo=$(cd "$(dirname "$0")/../../.." && pwd)
+	(
+		export GOMODCACHE=$MODCACHE GOFLAGS=-modcacherw
+		cd "$repo" && go mod download && go list -tags sqlite_fts5 -test -deps ./... >/dev/null &&
+			go -C .ci/vhs list -deps github.com/charmbracelet/vhs >/dev/null
+	) >&2
+fi
 
 # Go: client libraries of the services coderag indexes (RPC, brokers,
 # databases, clouds, metrics), pinned, in a module cache of their own.
