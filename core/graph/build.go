@@ -238,6 +238,10 @@ func (b *builder) node(name, kind string) *Service {
 	}
 	n := &Service{Name: name, Kind: kind}
 	b.nodes[name] = n
+	// A node's own name is its own, though another node took it as an
+	// alias first (tekton's controller, labelled controller, before
+	// knative's Deployment named controller).
+	b.alias[strings.ToLower(name)] = name
 	b.addAlias(n, name, "name")
 	return n
 }
@@ -615,7 +619,7 @@ func (b *builder) ownership() {
 				dir = path.Dir(path.Join(dir, r.Dockerfile))
 			}
 			k := [2]string{r.Repo, strings.TrimPrefix(path.Clean(dir), "./")}
-			builds[k] = appendUnique(builds[k], b.workload(r.Name))
+			builds[k] = appendUnique(builds[k], first(b.alias[strings.ToLower(r.Name)], r.Name))
 		}
 	}
 	for _, k := range sortedPairs(builds) {
@@ -649,8 +653,8 @@ func (b *builder) ownership() {
 	}
 	var programs []koProgram
 	for _, r := range b.in.Resources {
-		s := b.workload(r.Name)
-		if b.nodes[s] == nil || b.nodes[s].Kind != KindService {
+		s := b.alias[strings.ToLower(r.Name)]
+		if s == "" || b.nodes[s].Kind != KindService {
 			continue
 		}
 		for _, img := range r.Images {
@@ -834,18 +838,6 @@ func (b *builder) sortedNodes() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// workload returns the node a workload or compose service of this name
-// stands for: the node of that very name, else the one it is another
-// name of. (A workload named controller is the node controller, even
-// when another repository's tekton-pipelines-controller was labelled
-// controller first.)
-func (b *builder) workload(name string) string {
-	if _, ok := b.nodes[name]; ok {
-		return name
-	}
-	return first(b.alias[strings.ToLower(name)], name)
 }
 
 // whyImported says a folder is a service's because its program, and no
@@ -1127,7 +1119,7 @@ func (b *builder) composeMounts() []mount {
 					at = p
 				}
 			}
-			out = append(out, mount{r.Repo, at, b.workload(r.Name)})
+			out = append(out, mount{r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
 		}
 	}
 	return out
