@@ -989,7 +989,7 @@ func TestPrefilterInSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pg, err := db.loadPages(ctx, "test", make([]float64, dim))
+	pg, err := db.loadPages(ctx, "test", dim)
 	if err != nil {
 		t.Fatal(err)
 	}

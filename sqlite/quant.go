@@ -65,8 +65,7 @@ func signBits(v, mean []float64) []uint64 {
 // pages is the sign-bit index in memory: kept by the DB between searches
 // (the TUI, eval) and read again when a crawl rebuilt it (gen changed).
 type pages struct {
-	gen  string
-	mean []float64
+	gen string
 	// pks and bits are the pages as stored, one slice each per page: a
 	// little-endian int64 chunk pk per vector, and words little-endian
 	// uint64 sign words per vector in pks order. Read in place, neither
@@ -108,14 +107,14 @@ func (db *DB) vectorMeta(ctx context.Context, dim int) (gen string, mean []float
 func (db *DB) candidates(ctx context.Context, gen string, mean []float64, qb []uint64, want int) ([]int64, error) {
 	db.pmu.Lock()
 	defer db.pmu.Unlock()
-	if pg := db.pcache; pg != nil && pg.gen == gen && len(pg.mean) == len(mean) {
+	if pg := db.pcache; pg != nil && pg.gen == gen && 64*pg.words == len(mean) {
 		return pg.nearest(qb, want), nil
 	}
 	if !db.scanned {
 		db.scanned = true
 		return db.nearestInSQL(ctx, qb, want)
 	}
-	pg, err := db.loadPages(ctx, gen, mean)
+	pg, err := db.loadPages(ctx, gen, len(mean))
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +143,10 @@ func (db *DB) nearestInSQL(ctx context.Context, qb []uint64, want int) ([]int64,
 	return cand, nil
 }
 
-// loadPages reads the sign-bit pages of generation gen (dimension
-// len(mean)) into memory.
-func (db *DB) loadPages(ctx context.Context, gen string, mean []float64) (*pages, error) {
-	dim := len(mean)
-	p := &pages{gen: gen, mean: mean, words: dim / 64}
+// loadPages reads the sign-bit pages of generation gen, of vectors of
+// dimension dim, into memory.
+func (db *DB) loadPages(ctx context.Context, gen string, dim int) (*pages, error) {
+	p := &pages{gen: gen, words: dim / 64}
 	rows, err := db.sql.QueryContext(ctx, `SELECT pks, bits FROM vec_pages ORDER BY page`)
 	if err != nil {
 		return nil, db.wrap("vector search in", err)

@@ -40,21 +40,26 @@ static uint64_t cr_le64(const unsigned char *p) {
          (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
 
-/* cr_distances writes the Hamming distance of each of n vectors of words
- * words in bits to the query q. */
-#define CR_DISTANCES_BODY                                                \
-  sqlite3_int64 i;                                                       \
-  int w;                                                                 \
-  for (i = 0; i < n; i++) {                                              \
-    const unsigned char *v = bits + (size_t)i * (size_t)words * 8;       \
-    int d = 0;                                                           \
-    for (w = 0; w < words; w++) d += __builtin_popcountll(q[w] ^ cr_le64(v + 8 * w)); \
-    out[i] = (uint16_t)d;                                                \
+/* cr_distances_body writes the Hamming distance of each of n vectors of
+ * words words in bits to the query q; inlined into each variant below,
+ * so that the POPCNT one compiles its popcounts to the instruction. */
+static inline __attribute__((always_inline)) void cr_distances_body(const unsigned char *bits,
+                                                                    sqlite3_int64 n, int words,
+                                                                    const uint64_t *q,
+                                                                    uint16_t *out) {
+  sqlite3_int64 i;
+  int w;
+  for (i = 0; i < n; i++) {
+    const unsigned char *v = bits + (size_t)i * (size_t)words * 8;
+    int d = 0;
+    for (w = 0; w < words; w++) d += __builtin_popcountll(q[w] ^ cr_le64(v + 8 * w));
+    out[i] = (uint16_t)d;
   }
+}
 
 static void cr_distances_generic(const unsigned char *bits, sqlite3_int64 n, int words,
                                  const uint64_t *q, uint16_t *out) {
-  CR_DISTANCES_BODY
+  cr_distances_body(bits, n, words, q, out);
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -64,7 +69,7 @@ __attribute__((target("popcnt"))) static void cr_distances_popcnt(const unsigned
                                                                    sqlite3_int64 n, int words,
                                                                    const uint64_t *q,
                                                                    uint16_t *out) {
-  CR_DISTANCES_BODY
+  cr_distances_body(bits, n, words, q, out);
 }
 
 static void cr_distances(const unsigned char *bits, sqlite3_int64 n, int words, const uint64_t *q,
