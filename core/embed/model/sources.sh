@@ -42,20 +42,34 @@ if [ ! -d "$WORK/jdk/java.base" ]; then
 		'java.logging/*' 'java.management/*' 'java.xml/*' -d "$WORK/jdk"
 fi
 
+# fetch_npm DIR PKG@VERSION...: npm tarballs unpacked under DIR/src.
+fetch_npm() {
+	local dir=$1
+	shift
+	[ -d "$dir/src" ] && return
+	log "fetching npm packages into $dir"
+	mkdir -p "$dir/tgz" "$dir/src"
+	(cd "$dir/tgz" && npm pack --silent "$@" >/dev/null)
+	for f in "$dir"/tgz/*.tgz; do
+		n=$(basename "$f" .tgz)
+		mkdir -p "$dir/src/$n"
+		tar -xzf "$f" -C "$dir/src/$n" --strip-components=1
+	done
+}
+# fetch_go DIR MODULE@VERSION...: Go modules in a module cache at DIR.
+fetch_go() {
+	local dir=$1
+	shift
+	[ -d "$dir/cache" ] && return
+	log "fetching Go modules into $dir"
+	mkdir -p "$dir"
+	(cd "$WORK" && GOMODCACHE="$dir" GOFLAGS=-modcacherw go mod download "$@")
+}
 # npm: pinned versions.
 NPM="@types/node@20.17.10 express@4.21.2 lodash@4.17.21 mongoose@8.9.5 ioredis@5.4.2 amqplib@0.10.5
 axios@1.7.9 kafkajs@2.2.4 pg@8.13.1 mysql2@3.12.0 @grpc/grpc-js@1.12.5 vue@3.5.13 rxjs@7.8.1
 winston@3.17.0 jsonwebtoken@9.0.2 redis@4.7.0 @redis/client@1.6.0 koa@2.15.3 fastify@5.2.1 mongodb@6.12.0"
-if [ ! -d "$WORK/npm/src" ]; then
-	log "fetching npm packages"
-	mkdir -p "$WORK/npm/tgz" "$WORK/npm/src"
-	(cd "$WORK/npm/tgz" && npm pack --silent $NPM >/dev/null)
-	for f in "$WORK"/npm/tgz/*.tgz; do
-		n=$(basename "$f" .tgz)
-		mkdir -p "$WORK/npm/src/$n"
-		tar -xzf "$f" -C "$WORK/npm/src/$n" --strip-components=1
-	done
-fi
+fetch_npm "$WORK/npm" $NPM
 
 # Go: the toolchain's standard library and the modules coderag builds with.
 GOROOT_SRC=$(go env GOROOT)/src
@@ -82,39 +96,12 @@ go.mongodb.org/mongo-driver/v2@v2.10.0 github.com/gin-gonic/gin@v1.12.0 github.c
 github.com/nats-io/nats.go@v1.55.0 github.com/IBM/sarama@v1.61.1 github.com/minio/minio-go/v7@v7.4.1
 go.opentelemetry.io/otel/sdk@v1.47.0 k8s.io/client-go@v0.37.2 github.com/aws/aws-sdk-go-v2@v1.47.7
 github.com/aws/aws-sdk-go-v2/service/sqs@v1.52.10 github.com/aws/aws-sdk-go-v2/service/dynamodb@v1.73.1"
-if [ ! -d "$WORK/gomod/google.golang.org" ]; then
-	log "fetching Go modules"
-	mkdir -p "$WORK/gomod"
-	(cd "$WORK" && GOMODCACHE="$WORK/gomod" GOFLAGS=-modcacherw go mod download $GOMODS)
-fi
+fetch_go "$WORK/gomod" $GOMODS
 
 # More text (2026-11-25): a second and third set of Go modules and npm
 # packages — servers, brokers, databases, clouds, Kubernetes, frameworks —
 # each set in a folder of its own, named as the model was trained on them
 # (gomody, npmx, gomodz, npmy: the names choose the held-out packages).
-# fetch_npm DIR PKG@VERSION...: npm tarballs unpacked under DIR/src.
-fetch_npm() {
-	local dir=$1
-	shift
-	[ -d "$dir/src" ] && return
-	log "fetching npm packages into $dir"
-	mkdir -p "$dir/tgz" "$dir/src"
-	(cd "$dir/tgz" && npm pack --silent "$@" >/dev/null)
-	for f in "$dir"/tgz/*.tgz; do
-		n=$(basename "$f" .tgz)
-		mkdir -p "$dir/src/$n"
-		tar -xzf "$f" -C "$dir/src/$n" --strip-components=1
-	done
-}
-# fetch_go DIR MODULE@VERSION...: Go modules in a module cache at DIR.
-fetch_go() {
-	local dir=$1
-	shift
-	[ -d "$dir/cache" ] && return
-	log "fetching Go modules into $dir"
-	mkdir -p "$dir"
-	(cd "$WORK" && GOMODCACHE="$dir" GOFLAGS=-modcacherw go mod download "$@")
-}
 GOMODS2="k8s.io/api@v0.37.2 k8s.io/apimachinery@v0.37.2 github.com/prometheus/prometheus@v0.316.0
 go.etcd.io/etcd/client/v3@v3.7.3 github.com/docker/docker@v28.5.2+incompatible
 cloud.google.com/go/storage@v1.70.0 github.com/Azure/azure-sdk-for-go/sdk/azcore@v1.24.0
