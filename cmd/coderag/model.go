@@ -16,13 +16,14 @@ import (
 )
 
 type modelOptions struct {
-	out     string
-	pairs   string
-	load    string
-	heldOut int
-	evalQ   int
-	opts    train.ModelOptions
-	json    bool
+	out       string
+	pairs     string
+	load      string
+	heldOut   int
+	evalQ     int
+	opts      train.ModelOptions
+	json      bool
+	namePairs bool
 }
 
 const modelLong = `Model trains the built-in embedding model (--embedder builtin) from source
@@ -36,8 +37,11 @@ vector per token of the code tokenizer so that a comment's vector is
 nearest its own chunk's (in-batch-negatives contrastive loss). One package
 in --held-out is kept out of training; on those pairs the report gives
 MRR@10 of the model alone, of BM25 alone and of the two fused, each query
-ranking every held-out chunk. 'make model' runs it on the sources listed
-in core/embed/model/README.md.`
+ranking every held-out chunk. With --name-pairs, every function, method or
+type that no comment documents adds a pair of its name's words ("parse
+header") and its chunk without the name; they train, and are not asked in
+the report. 'make model' runs it on the sources listed in
+core/embed/model/README.md.`
 
 func newModelCmd(io *ioStreams) *cobra.Command {
 	o := &modelOptions{}
@@ -63,9 +67,11 @@ func newModelCmd(io *ioStreams) *cobra.Command {
 	f.Float64Var(&o.opts.Scale, "scale", 20, "similarity scale (1/temperature)")
 	f.Float64Var(&o.opts.Dropout, "dropout", 0, "probability of leaving a token out of a text at each step")
 	f.IntVar(&o.opts.PackageBatches, "package-runs", 0, "fill batches with runs of up to N pairs of one package (hard negatives); 0: random batches")
+	f.BoolVar(&o.opts.LangBatches, "lang-batches", false, "fill each batch with pairs of one language")
 	f.BoolVar(&o.opts.PPMIInit, "ppmi-init", false, "start from PPMI-SVD vectors of the training texts instead of random ones")
 	f.Uint64Var(&o.opts.Seed, "seed", 1, "random seed")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
+	f.BoolVar(&o.namePairs, "name-pairs", false, "also mine (name, body without the name) pairs of undocumented functions, methods and types")
 	return cmd
 }
 
@@ -73,6 +79,7 @@ func newModelCmd(io *ioStreams) *cobra.Command {
 type modelReport struct {
 	Sources  map[string]int      `json:"sources"` // pairs per source
 	Train    int                 `json:"train_pairs"`
+	Names    int                 `json:"name_pairs,omitempty"` // of the training pairs, those of names
 	HeldOut  train.HeldOutReport `json:"held_out"`
 	Vocab    int                 `json:"vocab"`
 	Loss     []float64           `json:"loss"`
@@ -99,6 +106,15 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 		if p, err := readTextPairs(o.pairs); err == nil {
 			pairs = p
 			logf("read %d pairs from %s", len(pairs), o.pairs)
+			names := 0
+			for _, p := range pairs {
+				if p.Kind != "" {
+					names++
+				}
+			}
+			if (names > 0) != o.namePairs {
+				return usagef("%s holds %d name pairs, and --name-pairs is %v: delete it to mine the sources again, or match the flag", o.pairs, names, o.namePairs)
+			}
 		} else if !os.IsNotExist(err) {
 			return err
 		}
@@ -116,17 +132,22 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 				return usagef("%s is not a directory", dir)
 			}
 			t0 := time.Now()
-			found, err := train.MineText(ctx, name, dir, train.MineOptions{})
+			found, err := train.MineText(ctx, name, dir, train.MineOptions{NamePairs: o.namePairs})
 			if err != nil {
 				return err
 			}
 			// A comment found twice in a tree (compiled copies of a
-			// package's sources, overloads) is learned once.
+			// package's sources, overloads) is learned once, a function
+			// name once per package.
 			seen := map[string]bool{}
 			kept := 0
 			for _, p := range found {
-				if !seen[p.Query] {
-					seen[p.Query] = true
+				key := p.Query
+				if p.Kind != "" {
+					key = p.Kind + "\x00" + p.Group + "\x00" + p.Query
+				}
+				if !seen[key] {
+					seen[key] = true
 					pairs = append(pairs, p)
 					kept++
 				}
@@ -143,7 +164,20 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 		rep.Sources[p.Source]++
 	}
 	trainP, held := train.SplitText(pairs, o.heldOut)
+	// Only doc comment and heading pairs are asked in the report.
+	kept := held[:0]
+	for _, p := range held {
+		if p.Kind == "" {
+			kept = append(kept, p)
+		}
+	}
+	held = kept
 	rep.Train = len(trainP)
+	for _, p := range trainP {
+		if p.Kind != "" {
+			rep.Names++
+		}
+	}
 	opts := o.opts
 	opts.Log = func(s string) { logf("%s", s) }
 	var data []byte
@@ -188,7 +222,7 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	h := rep.HeldOut
 	fmt.Fprintf(io.out, "model %s: %d tokens, %d dimensions, %d bytes\n", rep.ModelID, rep.Vocab, m.Dim(), rep.Bytes)
 	if o.load == "" {
-		fmt.Fprintf(io.out, "trained on %d pairs in %s\n", rep.Train, rep.Took)
+		fmt.Fprintf(io.out, "trained on %d pairs (%d of names) in %s\n", rep.Train, rep.Names, rep.Took)
 	}
 	fmt.Fprintf(io.out, "held-out MRR@10 (%d queries over %d chunks): model %.3f  BM25 %.3f  fused %.3f\n",
 		h.Queries, h.Docs, h.Model, h.BM25, h.Fused)

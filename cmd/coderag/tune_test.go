@@ -94,7 +94,8 @@ func TestTuneCommand(t *testing.T) {
 // TestModelCommand trains a tiny model on the fixture services, writes
 // it and the mined pairs, reports on the held-out packages, and reports
 // again on the written model with --evaluate; a corrupt model file is
-// refused by name.
+// refused by name, and so are pairs mined without --name-pairs when it is
+// given.
 func TestModelCommand(t *testing.T) {
 	work := t.TempDir()
 	out, pairs := filepath.Join(work, "m.bin"), filepath.Join(work, "pairs.jsonl")
@@ -122,6 +123,11 @@ func TestModelCommand(t *testing.T) {
 	code, stdout, stderr = coderag(t, "model", "--evaluate", out, "--pairs", pairs, "--held-out", "2")
 	if code != 0 || !strings.Contains(stdout, rep.ModelID) || !strings.Contains(stdout, "held-out MRR@10") {
 		t.Errorf("--evaluate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// Pairs mined without names do not train a model asked to learn them.
+	code, _, stderr = coderag(t, "model", "--name-pairs", "--pairs", pairs, "--dim", "8", "--batch", "4", "--epochs", "1")
+	if code != 2 || !strings.Contains(stderr, pairs) || !strings.Contains(stderr, "--name-pairs") {
+		t.Errorf("--name-pairs over pairs mined without: exit %d, %s", code, stderr)
 	}
 	data, _ := os.ReadFile(out)
 	data[len(data)/2] ^= 0xff

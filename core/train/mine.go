@@ -50,6 +50,10 @@ type MineOptions struct {
 	// Skip holds directory names not entered (default: testdata, vendor,
 	// node_modules, test, tests, and directories starting with "." or "_").
 	Skip []string
+	// NamePairs adds, for MineText, a pair for every function, method or
+	// type chunk without a doc comment: its name's words as the query,
+	// the chunk without the name as the document.
+	NamePairs bool
 }
 
 // minedLangs are the languages mined: those with doc comment conventions
@@ -91,6 +95,9 @@ type minedFile struct {
 	rel, lang string
 	pairs     []Pair
 	blanked   []byte
+	// code: the file is code of a mined language, not a test and not
+	// generated (its doc comments were mined).
+	code bool
 }
 
 // walkMined walks root in lexical order and calls fn with every regular
@@ -146,6 +153,7 @@ func walkMined(ctx context.Context, root string, opts MineOptions, fn func(mined
 		case generated(src):
 			// Generated code repeats one comment template per type.
 		case minedLangs[lang] && corpus == core.CodeLogic:
+			f.code = !core.IsTestPath(rel)
 			f.pairs, f.blanked = mineFile(ch, rel, lang, src, opts)
 		case lang == "markdown":
 			f.pairs, f.blanked = mineMarkdown(rel, src)

@@ -34,6 +34,12 @@ type ModelOptions struct {
 	// PackageBatches, when positive, fills batches with runs of up to
 	// this many pairs of one package, so that negatives are hard.
 	PackageBatches int
+	// LangBatches fills each batch with pairs of one language (what is
+	// left over of each language fills the last batches), so that a
+	// pair's negatives are not told apart by their syntax alone.
+	LangBatches bool
+	// batchHook, in tests, receives each batch's languages.
+	batchHook func(langs []string)
 	// Log, when set, receives a line per epoch.
 	Log func(string) `json:"-"`
 }
@@ -140,6 +146,7 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 		q, d       bag
 		qKey, dKey uint64 // hashes of the texts: equal texts are no negatives
 		group      int
+		lang       string
 	}
 	var data []ex
 	groupID := map[string]int{}
@@ -149,7 +156,7 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 			g = len(groupID)
 			groupID[p.Source+"\x00"+p.Group] = g
 		}
-		e := ex{q: makeBag(id, p.Query), d: makeBag(id, p.Doc), qKey: hash64(p.Query), dKey: hash64(p.Doc), group: g}
+		e := ex{q: makeBag(id, p.Query), d: makeBag(id, p.Doc), qKey: hash64(p.Query), dKey: hash64(p.Doc), group: g, lang: p.Lang}
 		if len(e.q.ids) > 0 && len(e.d.ids) > 0 {
 			data = append(data, e)
 		}
@@ -246,28 +253,35 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 			// Runs of up to PackageBatches pairs of one package, in a
 			// random order: a batch's negatives are mostly its own
 			// package's neighbours, the hard ones.
-			byGroup := map[int][]int{}
-			var groups []int
-			for _, i := range order {
-				g := data[i].group
-				if byGroup[g] == nil {
-					groups = append(groups, g)
-				}
-				byGroup[g] = append(byGroup[g], i)
+			runs := partition(order, func(i int) int { return data[i].group }, o.PackageBatches)
+			rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
+			order = order[:0]
+			for _, r := range runs {
+				order = append(order, r...)
 			}
+		}
+		if o.LangBatches {
+			// Whole batches of one language, in a random order; each
+			// language's remainder fills the last batches.
 			var runs [][]int
-			for _, g := range groups {
-				for items := byGroup[g]; len(items) > 0; {
-					n := min(len(items), o.PackageBatches)
-					runs = append(runs, items[:n])
-					items = items[n:]
+			var rest []int
+			for _, r := range partition(order, func(i int) string { return data[i].lang }, B) {
+				if len(r) == B {
+					runs = append(runs, r)
+				} else {
+					rest = append(rest, r...)
 				}
+			}
+			for len(rest) >= B {
+				runs = append(runs, rest[:B])
+				rest = rest[B:]
 			}
 			rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
 			order = order[:0]
 			for _, r := range runs {
 				order = append(order, r...)
 			}
+			order = append(order, rest...)
 		}
 		var lossSum float64
 		var steps int
@@ -276,6 +290,13 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 				return nil, st, err
 			}
 			batch := order[at : at+B]
+			if o.batchHook != nil {
+				langs := make([]string, B)
+				for i, k := range batch {
+					langs[i] = data[k].lang
+				}
+				o.batchHook(langs)
+			}
 			parallel(B, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					key := o.Seed ^ uint64(epoch)<<40 ^ uint64(batch[i])<<1
@@ -365,6 +386,29 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 	st.Duration = time.Since(start)
 	out, err := embed.EncodeStatic(dim, vocab, E)
 	return out, st, err
+}
+
+// partition splits order into runs of at most n items of one key each,
+// a key's items in their order, the keys in the order they first appear.
+func partition[K comparable](order []int, key func(int) K, n int) [][]int {
+	byKey := map[K][]int{}
+	var keys []K
+	for _, i := range order {
+		k := key(i)
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], i)
+	}
+	var runs [][]int
+	for _, k := range keys {
+		for items := byKey[k]; len(items) > 0; {
+			m := min(len(items), n)
+			runs = append(runs, items[:m])
+			items = items[m:]
+		}
+	}
+	return runs
 }
 
 // xent adds to G the gradient of the symmetric loss's half over the B
