@@ -648,3 +648,30 @@ func TestExplainSaysWhyPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestWhereLine keeps a hit's service and why whole and shortens its
+// location from the left, so that a long path does not cut the service's
+// name.
+func TestWhereLine(t *testing.T) {
+	tests := []struct {
+		service, loc, why string
+		width             int
+		want              string
+	}{
+		{"cart", "shop/services/cart/store.go:10-20", "", 60, "cart · shop/services/cart/store.go:10-20"},
+		{"activator", "serving/pkg/activator/net/throttler.go:454-463", "", 40, "activator · …or/net/throttler.go:454-463"},
+		{"", "serving/pkg/activator/net/throttler.go:454-463", "", 30, "…ator/net/throttler.go:454-463"},
+		{"cart", "shop/services/cart/handler.go:40-52", "route GET /cart/{id}", 50, "cart · …rt/handler.go:40-52 · route GET /cart/{id}"},
+		// Too narrow to keep both whole: the line loses its start.
+		{"activator", "serving/pkg/activator/net/throttler.go:454-463", "frame 3", 24, "…er.go:454-463 · frame 3"},
+	}
+	for _, tt := range tests {
+		got := whereLine(tt.service, tt.loc, tt.why, tt.width)
+		if got != tt.want {
+			t.Errorf("whereLine(%q, %q, %q, %d) = %q, want %q", tt.service, tt.loc, tt.why, tt.width, got, tt.want)
+		}
+		if w := ansi.StringWidth(got); w > tt.width {
+			t.Errorf("whereLine(%q, %d) is %d cells wide", tt.loc, tt.width, w)
+		}
+	}
+}

@@ -346,14 +346,13 @@ func (m *Model) resultList(w, h int) string {
 		what := summary(c)
 		top := m.st.badge(c.Corpus) + " " + truncate(what, w-11-len(score)-1)
 		top = padRight(top, w-len(score)) + m.st.Dim.Render(score)
-		where := c.Location()
+		service := ""
 		if c.ServiceName != "" && c.Corpus != core.ConvoSlack {
-			where = c.ServiceName + " · " + where
+			service = c.ServiceName
 		}
-		if why := hit.Explain.PinnedKind(); why != "" {
-			where += " · " + why // a pasted trace's frame, a request's route, its handler, a pod's workload, a qualified name's declaration
-		}
-		sub := "  " + truncateLeft(where, w-2)
+		// why: a pasted trace's frame, a request's route, its handler, a
+		// pod's workload, a qualified name's declaration.
+		sub := "  " + whereLine(service, c.Location(), hit.Explain.PinnedKind(), w-2)
 		if i == m.cursor {
 			top, sub = m.st.Selected.Render(padRight(ansiStrip(top), w)), m.st.Selected.Render(padRight(sub, w))
 		} else {
@@ -362,6 +361,24 @@ func (m *Model) resultList(w, h int) string {
 		lines = append(lines, top, sub)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// whereLine is a hit's second line, "service · location · why", in width
+// cells: a long location loses its start (the file name and lines stay),
+// the service and the why stay whole while the location keeps a dozen
+// cells; narrower, the whole line loses its start.
+func whereLine(service, loc, why string, width int) string {
+	var head, tail string
+	if service != "" {
+		head = service + " · "
+	}
+	if why != "" {
+		tail = " · " + why
+	}
+	if room := width - lipgloss.Width(head) - lipgloss.Width(tail); room >= 12 {
+		return head + truncateLeft(loc, room) + tail
+	}
+	return truncateLeft(head+loc+tail, width)
 }
 
 // timePrefix is the "[2024-03-14 14:02] @alice: " of a conversation line.
