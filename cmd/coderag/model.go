@@ -58,7 +58,7 @@ func newModelCmd(io *ioStreams) *cobra.Command {
 	f.StringVar(&o.load, "evaluate", "", "report on this model file instead of training one")
 	f.StringVar(&o.pairs, "pairs", "", "read mined pairs from this JSONL file when it exists, else mine and write them to it")
 	f.IntVar(&o.heldOut, "held-out", 10, "hold out one package in this many from training, for the report")
-	f.IntVar(&o.evalQ, "eval-queries", 2000, "held-out queries asked in the report")
+	f.IntVar(&o.evalQ, "eval-queries", 0, "held-out queries asked in the report, spread evenly (0: every one; a sample of 2,000 can be 0.01 off in MRR@10)")
 	f.IntVar(&o.opts.Dim, "dim", 256, "vector dimension")
 	f.IntVar(&o.opts.MaxVocab, "vocab", 50000, "most tokens kept")
 	f.IntVar(&o.opts.Epochs, "epochs", 4, "passes over the training pairs")
@@ -94,6 +94,9 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	start := time.Now()
 	if o.heldOut < 2 {
 		return usagef("--held-out must be 2 or more")
+	}
+	if o.evalQ < 0 {
+		return usagef("--eval-queries must be 0 (every held-out query) or more")
 	}
 	logf := func(format string, a ...any) {
 		if !o.json {
