@@ -49,9 +49,9 @@ type Service struct {
 	// for the whole repository, "" when no code is known to be its.
 	Directory string
 	// Dirs are every folder (or file) whose code is the service's, with
-	// why, deepest first: Directory, and the others its build, its
-	// mounts or its program's imports give it. A chunk belongs to the
-	// service of the deepest one holding it.
+	// why: Directory, and the others its build, its mounts or its
+	// program's imports give it (a store reads them back deepest first).
+	// A chunk belongs to the service of the deepest one holding it.
 	Dirs      []Dir
 	Language  string
 	Namespace string

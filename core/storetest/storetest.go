@@ -990,20 +990,11 @@ func testChunkingVersion(t *testing.T, s Store) {
 // any text's), and a document is not joined to one.
 func testServiceNames(t *testing.T, s Store) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	g := crawlShop(t, s, map[string]string{
 		"docker-compose.yml": "services:\n  cart:\n    build: ./cart\n",
 		"cart/main.go":       "package main\n\nimport \"net/http\"\n\n// fetch gets the target.\nfunc fetch(target string) {\n\thttp.Get(target)\n}\n",
 		"docs/notes.md":      "# Notes\n\nPick the target, then the target's owner; the target decides.\n",
 	})
-	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
-	if err != nil || sum.Failed() {
-		t.Fatalf("crawl: %v %+v", err, sum)
-	}
-	g, err := s.Graph(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !slices.ContainsFunc(g.Services, func(sv graph.Service) bool { return sv.Kind == graph.KindUnresolved }) {
 		t.Fatalf("the fixture made no unresolved node: %+v", g.Services)
 	}
@@ -1036,12 +1027,11 @@ func testServiceNames(t *testing.T, s Store) {
 // service of the deepest one holding them.
 func testOwnedFolders(t *testing.T, s Store) {
 	ctx := context.Background()
-	dir := t.TempDir()
 	deploy := func(name, image string) string {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n  template:\n    spec:\n      containers:\n        - name: " +
 			name + "\n          image: " + image + "\n"
 	}
-	writeTree(t, dir, map[string]string{
+	g := crawlShop(t, s, map[string]string{
 		"go.mod":                 "module example.com/shop\n\ngo 1.22\n",
 		"cmd/cart/main.go":       "package main\n\nimport \"example.com/shop/pkg/cart\"\n\nfunc main() { cart.Serve() }\n",
 		"cmd/orders/main.go":     "package main\n\nimport \"example.com/shop/pkg/log\"\n\nfunc main() { log.Print() }\n",
@@ -1052,14 +1042,6 @@ func testOwnedFolders(t *testing.T, s Store) {
 		"web/docker-compose.yml": "services:\n  web:\n    image: nginx:1.27\n    volumes:\n      - ../conf/nginx.conf:/etc/nginx/nginx.conf:ro\n",
 		"conf/nginx.conf":        "events {}\nhttp {\n  server {\n    listen 80;\n    location / { root /srv; }\n  }\n}\n",
 	})
-	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
-	if err != nil || sum.Failed() {
-		t.Fatalf("crawl: %v %+v", err, sum)
-	}
-	g, err := s.Graph(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	folders := map[string][]string{}
 	for _, sv := range g.Services {
 		for _, d := range sv.Dirs {
@@ -1110,9 +1092,12 @@ func testOwnedFolders(t *testing.T, s Store) {
 	}
 }
 
-// writeTree writes files (path relative to dir: content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
+// crawlShop writes files (path: content) into a new folder, crawls it as
+// the repository "shop" into s and returns the service graph.
+func crawlShop(t *testing.T, s Store, files map[string]string) *graph.Graph {
 	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
 	for name, text := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -1122,4 +1107,13 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+	sum, err := ingest.New(s, ingest.Options{}).Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: dir, Name: "shop"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	g, err := s.Graph(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -422,17 +422,8 @@ func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
 		return nil, db.wrap("read Go imports from", err)
 	}
 	defer rows.Close()
-	out := map[[2]string][]string{}
-	for rows.Next() {
-		var repo, file, text string
-		if err := rows.Scan(&repo, &file, &text); err != nil {
-			return nil, db.wrap("read Go imports from", err)
-		}
-		if err := chunkrow.AddImports(out, repo, file, text); err != nil {
-			return nil, fmt.Errorf("read Go imports of %s/%s from %s: %w", repo, file, db.name, err)
-		}
-	}
-	return out, db.wrap("read Go imports from", rows.Err())
+	out, err := chunkrow.ScanImports(rows)
+	return out, db.wrap("read Go imports from", err)
 }
 
 // ServiceNames returns the names of the services the index knows: those

@@ -7,6 +7,7 @@ package chunkrow
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 
@@ -105,22 +106,30 @@ func ScanWithVectors(rows Rows) ([]core.Chunk, [][]float32, error) {
 
 // GoImportsSQL selects the imports column of the Go files other than
 // tests, one row per distinct (repository, path, imports), for
-// AddImports: both stores' GoImports.
+// ScanImports: both stores' GoImports.
 const GoImportsSQL = `SELECT DISTINCT repo_name, file_path, imports FROM chunks
 	WHERE language = 'go' AND imports <> '[]' AND file_path NOT LIKE '%\_test.go' ESCAPE '\'`
 
-// AddImports adds one chunk's imports (the column's JSON) to those of its
-// file in out, each once.
-func AddImports(out map[[2]string][]string, repo, file, text string) error {
-	var paths []string
-	if err := json.Unmarshal([]byte(text), &paths); err != nil {
-		return err
-	}
-	k := [2]string{repo, file}
-	for _, p := range paths {
-		if !slices.Contains(out[k], p) {
-			out[k] = append(out[k], p)
+// ScanImports reads every row of GoImportsSQL's rows into each file's
+// import paths, by repository and path, each path once. The caller
+// closes rows.
+func ScanImports(rows Rows) (map[[2]string][]string, error) {
+	out := map[[2]string][]string{}
+	for rows.Next() {
+		var repo, file, text string
+		if err := rows.Scan(&repo, &file, &text); err != nil {
+			return nil, err
+		}
+		var paths []string
+		if err := json.Unmarshal([]byte(text), &paths); err != nil {
+			return nil, fmt.Errorf("imports of %s/%s: %w", repo, file, err)
+		}
+		k := [2]string{repo, file}
+		for _, p := range paths {
+			if !slices.Contains(out[k], p) {
+				out[k] = append(out[k], p)
+			}
 		}
 	}
-	return nil
+	return out, rows.Err()
 }
