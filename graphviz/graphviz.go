@@ -37,8 +37,18 @@ var (
 	kindColour  = map[string]string{graph.KindDatabase: "#dbe9f6", graph.KindCache: "#e5f5e0", graph.KindQueue: "#efe5f7",
 		graph.KindExternal: "#ffffff", graph.KindIngress: "#fdf0d5", graph.KindUnresolved: "#ffffff", graph.KindService: "#f2f2f2"}
 	dotShape = map[string]string{graph.KindDatabase: "cylinder", graph.KindCache: "cylinder", graph.KindQueue: "cds",
-		graph.KindExternal: "box", graph.KindIngress: "invhouse", graph.KindUnresolved: "box", graph.KindService: "box"}
+		graph.KindTopic: "parallelogram", graph.KindExternal: "box", graph.KindIngress: "invhouse", graph.KindUnresolved: "box",
+		graph.KindService: "box"}
 )
+
+// shapeOf is a node kind's DOT shape: a box for a kind it does not know,
+// so that the drawing stays valid DOT.
+func shapeOf(kind string) string {
+	if s, ok := dotShape[kind]; ok {
+		return s
+	}
+	return "box"
+}
 
 // EdgeLabel is how an edge is labelled: its protocol and method and path
 // ("http GET /users/{id}"), or its topic.
@@ -160,7 +170,7 @@ func DOT(w io.Writer, g *graph.Graph, o Options) error {
 				extra = ", color=\"#d62728\""
 			}
 			p("%s%s [label=%s, shape=%s, style=%s, fillcolor=%s, fontcolor=%s%s];\n", indent, quote(s.Name), quote(nodeLabel(s)),
-				dotShape[s.Kind], quote(style), quote(fill), quote(font), extra)
+				shapeOf(s.Kind), quote(style), quote(fill), quote(font), extra)
 		}
 		if k != "" {
 			p("  }\n")
@@ -211,6 +221,8 @@ func Mermaid(w io.Writer, g *graph.Graph, o Options) error {
 			return "[(" + l + ")]"
 		case graph.KindQueue:
 			return "[/" + l + "/]"
+		case graph.KindTopic:
+			return "[/" + l + "\\]"
 		case graph.KindExternal:
 			return "[[" + l + "]]"
 		case graph.KindIngress:

@@ -3,8 +3,11 @@ package graphviz
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,6 +26,7 @@ func shop() *graph.Graph {
 		{Name: "shopdb", Kind: graph.KindDatabase},
 		{Name: "redis", Kind: graph.KindCache, Repo: "platform"},
 		{Name: "orders.placed", Kind: graph.KindQueue},
+		{Name: "payments.failed", Kind: graph.KindTopic},
 		{Name: "mailer", Kind: graph.KindService, Repo: "platform", Language: "python"},
 		{Name: "api.stripe.com", Kind: graph.KindExternal},
 		{Name: "?env:LEGACY_URL", Kind: graph.KindUnresolved},
@@ -36,6 +40,7 @@ func shop() *graph.Graph {
 	edge("api", "redis", graph.EdgeCache, "", "", 0.9)
 	edge("api", "orders.placed", graph.EdgeQueue, "publish", "orders.placed", 0.95)
 	edge("orders.placed", "mailer", graph.EdgeQueue, "subscribe", "orders.placed", 0.95)
+	edge("api", "payments.failed", graph.EdgeQueue, "publish", "payments.failed", 0.95)
 	edge("api", "api.stripe.com", graph.EdgeHTTP, "POST", "/v1/charges", 0.9)
 	edge("mailer", "?env:LEGACY_URL", graph.EdgeHTTP, "GET", "/ping", 0)
 	g.Sort()
@@ -80,5 +85,33 @@ func TestGolden(t *testing.T) {
 			}
 			golden(t, tt.name, a.Bytes())
 		})
+	}
+}
+
+// TestDOTIsValid: every kind of node gets a shape (a topic once drew as
+// "shape=," and dot refused the whole graph), and where Graphviz is
+// installed, dot reads the drawing.
+func TestDOTIsValid(t *testing.T) {
+	kinds := []string{graph.KindService, graph.KindQueue, graph.KindTopic, graph.KindDatabase, graph.KindCache,
+		graph.KindExternal, graph.KindIngress, graph.KindUnresolved, "a-kind-not-yet-drawn"}
+	g := &graph.Graph{}
+	for i, k := range kinds {
+		g.Services = append(g.Services, graph.Service{Name: fmt.Sprintf("n%d", i), Kind: k})
+	}
+	var b bytes.Buffer
+	if err := DOT(&b, g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`shape=[,\]]`).FindString(b.String()); m != "" {
+		t.Errorf("a node without a shape (%q) in:\n%s", m, b.String())
+	}
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("Graphviz's dot is not installed")
+	}
+	cmd := exec.Command(dot, "-Tsvg")
+	cmd.Stdin = &b
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("dot -Tsvg: %v: %s", err, out)
 	}
 }
