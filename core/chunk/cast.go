@@ -270,7 +270,7 @@ func (b *builder) scope(parent *ts.Node, scope []string, root bool, depth int) {
 func (b *builder) scopeItems(items []item, scope []string, root, inContainer bool, depth int) {
 	budget, tiny := b.c.opts.Budget, b.c.opts.Tiny
 	var g, header group
-	inHeader := root
+	inHeader, headerComment := root, false
 	for _, it := range items {
 		tokens := b.tokens(it.start, it.end)
 		if inHeader && (it.header || it.comment) {
@@ -283,10 +283,17 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 				continue
 			}
 			header.add(it, tokens)
+			headerComment = headerComment || it.comment
 			continue
 		}
 		if inHeader {
 			inHeader = false
+			if header.items == 1 && !headerComment && header.tokens <= bareHeader {
+				// A bare package or namespace line says nothing a
+				// chunk of its own could answer: cover joins it to
+				// the first chunk after it.
+				header = group{}
+			}
 			b.flushHeader(&header)
 		}
 		if g.items > 0 && g.test != it.test {
@@ -325,6 +332,10 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 	b.flushHeader(&header)
 	b.flush(&g, scope, inContainer)
 }
+
+// bareHeader is the most tokens of a file header that is one package or
+// namespace line and nothing else (no imports, no comment).
+const bareHeader = 8
 
 func (b *builder) flushHeader(h *group) {
 	if h.items > 0 {

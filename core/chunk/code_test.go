@@ -409,3 +409,39 @@ spec:
 		t.Errorf("meta images %q, want %q", meta, want)
 	}
 }
+
+// TestBareHeaderJoinsFirstChunk: a file header that is one package or
+// namespace line and nothing else is not a chunk of its own (it answered
+// searches by its path alone); it joins the first declaration. A header
+// with imports or a comment stays a chunk.
+func TestBareHeaderJoinsFirstChunk(t *testing.T) {
+	decl := map[string]string{
+		"queue/pqueue.go":   "type inFlightQueue []*Message\n\n// Len reports how many messages are in flight.\nfunc (q inFlightQueue) Len() int { return len(q) }\n",
+		"src/Queue.java":    "public class Queue {\n    /** Reports how many messages are in flight. */\n    public int len() { return this.items.size() + this.deferred.size(); }\n}\n",
+		"Billing/Totals.cs": "public static class Totals {\n    /// <summary>Sums the invoice lines.</summary>\n    public static decimal Sum(Invoice i) => i.Lines.Sum(l => l.Amount);\n}\n",
+	}
+	header := map[string][2]string{
+		"queue/pqueue.go":   {"package queue\n\n", "package queue\n\nimport \"sync\"\n\n"},
+		"src/Queue.java":    {"package com.shop.queue;\n\n", "package com.shop.queue;\n\nimport java.util.List;\n\n"},
+		"Billing/Totals.cs": {"namespace Shop.Billing;\n\n", "// Totals of invoices.\nnamespace Shop.Billing;\n\n"},
+	}
+	for path, body := range decl {
+		for i, h := range header[path] {
+			bare := i == 0
+			t.Run(fmt.Sprintf("%s/bare=%v", path, bare), func(t *testing.T) {
+				res := chunkFile(t, newChunker(t), path, []byte(h+body))
+				if len(res.Chunks) == 0 {
+					t.Fatal("no chunks")
+				}
+				first := res.Chunks[0]
+				if bare {
+					if first.SymbolKind == "header" || first.LineStart != 1 || !strings.Contains(first.Text, strings.TrimSpace(body[:20])) {
+						t.Errorf("first chunk %s %q lines %d-%d: want the declaration from line 1, header joined", first.SymbolKind, first.SymbolName, first.LineStart, first.LineEnd)
+					}
+				} else if first.SymbolKind != "header" {
+					t.Errorf("first chunk %s %q: want the header with its imports or comment as a chunk", first.SymbolKind, first.SymbolName)
+				}
+			})
+		}
+	}
+}
