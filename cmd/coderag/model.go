@@ -37,11 +37,12 @@ vector per token of the code tokenizer so that a comment's vector is
 nearest its own chunk's (in-batch-negatives contrastive loss). One package
 in --held-out is kept out of training; on those pairs the report gives
 MRR@10 of the model alone, of BM25 alone and of the two fused, each query
-ranking every held-out chunk. With --name-pairs, every function, method or
-type that no comment documents adds a pair of its name's words ("parse
-header") and its chunk without the name; they train, and are not asked in
-the report. 'make model' runs it on the sources listed in
-core/embed/model/README.md.`
+ranking every held-out chunk (a held-out comment that a training package
+also holds, copied, is not asked: the model has seen it). With
+--name-pairs, every function, method or type that no comment documents
+adds a pair of its name's words ("parse header") and its chunk without the
+name; they train, and are not asked in the report. 'make model' runs it on
+the sources listed in core/embed/model/README.md.`
 
 func newModelCmd(io *ioStreams) *cobra.Command {
 	o := &modelOptions{}

@@ -488,15 +488,26 @@ func project(g, v []float32, n float64) {
 }
 
 // SplitText divides text pairs by package: the (source, group) pairs
-// whose name hashes to 0 modulo every are held out, the rest train.
+// whose name hashes to 0 modulo every are held out, the rest train. A
+// held-out pair whose text a training pair also has (the same comment
+// copied into another package or source tree) is dropped, not held out:
+// the model has seen that query, so asking it would flatter the model.
 func SplitText(pairs []TextPair, every int) (train, held []TextPair) {
+	var maybe []TextPair
+	trained := map[string]bool{}
 	for _, p := range pairs {
 		h := fnv.New32a()
 		h.Write([]byte(p.Source + "\x00" + p.Group))
 		if every > 1 && h.Sum32()%uint32(every) == 0 {
-			held = append(held, p)
+			maybe = append(maybe, p)
 		} else {
 			train = append(train, p)
+			trained[p.Query] = true
+		}
+	}
+	for _, p := range maybe {
+		if !trained[p.Query] {
+			held = append(held, p)
 		}
 	}
 	return train, held

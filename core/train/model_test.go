@@ -72,7 +72,7 @@ func synthPairs(n int) []TextPair {
 	for i := range n {
 		tp := topics[i%len(topics)]
 		out = append(out, TextPair{
-			Query:  fmt.Sprintf("%s variant%d", tp.q, i%7),
+			Query:  fmt.Sprintf("%s variant%d case%d", tp.q, i%7, i),
 			Doc:    fmt.Sprintf("func handler%d() { %s variant%d }", i, tp.d, (i+3)%7),
 			Source: "synth", Group: fmt.Sprintf("g%d", i%10), Lang: "go",
 		})
@@ -285,5 +285,32 @@ func TestLangBatches(t *testing.T) {
 				t.Fatalf("batch %d mixes languages: %v", i, b)
 			}
 		}
+	}
+}
+
+func TestSplitTextAsksNoTrainedQuery(t *testing.T) {
+	// Find two groups of one source that fall on either side of the split.
+	var heldG, trainG string
+	for i := 0; heldG == "" || trainG == ""; i++ {
+		g := fmt.Sprintf("pkg%d", i)
+		_, h := SplitText([]TextPair{{Query: "q", Source: "src", Group: g}}, 10)
+		if len(h) == 1 && heldG == "" {
+			heldG = g
+		} else if len(h) == 0 && trainG == "" {
+			trainG = g
+		}
+	}
+	pairs := []TextPair{
+		{Query: "opens the connection pool", Doc: "func Open() {}", Source: "src", Group: heldG},
+		{Query: "drains the connection pool", Doc: "func Drain() {}", Source: "src", Group: heldG},
+		{Query: "opens the connection pool", Doc: "func Open() { copied }", Source: "src", Group: trainG},
+		{Query: "closes the connection pool", Doc: "func Close() {}", Source: "src", Group: trainG},
+	}
+	tr, held := SplitText(pairs, 10)
+	if len(tr) != 2 {
+		t.Errorf("train = %+v, want both pairs of %s", tr, trainG)
+	}
+	if len(held) != 1 || held[0].Query != "drains the connection pool" {
+		t.Errorf("held = %+v, want only the pair whose text no training pair has", held)
 	}
 }
