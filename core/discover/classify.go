@@ -147,6 +147,12 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 		}
 		return language, core.CodeLogic
 	case "":
+		if inner := strings.TrimSuffix(p, path.Ext(p)); isTemplateSuffix(ext) && languages[strings.ToLower(path.Ext(inner))] != "" {
+			// A template of a file ("nsqd.cfg.example",
+			// "config.yaml.sample", "nginx.conf.dist") is that kind
+			// of file.
+			return Classify(inner)
+		}
 		name := strings.TrimSuffix(lbase, ext)
 		if docNames[name] {
 			return "text", core.DocReadme
@@ -188,9 +194,20 @@ func docCorpus(dirs []string, lbase string) core.CorpusType {
 	return core.DocReadme
 }
 
-// envTemplateSuffixes end the names of environment file templates
-// (".env.example", "env.sample").
+// envTemplateSuffixes end the names of templates of environment files
+// (".env.example", "env.sample") and of other files ("app.yaml.dist").
 var envTemplateSuffixes = []string{".example", ".sample", ".template", ".dist", ".defaults", ".tmpl"}
+
+// isTemplateSuffix reports whether ext ends the name of a file's
+// template (".example", ".sample", ".dist").
+func isTemplateSuffix(ext string) bool {
+	for _, s := range envTemplateSuffixes {
+		if ext == s {
+			return true
+		}
+	}
+	return false
+}
 
 func isEnvTemplate(lbase string) bool {
 	dotEnv := strings.HasPrefix(lbase, ".env")
