@@ -3,6 +3,7 @@ package discover
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -147,7 +148,7 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 		}
 		return language, core.CodeLogic
 	case "":
-		if inner := strings.TrimSuffix(p, path.Ext(p)); isTemplateSuffix(ext) && languages[strings.ToLower(path.Ext(inner))] != "" {
+		if inner := strings.TrimSuffix(p, path.Ext(p)); slices.Contains(templateSuffixes, ext) && languages[strings.ToLower(path.Ext(inner))] != "" {
 			// A template of a file ("nsqd.cfg.example",
 			// "config.yaml.sample", "nginx.conf.dist") is that kind
 			// of file.
@@ -194,27 +195,16 @@ func docCorpus(dirs []string, lbase string) core.CorpusType {
 	return core.DocReadme
 }
 
-// envTemplateSuffixes end the names of templates of environment files
+// templateSuffixes end the names of templates of environment files
 // (".env.example", "env.sample") and of other files ("app.yaml.dist").
-var envTemplateSuffixes = []string{".example", ".sample", ".template", ".dist", ".defaults", ".tmpl"}
-
-// isTemplateSuffix reports whether ext ends the name of a file's
-// template (".example", ".sample", ".dist").
-func isTemplateSuffix(ext string) bool {
-	for _, s := range envTemplateSuffixes {
-		if ext == s {
-			return true
-		}
-	}
-	return false
-}
+var templateSuffixes = []string{".example", ".sample", ".template", ".dist", ".defaults", ".tmpl"}
 
 func isEnvTemplate(lbase string) bool {
 	dotEnv := strings.HasPrefix(lbase, ".env")
 	if !dotEnv && !strings.HasPrefix(lbase, "env.") {
 		return false
 	}
-	for _, s := range envTemplateSuffixes {
+	for _, s := range templateSuffixes {
 		if dotEnv && strings.HasSuffix(lbase, s) || lbase[3:] == s {
 			return true
 		}
