@@ -998,3 +998,28 @@ func TestCrawlDirArguments(t *testing.T) {
 		t.Errorf("crawl of a missing directory: exit %d, %q; want an error naming it", code, errs)
 	}
 }
+
+// TestManifestSummaryLine: the last line of 'coderag manifest' counts in
+// words that agree with their numbers ("1 service", not "1 services").
+func TestManifestSummaryLine(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "billing")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/billing\n\ngo 1.22\n"), 0o644)
+	// One service: its call to an address it is given makes it a node.
+	os.WriteFile(filepath.Join(repo, "main.go"), []byte("package main\n\nimport (\n\t\"net/http\"\n\t\"os\"\n)\n\n"+
+		"// main reports each invoice to the ledger.\nfunc main() {\n\thttp.Post(os.Args[1], \"application/json\", nil)\n}\n"), 0o644)
+	db := filepath.Join(dir, "m.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "none", "--progress", "none"); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	code, out, errs := coderag(t, "manifest", "--db", db)
+	if code != 0 {
+		t.Fatalf("manifest: %s", errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	if !regexp.MustCompile(`^\d+ chunks?, 1 source; 1 service, 0 edges; \S+$`).MatchString(last) {
+		t.Errorf("summary line %q: want \"N chunks, 1 source; 1 service, 0 edges; TIME\"", last)
+	}
+}

@@ -135,8 +135,9 @@ want it.`,
 				fmt.Fprintf(io.out, "%-*s %-*s %-10s %-19s %-19s %6d %7d  %s\n", nw, s.Name, kw, s.Kind, commit, content,
 					s.LastIngest.UTC().Format("2006-01-02 15:04:05"), s.Files, s.Chunks, s.Path)
 			}
-			fmt.Fprintf(io.out, "%s, %s; %d services, %d edges; %s\n", plural(st.Chunks, "chunk", "chunks"),
-				plural(len(st.Sources), "source", "sources"), st.Services, st.Edges, m.IndexedAt)
+			fmt.Fprintf(io.out, "%s, %s; %s, %s; %s\n", plural(st.Chunks, "chunk", "chunks"),
+				plural(len(st.Sources), "source", "sources"), plural(st.Services, "service", "services"),
+				plural(st.Edges, "edge", "edges"), m.IndexedAt)
 			return nil
 		},
 	}
