@@ -94,6 +94,12 @@ type builder struct {
 	clients map[string][]core.CallAt    // client registrations by service
 	binds   map[string][]core.BindingAt // field and argument bindings by service, with their files
 	params  map[string][]core.BindingAt // constructors' parameters by service, with their files
+	// fieldBinds and argBinds index binds by service and then by field
+	// name, or by constructor and parameter index ("NewClient\x000"), in
+	// binds' order: trace looks them up for every step of every call.
+	fieldBinds map[string]map[string][]core.BindingAt
+	argBinds   map[string]map[string][]core.BindingAt
+	traced     map[string]traceResult // trace's answers, by what they depend on
 	// grpcByChunk are the gRPC calls of each chunk (dials and clients).
 	grpcByChunk map[string][]core.CallAt
 	edges       map[string]*Edge
@@ -147,7 +153,8 @@ func Build(in Input) *Graph {
 	in.Resources = resources
 	readEnvFiles(&in)
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
-		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.BindingAt{}, grpcByChunk: map[string][]core.CallAt{},
+		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.BindingAt{},
+		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 	b.services()
 	b.ownership()
@@ -197,6 +204,12 @@ func Build(in Input) *Graph {
 		}
 		if s := b.ownerOf(bd.Repo, bd.File); s != "" {
 			b.binds[s] = append(b.binds[s], bd)
+			switch bd.Kind {
+			case "field":
+				b.fieldBinds[s] = appendIndexed(b.fieldBinds[s], bd.Field, bd)
+			case "arg":
+				b.argBinds[s] = appendIndexed(b.argBinds[s], argKey(bd.Func, bd.Index), bd)
+			}
 			if bd.Kind == core.BindParam {
 				if b.params == nil {
 					b.params = map[string][]core.BindingAt{}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"coderag/core"
@@ -204,6 +205,34 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site 
 	if depth > 4 {
 		return origin{}, "", false
 	}
+	// The same expression is traced again and again (every call through
+	// one client, every branch that reaches one field): what it depends
+	// on is the key.
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", src, expr, strings.Join(types, ","), site.Repo,
+		path.Dir(site.File), langFamily(site.File), depth)
+	if at != nil {
+		key += fmt.Sprintf("\x00%s\x00%s\x00%d", at.Repo, at.File, at.Line)
+	}
+	if r, ok := b.traced[key]; ok {
+		return r.o, r.via, r.ok
+	}
+	o, via, ok := b.traceOnce(src, expr, types, at, site, depth)
+	if b.traced == nil {
+		b.traced = map[string]traceResult{}
+	}
+	b.traced[key] = traceResult{o, via, ok}
+	return o, via, ok
+}
+
+// traceResult is what trace returned for one expression.
+type traceResult struct {
+	o   origin
+	via string
+	ok  bool
+}
+
+// traceOnce is trace without its memory.
+func (b *builder) traceOnce(src, expr string, types []string, at *core.CallAt, site core.BindingAt, depth int) (origin, string, bool) {
 	expr = strings.Trim(strings.TrimPrefix(expr, "expr:"), "{}")
 	field := expr
 	if i := strings.LastIndexByte(field, '.'); i >= 0 {
@@ -216,9 +245,8 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site 
 	// args follows parameter index of the constructor decl is in to the
 	// arguments its callers pass.
 	args := func(step string, decl core.BindingAt) (origin, string, bool) {
-		for _, arg := range b.binds[src] {
-			if arg.Kind != "arg" || arg.Func != decl.Func || arg.Index != decl.Index ||
-				langFamily(arg.File) != lang || !callsPackageOf(arg, decl) {
+		for _, arg := range b.argBinds[src][argKey(decl.Func, decl.Index)] {
+			if langFamily(arg.File) != lang || !callsPackageOf(arg, decl) {
 				continue
 			}
 			call := fmt.Sprintf("%s(%s)", arg.Func, arg.Expr)
@@ -231,8 +259,8 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site 
 		}
 		return origin{}, "", false
 	}
-	for _, bd := range b.binds[src] {
-		if bd.Kind != "field" || bd.Field != field || langFamily(bd.File) != lang {
+	for _, bd := range b.fieldBinds[src][field] {
+		if langFamily(bd.File) != lang {
 			continue
 		}
 		if len(types) > 0 && (!contains(types, bd.Type) || !samePackage(bd, site)) {
@@ -262,6 +290,20 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site 
 		}
 	}
 	return origin{}, "", false
+}
+
+// argKey keys the argument bindings of parameter index of constructor fn.
+func argKey(fn string, index int) string {
+	return fn + "\x00" + strconv.Itoa(index)
+}
+
+// appendIndexed appends bd to m[key], making m when it is nil.
+func appendIndexed(m map[string][]core.BindingAt, key string, bd core.BindingAt) map[string][]core.BindingAt {
+	if m == nil {
+		m = map[string][]core.BindingAt{}
+	}
+	m[key] = append(m[key], bd)
+	return m
 }
 
 // langFamily names the language a file's bindings are in, by its
