@@ -60,7 +60,18 @@ type match struct {
 
 func (m *match) first(role string) *ts.Node {
 	if ns := m.caps[role]; len(ns) > 0 {
-		return &ns[0]
+		n := &ns[0]
+		// A comment between arguments ("ctx, //nolint:staticcheck")
+		// takes the place a positional pattern counts: the argument is
+		// the next node that is not a comment.
+		for strings.HasSuffix(n.Kind(), "comment") {
+			next := n.NextNamedSibling()
+			if next == nil {
+				return &ns[0]
+			}
+			n = next
+		}
+		return n
 	}
 	return nil
 }

@@ -60,6 +60,9 @@ func clients(ctx context.Context, sku string) error {
 	conn, _ := grpc.Dial(inventoryAddr, grpc.WithInsecure())
 	inv := pb.NewInventoryServiceClient(conn)
 	_ = inv
+	pconn, _ := grpc.DialContext(ctx, //nolint:staticcheck
+		"pricing:50051", grpc.WithInsecure())
+	_ = pconn
 
 	nc, _ := nats.Connect(nats.DefaultURL)
 	nc.Publish("stock.reserved", []byte(sku))
