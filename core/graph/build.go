@@ -136,7 +136,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 15
+const BuilderVersion = 16
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -299,7 +299,8 @@ func imageKind(images []string) string {
 	for _, img := range images {
 		b := strings.ToLower(core.ImageName(img))
 		switch {
-		case containsAny(b, "postgres", "mysql", "mariadb", "mongo", "mssql", "sqlserver", "cockroach", "cassandra", "oracle", "timescale", "clickhouse"):
+		case containsAny(b, "postgres", "mysql", "mariadb", "mongo", "mssql", "sqlserver", "cockroach", "cassandra", "oracle", "timescale", "clickhouse",
+			"influxdb", "neo4j"):
 			return KindDatabase
 		case containsAny(b, "redis", "memcached", "valkey", "keydb", "dragonfly", "garnet"):
 			return KindCache

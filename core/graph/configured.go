@@ -413,10 +413,12 @@ func isLocal(host string) bool {
 	return strings.HasSuffix(host, ".localhost")
 }
 
-// wellKnownPorts say what protocol an address with no scheme speaks.
+// wellKnownPorts say what protocol an address with no scheme speaks. Not
+// 8086 (InfluxDB's, and as often an application's next to 8080): InfluxDB
+// is known by its image or the variable's name.
 var wellKnownPorts = map[string]string{"5672": EdgeQueue, "5671": EdgeQueue, "9092": EdgeQueue, "4222": EdgeQueue,
 	"1883": EdgeQueue, "61616": EdgeQueue, "6379": EdgeCache, "6380": EdgeCache, "11211": EdgeCache, "27017": EdgeDB,
-	"5432": EdgeDB, "3306": EdgeDB, "1433": EdgeDB, "9042": EdgeDB, "26257": EdgeDB, "1521": EdgeDB, "8086": EdgeDB,
+	"5432": EdgeDB, "3306": EdgeDB, "1433": EdgeDB, "9042": EdgeDB, "26257": EdgeDB, "1521": EdgeDB,
 	"9200": EdgeDB, "7687": EdgeDB, "25": EdgeSMTP, "465": EdgeSMTP, "587": EdgeSMTP, "1025": EdgeSMTP, "2525": EdgeSMTP}
 
 // edgeType says what kind of dependency an address is: by what the
@@ -455,7 +457,7 @@ func edgeType(target *Service, a addr, name string) string {
 		switch w {
 		case "redis", "cache", "memcache", "memcached", "valkey":
 			return EdgeCache
-		case "db", "database", "mongo", "mongodb", "sql", "postgres", "postgresql", "pg", "mysql", "datasource", "mariadb":
+		case "db", "database", "mongo", "mongodb", "sql", "postgres", "postgresql", "pg", "mysql", "datasource", "mariadb", "influx", "influxdb":
 			return EdgeDB
 		case "amqp", "rabbit", "rabbitmq", "kafka", "queue", "broker", "brokers", "nats", "bus", "servicebus", "mq":
 			return EdgeQueue
