@@ -92,11 +92,11 @@ type builder struct {
 	config  map[string][]envSource      // settings files (appsettings.json) by service
 	routes  map[string][]route          // by service, with their path segments
 	clients map[string][]core.CallAt    // client registrations by service
-	binds   map[string][]core.BindingAt // field and argument bindings by service, with their files
 	params  map[string][]core.BindingAt // constructors' parameters by service, with their files
-	// fieldBinds and argBinds index binds by service and then by field
-	// name, or by constructor and parameter index ("NewClient\x000"), in
-	// binds' order: trace looks them up for every step of every call.
+	// fieldBinds and argBinds are the field and argument bindings by
+	// service and then by field name, or by constructor and parameter
+	// index ("NewClient\x000"), in input order: trace looks them up for
+	// every step of every call.
 	fieldBinds map[string]map[string][]core.BindingAt
 	argBinds   map[string]map[string][]core.BindingAt
 	traced     map[string]traceResult // trace's answers, by what they depend on
@@ -153,8 +153,8 @@ func Build(in Input) *Graph {
 	in.Resources = resources
 	readEnvFiles(&in)
 	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
-		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{}, binds: map[string][]core.BindingAt{},
-		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, grpcByChunk: map[string][]core.CallAt{},
+		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
+		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, traced: map[string]traceResult{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 	b.services()
 	b.ownership()
@@ -203,7 +203,6 @@ func Build(in Input) *Graph {
 			continue
 		}
 		if s := b.ownerOf(bd.Repo, bd.File); s != "" {
-			b.binds[s] = append(b.binds[s], bd)
 			switch bd.Kind {
 			case "field":
 				b.fieldBinds[s] = appendIndexed(b.fieldBinds[s], bd.Field, bd)

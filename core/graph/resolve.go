@@ -217,9 +217,6 @@ func (b *builder) trace(src, expr string, types []string, at *core.CallAt, site 
 		return r.o, r.via, r.ok
 	}
 	o, via, ok := b.traceOnce(src, expr, types, at, site, depth)
-	if b.traced == nil {
-		b.traced = map[string]traceResult{}
-	}
 	b.traced[key] = traceResult{o, via, ok}
 	return o, via, ok
 }
