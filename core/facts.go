@@ -168,6 +168,12 @@ type Resource struct {
 	Volumes   []string `json:"volumes,omitempty"`
 	EnvFiles  []string `json:"env_files,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
+	// Programs are what a workload's containers (not its init
+	// containers) or a compose service run, as written: the first word
+	// of a command and every word of a command or its args written as a
+	// path (/usr/local/bin/cart, ./server). The graph finds the program's
+	// code by its name.
+	Programs []string `json:"programs,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`
 	// References are the resources an Aspire resource is wired to

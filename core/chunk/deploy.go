@@ -362,6 +362,10 @@ func resource(o map[string]any) resourceInfo {
 		} else if img != "" {
 			initImages = append(initImages, img)
 		}
+		if i < len(containers) {
+			res.Programs = programWords(res.Programs, commandItems(obj(ct, "command")), true)
+			res.Programs = programWords(res.Programs, commandItems(obj(ct, "args")), false)
+		}
 		for _, p := range list(obj(ct, "ports")) {
 			ports = append(ports, str(obj(p, "containerPort")))
 		}
@@ -632,6 +636,13 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		if strings.HasPrefix(src, ".") {
 			r.Volumes = append(r.Volumes, src)
 		}
+	}
+	// The entrypoint, when set, runs the command as its arguments.
+	if ep := commandItems(s["entrypoint"]); len(ep) > 0 {
+		r.Programs = programWords(r.Programs, ep, true)
+		r.Programs = programWords(r.Programs, commandItems(s["command"]), false)
+	} else {
+		r.Programs = programWords(r.Programs, commandItems(s["command"]), true)
 	}
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])

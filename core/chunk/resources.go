@@ -331,6 +331,9 @@ func helmResources(src []byte, chart string) []core.Resource {
 				r.Images = append(r.Images, string(m[1]))
 			}
 		}
+		if core.IsWorkload(kind) {
+			r.Programs = helmPrograms(doc)
+		}
 		for _, m := range helmEnvRE.FindAllSubmatchIndex(doc, -1) {
 			v := strings.Trim(string(doc[m[4]:m[5]]), `"'`)
 			name := string(doc[m[2]:m[3]])

@@ -23,15 +23,20 @@ type Input struct {
 	// Bindings are values code gives fields and constructor parameters.
 	Bindings []core.BindingAt
 	// GoImports are the import paths of Go files other than tests, by
-	// repository and path: they tell which packages a program ko builds
-	// is made of. Read only when a workload's image is ko://.
+	// repository and path: they tell which packages a program a service
+	// runs is made of. Read only when a workload's image is ko:// or a
+	// workload names its programs (NeedsGoImports).
 	GoImports map[[2]string][]string
 }
 
 // NeedsGoImports reports whether Build reads in.GoImports: a workload's
-// image is built by ko from an import path.
+// image is built by ko from an import path, or a workload names the
+// programs it runs.
 func NeedsGoImports(resources []core.ResourceAt) bool {
 	for _, r := range resources {
+		if len(r.Programs) > 0 {
+			return true
+		}
 		for _, img := range r.Images {
 			if strings.HasPrefix(img, "ko://") {
 				return true
@@ -136,7 +141,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 16
+const BuilderVersion = 17
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -616,7 +621,7 @@ func (b *builder) ownership() {
 			}
 			// A package a program imports is named for what it does
 			// (net, handler), not after the service.
-			if dir != "" && why != whyImported {
+			if dir != "" && why != whyImported && why != whyCommandImported {
 				b.addAlias(n, path.Base(dir), "directory")
 			}
 		}
@@ -664,7 +669,7 @@ func (b *builder) ownership() {
 			goDirs[[2]string{f[0], path.Dir(f[1])}] = true
 		}
 	}
-	var programs []koProgram
+	var programs []goProgram
 	for _, r := range b.in.Resources {
 		s := b.alias[strings.ToLower(r.Name)]
 		if s == "" || b.nodes[s].Kind != KindService {
@@ -679,18 +684,37 @@ func (b *builder) ownership() {
 			for i := 1; i < len(els); i++ {
 				if dir := strings.Join(els[i:], "/"); goDirs[[2]string{r.Repo, dir}] {
 					add(r.Repo, dir, s, "ko image")
-					programs = append(programs, koProgram{r.Repo, dir, strings.Join(els[:i], "/"), s})
+					programs = append(programs, goProgram{r.Repo, dir, strings.Join(els[:i], "/"), s, whyImported})
 					break
 				}
 			}
 		}
 	}
-	// The packages of the repository a ko program imports, directly or
+	// A workload whose container runs /usr/local/bin/cart (its command,
+	// or the args a wrapper entrypoint runs) runs the Go program in the
+	// folder of its repository named cart that no package imports: the
+	// main package cmd/cart, not the library pkg/cart. One image often
+	// holds several programs, each deployed as its own service.
+	programs = append(programs, b.commandPrograms(goDirs, func(repo, dir, service string) {
+		add(repo, dir, service, "container command")
+	})...)
+	// The packages of the repository a program imports, directly or
 	// through others, and no other program does, are its code too
 	// (pkg/activator/net of cmd/activator); those several import are
 	// shared, and nobody's.
-	for _, k := range b.programPackages(programs, goDirs) {
-		add(k.repo, k.dir, k.service, whyImported)
+	// A package whose sub-packages are shared (pkg/operator holding the
+	// client other programs import) owns its own files, not the folder.
+	pkgs, shared := b.programPackages(programs, goDirs)
+	for _, k := range pkgs {
+		if !slices.ContainsFunc(shared, func(d [2]string) bool { return d[0] == k.repo && strings.HasPrefix(d[1], k.dir+"/") }) {
+			add(k.repo, k.dir, k.service, k.why)
+			continue
+		}
+		for _, f := range b.in.Files {
+			if f[0] == k.repo && path.Dir(f[1]) == k.dir {
+				add(f[0], f[1], k.service, k.why)
+			}
+		}
 	}
 	// Files a compose service mounts (an nginx.conf) are its own; what
 	// several services mount (a shared config folder, the whole project
@@ -853,32 +877,203 @@ func (b *builder) sortedNodes() []string {
 	return names
 }
 
-// whyImported says a folder is a service's because its program, and no
-// other, imports the package in it.
-const whyImported = "imported by its ko program only"
+// whyImported and whyCommandImported say a folder is a service's
+// because its program, and no other, imports the package in it.
+const (
+	whyImported        = "imported by its ko program only"
+	whyCommandImported = "imported by its program only"
+)
 
-// koProgram is a Go main package ko builds for a service: its folder in
-// repo and the import path of the module that holds it.
-type koProgram struct {
+// goProgram is a Go program a service runs: its folder in repo, the
+// import path of the module that holds it, and why its imports are the
+// service's.
+type goProgram struct {
 	repo, dir, module, service string
+	why                        string
+}
+
+// commandPrograms finds the Go program each workload's Programs name in
+// the workload's repository (see ownership), calls add for its folder
+// and returns the programs found.
+func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir, service string)) []goProgram {
+	var withPrograms []core.ResourceAt
+	for _, r := range b.in.Resources {
+		if len(r.Programs) > 0 {
+			withPrograms = append(withPrograms, r)
+		}
+	}
+	if len(withPrograms) == 0 {
+		return nil
+	}
+	// Folders by name: those holding Go code, at or above a package.
+	byName := map[[2]string][]string{} // repo, base name -> folders
+	seen := map[[2]string]bool{}
+	for _, d := range sortedDirs(goDirs) {
+		for dir := d[1]; dir != "." && dir != "/" && !seen[[2]string{d[0], dir}]; dir = path.Dir(dir) {
+			seen[[2]string{d[0], dir}] = true
+			if core.IsTestPath(dir+"/x.go") || core.InExampleDir(dir) || strings.Contains("/"+dir+"/", "/vendor/") {
+				continue
+			}
+			k := [2]string{d[0], path.Base(dir)}
+			byName[k] = append(byName[k], dir)
+		}
+	}
+	modules, imported := b.goModules(goDirs)
+	var out []goProgram
+	for _, r := range withPrograms {
+		s := b.alias[strings.ToLower(r.Name)]
+		if s == "" || b.nodes[s].Kind != KindService {
+			continue
+		}
+		for _, p := range r.Programs {
+			// A package no other imports (a main package) before a
+			// folder of packages (cmd/cart holding cmd/cart/commands).
+			var mains, folders []string
+			for _, dir := range byName[[2]string{r.Repo, path.Base(p)}] {
+				switch k := [2]string{r.Repo, dir}; {
+				case imported[k]:
+				case goDirs[k]:
+					mains = append(mains, dir)
+				default:
+					folders = append(folders, dir)
+				}
+			}
+			found := mains
+			if len(found) == 0 {
+				found = folders
+			}
+			if len(found) != 1 {
+				continue
+			}
+			add(r.Repo, found[0], s)
+			out = append(out, goProgram{r.Repo, found[0], modules[r.Repo], s, whyCommandImported})
+			break
+		}
+	}
+	return out
+}
+
+// goModules returns the module each repository's Go files import its
+// packages under (the most common prefix of an import path that ends in
+// a folder of it) and the packages imported under it.
+func (b *builder) goModules(goDirs map[[2]string]bool) (modules map[string]string, imported map[[2]string]bool) {
+	keys := slices.SortedFunc(maps.Keys(b.in.GoImports), func(a, b [2]string) int {
+		return strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1])
+	})
+	prefixes := map[string]map[string]int{}
+	for _, k := range keys {
+		for _, imp := range b.in.GoImports[k] {
+			for i := strings.IndexByte(imp, '/'); i > 0; i = nextSlash(imp, i) {
+				if goDirs[[2]string{k[0], imp[i+1:]}] {
+					if prefixes[k[0]] == nil {
+						prefixes[k[0]] = map[string]int{}
+					}
+					prefixes[k[0]][imp[:i]]++
+					break
+				}
+			}
+		}
+	}
+	modules = map[string]string{}
+	imported = map[[2]string]bool{}
+	for _, k := range keys {
+		if _, ok := modules[k[0]]; !ok {
+			modules[k[0]] = mostCommon(prefixes[k[0]])
+		}
+		for _, imp := range b.in.GoImports[k] {
+			if rel, ok := strings.CutPrefix(imp, modules[k[0]]+"/"); ok && modules[k[0]] != "" {
+				imported[[2]string{k[0], rel}] = true
+			}
+		}
+	}
+	return modules, imported
+}
+
+// nextSlash returns the index of the first '/' of s after i, or -1.
+func nextSlash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+// mostCommon returns the key of m with the largest count, ties by the
+// shorter and then the smaller key.
+func mostCommon(m map[string]int) string {
+	best := ""
+	for k, n := range m {
+		if best == "" || n > m[best] || n == m[best] && (len(k) < len(best) || len(k) == len(best) && k < best) {
+			best = k
+		}
+	}
+	return best
+}
+
+// sortedDirs returns a set of repository folders, sorted.
+func sortedDirs(m map[[2]string]bool) [][2]string {
+	keys := make([][2]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
+	return keys
 }
 
 // programPackages returns, sorted by folder, the packages of each
 // program's repository that the program imports (directly or through
-// other packages of it) and no other program does, as owners.
-func (b *builder) programPackages(programs []koProgram, goDirs map[[2]string]bool) []owner {
+// other packages of it) and no other program does, as owners, and the
+// packages several import. A
+// program's own folder and the packages below it start the walk. The
+// repository's other packages that no package imports count as programs
+// of no service.
+func (b *builder) programPackages(programs []goProgram, goDirs map[[2]string]bool) (owned []owner, shared [][2]string) {
 	if len(programs) == 0 || len(b.in.GoImports) == 0 {
-		return nil
+		return nil, nil
 	}
 	imports := map[[2]string][]string{} // a package's folder -> its imports
 	for k, paths := range b.in.GoImports {
 		d := [2]string{k[0], path.Dir(k[1])}
 		imports[d] = append(imports[d], paths...)
 	}
-	reached := map[[2]string][]string{} // a package's folder -> the services importing it
+	// The other packages no package imports (main packages no workload
+	// names: a sidecar injected at run time, a command-line tool) share
+	// what they import with the programs: it is not only theirs. Tests
+	// and examples do not count.
+	_, imported := b.goModules(goDirs)
+	modules := map[string]string{}
 	for _, p := range programs {
+		modules[p.repo] = first(modules[p.repo], p.module)
+	}
+	inProgram := func(repo, dir string) bool {
+		return slices.ContainsFunc(programs, func(p goProgram) bool {
+			return p.repo == repo && (p.dir == dir || strings.HasPrefix(dir, p.dir+"/"))
+		})
+	}
+	dirs := sortedDirs(goDirs)
+	var others []goProgram
+	for _, d := range dirs {
+		if modules[d[0]] != "" && !imported[d] && !core.IsTestPath(d[1]+"/x.go") && !core.InExampleDir(d[1]) && !inProgram(d[0], d[1]) {
+			others = append(others, goProgram{repo: d[0], dir: d[1], module: modules[d[0]]})
+		}
+	}
+	why := map[[2]string]string{}
+	reached := map[[2]string][]string{} // a package's folder -> the services importing it
+	byOthers := map[[2]string]bool{}
+	for _, p := range append(slices.Clip(programs), others...) {
+		if p.module == "" {
+			continue
+		}
 		seen := map[string]bool{p.dir: true}
 		queue := []string{p.dir}
+		if p.service != "" {
+			for _, d := range dirs {
+				if d[0] == p.repo && strings.HasPrefix(d[1], p.dir+"/") {
+					seen[d[1]] = true
+					queue = append(queue, d[1])
+				}
+			}
+		}
 		for len(queue) > 0 {
 			d := queue[0]
 			queue = queue[1:]
@@ -888,19 +1083,38 @@ func (b *builder) programPackages(programs []koProgram, goDirs map[[2]string]boo
 					continue
 				}
 				seen[rel] = true
+				// A multi-call main (cmd/main.go dispatching on its name
+				// to cmd/gateway/commands) reaches a program's packages
+				// through the program, which holds them.
+				if p.service == "" && inProgram(p.repo, rel) {
+					continue
+				}
 				queue = append(queue, rel)
 				k := [2]string{p.repo, rel}
+				if p.service == "" {
+					byOthers[k] = true
+					continue
+				}
 				reached[k] = appendUnique(reached[k], p.service)
+				if why[k] == "" {
+					why[k] = p.why
+				}
 			}
 		}
 	}
-	var out []owner
 	for _, k := range sortedPairs(reached) {
-		if names := reached[k]; len(names) == 1 {
-			out = append(out, owner{k[0], k[1], names[0], whyImported})
+		if names := reached[k]; len(names) == 1 && !byOthers[k] {
+			owned = append(owned, owner{k[0], k[1], names[0], why[k]})
+		} else {
+			shared = append(shared, k)
 		}
 	}
-	return out
+	for _, k := range sortedDirs(byOthers) {
+		if len(reached[k]) == 0 {
+			shared = append(shared, k)
+		}
+	}
+	return owned, shared
 }
 
 // ownerOf returns the service whose code file is, or "": the owner of

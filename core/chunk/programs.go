@@ -1,0 +1,103 @@
+package chunk
+
+import (
+	"slices"
+	"strings"
+)
+
+// maxPrograms bounds a resource's Programs: a long args list of paths
+// (mounted files, certificates) names no more programs.
+const maxPrograms = 8
+
+// commandItems returns a command, args or entrypoint value as its items:
+// a list's, or a string as one item (compose's shell form).
+func commandItems(v any) []string {
+	if s, ok := v.(string); ok {
+		return []string{s}
+	}
+	var out []string
+	for _, x := range list(v) {
+		out = append(out, str(x))
+	}
+	return out
+}
+
+// programWords appends to out, once each, the programs a command or args
+// list names (core.Resource.Programs): the first word of a command, and
+// every word written as a path (/usr/local/bin/cart, ./server), items
+// split at spaces as a shell would (sh -c "exec /app/cart"). Flags,
+// assignments and template expressions are not programs.
+func programWords(out []string, items []string, command bool) []string {
+	first := command
+	for _, it := range items {
+		for _, w := range strings.Fields(it) {
+			w = strings.Trim(w, `"'`)
+			isFirst := first
+			first = false
+			if w == "" || strings.ContainsAny(w, "={}$*") || strings.HasPrefix(w, "-") {
+				continue
+			}
+			if !isFirst && !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "./") {
+				continue
+			}
+			if len(out) < maxPrograms && !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// helmPrograms returns the programs the command and args lists of a Helm
+// template's containers (not its init containers) name, template lines
+// ({{- if .Values.debug }}) skipped: the template cannot be read as YAML.
+func helmPrograms(doc []byte) []string {
+	lines := strings.Split(string(doc), "\n")
+	var out []string
+	inInit := false
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		switch {
+		case strings.HasPrefix(t, "initContainers:"):
+			inInit = true
+			continue
+		case strings.HasPrefix(t, "containers:"):
+			inInit = false
+			continue
+		}
+		key := strings.TrimSpace(strings.TrimPrefix(t, "-"))
+		command := strings.HasPrefix(key, "command:")
+		if inInit || !command && !strings.HasPrefix(key, "args:") {
+			continue
+		}
+		_, rest, _ := strings.Cut(key, ":")
+		rest = strings.TrimSpace(rest)
+		var items []string
+		switch {
+		case strings.HasPrefix(rest, "["):
+			for _, it := range strings.Split(strings.Trim(rest, "[]"), ",") {
+				items = append(items, strings.Trim(strings.TrimSpace(it), `"'`))
+			}
+		case rest != "" && rest != "|" && rest != ">" && !strings.HasPrefix(rest, "#"):
+			items = []string{strings.Trim(rest, `"'`)}
+		default:
+			// A block list: "- item" lines no less indented than the key,
+			// template and comment lines between them.
+			col := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+			for j := i + 1; j < len(lines); j++ {
+				u := strings.TrimSpace(lines[j])
+				if u == "" || strings.HasPrefix(u, "{{") || strings.HasPrefix(u, "#") {
+					continue
+				}
+				ind := len(lines[j]) - len(strings.TrimLeft(lines[j], " \t"))
+				if !strings.HasPrefix(u, "- ") || ind < col {
+					break
+				}
+				items = append(items, strings.Trim(strings.TrimSpace(u[2:]), `"'`))
+				i = j
+			}
+		}
+		out = programWords(out, items, command)
+	}
+	return out
+}

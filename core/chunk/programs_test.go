@@ -1,0 +1,127 @@
+package chunk
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"coderag/core"
+)
+
+func TestProgramWords(t *testing.T) {
+	tests := []struct {
+		name    string
+		items   []string
+		command bool
+		want    []string
+	}{
+		{"command list", []string{"/usr/local/bin/cart", "--port", "8080"}, true, []string{"/usr/local/bin/cart"}},
+		{"bare command", []string{"cartd", "serve"}, true, []string{"cartd"}},
+		{"args name a path", []string{"/usr/local/bin/cart", "--port=8080"}, false, []string{"/usr/local/bin/cart"}},
+		{"bare args are not programs", []string{"serve", "--verbose"}, false, nil},
+		{"shell form", []string{"/notifier --verbose"}, true, []string{"/notifier"}},
+		{"sh -c", []string{"/bin/sh", "-c", "exec ./server --config /etc/app.yaml"}, true, []string{"/bin/sh", "./server", "/etc/app.yaml"}},
+		{"flags and templates", []string{"--listen=:{{ .Values.port }}", "$(HOME)/bin/x", "{{ .Values.cmd }}"}, false, nil},
+		{"once each", []string{"/cart", "/cart"}, true, []string{"/cart"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, programWords(nil, tt.items, tt.command)); d != "" {
+				t.Errorf("programWords(%q) (-want +got):\n%s", tt.items, d)
+			}
+		})
+	}
+}
+
+func TestWorkloadPrograms(t *testing.T) {
+	helm := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ledger-worker
+spec:
+  template:
+    spec:
+      initContainers:
+      - name: wait
+        command: ["/bin/wait-for", "db:5432"]
+      containers:
+      - name: worker
+        command:
+{{- if .Values.debug.enabled }}
+        - "/dlv"
+{{- else }}
+        - "/worker"
+{{- end }}
+        args:
+        # the queue to drain
+        - "--queue"
+        - "{{ .Values.queue }}"
+        ports:
+        - containerPort: 8080
+`
+	kube := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ledger-api
+spec:
+  template:
+    spec:
+      initContainers:
+        - name: migrate
+          image: ledger
+          command: [/usr/local/bin/migrate]
+      containers:
+        - name: api
+          image: ledger
+          args: [/usr/local/bin/ledger-api, --port=8080]
+`
+	compose := `services:
+  exporter:
+    image: ledger
+    command: /exporter --interval 30s
+  sidecar:
+    image: ledger
+    entrypoint: ["/bin/tini", "--"]
+    command: ["/usr/bin/sidecar", "run"]
+`
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		got  func() []core.Resource
+		want map[string][]string
+	}{
+		{"helm template", func() []core.Resource { return helmResources([]byte(helm), "ledger") },
+			map[string][]string{"ledger-worker": {"/dlv", "/worker"}}},
+		{"kubernetes", func() []core.Resource {
+			return resourcesOf(c.Kubernetes([]byte(kube), core.Chunk{RepoName: "ledger", FilePath: "deploy/api.yaml"}))
+		}, map[string][]string{"ledger-api": {"/usr/local/bin/ledger-api"}}},
+		{"compose", func() []core.Resource {
+			return resourcesOf(c.Compose([]byte(compose), core.Chunk{RepoName: "ledger", FilePath: "docker-compose.yml"}))
+		}, map[string][]string{"exporter": {"/exporter"}, "sidecar": {"/bin/tini", "/usr/bin/sidecar"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string][]string{}
+			for _, r := range tt.got() {
+				if len(r.Programs) > 0 {
+					got[r.Name] = r.Programs
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("programs by workload (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// resourcesOf returns the resources of a result's chunks.
+func resourcesOf(r Result) []core.Resource {
+	var out []core.Resource
+	for _, ch := range r.Chunks {
+		out = append(out, ch.Resources...)
+	}
+	return out
+}
