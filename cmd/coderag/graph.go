@@ -40,14 +40,16 @@ which, down to the endpoint, through which queues, databases and caches.
 Services come from Kubernetes workloads and Services, docker-compose
 services, Helm charts and .NET Aspire AppHosts; code belongs to a service by
 its folder (a compose build context, a folder named after the service with a
-Dockerfile or project file) or its repository. An outbound call's address is
-resolved from a literal, a constant, an environment variable or a config key
-through the values the deploy files give it (Kubernetes env and ConfigMaps,
-Helm values, compose environment, appsettings.json), through the fields and
-constructors that carry it (Go), or else by the one service that serves the
-called route. HTTP calls are matched to the route template and handler that
-serve them. What cannot be resolved is kept as an edge to a node named "?"
-and the raw target.
+Dockerfile or project file), by the Go program a workload runs (its ko://
+image, or the program its container command names: /usr/local/bin/cart runs
+cmd/cart, with the packages only it imports) or by its repository. An
+outbound call's address is resolved from a literal, a constant, an
+environment variable or a config key through the values the deploy files
+give it (Kubernetes env and ConfigMaps, Helm values, compose environment,
+appsettings.json), through the fields and constructors that carry it (Go),
+or else by the one service that serves the called route. HTTP calls are
+matched to the route template and handler that serve them. What cannot be
+resolved is kept as an edge to a node named "?" and the raw target.
 
 Without --service the whole graph is printed. With --service NAME (a name
 or an alias such as cart.shop.svc.cluster.local):
