@@ -131,6 +131,10 @@ type builder struct {
 	// declaring are the repositories whose deploy files declare services:
 	// their code outside every service's folder belongs to none.
 	declaring map[string]bool
+	// repoLanguage is the language most of each repository's code that
+	// no service owns is in: a repository that stands for its code
+	// (call) is written in it.
+	repoLanguage map[string]string
 	// mounts are the files and folders compose services mount
 	// (composeMounts, found by ownership).
 	mounts []mount
@@ -141,7 +145,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 17
+const BuilderVersion = 18
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -791,6 +795,19 @@ func (b *builder) ownership() {
 	for repo, names := range declared {
 		b.declaring[repo] = len(names) > 0
 	}
+	// A repository that declares no service but builds an image from
+	// its root (a Dockerfile there) is one, named after it: it stands for
+	// its code, as a repository whose code calls out does (call), and is
+	// a node though it calls nothing, for its callers to reach.
+	for _, r := range b.in.Resources {
+		if r.Kind == core.ResourceDockerfile && path.Dir(r.File) == "." && !b.declaring[r.Repo] {
+			if n, ok := b.nodes[r.Repo]; !ok || n.Kind == KindService {
+				n := b.node(r.Repo, KindService)
+				n.Repo = first(n.Repo, r.Repo)
+				n.Declared = append(n.Declared, evidenceOf(r))
+			}
+		}
+	}
 	for repo := range repos {
 		if s, ok := b.alias[strings.ToLower(repo)]; ok && b.nodes[s].Kind == KindService {
 			add(repo, "", s, "repository")
@@ -820,16 +837,35 @@ func (b *builder) ownership() {
 		}
 	}
 	for s, langs := range count {
-		best := ""
-		for l, n := range langs {
-			if best == "" || n > langs[best] || n == langs[best] && l < best {
-				best = l
-			}
-		}
+		best := majority(langs)
 		if n := b.nodes[s]; n != nil && n.Kind == KindService {
 			n.Language = best
 		}
 	}
+	unowned := map[string]map[string]int{}
+	for _, f := range b.in.Files {
+		if lang := codeLanguage(f[1]); lang != "" && !core.IsTestPath(f[1]) && b.ownerOf(f[0], f[1]) == "" {
+			if unowned[f[0]] == nil {
+				unowned[f[0]] = map[string]int{}
+			}
+			unowned[f[0]][lang]++
+		}
+	}
+	b.repoLanguage = map[string]string{}
+	for repo, langs := range unowned {
+		b.repoLanguage[repo] = majority(langs)
+	}
+}
+
+// majority returns the language most files are in, ties by name.
+func majority(langs map[string]int) string {
+	best := ""
+	for l, n := range langs {
+		if best == "" || n > langs[best] || n == langs[best] && l < best {
+			best = l
+		}
+	}
+	return best
 }
 
 func sortedPairs(m map[[2]string][]string) [][2]string {

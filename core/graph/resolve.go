@@ -134,6 +134,7 @@ func (b *builder) call(c core.CallAt) {
 		n.Repo = first(n.Repo, c.Repo)
 		if n.Repo == c.Repo {
 			n.Directory = first(n.Directory, ".")
+			n.Language = first(n.Language, b.repoLanguage[c.Repo])
 		}
 		src = n.Name
 	}
