@@ -38,7 +38,9 @@ const graphLong = `Graph shows the service graph the last crawl built: which ser
 which, down to the endpoint, through which queues, databases and caches.
 
 Services come from Kubernetes workloads and Services, docker-compose
-services, Helm charts and .NET Aspire AppHosts; code belongs to a service by
+services, Helm charts and .NET Aspire AppHosts (a repository that declares
+none is one when it has a Dockerfile at its root or its code calls out);
+code belongs to a service by
 its folder (a compose build context, a folder named after the service with a
 Dockerfile or project file), by the Go program a workload runs (its ko://
 image, or the program its container command names: /usr/local/bin/cart runs
