@@ -69,6 +69,8 @@ func newModelCmd(io *ioStreams) *cobra.Command {
 	f.Float64Var(&o.opts.Dropout, "dropout", 0, "probability of leaving a token out of a text at each step")
 	f.IntVar(&o.opts.PackageBatches, "package-runs", 0, "fill batches with runs of up to N pairs of one package (hard negatives); 0: random batches")
 	f.BoolVar(&o.opts.LangBatches, "lang-batches", false, "fill each batch with pairs of one language")
+	f.IntVar(&o.opts.Lead.N, "lead", 0, "weigh a text's first N tokens (a chunk's path, symbol and signature) more, in training and in the model written")
+	f.Float64Var(&o.opts.Lead.Weight, "lead-weight", 1.5, "how much more --lead's tokens weigh")
 	f.BoolVar(&o.opts.PPMIInit, "ppmi-init", false, "start from PPMI-SVD vectors of the training texts instead of random ones")
 	f.Uint64Var(&o.opts.Seed, "seed", 1, "random seed")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
@@ -98,6 +100,9 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	}
 	if o.evalQ < 0 {
 		return usagef("--eval-queries must be 0 (every held-out query) or more")
+	}
+	if o.opts.Lead.N < 0 || o.opts.Lead.Weight <= 0 || o.opts.Lead.Weight > 100 {
+		return usagef("--lead must be 0 or more and --lead-weight above 0 and at most 100")
 	}
 	logf := func(format string, a ...any) {
 		if !o.json {

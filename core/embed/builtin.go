@@ -151,23 +151,43 @@ func (m *Model) Embed(text string) []float32 {
 		for d, v := range m.Vecs[i*m.Dim : (i+1)*m.Dim] {
 			sum[d] += w * float64(v)
 		}
-	})
+	}, Lead{})
 }
 
 // pool returns the L2-normalised sum, over the distinct tokens of text
-// that lookup knows (an index, or -1), of row(i, 1 + ln tf) — row adds
-// the weighted vector of token i to sum — in a fixed order (the same
-// text, the same bits), or nil when lookup knows none of them.
-func pool(text string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64)) []float32 {
-	return poolTokens(Tokens(text), dim, lookup, row)
+// that lookup knows (an index, or -1), of row(i, (1 + ln tf) × the
+// lead's weight) — row adds the weighted vector of token i to sum — in a
+// fixed order (the same text, the same bits), or nil when lookup knows
+// none of them.
+func pool(text string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64), lead Lead) []float32 {
+	return poolTokens(Tokens(text), dim, lookup, row, lead)
+}
+
+// Lead weighs the first tokens of a text more than the rest: a chunk
+// opens with its path, its symbol and its signature, which say most about
+// what it is. A distinct token first seen among the first N tokens of a
+// text counts Weight times. The zero Lead weighs every token alike; a
+// text of at most N tokens is weighed alike whatever the Lead.
+type Lead struct {
+	N      int
+	Weight float64
 }
 
 // poolTokens is pool over the tokens Tokens gave. Each distinct token is
 // looked up once.
-func poolTokens(toks []string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64)) []float32 {
+func poolTokens(toks []string, dim int, lookup func(string) int, row func(i int, w float64, sum []float64), lead Lead) []float32 {
 	count := make(map[string]int, len(toks))
 	for _, t := range toks {
 		count[t]++
+	}
+	var early map[int]bool // the tokens among the first lead.N
+	if lead.N > 0 && lead.Weight > 0 && len(toks) > lead.N {
+		early = make(map[int]bool, lead.N)
+		for _, t := range toks[:lead.N] {
+			if i := lookup(t); i >= 0 {
+				early[i] = true
+			}
+		}
 	}
 	tf := make(map[int]int, len(count))
 	for t, n := range count {
@@ -185,7 +205,11 @@ func poolTokens(toks []string, dim int, lookup func(string) int, row func(i int,
 	sort.Ints(ids)
 	sum := make([]float64, dim)
 	for _, i := range ids {
-		row(i, 1+math.Log(float64(tf[i])), sum)
+		w := 1 + math.Log(float64(tf[i]))
+		if early[i] {
+			w *= lead.Weight
+		}
+		row(i, w, sum)
 	}
 	norm := 0.0
 	for _, v := range sum {

@@ -21,7 +21,11 @@ const StaticPrefix = "builtin:static-"
 // staticMagic opens a static model file.
 var staticMagic = [8]byte{'C', 'R', 'S', 'T', 'A', 'T', 'I', 'C'}
 
-const staticVersion = 1
+// staticVersion is the newest format: version 2 adds the model's Lead
+// after the token count. EncodeStatic writes version 1 for a model
+// without a lead (so a model trained again without one is byte-identical
+// to one written before version 2), and both are read.
+const staticVersion = 2
 
 // ErrBadModel means a static model file is corrupt, truncated or of
 // another format version.
@@ -31,11 +35,13 @@ var ErrBadModel = errors.New("not a valid static model file")
 // scale) per token of the code tokenizer, over a sorted token table, read
 // in place from the model file's bytes. A text's vector is the
 // normalised sum of its distinct tokens' vectors, each weighted by
-// 1 + ln(term frequency); the vectors' lengths carry what IDF carries in
+// 1 + ln(term frequency) and by the model's Lead (the text's first
+// tokens count more); the vectors' lengths carry what IDF carries in
 // the corpus model, because training learns them. Decoding costs nothing
 // at load: a lookup is a binary search over the token table.
 type Static struct {
 	dim, n  int
+	lead    Lead
 	offsets []byte // n+1 little-endian uint32 offsets into blob
 	blob    []byte
 	scales  []byte // n little-endian float32
@@ -53,7 +59,7 @@ func LoadStatic(data []byte) (*Static, error) { return loadStatic(data, true) }
 // integrity covers and TestShippedModel checks: computing it reads all
 // 9.2 MB, ~2 ms of every one-shot query).
 func loadStatic(data []byte, verify bool) (*Static, error) {
-	const head = 8 + 4*3
+	head := 8 + 4*3
 	if len(data) < head+4 {
 		return nil, fmt.Errorf("%w: %d bytes is too short", ErrBadModel, len(data))
 	}
@@ -68,12 +74,24 @@ func loadStatic(data []byte, verify bool) (*Static, error) {
 		}
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(data[8:]); v != staticVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads %d", ErrBadModel, v, staticVersion)
+	version := le.Uint32(data[8:])
+	if version != 1 && version != staticVersion {
+		return nil, fmt.Errorf("%w: format version %d, this build reads 1 to %d", ErrBadModel, version, staticVersion)
 	}
 	dim, n := int(le.Uint32(data[12:])), int(le.Uint32(data[16:]))
 	if dim <= 0 || dim > 4096 || n <= 0 {
 		return nil, fmt.Errorf("%w: dimension %d, %d tokens", ErrBadModel, dim, n)
+	}
+	var lead Lead
+	if version >= 2 {
+		if len(body) < head+8 {
+			return nil, fmt.Errorf("%w: %d bytes is too short", ErrBadModel, len(data))
+		}
+		lead = Lead{N: int(le.Uint32(data[head:])), Weight: float64(math.Float32frombits(le.Uint32(data[head+4:])))}
+		if lead.N < 0 || lead.N > 1<<20 || math.IsNaN(lead.Weight) || lead.Weight < 0 || lead.Weight > 100 {
+			return nil, fmt.Errorf("%w: lead of %d tokens weighing %g", ErrBadModel, lead.N, lead.Weight)
+		}
+		head += 8
 	}
 	p := head
 	need := func(k int) ([]byte, error) {
@@ -84,7 +102,7 @@ func loadStatic(data []byte, verify bool) (*Static, error) {
 		p += k
 		return b, nil
 	}
-	m := &Static{dim: dim, n: n, sum: sum}
+	m := &Static{dim: dim, n: n, lead: lead, sum: sum}
 	var err error
 	if m.offsets, err = need(4 * (n + 1)); err != nil {
 		return nil, err
@@ -111,9 +129,13 @@ func loadStatic(data []byte, verify bool) (*Static, error) {
 	return m, nil
 }
 
-// EncodeStatic writes a model file: tokens (sorted, distinct) and their
-// float vectors, quantized to int8 with one scale per token.
-func EncodeStatic(dim int, tokens []string, vecs []float32) ([]byte, error) {
+// EncodeStatic writes a model file: the lead it pools texts with, tokens
+// (sorted, distinct) and their float vectors, quantized to int8 with one
+// scale per token.
+func EncodeStatic(dim int, lead Lead, tokens []string, vecs []float32) ([]byte, error) {
+	if lead.N < 0 || lead.Weight < 0 || lead.Weight > 100 {
+		return nil, fmt.Errorf("encode static model: lead of %d tokens weighing %g", lead.N, lead.Weight)
+	}
 	if dim <= 0 || len(tokens) == 0 || len(vecs) != len(tokens)*dim {
 		return nil, fmt.Errorf("encode static model: %d tokens and %d values do not fit dimension %d", len(tokens), len(vecs), dim)
 	}
@@ -126,9 +148,17 @@ func EncodeStatic(dim int, tokens []string, vecs []float32) ([]byte, error) {
 	le := binary.LittleEndian
 	put := func(v uint32) { _ = binary.Write(&b, le, v) }
 	b.Write(staticMagic[:])
-	put(staticVersion)
+	if lead.N == 0 {
+		put(1)
+	} else {
+		put(staticVersion)
+	}
 	put(uint32(dim))
 	put(uint32(len(tokens)))
+	if lead.N > 0 {
+		put(uint32(lead.N))
+		put(math.Float32bits(float32(lead.Weight)))
+	}
 	off := uint32(0)
 	for _, t := range tokens {
 		put(off)
@@ -196,13 +226,16 @@ func (m *Static) Row(i int, w float64, dst []float64) {
 // Embed returns text's L2-normalised vector, or nil when the model knows
 // none of its tokens.
 func (m *Static) Embed(text string) []float32 {
-	return pool(text, m.dim, m.Lookup, m.Row)
+	return pool(text, m.dim, m.Lookup, m.Row, m.lead)
 }
 
 // EmbedTokens is Embed of a text whose tokens (Tokens) are toks.
 func (m *Static) EmbedTokens(toks []string) []float32 {
-	return poolTokens(toks, m.dim, m.Lookup, m.Row)
+	return poolTokens(toks, m.dim, m.Lookup, m.Row, m.lead)
 }
+
+// Lead is how much more the model weighs the first tokens of a text.
+func (m *Static) Lead() Lead { return m.lead }
 
 // StaticEmbedder embeds with a static model. It needs no network and no
 // training at crawl time.

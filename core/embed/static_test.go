@@ -13,7 +13,7 @@ import (
 // tinyModel is a 2-dimension model of three tokens.
 func tinyModel(t *testing.T) (*Static, []byte) {
 	t.Helper()
-	data, err := EncodeStatic(2, []string{"cart", "order", "payment"}, []float32{
+	data, err := EncodeStatic(2, Lead{}, []string{"cart", "order", "payment"}, []float32{
 		1, 0, // cart
 		0, 2, // order
 		-0.5, 0.5, // payment
@@ -80,7 +80,7 @@ func TestStaticRoundTrip(t *testing.T) {
 		vecs[i] = float32(math.Sin(float64(i)*1.7)) * float32(1+i%5)
 	}
 	sorted := []string{"alpha", "beta", "delta", "gamma"}
-	data, err := EncodeStatic(dim, sorted, vecs)
+	data, err := EncodeStatic(dim, Lead{}, sorted, vecs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestStaticRoundTrip(t *testing.T) {
 		}
 	}
 	// The same bytes twice: the same ID, the same vectors.
-	again, _ := EncodeStatic(dim, sorted, vecs)
+	again, _ := EncodeStatic(dim, Lead{}, sorted, vecs)
 	m2, _ := LoadStatic(again)
 	if m.ID() != m2.ID() || !strings.HasPrefix(m.ID(), StaticPrefix+"16d-") {
 		t.Errorf("IDs %q and %q", m.ID(), m2.ID())
@@ -146,10 +146,10 @@ func TestStaticRefusesBadFiles(t *testing.T) {
 			t.Errorf("%s: err %v, want ErrBadModel saying %q", tt.name, err, tt.want)
 		}
 	}
-	if _, err := EncodeStatic(2, []string{"b", "a"}, make([]float32, 4)); err == nil {
+	if _, err := EncodeStatic(2, Lead{}, []string{"b", "a"}, make([]float32, 4)); err == nil {
 		t.Error("unsorted tokens encoded")
 	}
-	if _, err := EncodeStatic(3, []string{"a", "b"}, make([]float32, 4)); err == nil {
+	if _, err := EncodeStatic(3, Lead{}, []string{"a", "b"}, make([]float32, 4)); err == nil {
 		t.Error("mismatched dimension encoded")
 	}
 }
@@ -259,5 +259,89 @@ func BenchmarkStaticLoad(b *testing.B) {
 		if _, err := LoadStatic(shippedModel); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestStaticLead(t *testing.T) {
+	lead := Lead{N: 2, Weight: 2}
+	data, err := EncodeStatic(2, lead, []string{"cart", "order", "payment"}, []float32{1, 0, 0, 2, -0.5, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadStatic(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Lead() != lead {
+		t.Fatalf("lead %+v, want %+v", m.Lead(), lead)
+	}
+	norm := func(x, y float64) []float32 {
+		n := math.Hypot(x, y)
+		return []float32{float32(x / n), float32(y / n)}
+	}
+	tests := []struct {
+		text string
+		want []float32
+	}{
+		// The first two tokens weigh 2: 2(1, 0) + 2(0, 2) + (-0.5, 0.5).
+		{"cart order payment", norm(1.5, 4.5)},
+		// payment first: 2(-0.5, 0.5) + 2(1, 0) + (0, 2).
+		{"payment cart order", norm(1, 3)},
+		// A text no longer than the lead is weighed alike.
+		{"cart order", norm(1, 2)},
+	}
+	for _, tt := range tests {
+		got := m.Embed(tt.text)
+		for d := range tt.want {
+			if math.Abs(float64(got[d]-tt.want[d])) > 0.01 {
+				t.Errorf("Embed(%q) = %v, want %v", tt.text, got, tt.want)
+				break
+			}
+		}
+	}
+	if _, err := EncodeStatic(2, Lead{N: 2, Weight: -1}, []string{"a"}, []float32{1, 0}); err == nil {
+		t.Error("negative lead weight encoded")
+	}
+	bad := append([]byte(nil), data...)
+	binary.LittleEndian.PutUint32(bad[24:], math.Float32bits(float32(math.NaN())))
+	binary.LittleEndian.PutUint32(bad[len(bad)-4:], crc32.ChecksumIEEE(bad[:len(bad)-4]))
+	if _, err := LoadStatic(bad); !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), "lead") {
+		t.Errorf("a NaN lead weight: %v", err)
+	}
+}
+
+// TestStaticVersions checks the two formats: a model without a lead is
+// written as version 1 (what every model was before leads), and a
+// version 2 file with a zero lead embeds as it does.
+func TestStaticVersions(t *testing.T) {
+	m1, v1 := tinyModel(t)
+	if v := binary.LittleEndian.Uint32(v1[8:]); v != 1 {
+		t.Fatalf("a model without a lead is written as version %d, want 1", v)
+	}
+	v2 := append(append(append([]byte(nil), v1[:20]...), make([]byte, 8)...), v1[20:]...)
+	binary.LittleEndian.PutUint32(v2[8:], 2)
+	binary.LittleEndian.PutUint32(v2[len(v2)-4:], crc32.ChecksumIEEE(v2[:len(v2)-4]))
+	m2, err := LoadStatic(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Lead() != (Lead{}) || m2.Len() != 3 {
+		t.Fatalf("version 2, zero lead: lead %+v, %d tokens", m2.Lead(), m2.Len())
+	}
+	for _, text := range []string{"cart", "cart order payment", "payment payment order"} {
+		a, b := m1.Embed(text), m2.Embed(text)
+		for d := range a {
+			if a[d] != b[d] {
+				t.Errorf("Embed(%q): version 1 %v, version 2 %v", text, a, b)
+				break
+			}
+		}
+	}
+	withLead, err := EncodeStatic(2, Lead{N: 4, Weight: 1.5}, []string{"cart"}, []float32{1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(withLead[8:]); v != 2 {
+		t.Errorf("a model with a lead is written as version %d, want 2", v)
 	}
 }

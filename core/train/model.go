@@ -38,6 +38,9 @@ type ModelOptions struct {
 	// left over of each language fills the last batches), so that a
 	// pair's negatives are not told apart by their syntax alone.
 	LangBatches bool
+	// Lead weighs the first tokens of every text more, in training and
+	// in the model written (embed.Lead; zero: all alike).
+	Lead embed.Lead
 	// batchHook, in tests, receives each batch's languages.
 	batchHook func(langs []string)
 	// Log, when set, receives a line per epoch.
@@ -45,6 +48,8 @@ type ModelOptions struct {
 }
 
 func (o *ModelOptions) defaults() {
+	// The model file keeps the weight as a float32: train with that.
+	o.Lead.Weight = float64(float32(o.Lead.Weight))
 	if o.Dim <= 0 {
 		o.Dim = 256
 	}
@@ -84,11 +89,23 @@ type bag struct {
 	w   []float32
 }
 
-func makeBag(id map[string]int32, text string) bag {
+func makeBag(id map[string]int32, text string, lead embed.Lead) bag {
 	tf := map[int32]int{}
-	for _, t := range embed.Tokens(text) {
+	toks := embed.Tokens(text)
+	for _, t := range toks {
 		if i, ok := id[t]; ok {
 			tf[i]++
+		}
+	}
+	// As embed's pooling does: the tokens among the first lead.N of a
+	// longer text count lead.Weight times.
+	var early map[int32]bool
+	if lead.N > 0 && lead.Weight > 0 && len(toks) > lead.N {
+		early = map[int32]bool{}
+		for _, t := range toks[:lead.N] {
+			if i, ok := id[t]; ok {
+				early[i] = true
+			}
 		}
 	}
 	var b bag
@@ -97,7 +114,11 @@ func makeBag(id map[string]int32, text string) bag {
 	}
 	sort.Slice(b.ids, func(x, y int) bool { return b.ids[x] < b.ids[y] })
 	for _, i := range b.ids {
-		b.w = append(b.w, float32(1+math.Log(float64(tf[i]))))
+		w := 1 + math.Log(float64(tf[i]))
+		if early[i] {
+			w *= lead.Weight
+		}
+		b.w = append(b.w, float32(w))
 	}
 	return b
 }
@@ -156,7 +177,7 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 			g = len(groupID)
 			groupID[p.Source+"\x00"+p.Group] = g
 		}
-		e := ex{q: makeBag(id, p.Query), d: makeBag(id, p.Doc), qKey: hash64(p.Query), dKey: hash64(p.Doc), group: g, lang: p.Lang}
+		e := ex{q: makeBag(id, p.Query, o.Lead), d: makeBag(id, p.Doc, o.Lead), qKey: hash64(p.Query), dKey: hash64(p.Doc), group: g, lang: p.Lang}
 		if len(e.q.ids) > 0 && len(e.d.ids) > 0 {
 			data = append(data, e)
 		}
@@ -384,7 +405,7 @@ func TrainModel(ctx context.Context, pairs []TextPair, o ModelOptions) ([]byte, 
 		o.Log(fmt.Sprintf("epoch %d: loss %.4f over %d steps (%s)", epoch+1, lossSum/float64(max(1, steps)), steps, time.Since(start).Round(time.Second)))
 	}
 	st.Duration = time.Since(start)
-	out, err := embed.EncodeStatic(dim, vocab, E)
+	out, err := embed.EncodeStatic(dim, o.Lead, vocab, E)
 	return out, st, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -312,5 +313,47 @@ func TestSplitTextAsksNoTrainedQuery(t *testing.T) {
 	}
 	if len(held) != 1 || held[0].Query != "drains the connection pool" {
 		t.Errorf("held = %+v, want only the pair whose text no training pair has", held)
+	}
+}
+
+// TestTrainModelLead checks that the lead a model trains with is the one
+// its file pools with, and that it weighs a text's first tokens in the
+// training bags as embed's pooling does.
+func TestTrainModelLead(t *testing.T) {
+	lead := embed.Lead{N: 3, Weight: 1.5}
+	data, _, err := TrainModel(context.Background(), synthPairs(640), ModelOptions{Dim: 16, Epochs: 1, Batch: 32, MinCount: 2, Seed: 7, Lead: lead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := embed.LoadStatic(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Lead() != lead {
+		t.Errorf("the model's lead %+v, want %+v", m.Lead(), lead)
+	}
+	id := map[string]int32{"stripe": 0, "capture": 1, "intent": 2, "amount": 3}
+	tests := []struct {
+		text string
+		lead embed.Lead
+		want map[int32]float32
+	}{
+		{"stripe capture intent amount", lead, map[int32]float32{0: 1.5, 1: 1.5, 2: 1.5, 3: 1}},
+		{"amount amount stripe capture intent", lead, map[int32]float32{3: 1.5 * float32(1+math.Log(2)), 0: 1.5, 1: 1, 2: 1}},
+		{"stripe capture intent", lead, map[int32]float32{0: 1, 1: 1, 2: 1}},
+		{"stripe capture intent amount", embed.Lead{}, map[int32]float32{0: 1, 1: 1, 2: 1, 3: 1}},
+	}
+	for _, tt := range tests {
+		b := makeBag(id, tt.text, tt.lead)
+		got := map[int32]float32{}
+		for k, i := range b.ids {
+			got[i] = b.w[k]
+		}
+		for i, w := range tt.want {
+			if math.Abs(float64(got[i]-w)) > 1e-5 {
+				t.Errorf("makeBag(%q, %+v) = %v, want %v", tt.text, tt.lead, got, tt.want)
+				break
+			}
+		}
 	}
 }
