@@ -145,7 +145,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 18
+const BuilderVersion = 19
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -961,22 +961,40 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir,
 		if s == "" || b.nodes[s].Kind != KindService {
 			continue
 		}
-		for _, p := range r.Programs {
-			// A package no other imports (a main package) before a
-			// folder of packages (cmd/cart holding cmd/cart/commands).
-			var mains, folders []string
-			for _, dir := range byName[[2]string{r.Repo, path.Base(p)}] {
+		// candidates returns the main packages (packages no other
+		// imports) and the folders of packages named name whose packages
+		// only main packages import (cmd/cart/commands, imported by a
+		// multi-call cmd/main.go; not apis/cart/v1, whose types the
+		// repository's libraries import).
+		candidates := func(name string) (mains, folders []string) {
+			for _, dir := range byName[[2]string{r.Repo, name}] {
 				switch k := [2]string{r.Repo, dir}; {
 				case imported[k]:
 				case goDirs[k]:
 					mains = append(mains, dir)
-				default:
+				case b.programFolder(r.Repo, dir, goDirs, imported, modules[r.Repo]):
 					folders = append(folders, dir)
 				}
 			}
+			return mains, folders
+		}
+		for _, p := range r.Programs {
+			// A main package before a folder of packages (cmd/cart
+			// holding cmd/cart/commands).
+			name := path.Base(p)
+			mains, folders := candidates(name)
 			found := mains
 			if len(found) == 0 {
 				found = folders
+			}
+			// A binary named with the project's prefix
+			// (shop-admission-webhooks) built from the main package
+			// named by the rest (cmd/webhooks), the longest rest that is
+			// one.
+			for i := strings.IndexByte(name, '-'); len(found) == 0 && i > 0 && i < len(name)-1; i = nextDash(name, i) {
+				if m, _ := candidates(name[i+1:]); len(m) == 1 {
+					found = m
+				}
 			}
 			if len(found) != 1 {
 				continue
@@ -1023,6 +1041,36 @@ func (b *builder) goModules(goDirs map[[2]string]bool) (modules map[string]strin
 		}
 	}
 	return modules, imported
+}
+
+// programFolder reports whether the packages in folder dir of repo
+// (which holds none itself) are imported only from inside it or by main
+// packages (those no package imports).
+func (b *builder) programFolder(repo, dir string, goDirs, imported map[[2]string]bool, module string) bool {
+	if module == "" {
+		return false
+	}
+	for k, imps := range b.in.GoImports {
+		from := path.Dir(k[1])
+		if k[0] != repo || from == dir || strings.HasPrefix(from, dir+"/") || !imported[[2]string{repo, from}] {
+			continue
+		}
+		for _, imp := range imps {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok && strings.HasPrefix(rel, dir+"/") {
+				return false // a library imports it
+			}
+		}
+	}
+	return true
+}
+
+// nextDash returns the index of the first '-' of s after i, or -1.
+func nextDash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '-')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
 }
 
 // nextSlash returns the index of the first '/' of s after i, or -1.
