@@ -78,7 +78,24 @@ func helmPrograms(doc []byte) []string {
 			for _, it := range strings.Split(strings.Trim(rest, "[]"), ",") {
 				items = append(items, strings.Trim(strings.TrimSpace(it), `"'`))
 			}
-		case rest != "" && rest != "|" && rest != ">" && !strings.HasPrefix(rest, "#"):
+		case strings.HasPrefix(rest, "|") || strings.HasPrefix(rest, ">"):
+			// A block scalar (command: >- and a shell line below): the
+			// more indented lines are one item.
+			col := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+			var text []string
+			for j := i + 1; j < len(lines); j++ {
+				u := strings.TrimSpace(lines[j])
+				ind := len(lines[j]) - len(strings.TrimLeft(lines[j], " \t"))
+				if u != "" && !strings.HasPrefix(u, "{{") && ind <= col {
+					break
+				}
+				if u != "" && !strings.HasPrefix(u, "{{") {
+					text = append(text, u)
+				}
+				i = j
+			}
+			items = []string{strings.Join(text, " ")}
+		case rest != "" && !strings.HasPrefix(rest, "#"):
 			items = []string{strings.Trim(rest, `"'`)}
 		default:
 			// A block list: "- item" lines no less indented than the key,

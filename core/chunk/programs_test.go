@@ -58,6 +58,22 @@ spec:
         - "{{ .Values.queue }}"
         ports:
         - containerPort: 8080
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ledger-cron
+spec:
+  template:
+    spec:
+      containers:
+      - name: cron
+        command: >-
+          /usr/bin/ledger-cron
+          --every {{ .Values.every }}
+        env:
+        - name: MODE
+          value: batch
 `
 	kube := `apiVersion: apps/v1
 kind: Deployment
@@ -94,7 +110,7 @@ spec:
 		want map[string][]string
 	}{
 		{"helm template", func() []core.Resource { return helmResources([]byte(helm), "ledger") },
-			map[string][]string{"ledger-worker": {"/dlv", "/worker"}}},
+			map[string][]string{"ledger-worker": {"/dlv", "/worker"}, "ledger-cron": {"/usr/bin/ledger-cron"}}},
 		{"kubernetes", func() []core.Resource {
 			return resourcesOf(c.Kubernetes([]byte(kube), core.Chunk{RepoName: "ledger", FilePath: "deploy/api.yaml"}))
 		}, map[string][]string{"ledger-api": {"/usr/local/bin/ledger-api"}}},
