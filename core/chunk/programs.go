@@ -81,11 +81,11 @@ func helmPrograms(doc []byte) []string {
 		case strings.HasPrefix(rest, "|") || strings.HasPrefix(rest, ">"):
 			// A block scalar (command: >- and a shell line below): the
 			// more indented lines are one item.
-			col := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+			col := indentOf(lines[i])
 			var text []string
 			for j := i + 1; j < len(lines); j++ {
 				u := strings.TrimSpace(lines[j])
-				ind := len(lines[j]) - len(strings.TrimLeft(lines[j], " \t"))
+				ind := indentOf(lines[j])
 				if u != "" && !strings.HasPrefix(u, "{{") && ind <= col {
 					break
 				}
@@ -100,13 +100,13 @@ func helmPrograms(doc []byte) []string {
 		default:
 			// A block list: "- item" lines no less indented than the key,
 			// template and comment lines between them.
-			col := len(lines[i]) - len(strings.TrimLeft(lines[i], " \t"))
+			col := indentOf(lines[i])
 			for j := i + 1; j < len(lines); j++ {
 				u := strings.TrimSpace(lines[j])
 				if u == "" || strings.HasPrefix(u, "{{") || strings.HasPrefix(u, "#") {
 					continue
 				}
-				ind := len(lines[j]) - len(strings.TrimLeft(lines[j], " \t"))
+				ind := indentOf(lines[j])
 				if !strings.HasPrefix(u, "- ") || ind < col {
 					break
 				}
@@ -118,3 +118,6 @@ func helmPrograms(doc []byte) []string {
 	}
 	return out
 }
+
+// indentOf returns how many spaces and tabs begin line.
+func indentOf(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }
