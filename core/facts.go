@@ -170,9 +170,10 @@ type Resource struct {
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Programs are what a workload's containers (not its init
 	// containers) or a compose service run, as written: the first word
-	// of a command and every word of a command or its args written as a
-	// path (/usr/local/bin/cart, ./server). The graph finds the program's
-	// code by its name.
+	// of a command or of the script a shell runs (sh -c "exec cart"), and
+	// every word of a command or its args written as the path of a
+	// program (/usr/local/bin/cart, ./server; not /etc/app.yaml). The
+	// graph finds the program's code by its name.
 	Programs []string `json:"programs,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`

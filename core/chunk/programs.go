@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -23,29 +24,62 @@ func commandItems(v any) []string {
 }
 
 // programWords appends to out, once each, the programs a command or args
-// list names (core.Resource.Programs): the first word of a command, and
-// every word written as a path (/usr/local/bin/cart, ./server), items
-// split at spaces as a shell would (sh -c "exec /app/cart"). Flags,
-// assignments and template expressions are not programs.
+// list names (core.Resource.Programs): the first word of a command, the
+// first word of the script a shell runs (sh -c "exec cart --port 80"),
+// and every word written as a path (/usr/local/bin/cart, ./server), items
+// split at spaces as a shell would. Flags, assignments, template
+// expressions and paths of files rather than programs (/etc/app.yaml,
+// /dev/fuse) are not programs.
 func programWords(out []string, items []string, command bool) []string {
-	first := command
+	var words []string
 	for _, it := range items {
 		for _, w := range strings.Fields(it) {
-			w = strings.Trim(w, `"'`)
-			isFirst := first
-			first = false
-			if w == "" || strings.ContainsAny(w, "={}$*") || strings.HasPrefix(w, "-") {
-				continue
-			}
-			if !isFirst && !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "./") {
-				continue
-			}
-			if len(out) < maxPrograms && !slices.Contains(out, w) {
-				out = append(out, w)
+			words = append(words, strings.Trim(w, `"'`))
+		}
+	}
+	script := -1 // the index of a shell script's first word
+	if command && len(words) > 2 && shells[path.Base(words[0])] {
+		for k := 1; k+1 < len(words) && strings.HasPrefix(words[k], "-"); k++ {
+			if strings.Contains(words[k], "c") {
+				script = k + 1
+				if words[script] == "exec" && script+1 < len(words) {
+					script++
+				}
+				break
 			}
 		}
 	}
+	for k, w := range words {
+		if w == "" || strings.ContainsAny(w, "={}$*") || strings.HasPrefix(w, "-") {
+			continue
+		}
+		isPath := strings.HasPrefix(w, "/") || strings.HasPrefix(w, "./")
+		if !(command && k == 0) && k != script && (!isPath || !programPath(w)) {
+			continue
+		}
+		if len(out) < maxPrograms && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
 	return out
+}
+
+// shells are the programs that run a script given with -c.
+var shells = map[string]bool{"sh": true, "bash": true, "ash": true, "dash": true, "zsh": true}
+
+// programPath reports whether a path can name a program: not a folder
+// (it ends in /), not a file with an extension (app.yaml, tls.crt), not
+// under the folders of configuration, devices, data and state.
+func programPath(p string) bool {
+	if strings.HasSuffix(p, "/") || path.Ext(p) != "" {
+		return false
+	}
+	for _, dir := range []string{"/etc/", "/dev/", "/proc/", "/sys/", "/var/", "/tmp/", "/run/", "/data/", "/config/", "/secrets/", "/certs/"} {
+		if strings.HasPrefix(p, dir) {
+			return false
+		}
+	}
+	return true
 }
 
 // helmPrograms returns the programs the command and args lists of a Helm

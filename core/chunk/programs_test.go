@@ -20,7 +20,10 @@ func TestProgramWords(t *testing.T) {
 		{"args name a path", []string{"/usr/local/bin/cart", "--port=8080"}, false, []string{"/usr/local/bin/cart"}},
 		{"bare args are not programs", []string{"serve", "--verbose"}, false, nil},
 		{"shell form", []string{"/notifier --verbose"}, true, []string{"/notifier"}},
-		{"sh -c", []string{"/bin/sh", "-c", "exec ./server --config /etc/app.yaml"}, true, []string{"/bin/sh", "./server", "/etc/app.yaml"}},
+		{"sh -c", []string{"/bin/sh", "-c", "exec ./server --config /etc/app.yaml"}, true, []string{"/bin/sh", "./server"}},
+		{"sh -c, a bare program", []string{"/bin/sh", "-ec", "kube-proxy --v=2 1>>/var/log/kube-proxy.log"}, true, []string{"/bin/sh", "kube-proxy"}},
+		{"bash -c in one string", []string{"bash -c 'cartd serve'"}, true, []string{"bash", "cartd"}},
+		{"files are not programs", []string{"/usr/bin/app", "-conf", "/etc/Corefile", "/dev/", "/srv/tls.crt", "/opt/app/bin/worker"}, false, []string{"/usr/bin/app", "/opt/app/bin/worker"}},
 		{"flags and templates", []string{"--listen=:{{ .Values.port }}", "$(HOME)/bin/x", "{{ .Values.cmd }}"}, false, nil},
 		{"once each", []string{"/cart", "/cart"}, true, []string{"/cart"}},
 	}
