@@ -203,7 +203,13 @@ const (
 	// ResourceBuild maps the images a build tool makes (Skaffold
 	// artifacts, Tilt docker_build) to the folders they are built from,
 	// in Data (image -> folder, relative to the file).
-	ResourceBuild        = "build"
+	ResourceBuild = "build"
+	// ResourceGoBuild maps the Go programs a build script compiles
+	// (go build -o bin/keda ./cmd/operator in a Dockerfile, Makefile or
+	// shell script) to the packages they are built from, in Data (the
+	// output's name -> the package as written: a folder or file relative
+	// to the script or the repository, or an import path).
+	ResourceGoBuild      = "go-build"
 	ResourceCompose      = "compose"
 	ResourceChart        = "chart"
 	ResourceHelmValues   = "helm-values"

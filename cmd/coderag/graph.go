@@ -44,7 +44,8 @@ code belongs to a service by
 its folder (a compose build context, a folder named after the service with a
 Dockerfile or project file), by the Go program a workload runs (its ko://
 image, or the program its container command names: /usr/local/bin/cart runs
-cmd/cart, with the packages only it imports) or by its repository. An
+cmd/cart or what a go build -o in a Dockerfile or Makefile builds as cart,
+with the packages only it imports) or by its repository. An
 outbound call's address is resolved from a literal, a constant, an
 environment variable or a config key through the values the deploy files
 give it (Kubernetes env and ConfigMaps, Helm values, compose environment,

@@ -446,6 +446,14 @@ func (c *Chunker) File(src []byte, base core.Chunk) (Result, bool, error) {
 
 func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 	lang, name := base.Language, strings.ToLower(path.Base(base.FilePath))
+	if lang == "makefile" || lang == "shell" {
+		// Windows, as any text, and the Go programs it builds.
+		if res, ok := GoBuildResource(src); ok {
+			r := c.fallback(src, base, "")
+			attach(&r, res)
+			return r, true, nil
+		}
+	}
 	if name == "tiltfile" {
 		r := c.fallback(src, base, "")
 		r.Fallback = ""
@@ -484,6 +492,9 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 		case lang == "dockerfile":
 			r := c.Dockerfile(src, base)
 			if res, ok := DockerfileResource(src, base.FilePath); ok {
+				attach(&r, res)
+			}
+			if res, ok := GoBuildResource(src); ok {
 				attach(&r, res)
 			}
 			return r, true, nil

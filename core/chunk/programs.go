@@ -4,6 +4,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // maxPrograms bounds a resource's Programs: a long args list of paths
@@ -155,3 +158,121 @@ func helmPrograms(doc []byte) []string {
 
 // indentOf returns how many spaces and tabs begin line.
 func indentOf(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) }
+
+// expansionRE finds Make and shell expansions: $(NAME), ${NAME}, $(shell ...).
+var expansionRE = lazyre.New(`\$\([^()]*\)|\$\{[^{}]*\}`)
+
+// goBuildValueFlags are the go build flags that take a value.
+var goBuildValueFlags = map[string]bool{
+	"o": true, "ldflags": true, "gcflags": true, "asmflags": true, "tags": true, "mod": true, "modfile": true,
+	"installsuffix": true, "p": true, "pkgdir": true, "toolexec": true, "overlay": true, "pgo": true,
+	"buildmode": true, "compiler": true, "gccgoflags": true, "coverpkg": true, "covermode": true, "C": true,
+}
+
+// GoBuildResource reads the go build commands of a build script (a
+// Dockerfile's RUN lines, a Makefile's recipes, a shell script): each
+// program's output name and the package it builds (core.ResourceGoBuild).
+// A build whose output or package is computed ($(BIN), ${PKG}) is left
+// out.
+func GoBuildResource(src []byte) (core.Resource, bool) {
+	r := core.Resource{Kind: core.ResourceGoBuild, Name: "go build", Data: map[string]string{}}
+	// Logical lines: a line ending in a backslash goes on.
+	var lines []string
+	var starts []int
+	for n, l := range strings.Split(string(src), "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if k := len(lines) - 1; k >= 0 && strings.HasSuffix(lines[k], "\\") {
+			lines[k] = strings.TrimSuffix(lines[k], "\\") + " " + l
+			continue
+		}
+		lines, starts = append(lines, l), append(starts, n+1)
+	}
+	for k, line := range lines {
+		for rest := line; ; {
+			i := strings.Index(rest, "go build ")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len("go build "):]
+			// Make and shell expansions ($(GO_LDFLAGS), ${TAGS}) are
+			// values, not the end of the command.
+			cmd := expansionRE.ReplaceAllString(rest, "$$X")
+			if j := strings.IndexAny(cmd, ";|&)"); j >= 0 {
+				cmd = cmd[:j]
+			}
+			out, pkg := goBuildArgs(shellFields(cmd))
+			if out == "" || pkg == "" || strings.ContainsAny(out+pkg, "$%{}") {
+				continue
+			}
+			name := path.Base(out)
+			if strings.HasSuffix(out, "/") || out == "." {
+				name = path.Base(strings.TrimSuffix(pkg, "/..."))
+			}
+			if _, seen := r.Data[name]; !seen && name != "." && name != "/" {
+				r.Data[name] = pkg
+				if r.Line == 0 {
+					r.Line = starts[k]
+				}
+			}
+		}
+	}
+	return r, len(r.Data) > 0
+}
+
+// goBuildArgs returns a go build command's -o value and its one package
+// argument ("" when there is none, or several).
+func goBuildArgs(args []string) (out, pkg string) {
+	var pkgs []string
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if name, ok := strings.CutPrefix(a, "-"); ok {
+			name = strings.TrimPrefix(name, "-")
+			name, val, hasVal := strings.Cut(name, "=")
+			if goBuildValueFlags[name] && !hasVal && k+1 < len(args) {
+				k++
+				val = args[k]
+			}
+			if name == "o" {
+				out = val
+			}
+			continue
+		}
+		pkgs = append(pkgs, a)
+	}
+	if len(pkgs) != 1 {
+		return out, ""
+	}
+	return out, pkgs[0]
+}
+
+// shellFields splits a command line into words as a shell would at
+// spaces and quotes ("-ldflags '-s -w'" is two words).
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	inWord := false
+	for _, c := range s {
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(c)
+		case c == '"' || c == '\'':
+			quote, inWord = c, true
+		case c == ' ' || c == '\t':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}

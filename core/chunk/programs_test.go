@@ -144,3 +144,32 @@ func resourcesOf(r Result) []core.Resource {
 	}
 	return out
 }
+
+func TestGoBuildResource(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      map[string]string
+		line      int
+	}{
+		{"dockerfile", "FROM golang:1.23 AS build\nWORKDIR /src\nCOPY . .\nRUN CGO_ENABLED=0 go build \\\n    -ldflags '-s -w' \\\n    -o /out/settler ./cmd/settler && go build -o=/out/admin ./cmd/admin\n",
+			map[string]string{"settler": "./cmd/settler", "admin": "./cmd/admin"}, 4},
+		{"makefile", "build:\n\tgo build -trimpath -o bin/ledgerd cmd/ledger/main.go\n\t${GO_VARS} go build -ldflags $(GO_LDFLAGS) -o bin/ ./cmd/tool\n",
+			map[string]string{"ledgerd": "cmd/ledger/main.go", "tool": "./cmd/tool"}, 2},
+		{"import path", "go build -tags netgo -o /usr/local/bin/api example.org/shop/cmd/api\n", map[string]string{"api": "example.org/shop/cmd/api"}, 1},
+		{"computed, several packages, no output", "go build -o $(BIN) ./cmd/x\ngo build -o bin/y ./cmd/a ./cmd/b\ngo build ./...\n", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := GoBuildResource([]byte(tt.src))
+			if ok != (tt.want != nil) {
+				t.Fatalf("found %v (%v), want %v", ok, r.Data, tt.want)
+			}
+			if !ok {
+				return
+			}
+			if d := cmp.Diff(tt.want, r.Data); d != "" || r.Kind != core.ResourceGoBuild || r.Line != tt.line {
+				t.Errorf("kind %q, line %d (want %d), data (-want +got):\n%s", r.Kind, r.Line, tt.line, d)
+			}
+		})
+	}
+}

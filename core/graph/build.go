@@ -145,7 +145,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 19
+const BuilderVersion = 20
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -932,10 +932,13 @@ type goProgram struct {
 // the workload's repository (see ownership), calls add for its folder
 // and returns the programs found.
 func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir, service string)) []goProgram {
-	var withPrograms []core.ResourceAt
+	var withPrograms, builds []core.ResourceAt
 	for _, r := range b.in.Resources {
 		if len(r.Programs) > 0 {
 			withPrograms = append(withPrograms, r)
+		}
+		if r.Kind == core.ResourceGoBuild {
+			builds = append(builds, r)
 		}
 	}
 	if len(withPrograms) == 0 {
@@ -979,9 +982,16 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir,
 			return mains, folders
 		}
 		for _, p := range r.Programs {
-			// A main package before a folder of packages (cmd/cart
-			// holding cmd/cart/commands).
+			// What a build script says it builds under that name (go
+			// build -o bin/keda ./cmd/operator), then a main package
+			// before a folder of packages (cmd/cart holding
+			// cmd/cart/commands).
 			name := path.Base(p)
+			if dir := builtAs(builds, r.Repo, name, goDirs, modules[r.Repo]); dir != "" {
+				add(r.Repo, dir, s)
+				out = append(out, goProgram{r.Repo, dir, modules[r.Repo], s, whyCommandImported})
+				break
+			}
 			mains, folders := candidates(name)
 			found := mains
 			if len(found) == 0 {
@@ -1041,6 +1051,41 @@ func (b *builder) goModules(goDirs map[[2]string]bool) (modules map[string]strin
 		}
 	}
 	return modules, imported
+}
+
+// builtAs returns the folder of the Go package the build scripts of repo
+// build as name (ResourceGoBuild), or "" when none does or they disagree.
+// A package is written relative to its script's folder or to the
+// repository, as a file of the package or as an import path.
+func builtAs(builds []core.ResourceAt, repo, name string, goDirs map[[2]string]bool, module string) string {
+	found := ""
+	for _, r := range builds {
+		pkg, ok := r.Data[name]
+		if r.Repo != repo || !ok {
+			continue
+		}
+		if rel, ok := strings.CutPrefix(pkg, module+"/"); ok && module != "" {
+			pkg = rel
+		}
+		if strings.HasSuffix(pkg, ".go") {
+			pkg = path.Dir(pkg)
+		}
+		dir := ""
+		for _, d := range []string{path.Join(path.Dir(r.File), pkg), path.Clean(pkg)} {
+			if goDirs[[2]string{repo, d}] {
+				dir = d
+				break
+			}
+		}
+		if dir == "" || dir == "." {
+			continue
+		}
+		if found != "" && found != dir {
+			return ""
+		}
+		found = dir
+	}
+	return found
 }
 
 // programFolder reports whether the packages in folder dir of repo
