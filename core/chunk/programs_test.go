@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,4 +173,30 @@ func TestGoBuildResource(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPrograms checks that the readers of commands and build scripts
+// take any text: no panic, at most maxPrograms programs, and no build
+// of an empty name or package.
+func FuzzPrograms(f *testing.F) {
+	f.Add("containers:\n- name: a\n  command:\n{{- if .x }}\n  - /a\n{{- end }}\n  args: [/b, -c]\n")
+	f.Add("command: >-\n  sh -c 'exec ./server'\n")
+	f.Add("RUN go build \\\n -ldflags \"-s -w\" -o /out/app ./cmd/app && go build -o=x $(PKG)\n")
+	f.Add("go build -o")
+	f.Add("- command:\n- args:\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		if got := helmPrograms([]byte(src)); len(got) > maxPrograms {
+			t.Errorf("%d programs", len(got))
+		}
+		if got := programWords(nil, strings.Split(src, "\n"), true); len(got) > maxPrograms {
+			t.Errorf("%d programs", len(got))
+		}
+		if r, ok := GoBuildResource([]byte(src)); ok {
+			for name, pkg := range r.Data {
+				if name == "" || pkg == "" {
+					t.Errorf("build %q of %q", name, pkg)
+				}
+			}
+		}
+	})
 }
