@@ -699,7 +699,8 @@ func (b *builder) ownership() {
 	// folder of its repository named cart that no package imports: the
 	// main package cmd/cart, not the library pkg/cart. One image often
 	// holds several programs, each deployed as its own service.
-	programs = append(programs, b.commandPrograms(goDirs, func(repo, dir, service string) {
+	modules, imported := b.goModules(goDirs)
+	programs = append(programs, b.commandPrograms(goDirs, modules, imported, func(repo, dir, service string) {
 		add(repo, dir, service, "container command")
 	})...)
 	// The packages of the repository a program imports, directly or
@@ -708,7 +709,7 @@ func (b *builder) ownership() {
 	// shared, and nobody's.
 	// A package whose sub-packages are shared (pkg/operator holding the
 	// client other programs import) owns its own files, not the folder.
-	pkgs, shared := b.programPackages(programs, goDirs)
+	pkgs, shared := b.programPackages(programs, goDirs, imported)
 	for _, k := range pkgs {
 		if !slices.ContainsFunc(shared, func(d [2]string) bool { return d[0] == k.repo && strings.HasPrefix(d[1], k.dir+"/") }) {
 			add(k.repo, k.dir, k.service, k.why)
@@ -930,8 +931,8 @@ type goProgram struct {
 
 // commandPrograms finds the Go program each workload's Programs name in
 // the workload's repository (see ownership), calls add for its folder
-// and returns the programs found.
-func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir, service string)) []goProgram {
+// and returns the programs found. modules and imported are goModules'.
+func (b *builder) commandPrograms(goDirs map[[2]string]bool, modules map[string]string, imported map[[2]string]bool, add func(repo, dir, service string)) []goProgram {
 	var withPrograms, builds []core.ResourceAt
 	for _, r := range b.in.Resources {
 		if len(r.Programs) > 0 {
@@ -957,7 +958,6 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir,
 			byName[k] = append(byName[k], dir)
 		}
 	}
-	modules, imported := b.goModules(goDirs)
 	var out []goProgram
 	for _, r := range withPrograms {
 		s := b.alias[strings.ToLower(r.Name)]
@@ -975,7 +975,7 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir,
 				case imported[k]:
 				case goDirs[k]:
 					mains = append(mains, dir)
-				case b.programFolder(r.Repo, dir, goDirs, imported, modules[r.Repo]):
+				case b.programFolder(r.Repo, dir, imported, modules[r.Repo]):
 					folders = append(folders, dir)
 				}
 			}
@@ -1001,7 +1001,7 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, add func(repo, dir,
 			// (shop-admission-webhooks) built from the main package
 			// named by the rest (cmd/webhooks), the longest rest that is
 			// one.
-			for i := strings.IndexByte(name, '-'); len(found) == 0 && i > 0 && i < len(name)-1; i = nextDash(name, i) {
+			for i := strings.IndexByte(name, '-'); len(found) == 0 && i > 0 && i < len(name)-1; i = nextByte(name, i, '-') {
 				if m, _ := candidates(name[i+1:]); len(m) == 1 {
 					found = m
 				}
@@ -1027,7 +1027,7 @@ func (b *builder) goModules(goDirs map[[2]string]bool) (modules map[string]strin
 	prefixes := map[string]map[string]int{}
 	for _, k := range keys {
 		for _, imp := range b.in.GoImports[k] {
-			for i := strings.IndexByte(imp, '/'); i > 0; i = nextSlash(imp, i) {
+			for i := strings.IndexByte(imp, '/'); i > 0; i = nextByte(imp, i, '/') {
 				if goDirs[[2]string{k[0], imp[i+1:]}] {
 					if prefixes[k[0]] == nil {
 						prefixes[k[0]] = map[string]int{}
@@ -1091,7 +1091,7 @@ func builtAs(builds []core.ResourceAt, repo, name string, goDirs map[[2]string]b
 // programFolder reports whether the packages in folder dir of repo
 // (which holds none itself) are imported only from inside it or by main
 // packages (those no package imports).
-func (b *builder) programFolder(repo, dir string, goDirs, imported map[[2]string]bool, module string) bool {
+func (b *builder) programFolder(repo, dir string, imported map[[2]string]bool, module string) bool {
 	if module == "" {
 		return false
 	}
@@ -1109,18 +1109,9 @@ func (b *builder) programFolder(repo, dir string, goDirs, imported map[[2]string
 	return true
 }
 
-// nextDash returns the index of the first '-' of s after i, or -1.
-func nextDash(s string, i int) int {
-	j := strings.IndexByte(s[i+1:], '-')
-	if j < 0 {
-		return -1
-	}
-	return i + 1 + j
-}
-
-// nextSlash returns the index of the first '/' of s after i, or -1.
-func nextSlash(s string, i int) int {
-	j := strings.IndexByte(s[i+1:], '/')
+// nextByte returns the index of the first c in s after i, or -1.
+func nextByte(s string, i int, c byte) int {
+	j := strings.IndexByte(s[i+1:], c)
 	if j < 0 {
 		return -1
 	}
@@ -1152,11 +1143,10 @@ func sortedDirs(m map[[2]string]bool) [][2]string {
 // programPackages returns, sorted by folder, the packages of each
 // program's repository that the program imports (directly or through
 // other packages of it) and no other program does, as owners, and the
-// packages several import. A
-// program's own folder and the packages below it start the walk. The
-// repository's other packages that no package imports count as programs
-// of no service.
-func (b *builder) programPackages(programs []goProgram, goDirs map[[2]string]bool) (owned []owner, shared [][2]string) {
+// packages several import. A program's own folder and the packages below
+// it start the walk. The repository's other packages that no package
+// imports (imported, from goModules) count as programs of no service.
+func (b *builder) programPackages(programs []goProgram, goDirs, imported map[[2]string]bool) (owned []owner, shared [][2]string) {
 	if len(programs) == 0 || len(b.in.GoImports) == 0 {
 		return nil, nil
 	}
@@ -1169,7 +1159,6 @@ func (b *builder) programPackages(programs []goProgram, goDirs map[[2]string]boo
 	// names: a sidecar injected at run time, a command-line tool) share
 	// what they import with the programs: it is not only theirs. Tests
 	// and examples do not count.
-	_, imported := b.goModules(goDirs)
 	modules := map[string]string{}
 	for _, p := range programs {
 		modules[p.repo] = first(modules[p.repo], p.module)
