@@ -1021,8 +1021,9 @@ func testServiceNames(t *testing.T, s Store) {
 }
 
 // testOwnedFolders: a service owns every folder the graph gives it, not
-// only its first: the program ko builds for it and the packages only that
-// program imports, and a file its compose service mounts from elsewhere.
+// only its first: the program ko builds for it or its container command
+// runs and the packages only that program imports, and a file its compose
+// service mounts from elsewhere.
 // The store keeps the folders with the graph, and chunks belong to the
 // service of the deepest one holding them.
 func testOwnedFolders(t *testing.T, s Store) {
@@ -1039,6 +1040,9 @@ func testOwnedFolders(t *testing.T, s Store) {
 		"pkg/log/log.go":         "package log\n\n// Print prints.\nfunc Print() {}\n",
 		"deploy/cart.yaml":       deploy("cart", "ko://example.com/shop/cmd/cart"),
 		"deploy/orders.yaml":     deploy("orders", "ko://example.com/shop/cmd/orders"),
+		"cmd/billing/main.go":    "package main\n\nimport \"example.com/shop/pkg/billing\"\n\nfunc main() { billing.Run() }\n",
+		"pkg/billing/billing.go": "package billing\n\nimport \"example.com/shop/pkg/log\"\n\n// Run bills.\nfunc Run() { log.Print() }\n",
+		"deploy/billing.yaml":    deploy("billing", "registry.example.com/shop-programs") + "          command: [\"/usr/local/bin/billing\"]\n",
 		"web/docker-compose.yml": "services:\n  web:\n    image: nginx:1.27\n    volumes:\n      - ../conf/nginx.conf:/etc/nginx/nginx.conf:ro\n",
 		"conf/nginx.conf":        "events {}\nhttp {\n  server {\n    listen 80;\n    location / { root /srv; }\n  }\n}\n",
 	})
@@ -1049,9 +1053,10 @@ func testOwnedFolders(t *testing.T, s Store) {
 		}
 	}
 	want := map[string][]string{
-		"cart":   {"shop/cmd/cart (ko image)", "shop/pkg/cart (imported by its ko program only)"},
-		"orders": {"shop/cmd/orders (ko image)"},
-		"web":    {"shop/conf/nginx.conf (compose volume)"},
+		"cart":    {"shop/cmd/cart (ko image)", "shop/pkg/cart (imported by its ko program only)"},
+		"orders":  {"shop/cmd/orders (ko image)"},
+		"billing": {"shop/cmd/billing (container command)", "shop/pkg/billing (imported by its program only)"},
+		"web":     {"shop/conf/nginx.conf (compose volume)"},
 	}
 	for name, w := range want {
 		if !slices.Equal(folders[name], w) {
@@ -1071,7 +1076,7 @@ func testOwnedFolders(t *testing.T, s Store) {
 		owner[h.Chunk.FilePath] = h.Chunk.ServiceName
 	}
 	for file, w := range map[string]string{"cmd/cart/main.go": "cart", "pkg/cart/cart.go": "cart", "cmd/orders/main.go": "orders",
-		"pkg/log/log.go": "", "conf/nginx.conf": "web"} {
+		"cmd/billing/main.go": "billing", "pkg/billing/billing.go": "billing", "pkg/log/log.go": "", "conf/nginx.conf": "web"} {
 		if got, ok := owner[file]; !ok || got != w {
 			t.Errorf("%s belongs to %q (listed: %v), want %q", file, got, ok, w)
 		}
