@@ -158,3 +158,46 @@ func BenchmarkBuildTraced(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(g.Edges)), "edges")
 }
+
+// BenchmarkBuildPrograms builds the graph of one Go module of 2,000
+// packages whose 40 programs 400 workloads run by command (ten copies of
+// each workload, as overlays and charts repeat them), each program folder
+// named like a library folder elsewhere and a folder of API types.
+func BenchmarkBuildPrograms(b *testing.B) {
+	var in Input
+	in.GoImports = map[[2]string][]string{}
+	const module = "example.org/platform"
+	for p := 0; p < 40; p++ {
+		prog := fmt.Sprintf("prog%02d", p)
+		in.Files = append(in.Files, [2]string{"platform", "cmd/" + prog + "/main.go"})
+		var imps []string
+		for k := 0; k < 50; k++ {
+			pkg := fmt.Sprintf("pkg/%s/part%02d", prog, k)
+			in.Files = append(in.Files, [2]string{"platform", pkg + "/x.go"})
+			imps = append(imps, module+"/"+pkg)
+			in.GoImports[[2]string{"platform", pkg + "/x.go"}] = []string{module + "/pkg/shared", module + "/apis/" + prog + "/v1"}
+		}
+		in.GoImports[[2]string{"platform", "cmd/" + prog + "/main.go"}] = imps
+		in.Files = append(in.Files, [2]string{"platform", "pkg/lib/" + prog + "/lib.go"}, [2]string{"platform", "apis/" + prog + "/v1/types.go"})
+		in.GoImports[[2]string{"platform", "pkg/lib/" + prog + "/lib.go"}] = nil
+		in.GoImports[[2]string{"platform", "pkg/shared/" + prog + ".go"}] = []string{module + "/pkg/lib/" + prog}
+		for c := 0; c < 10; c++ {
+			in.Resources = append(in.Resources, core.ResourceAt{Repo: "platform", File: fmt.Sprintf("deploy/%d/%s.yaml", c, prog), ChunkID: prog,
+				Resource: core.Resource{Kind: "Deployment", Name: prog, Service: prog, Line: 1, Images: []string{"registry.example.org/platform"},
+					Programs: []string{"/usr/local/bin/platform-" + prog}}})
+		}
+	}
+	in.Files = append(in.Files, [2]string{"platform", "pkg/shared/shared.go"})
+	var g *Graph
+	for b.Loop() {
+		g = Build(in)
+	}
+	owned := 0
+	for _, s := range g.Services {
+		owned += len(s.Dirs)
+	}
+	if owned < 40*51 {
+		b.Fatalf("%d folders owned", owned)
+	}
+	b.ReportMetric(float64(owned), "folders")
+}

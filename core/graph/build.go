@@ -958,6 +958,16 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, modules map[string]
 			byName[k] = append(byName[k], dir)
 		}
 	}
+	folderOK := map[[2]string]bool{} // programFolder's answers: many workloads name one program
+	isProgramFolder := func(repo, dir string) bool {
+		k := [2]string{repo, dir}
+		ok, seen := folderOK[k]
+		if !seen {
+			ok = b.programFolder(repo, dir, imported, modules[repo])
+			folderOK[k] = ok
+		}
+		return ok
+	}
 	var out []goProgram
 	for _, r := range withPrograms {
 		s := b.alias[strings.ToLower(r.Name)]
@@ -975,7 +985,7 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, modules map[string]
 				case imported[k]:
 				case goDirs[k]:
 					mains = append(mains, dir)
-				case b.programFolder(r.Repo, dir, imported, modules[r.Repo]):
+				case isProgramFolder(r.Repo, dir):
 					folders = append(folders, dir)
 				}
 			}
