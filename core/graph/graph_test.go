@@ -187,3 +187,22 @@ func TestRepositoryLanguage(t *testing.T) {
 		t.Errorf("library kit is a node: %+v", s)
 	}
 }
+
+// TestSelfRegisteredGRPC checks the reason an unresolved gRPC call gives
+// when the only code registering the service is the caller's own.
+func TestSelfRegisteredGRPC(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "selfgrpc.txtar"))
+	found := false
+	for _, e := range g.Edges {
+		if e.Source != "meter" || e.Type != graph.EdgeGRPC {
+			continue
+		}
+		found = true
+		if !strings.HasPrefix(e.Target, "?") || e.Via != "no address, and only meter's own code registers Usage" {
+			t.Errorf("edge %s -> %s: via %q", e.Source, e.Target, e.Via)
+		}
+	}
+	if !found {
+		t.Error("no gRPC call of meter")
+	}
+}

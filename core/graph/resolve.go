@@ -977,10 +977,15 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 	service := c.Method
 	registered := ""
 	var owners []string
+	self := false // the caller's own code registers the service
 	if service != "" && !standardGRPC(service) {
 		for _, name := range b.sortedNodes() {
 			for _, rt := range b.routes[name] {
-				if rt.Method == "GRPC" && core.GRPCServiceName(rt.Path) == core.GRPCServiceName(service) && name != src {
+				if rt.Method == "GRPC" && core.GRPCServiceName(rt.Path) == core.GRPCServiceName(service) {
+					if name == src {
+						self = true
+						continue
+					}
 					owners = appendUnique(owners, name)
 					registered = rt.Path
 				}
@@ -1065,8 +1070,12 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 	if raw == "" {
 		raw = rawTarget(dial)
 	}
-	b.addEdge(Edge{Source: src, Target: b.unresolved("grpc:" + raw), Type: EdgeGRPC, Method: service,
-		Via: "no address and no service registers " + raw}, ev)
+	via := "no address and no service registers " + raw
+	if self && len(owners) == 0 {
+		// A client of its own service, or code another program runs too.
+		via = "no address, and only " + src + "'s own code registers " + raw
+	}
+	b.addEdge(Edge{Source: src, Target: b.unresolved("grpc:" + raw), Type: EdgeGRPC, Method: service, Via: via}, ev)
 }
 
 func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
