@@ -145,7 +145,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 21
+const BuilderVersion = 22
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -997,6 +997,13 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, modules map[string]
 			// before a folder of packages (cmd/cart holding
 			// cmd/cart/commands).
 			name := path.Base(p)
+			s := s
+			if other := b.alias[strings.ToLower(name)]; other != "" && other != s && b.nodes[other].Kind == KindService {
+				// A program named after another service is that
+				// service's, run here for one of its commands (a
+				// certgen Job running "gateway certgen").
+				s = other
+			}
 			if dir := builtAs(builds, r.Repo, name, goDirs, modules[r.Repo]); dir != "" {
 				add(r.Repo, dir, s)
 				out = append(out, goProgram{r.Repo, dir, modules[r.Repo], s, whyCommandImported})
