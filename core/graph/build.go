@@ -145,7 +145,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 22
+const BuilderVersion = 23
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -816,6 +816,7 @@ func (b *builder) ownership() {
 			add(repo, "", declared[repo][0], "repository")
 		}
 	}
+	b.standForCode(repos, add)
 	// Deepest directory first.
 	sort.SliceStable(b.owners, func(i, j int) bool {
 		if b.owners[i].repo != b.owners[j].repo {
@@ -855,6 +856,56 @@ func (b *builder) ownership() {
 	b.repoLanguage = map[string]string{}
 	for repo, langs := range unowned {
 		b.repoLanguage[repo] = majority(langs)
+	}
+}
+
+// standForCode makes a service of each repository that stands for its
+// code: one that declares no service, or whose deploy files declare only
+// what its code uses (a development compose file of databases and
+// dashboards) so that no service owns any of its code. It is a service
+// named after the repository, that owns all of it, when its code serves
+// routes or calls out (a library of functions is none); the language
+// most of that code is in is its language.
+func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, service, why string)) {
+	owned := map[string]bool{}
+	code := map[string]map[string]int{}
+	for _, f := range b.in.Files {
+		lang := codeLanguage(f[1])
+		if lang == "" || core.IsTestPath(f[1]) {
+			continue
+		}
+		if b.ownerOf(f[0], f[1]) != "" {
+			owned[f[0]] = true
+		} else {
+			if code[f[0]] == nil {
+				code[f[0]] = map[string]int{}
+			}
+			code[f[0]][lang]++
+		}
+	}
+	active := map[string]bool{}
+	for _, r := range b.in.Routes {
+		if !core.IsTestPath(r.File) && !b.exampleCode(r.Repo, r.File) {
+			active[r.Repo] = true
+		}
+	}
+	for _, c := range b.in.Calls {
+		if c.Kind != core.CallClient && !core.IsTestPath(c.File) && !b.exampleCode(c.Repo, c.File) {
+			active[c.Repo] = true
+		}
+	}
+	for _, repo := range slices.Sorted(maps.Keys(repos)) {
+		if owned[repo] || len(code[repo]) == 0 || !active[repo] {
+			continue
+		}
+		if n, ok := b.nodes[repo]; ok && n.Kind != KindService {
+			continue
+		}
+		b.declaring[repo] = false
+		n := b.node(repo, KindService)
+		n.Repo = first(n.Repo, repo)
+		n.Language = first(n.Language, majority(code[repo]))
+		add(repo, "", repo, "repository")
 	}
 }
 
