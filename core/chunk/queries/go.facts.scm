@@ -126,7 +126,14 @@
    function: (selector_expression operand: (_) @route.router field: (field_identifier) @_fn)
    arguments: (argument_list . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler))
  @route
- (#match? @_fn "^(Handle|HandleFunc)$") (#set! framework "net/http"))
+ (#match? @_fn "^(Handle|HandleFunc)$") (#not-match? @route.path "^\"(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT|TRACE)\"$") (#set! framework "net/http"))
+; julienschmidt/httprouter: router.Handle("GET", "/x", h), router.HandlerFunc(http.MethodPost, "/x", h);
+; a computed path (bp("/x")) is no route, as in the net/http pattern.
+((call_expression
+   function: (selector_expression operand: (_) @route.router field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) @route.verb . [(interpreted_string_literal) (raw_string_literal)] @route.path . (_) @route.handler .))
+ @route
+ (#match? @_fn "^(Handle|Handler|HandlerFunc)$") (#match? @route.verb "^(\"(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)\"|http\\.Method[A-Z][a-z]+)$") (#set! framework "httprouter"))
 ; gorilla/mux: r.HandleFunc("/x", h).Methods("GET", "POST")
 ((call_expression
    function: (selector_expression
