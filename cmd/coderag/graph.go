@@ -39,7 +39,8 @@ which, down to the endpoint, through which queues, databases and caches.
 
 Services come from Kubernetes workloads and Services, docker-compose
 services, Helm charts and .NET Aspire AppHosts (a repository that declares
-none is one when it has a Dockerfile at its root or its code calls out);
+none of its code is one when it has a Dockerfile at its root or its code
+serves routes or calls out);
 code belongs to a service by
 its folder (a compose build context, a folder named after the service with a
 Dockerfile or project file), by the Go program a workload runs (its ko://
