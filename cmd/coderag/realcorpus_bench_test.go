@@ -44,6 +44,7 @@ var goStdlibQueries = []string{
 // CODERAG_BIN, which make bench sets, else this test binary run as
 // coderag).
 func BenchmarkGoStdlib(b *testing.B) {
+	checkBenchBin(b)
 	db := goStdlibIndex(b)
 	_, stats, _ := coderag(b, "stats", "--db", db, "--json")
 	srv := startAPI(b, db, "")
@@ -550,6 +551,7 @@ func (t *tally) report(b *testing.B) {
 // --reembed, reported as builtin-embed-s).
 // The binary is CODERAG_BIN (make bench sets it), else this test binary.
 func BenchmarkOneShot100k(b *testing.B) {
+	checkBenchBin(b)
 	goroot := runtime.GOROOT()
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		goroot = strings.TrimSpace(string(out))
@@ -597,6 +599,16 @@ func BenchmarkOneShot100k(b *testing.B) {
 		b.ReportMetric(p95, "builtin-oneshot-p95-ms")
 	}
 	b.ReportMetric(float64(st.Chunks), "chunks")
+}
+
+// checkBenchBin fails at once on a relative CODERAG_BIN, before minutes
+// of crawling: a benchmark runs in its package's folder (cmd/coderag),
+// where bin/coderag is not; make bench gives an absolute path.
+func checkBenchBin(b *testing.B) {
+	b.Helper()
+	if bin := os.Getenv("CODERAG_BIN"); bin != "" && !filepath.IsAbs(bin) {
+		b.Fatalf("CODERAG_BIN=%s: give an absolute path ($PWD/%s): the benchmark runs in cmd/coderag", bin, bin)
+	}
 }
 
 // oneShotQueries asks goStdlibQueries 3 times each of db, each in a
