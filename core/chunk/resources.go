@@ -277,7 +277,10 @@ var (
 	helmImageRE = lazyre.New(`(?m)^\s*-?\s*image:\s*["']?(.+?)["']?\s*$`)
 	// helmNameLineRE is the metadata name as written, templates and all.
 	helmNameLineRE = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(.+?)\s*$`)
-	helmNsRE       = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
+	// helmIncludeRE is a template line that renders another template:
+	// {{- include "common.deployment" (dict ...) }}, {{ template "x" . }}.
+	helmIncludeRE = lazyre.New(`(?m)^\s*\{\{-?\s*(?:include|template)\s+"([^"]+)"`)
+	helmNsRE      = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
 )
 
 // helmResources reads what a Helm template declares with plain YAML, one
@@ -333,6 +336,15 @@ func helmResources(src []byte, chart string) []core.Resource {
 		}
 		if core.IsWorkload(kind) {
 			r.Programs = helmPrograms(doc)
+		}
+		if kind == "" {
+			// A document that only includes another template ({{ include
+			// "common.deployment" . }} of a library chart) declares a kind
+			// this cannot read: the graph must not take the chart for one
+			// that deploys nothing.
+			if m := helmIncludeRE.FindSubmatch(doc); m != nil {
+				r.Data = map[string]string{"include": string(m[1])}
+			}
 		}
 		for _, m := range helmEnvRE.FindAllSubmatchIndex(doc, -1) {
 			v := strings.Trim(string(doc[m[4]:m[5]]), `"'`)

@@ -145,7 +145,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 23
+const BuilderVersion = 24
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -403,6 +403,28 @@ func (b *builder) services() {
 			umbrella[r.Repo+"/"+path.Dir(path.Dir(r.File))] = true
 		}
 	}
+	// A chart whose templates declare no workload and no Service (only
+	// RBAC, CRDs, configuration) deploys no service of its own. A
+	// template whose kind the chunker could not read (one that includes a
+	// library chart's template) may deploy one.
+	chartDeploys := map[string]bool{} // repo/chart directory -> a workload or Service among its templates
+	for _, r := range b.in.Resources {
+		manifest := path.Ext(r.File) == ".yaml" || path.Ext(r.File) == ".yml" // not _helpers.tpl's defines
+		if r.Kind == core.ResourceHelmTemplate && (r.Labels["kind"] != "" || r.Data["kind"] != "" || r.Data["include"] != "" && manifest) {
+			if d, ok := chartDirOf(r.File); ok {
+				chartDeploys[r.Repo+"/"+d] = true
+			}
+		}
+	}
+	chartTemplates := map[string]bool{} // repo/chart directory -> it has manifest templates
+	for _, f := range b.in.Files {
+		if ext := path.Ext(f[1]); ext != ".yaml" && ext != ".yml" {
+			continue // NOTES.txt, _helpers.tpl: an umbrella chart's own templates
+		}
+		if d, ok := chartDirOf(f[1]); ok {
+			chartTemplates[f[0]+"/"+d] = true
+		}
+	}
 	// A Service is the workload whose pods it selects: one whose pod
 	// selector holds all of the Service's (an events Service selects
 	// app.kubernetes.io/name: events, which the events-controller
@@ -501,6 +523,9 @@ func (b *builder) services() {
 			if umbrella[r.Repo+"/"+path.Dir(r.File)] {
 				continue // its templates declare the services
 			}
+			if d := r.Repo + "/" + path.Dir(r.File); chartTemplates[d] && !chartDeploys[d] {
+				continue // roles, CRDs or configuration only
+			}
 			n := b.node(canonical(r.Name), KindService)
 			n.Repo = first(n.Repo, r.Repo)
 			n.Declared = append(n.Declared, evidenceOf(r))
@@ -530,6 +555,19 @@ func (b *builder) services() {
 			b.helmValues[r.Repo+"/"+path.Dir(r.File)] = r.Data
 		}
 	}
+}
+
+// chartDirOf returns the directory of the Helm chart a file under its
+// templates/ is in ("charts/cart" for charts/cart/templates/deploy.yaml).
+func chartDirOf(file string) (string, bool) {
+	if strings.HasPrefix(file, "templates/") {
+		return ".", true
+	}
+	i := strings.LastIndex(file, "/templates/")
+	if i < 0 {
+		return "", false
+	}
+	return file[:i], true
 }
 
 // dnsAliases adds the names a Kubernetes Service is reached by.

@@ -149,6 +149,25 @@ func TestResolutionPaths(t *testing.T) {
 					}
 				}
 			}
+			// "nodes": "name kind" must be a node of that kind, "!name"
+			// must not be a node.
+			for _, f := range a.Files {
+				if f.Name != "nodes" {
+					continue
+				}
+				for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					if neg, ok := strings.CutPrefix(l, "!"); ok {
+						if g.Service(neg) != nil {
+							t.Errorf("node %s must not exist", neg)
+						}
+						continue
+					}
+					name, kind, _ := strings.Cut(l, " ")
+					if s := g.Service(name); s == nil || s.Kind != kind {
+						t.Errorf("node %s: %+v, want kind %s", name, s, kind)
+					}
+				}
+			}
 			var extra []string
 			for k, e := range got {
 				if !want[k] {
