@@ -25,6 +25,9 @@ var (
 	// Cart.Tests, Cart.UnitTests, Cart.IntegrationTests, and cart-tests,
 	// cart_e2e_tests elsewhere.
 	testProjectRE = lazyre.New(`(?i)[._-](unit|integration|functional|acceptance|component|e2e|api|load)?[._-]?tests?$|[._-]specs$`)
+	// testDataRE is a numbered or qualified testdata directory, which Go
+	// tools ignore as they do testdata: testdata2, testdata_v1.
+	testDataRE = lazyre.New(`^testdata([0-9]+|[_-].+)$`)
 )
 
 // IsTestPath reports whether a path holds tests: a test file, or any file
@@ -35,7 +38,7 @@ func IsTestPath(p string) bool {
 		return true
 	}
 	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
-		if testDirs[d] || testProjectRE.MatchString(d) {
+		if testDirs[d] || testProjectRE.MatchString(d) || testDataRE.MatchString(d) {
 			return true
 		}
 	}
