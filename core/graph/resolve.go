@@ -264,6 +264,12 @@ func (b *builder) traceOnce(src, expr string, types []string, at *core.CallAt, s
 		if len(types) > 0 && (!contains(types, bd.Type) || !samePackage(bd, site)) {
 			continue
 		}
+		if len(types) == 0 && lang == "go" && !samePackage(bd, site) {
+			// A Go field of a value of unknown type (link.URL) is not
+			// set by a struct literal with a field of that name in
+			// another package (a payload's ProgrammingLanguage.URL).
+			continue
+		}
 		step := bd.Type + "." + bd.Field
 		if bd.Param != "" {
 			if o, via, ok := args(step, bd); ok {
