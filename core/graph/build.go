@@ -29,6 +29,12 @@ type Input struct {
 	GoImports map[[2]string][]string
 }
 
+// devContainer reports whether a file is part of a development
+// container's definition (the Dev Containers spec's .devcontainer folder).
+func devContainer(file string) bool {
+	return strings.HasPrefix(file, ".devcontainer/") || strings.Contains(file, "/.devcontainer/")
+}
+
 // NeedsGoImports reports whether Build reads in.GoImports: a workload's
 // image is built by ko from an import path, or a workload names the
 // programs it runs.
@@ -145,17 +151,19 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 26
+const BuilderVersion = 27
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
 func Build(in Input) *Graph {
 	// Deploy files in test folders (fixtures, e2e set-ups, test images)
-	// declare what tests run, not the system: no nodes, no wiring. The
-	// rest are copied, to be interpolated.
+	// declare what tests run, not the system, and those of a development
+	// container (.devcontainer/: the editor's image, its GOPROXY, its
+	// database) the developer's machine: no nodes, no wiring. The rest
+	// are copied, to be interpolated.
 	resources := make([]core.ResourceAt, 0, len(in.Resources))
 	for _, r := range in.Resources {
-		if !core.IsTestPath(r.File) {
+		if !core.IsTestPath(r.File) && !devContainer(r.File) {
 			resources = append(resources, r)
 		}
 	}
