@@ -928,7 +928,7 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 	r := Result{Chunks: b.chunks}
 	if dir := path.Dir(base.FilePath); path.Base(dir) == "templates" && base.ServiceName == "" {
 		if chart := path.Base(path.Dir(dir)); chart != "." && chart != "/" {
-			res := helmResources(src, chart)
+			res := helmResources(src, chart, strings.HasPrefix(path.Base(base.FilePath), "_"))
 			owner := chart
 			owners := map[string]bool{}
 			for _, x := range res {

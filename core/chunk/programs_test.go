@@ -113,7 +113,7 @@ spec:
 		got  func() []core.Resource
 		want map[string][]string
 	}{
-		{"helm template", func() []core.Resource { return helmResources([]byte(helm), "ledger") },
+		{"helm template", func() []core.Resource { return helmResources([]byte(helm), "ledger", false) },
 			map[string][]string{"ledger-worker": {"/dlv", "/worker"}, "ledger-cron": {"/usr/bin/ledger-cron"}}},
 		{"kubernetes", func() []core.Resource {
 			return resourcesOf(c.Kubernetes([]byte(kube), core.Chunk{RepoName: "ledger", FilePath: "deploy/api.yaml"}))

@@ -288,8 +288,9 @@ var (
 // .Values.upstreams.catalogUrl | quote }}" stays as written; the graph
 // renders it with the chart's values). A workload or Service whose name
 // or app label is written plainly is its own service (an umbrella chart
-// deploys many); otherwise the resource belongs to the chart.
-func helmResources(src []byte, chart string) []core.Resource {
+// deploys many); otherwise the resource belongs to the chart. partial
+// says the file is one Helm does not render (_helpers.tpl).
+func helmResources(src []byte, chart string, partial bool) []core.Resource {
 	var out []core.Resource
 	bounds := []int{0}
 	for _, m := range docSepRE.FindAllIndex(src, -1) {
@@ -337,11 +338,12 @@ func helmResources(src []byte, chart string) []core.Resource {
 		if core.IsWorkload(kind) {
 			r.Programs = helmPrograms(doc)
 		}
-		if kind == "" {
+		if kind == "" && !partial {
 			// A document that only includes another template ({{ include
 			// "common.deployment" . }} of a library chart) declares a kind
 			// this cannot read: the graph must not take the chart for one
-			// that deploys nothing.
+			// that deploys nothing. A partial (_helpers.tpl) is not
+			// rendered as a manifest: its includes declare nothing.
 			if m := helmIncludeRE.FindSubmatch(doc); m != nil {
 				r.Data = map[string]string{"include": string(m[1])}
 			}

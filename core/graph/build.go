@@ -137,10 +137,6 @@ type builder struct {
 	// declaring are the repositories whose deploy files declare services:
 	// their code outside every service's folder belongs to none.
 	declaring map[string]bool
-	// repoLanguage is the language most of each repository's code that
-	// no service owns is in: a repository that stands for its code
-	// (call) is written in it.
-	repoLanguage map[string]string
 	// mounts are the files and folders compose services mount
 	// (composeMounts, found by ownership).
 	mounts []mount
@@ -151,7 +147,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 27
+const BuilderVersion = 28
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -417,8 +413,7 @@ func (b *builder) services() {
 	// library chart's template) may deploy one.
 	chartDeploys := map[string]bool{} // repo/chart directory -> a workload or Service among its templates
 	for _, r := range b.in.Resources {
-		manifest := path.Ext(r.File) == ".yaml" || path.Ext(r.File) == ".yml" // not _helpers.tpl's defines
-		if r.Kind == core.ResourceHelmTemplate && (r.Labels["kind"] != "" || r.Data["kind"] != "" || r.Data["include"] != "" && manifest) {
+		if r.Kind == core.ResourceHelmTemplate && (r.Labels["kind"] != "" || r.Data["kind"] != "" || r.Data["include"] != "") {
 			if d, ok := chartDirOf(r.File); ok {
 				chartDeploys[r.Repo+"/"+d] = true
 			}
@@ -756,15 +751,21 @@ func (b *builder) ownership() {
 	// A package whose sub-packages are shared (pkg/operator holding the
 	// client other programs import) owns its own files, not the folder.
 	pkgs, shared := b.programPackages(programs, goDirs, imported)
+	var filesIn map[[2]string][]string // a folder's files, made when a package needs them
 	for _, k := range pkgs {
 		if !slices.ContainsFunc(shared, func(d [2]string) bool { return d[0] == k.repo && strings.HasPrefix(d[1], k.dir+"/") }) {
 			add(k.repo, k.dir, k.service, k.why)
 			continue
 		}
-		for _, f := range b.in.Files {
-			if f[0] == k.repo && path.Dir(f[1]) == k.dir {
-				add(f[0], f[1], k.service, k.why)
+		if filesIn == nil {
+			filesIn = map[[2]string][]string{}
+			for _, f := range b.in.Files {
+				d := [2]string{f[0], path.Dir(f[1])}
+				filesIn[d] = append(filesIn[d], f[1])
 			}
+		}
+		for _, f := range filesIn[[2]string{k.repo, k.dir}] {
+			add(k.repo, f, k.service, k.why)
 		}
 	}
 	// Files a compose service mounts (an nginx.conf) are its own; what
@@ -885,23 +886,10 @@ func (b *builder) ownership() {
 		}
 	}
 	for s, langs := range count {
-		best := majority(langs)
+		best := mostCommon(langs)
 		if n := b.nodes[s]; n != nil && n.Kind == KindService {
 			n.Language = best
 		}
-	}
-	unowned := map[string]map[string]int{}
-	for _, f := range b.in.Files {
-		if lang := codeLanguage(f[1]); lang != "" && !core.IsTestPath(f[1]) && b.ownerOf(f[0], f[1]) == "" {
-			if unowned[f[0]] == nil {
-				unowned[f[0]] = map[string]int{}
-			}
-			unowned[f[0]][lang]++
-		}
-	}
-	b.repoLanguage = map[string]string{}
-	for repo, langs := range unowned {
-		b.repoLanguage[repo] = majority(langs)
 	}
 }
 
@@ -910,23 +898,16 @@ func (b *builder) ownership() {
 // what its code uses (a development compose file of databases and
 // dashboards) so that no service owns any of its code. It is a service
 // named after the repository, that owns all of it, when its code serves
-// routes or calls out (a library of functions is none); the language
-// most of that code is in is its language.
+// routes or calls out (a library of functions is none).
 func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, service, why string)) {
-	owned := map[string]bool{}
-	code := map[string]map[string]int{}
+	owned, code := map[string]bool{}, map[string]bool{} // repositories with code some service owns, and with code
 	for _, f := range b.in.Files {
-		lang := codeLanguage(f[1])
-		if lang == "" || core.IsTestPath(f[1]) {
+		if codeLanguage(f[1]) == "" || core.IsTestPath(f[1]) {
 			continue
 		}
+		code[f[0]] = true
 		if b.ownerOf(f[0], f[1]) != "" {
 			owned[f[0]] = true
-		} else {
-			if code[f[0]] == nil {
-				code[f[0]] = map[string]int{}
-			}
-			code[f[0]][lang]++
 		}
 	}
 	active := map[string]bool{}
@@ -941,7 +922,7 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 		}
 	}
 	for _, repo := range slices.Sorted(maps.Keys(repos)) {
-		if owned[repo] || len(code[repo]) == 0 || !active[repo] {
+		if owned[repo] || !code[repo] || !active[repo] {
 			continue
 		}
 		if n, ok := b.nodes[repo]; ok && n.Kind != KindService {
@@ -950,23 +931,25 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 		b.declaring[repo] = false
 		n := b.node(repo, KindService)
 		n.Repo = first(n.Repo, repo)
-		n.Language = first(n.Language, majority(code[repo]))
-		add(repo, "", repo, "repository")
+		add(repo, "", repo, "repository") // its language follows from the code it owns
 	}
 }
 
-// majority returns the language most files are in, ties by name.
-func majority(langs map[string]int) string {
+// mostCommon returns the key of m with the largest count, ties by the
+// smaller key: the language most files are in, the module most imports
+// are under.
+func mostCommon(m map[string]int) string {
 	best := ""
-	for l, n := range langs {
-		if best == "" || n > langs[best] || n == langs[best] && l < best {
-			best = l
+	for k, n := range m {
+		if best == "" || n > m[best] || n == m[best] && k < best {
+			best = k
 		}
 	}
 	return best
 }
 
-func sortedPairs(m map[[2]string][]string) [][2]string {
+// sortedPairs returns the repository-and-path keys of m, sorted.
+func sortedPairs[V any](m map[[2]string]V) [][2]string {
 	keys := make([][2]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -1045,7 +1028,7 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, modules map[string]
 	// Folders by name: those holding Go code, at or above a package.
 	byName := map[[2]string][]string{} // repo, base name -> folders
 	seen := map[[2]string]bool{}
-	for _, d := range sortedDirs(goDirs) {
+	for _, d := range sortedPairs(goDirs) {
 		for dir := d[1]; dir != "." && dir != "/" && !seen[[2]string{d[0], dir}]; dir = path.Dir(dir) {
 			seen[[2]string{d[0], dir}] = true
 			if core.IsTestPath(dir+"/x.go") || core.InExampleDir(dir) || strings.Contains("/"+dir+"/", "/vendor/") {
@@ -1135,9 +1118,7 @@ func (b *builder) commandPrograms(goDirs map[[2]string]bool, modules map[string]
 // packages under (the most common prefix of an import path that ends in
 // a folder of it) and the packages imported under it.
 func (b *builder) goModules(goDirs map[[2]string]bool) (modules map[string]string, imported map[[2]string]bool) {
-	keys := slices.SortedFunc(maps.Keys(b.in.GoImports), func(a, b [2]string) int {
-		return strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1])
-	})
+	keys := sortedPairs(b.in.GoImports)
 	prefixes := map[string]map[string]int{}
 	for _, k := range keys {
 		for _, imp := range b.in.GoImports[k] {
@@ -1232,28 +1213,6 @@ func nextByte(s string, i int, c byte) int {
 	return i + 1 + j
 }
 
-// mostCommon returns the key of m with the largest count, ties by the
-// shorter and then the smaller key.
-func mostCommon(m map[string]int) string {
-	best := ""
-	for k, n := range m {
-		if best == "" || n > m[best] || n == m[best] && (len(k) < len(best) || len(k) == len(best) && k < best) {
-			best = k
-		}
-	}
-	return best
-}
-
-// sortedDirs returns a set of repository folders, sorted.
-func sortedDirs(m map[[2]string]bool) [][2]string {
-	keys := make([][2]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"/"+keys[i][1] < keys[j][0]+"/"+keys[j][1] })
-	return keys
-}
-
 // programPackages returns, sorted by folder, the packages of each
 // program's repository that the program imports (directly or through
 // other packages of it) and no other program does, as owners, and the
@@ -1282,7 +1241,7 @@ func (b *builder) programPackages(programs []goProgram, goDirs, imported map[[2]
 			return p.repo == repo && (p.dir == dir || strings.HasPrefix(dir, p.dir+"/"))
 		})
 	}
-	dirs := sortedDirs(goDirs)
+	dirs := sortedPairs(goDirs)
 	var others []goProgram
 	for _, d := range dirs {
 		if modules[d[0]] != "" && !imported[d] && !core.IsTestPath(d[1]+"/x.go") && !core.InExampleDir(d[1]) && !inProgram(d[0], d[1]) {
@@ -1315,7 +1274,7 @@ func (b *builder) programPackages(programs []goProgram, goDirs, imported map[[2]
 					continue
 				}
 				seen[rel] = true
-				// A multi-call main (cmd/main.go dispatching on its name
+				// A multi-call main (cmd/main.go switching on its name
 				// to cmd/gateway/commands) reaches a program's packages
 				// through the program, which holds them.
 				if p.service == "" && inProgram(p.repo, rel) {
@@ -1341,7 +1300,7 @@ func (b *builder) programPackages(programs []goProgram, goDirs, imported map[[2]
 			shared = append(shared, k)
 		}
 	}
-	for _, k := range sortedDirs(byOthers) {
+	for _, k := range sortedPairs(byOthers) {
 		if len(reached[k]) == 0 {
 			shared = append(shared, k)
 		}

@@ -188,22 +188,30 @@ func TestResolutionPaths(t *testing.T) {
 }
 
 // TestRepositoryLanguage checks that a repository that stands for its
-// code, as a node made from its Dockerfile or from its calls, has the
-// language its code is in.
+// code, as a node made from its Dockerfile or because no service owns
+// its code (devcompose), has the language its code is in.
 func TestRepositoryLanguage(t *testing.T) {
-	g, _ := crawl(t, filepath.Join("testdata", "dockerfilerepo.txtar"))
-	for _, name := range []string{"inventory", "storefront"} {
-		s := g.Service(name)
-		if s == nil {
-			t.Errorf("no service %s", name)
-			continue
+	for _, tt := range []struct {
+		fixture string
+		repos   []string
+	}{
+		{"dockerfilerepo.txtar", []string{"inventory", "webapp"}},
+		{"devcompose.txtar", []string{"ledger"}},
+	} {
+		g, _ := crawl(t, filepath.Join("testdata", tt.fixture))
+		for _, name := range tt.repos {
+			s := g.Service(name)
+			if s == nil {
+				t.Errorf("%s: no service %s", tt.fixture, name)
+				continue
+			}
+			if s.Kind != graph.KindService || s.Language != "go" || s.Repo != name {
+				t.Errorf("%s: %s: kind %q, language %q, repo %q; want service, go, %s", tt.fixture, name, s.Kind, s.Language, s.Repo, name)
+			}
 		}
-		if s.Kind != graph.KindService || s.Language != "go" || s.Repo != name {
-			t.Errorf("%s: kind %q, language %q, repo %q; want service, go, %s", name, s.Kind, s.Language, s.Repo, name)
+		if s := g.Service("kit"); s != nil {
+			t.Errorf("library kit is a node: %+v", s)
 		}
-	}
-	if s := g.Service("kit"); s != nil {
-		t.Errorf("library kit is a node: %+v", s)
 	}
 }
 

@@ -134,7 +134,6 @@ func (b *builder) call(c core.CallAt) {
 		n.Repo = first(n.Repo, c.Repo)
 		if n.Repo == c.Repo {
 			n.Directory = first(n.Directory, ".")
-			n.Language = first(n.Language, b.repoLanguage[c.Repo])
 		}
 		src = n.Name
 	}
@@ -261,13 +260,10 @@ func (b *builder) traceOnce(src, expr string, types []string, at *core.CallAt, s
 		if langFamily(bd.File) != lang {
 			continue
 		}
-		if len(types) > 0 && (!contains(types, bd.Type) || !samePackage(bd, site)) {
-			continue
-		}
-		if len(types) == 0 && lang == "go" && !samePackage(bd, site) {
-			// A Go field of a value of unknown type (link.URL) is not
-			// set by a struct literal with a field of that name in
-			// another package (a payload's ProgrammingLanguage.URL).
+		// A field of a known type, and any Go field (link.URL of an
+		// API's response is not a payload's ProgrammingLanguage.URL in
+		// another package), is set in the reading package.
+		if (len(types) > 0 || lang == "go") && !samePackage(bd, site) || len(types) > 0 && !contains(types, bd.Type) {
 			continue
 		}
 		step := bd.Type + "." + bd.Field
