@@ -216,6 +216,18 @@ const (
 	ResourceHelmTemplate = "helm-template"
 	ResourceSettings     = "settings"
 	ResourceAspire       = "aspire"
+	// ResourceAzd is a service of an Azure Developer CLI project file
+	// (azure.yaml) whose Kustomize deployment azd gives environment
+	// variables: Env as written (${NAME} for azd's environment, which
+	// holds the infrastructure's outputs), Data "env-file" (the .env
+	// file azd writes them to, relative to the project file), "infra"
+	// and "provider" (where the infrastructure's outputs come from).
+	ResourceAzd = "azd-service"
+	// ResourceTerraformOutputs are the outputs of a Terraform file whose
+	// value is a string written in it, in Data (name -> value; see
+	// chunk.terraformOutputs for interpolations); Name is the file's
+	// folder (the module).
+	ResourceTerraformOutputs = "terraform-outputs"
 	// ResourceConfigFile is a YAML or JSON config file of no format the
 	// crawl knows (a server's config.yml): the addresses it holds, in
 	// Data (flattened key -> value, credentials redacted). It is the

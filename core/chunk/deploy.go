@@ -868,7 +868,11 @@ func (c *Chunker) Terraform(src []byte, base core.Chunk) Result {
 	}
 	// Top-level attributes (tfvars) are grouped by the coverage pass.
 	b.cover()
-	return Result{Chunks: b.chunks}
+	r := Result{Chunks: b.chunks}
+	if res, ok := terraformOutputs(body, src, base.FilePath); ok {
+		attach(&r, res)
+	}
+	return r
 }
 
 // withComments moves start back over the comment lines directly above it.

@@ -32,6 +32,7 @@ func settingsByFile(in *Input) map[[2]string]map[string]string {
 // refuses duplicates anyway). The input is changed in place.
 func readEnvFiles(in *Input) {
 	dotenv := settingsByFile(in)
+	azdEnvFiles(in, dotenv)
 	for i := range in.Resources {
 		r := &in.Resources[i]
 		if r.Kind != "ConfigMap" || len(r.EnvFiles) == 0 {
@@ -51,6 +52,64 @@ func readEnvFiles(in *Input) {
 		r.Data = data
 	}
 	interpolateCompose(in, dotenv)
+}
+
+// azdEnvFiles adds to dotenv the .env files azd writes at deploy time
+// for the Kustomize services of an Azure Developer CLI project: each
+// variable of k8s.kustomize.env with azd's ${NAME} filled from the
+// outputs of the project's Terraform root module (azd keeps them in its
+// environment). A variable left with a ${NAME} azd's outputs do not give
+// is not written; a file in the repository under that name keeps its own
+// values (azd would replace it, but it is what the repository says).
+func azdEnvFiles(in *Input, dotenv map[[2]string]map[string]string) {
+	outputs, written := map[[2]string]map[string]string{}, map[[2]string]bool{}
+	for _, r := range in.Resources {
+		if r.Kind == core.ResourceTerraformOutputs {
+			// A module's outputs may be spread over its files.
+			k := [2]string{r.Repo, r.Name}
+			if outputs[k] == nil {
+				outputs[k] = map[string]string{}
+			}
+			for name, v := range r.Data {
+				outputs[k][name] = v
+			}
+		}
+	}
+	for _, r := range in.Resources {
+		if r.Kind != core.ResourceAzd {
+			continue
+		}
+		dir := path.Dir(r.File)
+		var vars map[string]string
+		if r.Data["provider"] == "terraform" {
+			vars = outputs[[2]string{r.Repo, path.Join(dir, r.Data["infra"])}]
+		}
+		file := [2]string{r.Repo, path.Join(dir, r.Data["env-file"])}
+		for _, e := range r.Env {
+			v := composeVarRE.ReplaceAllStringFunc(e.Value, func(m string) string {
+				g := composeVarRE.FindStringSubmatch(m)
+				if out, ok := vars[g[1]+g[2]]; ok {
+					return out
+				}
+				return m
+			})
+			if strings.Contains(v, "$") {
+				continue
+			}
+			if !written[file] {
+				// A copy: the map of a file in the repository is its
+				// resource's Data.
+				m := map[string]string{}
+				for k, v := range dotenv[file] {
+					m[k] = v
+				}
+				dotenv[file], written[file] = m, true
+			}
+			if _, ok := dotenv[file][e.Name]; !ok {
+				dotenv[file][e.Name] = v
+			}
+		}
+	}
 }
 
 // interpolateCompose fills the ${VAR} of compose services the way docker
