@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"coderag/core"
@@ -128,4 +129,33 @@ services:
 	if got := AzdResources([]byte("services: [")); got != nil {
 		t.Errorf("bad YAML: %+v", got)
 	}
+}
+
+// FuzzTerraformOutputs feeds arbitrary Terraform to the chunker's output
+// reader: it must not panic, and every value it records must be one the
+// graph can read (no interpolation left).
+func FuzzTerraformOutputs(f *testing.F) {
+	f.Add(`output "A" { value = "https://h.example${x.id}/p?v=${y}" }`)
+	f.Add(`output "B" { value = c ? "http://h:${p}/x" : (d ? "" : "https://${n}.example") }`)
+	f.Add(`output "C" { value = <<EOT
+https://h.example/${x}
+EOT
+}`)
+	c, err := New(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		r := c.Terraform([]byte(src), core.Chunk{FilePath: "infra/outputs.tf", Language: "hcl", Corpus: core.CodeDeploy})
+		for _, ch := range r.Chunks {
+			for _, res := range ch.Resources {
+				for k, v := range res.Data {
+					if strings.Contains(v, "${") && !strings.Contains(src, "$${") { // $${ writes a literal ${
+						t.Errorf("output %s = %q keeps an interpolation", k, v)
+					}
+				}
+			}
+		}
+		AzdResources([]byte(src))
+	})
 }
