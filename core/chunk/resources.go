@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -297,8 +298,21 @@ func helmResources(src []byte, chart string, partial bool) []core.Resource {
 		bounds = append(bounds, m[0])
 	}
 	bounds = append(bounds, len(src))
+	// The chart's own names, rendered as a release named after the chart
+	// renders them: helm create's "<chart>.fullname" and "<chart>.name"
+	// helpers, .Chart.Name and .Release.Name.
+	var chartName *regexp.Regexp
+	if chart != "" {
+		chartName = regexp.MustCompile(`\{\{-?[ \t]*(?:(?:include|template)[ \t]+"` + regexp.QuoteMeta(chart) + `\.(?:fullname|name)"[ \t]+[.$]|\.Chart\.Name|\.Release\.Name)[ \t]*-?\}\}`)
+	}
 	for i := 0; i+1 < len(bounds); i++ {
-		doc := src[bounds[i]:bounds[i+1]]
+		raw := src[bounds[i]:bounds[i+1]]
+		// doc is the document with the chart's names rendered; raw keeps
+		// them as written, for a release of another name.
+		doc := raw
+		if chartName != nil {
+			doc = chartName.ReplaceAll(raw, []byte(chart))
+		}
 		r := core.Resource{Kind: core.ResourceHelmTemplate, Service: chart, Line: lineOf(src, bounds[i]) + leadingLines(doc)}
 		kind := ""
 		if m := helmKindRE.FindSubmatch(doc); m != nil {
@@ -316,7 +330,7 @@ func helmResources(src []byte, chart string, partial bool) []core.Resource {
 			// ({{ include "cart.fullname" . }}-worker): a release's pods
 			// are named from it, which a pasted pod name is matched to.
 			r.Data = map[string]string{"kind": kind}
-			if m := helmNameLineRE.FindSubmatch(doc); m != nil {
+			if m := helmNameLineRE.FindSubmatch(raw); m != nil {
 				r.Data["name"] = string(m[1])
 			}
 		}
@@ -351,7 +365,7 @@ func helmResources(src []byte, chart string, partial bool) []core.Resource {
 		for _, m := range helmEnvRE.FindAllSubmatchIndex(doc, -1) {
 			v := strings.Trim(string(doc[m[4]:m[5]]), `"'`)
 			name := string(doc[m[2]:m[3]])
-			r.Env = append(r.Env, core.EnvVar{Name: name, Value: v, Line: lineOf(src, bounds[i]+m[2])})
+			r.Env = append(r.Env, core.EnvVar{Name: name, Value: v, Line: lineOf(src, bounds[i]) + bytes.Count(doc[:m[2]], []byte("\n"))})
 		}
 		if len(r.Env) > 0 || r.Labels != nil || r.Data != nil {
 			out = append(out, r)

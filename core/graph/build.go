@@ -147,7 +147,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 29
+const BuilderVersion = 30
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -384,10 +384,33 @@ func (b *builder) services() {
 	// An image several services run (one image with a tag per service,
 	// an unfilled ${IMAGE_NAME}) names none of them.
 	imageUsers := map[string]map[string]bool{}
+	chartValues := map[string]map[string]string{} // repo/chart directory -> values.yaml
 	for _, r := range b.in.Resources {
-		if core.IsWorkload(r.Kind) || r.Kind == core.ResourceCompose {
+		if r.Kind == core.ResourceHelmValues {
+			chartValues[r.Repo+"/"+path.Dir(r.File)] = r.Data
+		}
+	}
+	// A Helm workload's images as its chart's values render them
+	// ({{ .Values.api.image.repository }}:{{ .Values.api.image.tag }}).
+	helmImages := func(r core.ResourceAt) []string {
+		var out []string
+		for _, img := range r.Images {
+			if v, ok := helmValue(img, chartValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]); ok {
+				img = v
+			}
+			out = append(out, img)
+		}
+		return out
+	}
+	for _, r := range b.in.Resources {
+		helmWorkload := r.Kind == core.ResourceHelmTemplate && core.IsWorkload(r.Labels["kind"])
+		if core.IsWorkload(r.Kind) || r.Kind == core.ResourceCompose || helmWorkload {
 			name := canonical(first(r.Service, r.Name))
-			for _, img := range r.Images {
+			imgs := r.Images
+			if helmWorkload {
+				imgs = helmImages(r)
+			}
+			for _, img := range imgs {
 				ib := core.ImageName(img)
 				if strings.ContainsAny(ib, "${}") {
 					continue
@@ -521,6 +544,13 @@ func (b *builder) services() {
 			}
 			if r.Labels["kind"] == "Service" {
 				b.dnsAliases(n, r.Name, r.Namespace)
+			}
+			// Its image's name, as a workload's: the folder it is built
+			// from may be named so (billing-api runs .../billing/api).
+			for _, img := range helmImages(r) {
+				if ib := core.ImageName(img); ib != name && len(imageUsers[ib]) == 1 && !strings.ContainsAny(ib, "${}") {
+					b.addAlias(n, ib, "image")
+				}
 			}
 		case r.Kind == core.ResourceChart:
 			if umbrella[r.Repo+"/"+path.Dir(r.File)] {
