@@ -372,13 +372,22 @@ func shebangLanguage(data []byte) string {
 
 // DecodeText returns file content as UTF-8 text for indexing and
 // previews: UTF-16 that starts with a byte order mark (what Windows
-// editors and SQL Server tools save) is decoded, and text that is not
-// valid UTF-8 is read as Windows-1252 (DecodeLegacy). note says what was
-// done, for the crawl's warnings; ok is false when data is left as it is
-// (UTF-8 already, or bytes that are not text in those encodings).
+// editors and SQL Server tools save) is decoded, UTF-8's byte order mark
+// (what Visual Studio and PowerShell write) is dropped — parsers of YAML,
+// JSON and the rest would read it as part of the first key — and text
+// that is not valid UTF-8 is read as Windows-1252 (DecodeLegacy). note
+// says what was done, for the crawl's warnings ("" for the UTF-8 mark,
+// which is no news); ok is false when data is left as it is (UTF-8
+// already, or bytes that are not text in those encodings).
 func DecodeText(data []byte) (text []byte, note string, ok bool) {
 	if text, ok := decodeUTF16(data); ok {
 		return text, "UTF-16 text (byte order mark): decoded to UTF-8", true
+	}
+	if rest, found := bytes.CutPrefix(data, []byte("\xef\xbb\xbf")); found {
+		if text, note, ok := DecodeLegacy(rest); ok {
+			return text, note, true
+		}
+		return rest, "", true
 	}
 	return DecodeLegacy(data)
 }

@@ -37,6 +37,8 @@ func TestDecodeText(t *testing.T) {
 		{"utf-16be with controls is binary", utf16be, "", "", false},
 		{"utf-16 of odd length is binary", "\xff\xfeh\x00i", "", "", false},
 		{"utf-16 with a broken surrogate", "\xff\xfe\x00\xd8a\x00", "", "", false},
+		{"utf-8's mark is dropped", "\xef\xbb\xbfapiVersion: v1\nkind: ConfigMap\n", "apiVersion: v1\nkind: ConfigMap\n", "", true},
+		{"utf-8's mark before latin-1", "\xef\xbb\xbfx = 1\n# caf\xe9\n", "x = 1\n# café\n", "not valid UTF-8 (first bad byte on line 2): read as Windows-1252", true},
 		{"latin-1 still read as windows-1252", "x = 1\n# caf\xe9\n", "x = 1\n# café\n", "not valid UTF-8 (first bad byte on line 2): read as Windows-1252", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -261,6 +261,49 @@ func TestCrawlDecodesUTF16(t *testing.T) {
 	}
 }
 
+// TestCrawlDropsUTF8Mark: files saved with UTF-8's byte order mark (as
+// Visual Studio and PowerShell save them) are read without it, and
+// without a warning: a Kubernetes manifest still declares its workload,
+// a settings file its keys.
+func TestCrawlDropsUTF8Mark(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	bom := "\xef\xbb\xbf"
+	fsys := fstest.MapFS{
+		"ledger/deploy.yaml":          {Data: []byte(bom + "apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata:\r\n  name: ledger\r\nspec:\r\n  template:\r\n    spec:\r\n      containers:\r\n        - name: ledger\r\n          image: shop/ledger:1.0\r\n")},
+		"Ledger.Api/appsettings.json": {Data: []byte(bom + `{"Services": {"Accounts": "http://accounts:8080"}}`)},
+	}
+	var mu sync.Mutex
+	var events []core.Event
+	c := ingest.New(db, ingest.Options{
+		FS:       func(string) fs.FS { return fsys },
+		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+	})
+	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	for _, e := range events {
+		if e.Kind == core.EventWarning {
+			t.Errorf("warning: %+v", e)
+		}
+	}
+	res, err := db.Resources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, r := range res {
+		found[r.Kind+" "+r.Name] = true
+		if r.Kind == core.ResourceSettings && r.Data["Services:Accounts"] != "http://accounts:8080" {
+			t.Errorf("settings: %v", r.Data)
+		}
+	}
+	if !found["Deployment ledger"] || !found[core.ResourceSettings+" Ledger.Api/appsettings.json"] {
+		t.Errorf("resources %v; want the ledger Deployment and the settings file", found)
+	}
+}
+
 // TestIncrementalAfterChunkingChange: files chunked by an older coderag
 // (another chunking version in their stored hashes) are indexed again by
 // an incremental crawl, whole source, saying why; the next incremental
