@@ -140,6 +140,9 @@ type builder struct {
 	// mounts are the files and folders compose services mount
 	// (composeMounts, found by ownership).
 	mounts []mount
+	// envOrigins say where a ConfigMap's value read from an env file
+	// nobody committed comes from, by repository, ConfigMap file and key.
+	envOrigins map[[3]string]envOrigin
 }
 
 // BuilderVersion numbers the graphs Build makes. It changes whenever a
@@ -147,7 +150,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 30
+const BuilderVersion = 31
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -164,8 +167,8 @@ func Build(in Input) *Graph {
 		}
 	}
 	in.Resources = resources
-	readEnvFiles(&in)
-	b := &builder{in: in, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
+	origins := readEnvFiles(&in)
+	b := &builder{in: in, envOrigins: origins, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
 		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, traced: map[string]traceResult{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}

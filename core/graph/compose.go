@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -30,9 +31,10 @@ func settingsByFile(in *Input) map[[2]string]map[string]string {
 // interpolateCompose), a Kustomize configMapGenerator's envs join its
 // literals as the generated ConfigMap's data (literals win: kustomize
 // refuses duplicates anyway). The input is changed in place.
-func readEnvFiles(in *Input) {
+func readEnvFiles(in *Input) map[[3]string]envOrigin {
 	dotenv := settingsByFile(in)
-	azdEnvFiles(in, dotenv)
+	written := azdEnvFiles(in, dotenv)
+	origins := map[[3]string]envOrigin{}
 	for i := range in.Resources {
 		r := &in.Resources[i]
 		if r.Kind != "ConfigMap" || len(r.EnvFiles) == 0 {
@@ -43,15 +45,27 @@ func readEnvFiles(in *Input) {
 			data[k] = v
 		}
 		for _, f := range r.EnvFiles {
-			for k, v := range dotenv[[2]string{r.Repo, path.Join(path.Dir(r.File), f)}] {
+			file := [2]string{r.Repo, path.Join(path.Dir(r.File), f)}
+			for k, v := range dotenv[file] {
 				if _, ok := data[k]; !ok && v != "…" {
 					data[k] = v
+					if o, ok := written[file][k]; ok {
+						origins[[3]string{r.Repo, r.File, k}] = o
+					}
 				}
 			}
 		}
 		r.Data = data
 	}
 	interpolateCompose(in, dotenv)
+	return origins
+}
+
+// envOrigin is where a value of an env file nobody committed comes from
+// (one azd writes at deploy time): how, and the line that sets it.
+type envOrigin struct {
+	via string
+	ev  Evidence
 }
 
 // azdEnvFiles adds to dotenv the .env files azd writes at deploy time
@@ -61,17 +75,26 @@ func readEnvFiles(in *Input) {
 // environment). A variable left with a ${NAME} azd's outputs do not give
 // is not written; a file in the repository under that name keeps its own
 // values (azd would replace it, but it is what the repository says).
-func azdEnvFiles(in *Input, dotenv map[[2]string]map[string]string) {
-	outputs, written := map[[2]string]map[string]string{}, map[[2]string]bool{}
+func azdEnvFiles(in *Input, dotenv map[[2]string]map[string]string) map[[2]string]map[string]envOrigin {
+	type output struct {
+		value string
+		at    string // file:line
+	}
+	outputs, written := map[[2]string]map[string]output{}, map[[2]string]bool{}
+	origins := map[[2]string]map[string]envOrigin{}
 	for _, r := range in.Resources {
 		if r.Kind == core.ResourceTerraformOutputs {
 			// A module's outputs may be spread over its files.
 			k := [2]string{r.Repo, r.Name}
 			if outputs[k] == nil {
-				outputs[k] = map[string]string{}
+				outputs[k] = map[string]output{}
+			}
+			lines := map[string]int{}
+			for _, kl := range r.Keys {
+				lines[kl.Key] = kl.Line
 			}
 			for name, v := range r.Data {
-				outputs[k][name] = v
+				outputs[k][name] = output{v, fmt.Sprintf("%s:%d", r.File, lines[name])}
 			}
 		}
 	}
@@ -80,16 +103,18 @@ func azdEnvFiles(in *Input, dotenv map[[2]string]map[string]string) {
 			continue
 		}
 		dir := path.Dir(r.File)
-		var vars map[string]string
+		var vars map[string]output
 		if r.Data["provider"] == "terraform" {
 			vars = outputs[[2]string{r.Repo, path.Join(dir, r.Data["infra"])}]
 		}
 		file := [2]string{r.Repo, path.Join(dir, r.Data["env-file"])}
 		for _, e := range r.Env {
+			var from []string
 			v := composeVarRE.ReplaceAllStringFunc(e.Value, func(m string) string {
 				g := composeVarRE.FindStringSubmatch(m)
 				if out, ok := vars[g[1]+g[2]]; ok {
-					return out
+					from = append(from, "Terraform output "+g[1]+g[2]+" ("+out.at+")")
+					return out.value
 				}
 				return m
 			})
@@ -107,9 +132,18 @@ func azdEnvFiles(in *Input, dotenv map[[2]string]map[string]string) {
 			}
 			if _, ok := dotenv[file][e.Name]; !ok {
 				dotenv[file][e.Name] = v
+				via := fmt.Sprintf("written to %s by azd from %s:%d", file[1], r.File, e.Line)
+				if len(from) > 0 {
+					via += ", " + strings.Join(from, ", ")
+				}
+				if origins[file] == nil {
+					origins[file] = map[string]envOrigin{}
+				}
+				origins[file][e.Name] = envOrigin{via, Evidence{r.ChunkID, r.Repo, r.File, e.Line}}
 			}
 		}
 	}
+	return origins
 }
 
 // interpolateCompose fills the ${VAR} of compose services the way docker

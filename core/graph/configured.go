@@ -120,7 +120,11 @@ func (b *builder) collectValues() {
 				if ev.Line == 0 {
 					ev = at
 				}
-				add(s, envVal{name: name, value: v.Data[k], via: "ConfigMap " + cm + " (" + v.File + ")", ev: ev, tier: tierDeploy, shared: isShared})
+				via := "ConfigMap " + cm + " (" + v.File + ")"
+				if o, ok := b.envOrigins[[3]string{v.Repo, v.File, k}]; ok {
+					via, ev = via+", "+o.via, o.ev
+				}
+				add(s, envVal{name: name, value: v.Data[k], via: via, ev: ev, tier: tierDeploy, shared: isShared})
 			}
 		}
 	}

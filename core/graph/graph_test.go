@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -232,4 +233,25 @@ func TestSelfRegisteredGRPC(t *testing.T) {
 	if !found {
 		t.Error("no gRPC call of meter")
 	}
+}
+
+// TestAzdProvenance checks that an address azd writes into a Kustomize
+// .env says where it comes from: the project file's line (also the
+// evidence) and the Terraform output it was filled from.
+func TestAzdProvenance(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "azd.txtar"))
+	for _, e := range g.Edges {
+		if e.Source != "invoicer" || e.Target != "management.azure.com" {
+			continue
+		}
+		want := "env STORAGE_KEYS_URL from ConfigMap invoicer (deploy/overlays/azd/invoicer/kustomization.yaml), written to deploy/overlays/azd/invoicer/.env by azd from azure.yaml:19, Terraform output AZURE_STORAGE_KEYS_URL (infra/outputs.tf:1)"
+		if e.Via != want {
+			t.Errorf("via %q\nwant %q", e.Via, want)
+		}
+		if !slices.ContainsFunc(e.Evidence, func(ev graph.Evidence) bool { return ev.File == "azure.yaml" && ev.Line == 19 }) {
+			t.Errorf("evidence %+v lacks azure.yaml:19", e.Evidence)
+		}
+		return
+	}
+	t.Error("no edge invoicer -> management.azure.com")
 }
