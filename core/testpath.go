@@ -37,8 +37,15 @@ func IsTestPath(p string) bool {
 	if testFileRE.MatchString(path.Base(p)) {
 		return true
 	}
-	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
+	for i, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
 		if testDirs[d] || testProjectRE.MatchString(d) || testDataRE.MatchString(d) {
+			return true
+		}
+		// A repository's top-level integration/ is its integration test
+		// suite (moby, containerd, cortex, traefik); deeper, a package
+		// of that name is often product code (a library's integration
+		// with a framework).
+		if i == 0 && d == "integration" {
 			return true
 		}
 	}
