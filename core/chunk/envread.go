@@ -20,6 +20,23 @@ var envNameRE = lazyre.New(`^[A-Z][A-Z0-9_]*$`)
 // and envsubst write them alike; ${NAME:-default} is the shell form).
 var placeholderRE = lazyre.New(`\$\{([A-Z][A-Z0-9_]*)(?::-?([^}]*))?\}`)
 
+// shellSliceRE is what follows the colon of a shell substring,
+// ${GITHUB_SHA:0:7}: an offset and a length, not a default.
+var shellSliceRE = lazyre.New(`^\s*-?[0-9]+\s*(:\s*-?[0-9]+\s*)?$`)
+
+// placeholderDefault is the default of placeholderRE's match m in text:
+// "" for none, and for a shell substring (${NAME:offset:length}).
+func placeholderDefault(text string, m []int) string {
+	if m[4] < 0 {
+		return ""
+	}
+	def := text[m[4]:m[5]]
+	if text[m[4]-1] == ':' && shellSliceRE.MatchString(def) {
+		return ""
+	}
+	return def
+}
+
 // envReadKinds are the node kinds an environment read can be: calls
 // (getenv, os.environ.get, a helper named like getEnvVar), member
 // accesses (process.env.X), indexes (os.environ["X"]), and the operators
@@ -166,11 +183,7 @@ func envReads(root *ts.Node, ev *evaluator) []fact {
 			if strings.Contains(t, "${") {
 				for _, m := range placeholderRE.FindAllStringSubmatchIndex(t, -1) {
 					line := int(n.StartPosition().Row) + 1 + strings.Count(t[:m[0]], "\n")
-					def := ""
-					if m[4] >= 0 {
-						def = t[m[4]:m[5]]
-					}
-					add(n.StartByte()+uint(m[0]), line, t[m[2]:m[3]], def, "")
+					add(n.StartByte()+uint(m[0]), line, t[m[2]:m[3]], placeholderDefault(t, m), "")
 				}
 			}
 			return

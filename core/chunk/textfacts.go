@@ -49,11 +49,7 @@ func AddEnvRefs(chunks []core.Chunk, language string) {
 			c.Bindings = append(c.Bindings, core.Binding{Kind: BindEnv, Env: name, Default: def, Line: c.LineStart + strings.Count(text[:off], "\n")})
 		}
 		for _, m := range placeholderRE.FindAllStringSubmatchIndex(text, -1) {
-			def := ""
-			if m[4] >= 0 {
-				def = text[m[4]:m[5]]
-			}
-			add(m[0], text[m[2]:m[3]], def)
+			add(m[0], text[m[2]:m[3]], placeholderDefault(text, m))
 		}
 		if shellLike[language] {
 			for _, m := range shellRefRE.FindAllStringSubmatchIndex(text, -1) {

@@ -111,14 +111,16 @@ func TestIsAddressTemplate(t *testing.T) {
 }
 
 func TestAddEnvRefs(t *testing.T) {
-	text := "#!/bin/sh\nexec locust --host=\"$TARGET_URL\" -u ${USERS:-10} --tags $lower\n"
+	// ${GITHUB_SHA:0:7} and ${TAG:1} are shell substrings, not defaults;
+	// ${DB_HOST:db} is Spring's default.
+	text := "#!/bin/sh\nexec locust --host=\"$TARGET_URL\" -u ${USERS:-10} --tags $lower\nID=${GITHUB_SHA:0:7} V=${TAG:1} H=${DB_HOST:db}\n"
 	chunks := []core.Chunk{{Text: text, LineStart: 1, Corpus: core.CodeLogic}}
 	AddEnvRefs(chunks, "shell")
 	var got []string
 	for _, b := range chunks[0].Bindings {
 		got = append(got, b.Env+"="+b.Default)
 	}
-	if d := cmp.Diff([]string{"USERS=10", "TARGET_URL="}, got); d != "" {
+	if d := cmp.Diff([]string{"USERS=10", "GITHUB_SHA=", "TAG=", "DB_HOST=db", "TARGET_URL="}, got); d != "" {
 		t.Errorf("env refs (-want +got):\n%s", d)
 	}
 	py := []core.Chunk{{Text: "x = '${NOT_READ}'", LineStart: 1, Corpus: core.CodeLogic}}

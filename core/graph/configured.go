@@ -408,6 +408,20 @@ func addressOf(name, value string) (addr, bool) {
 	return a, true
 }
 
+// bareName reports whether address a, the value of the variable name,
+// is a bare name (no scheme, port or domain) under a variable that says
+// no more than "address" (ADDRESS, HOST) and no known service's: such a
+// name is as often an event hub's, a bucket's or a queue's as a host's,
+// so it makes no node, while CART_HOST=cart may be a service of another
+// repository.
+func (b *builder) bareName(name string, a addr) bool {
+	if a.scheme != "" || a.port != "" || strings.Contains(a.host, ".") || len(words(name)) > 1 {
+		return false
+	}
+	n, _, _ := b.lookupHost(a.host)
+	return n == ""
+}
+
 // isLocal reports whether a host is this machine.
 func isLocal(host string) bool {
 	switch host {
@@ -626,6 +640,9 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	if !ok {
 		return
 	}
+	if b.bareName(v.name, a) {
+		return
+	}
 	typ := edgeType(nil, a, v.name)
 	t, factor, how := b.target(a, typ)
 	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || isTelemetry(t) || slices.Contains(v.peers, t) {
@@ -716,7 +733,7 @@ func (b *builder) declareHosts() bool {
 				continue
 			}
 			a, ok := addressOf(v.name, v.value)
-			if !ok || isLocal(a.host) || isPlaceholderDomain(a.host) {
+			if !ok || isLocal(a.host) || isPlaceholderDomain(a.host) || b.bareName(v.name, a) {
 				continue
 			}
 			n, _, how := b.lookupHost(a.host)

@@ -123,6 +123,8 @@ func TestParseAddress(t *testing.T) {
 		{"Server=tcp:sql.example.com,1433;Initial Catalog=ledger", " sql.example.com   ledger"},
 		{"b-1.kafka:9092,b-2.kafka:9092", " b-1.kafka 9092  "},
 		{"{DATABASE_URL}", "none"},
+		{"0:7", "none"}, // a number is no host
+		{"8080", "none"},
 		{"", "none"},
 	}
 	for _, tt := range tests {

@@ -657,8 +657,8 @@ func parseAddress(v string) (addr, bool) {
 	h := strings.SplitN(v, ",", 2)[0]
 	h = strings.SplitN(h, "/", 2)[0]
 	host, port, _ := strings.Cut(h, ":")
-	if host == "" || strings.ContainsAny(host, " ={}$") {
-		return addr{}, false
+	if host == "" || strings.ContainsAny(host, " ={}$") || strings.Trim(host, "0123456789") == "" {
+		return addr{}, false // a number is no host's name
 	}
 	return addr{host: strings.ToLower(host), port: port}, true
 }
