@@ -3,6 +3,7 @@ package chunk
 import (
 	"embed"
 	"fmt"
+	"path"
 	"runtime"
 	"sort"
 	"strings"
@@ -320,6 +321,18 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 	}
 	tags := l.tags(root, src)
 	facts := l.facts(root, src, tags.imports)
+	if l.name == "go" && goBuildTool(src, path.Base(base.FilePath)) {
+		// What a generator calls at go generate time is no service's
+		// dependency: its references stay, its calls, routes and
+		// environment reads go.
+		kept := facts.facts[:0]
+		for _, f := range facts.facts {
+			if f.ref != nil {
+				kept = append(kept, fact{at: f.at, key: f.key, ref: f.ref})
+			}
+		}
+		facts.facts = kept
+	}
 	if l.name == "javascript" || l.name == "typescript" || l.name == "tsx" {
 		if fr := fileRoutes(base.FilePath, src); len(fr) > 0 {
 			facts.facts = append(facts.facts, fr...)
@@ -457,4 +470,33 @@ func (l *lang) tags(root *ts.Node, src []byte) tagSet {
 		}
 	}
 	return t
+}
+
+var (
+	// goIgnoreRE is the build constraint that leaves a file out of every
+	// build: the idiom of programs run by go run or go generate.
+	goIgnoreRE = lazyre.New(`(?m)^//(?:go:build|\s*\+build)\s+ignore\s*$`)
+	// goGenerateRunRE is a go:generate directive that runs a file or its
+	// package with go run.
+	goGenerateRunRE = lazyre.New(`(?m)^//go:generate\s+go\s+run\s+(\S+)`)
+	goPackageMainRE = lazyre.New(`(?m)^package\s+main\b`)
+)
+
+// goBuildTool reports whether a Go file (named name) is a program run at
+// build time rather than part of a service: one with the ignore build
+// constraint (gen.go, generate-emoji.go), or a main package whose own
+// go:generate directive runs it (//go:generate go run main.go).
+func goBuildTool(src []byte, name string) bool {
+	if goIgnoreRE.Match(src) {
+		return true
+	}
+	if !goPackageMainRE.Match(src) {
+		return false
+	}
+	for _, m := range goGenerateRunRE.FindAllSubmatch(src, -1) {
+		if t := string(m[1]); t == name || t == "." || t == "./"+name {
+			return true
+		}
+	}
+	return false
 }
