@@ -462,7 +462,9 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 		}
 		return r, true, nil
 	}
-	if (lang == "conf" || lang == "text" || lang == "" || strings.Contains(name, "nginx")) && IsNginx(src) {
+	docs := base.Corpus == core.DocReadme || base.Corpus == core.DocRunbook || base.Corpus == core.DocADR || base.Corpus == core.DocGoogle
+	if (lang == "conf" || lang == "text" || lang == "" || strings.Contains(name, "nginx")) && !docs && IsNginx(src) {
+		// (A document's example configuration configures nothing.)
 		r := c.fallback(src, base, "")
 		r.Fallback = ""
 		if res, ok := NginxResource(src, base.FilePath); ok {

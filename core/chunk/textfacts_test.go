@@ -174,3 +174,36 @@ FEATURE_FLAGS=on
 		t.Errorf("settings (-want +got):\n%s", d)
 	}
 }
+
+// TestDocNginxExample: a document's example nginx configuration (a man
+// page's, a text README's) declares no proxy; the same text as a
+// configuration file does.
+func TestDocNginxExample(t *testing.T) {
+	c, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := []byte("upstream discovery {\n    server 192.0.2.1:8443;\n}\nserver {\n    listen 443;\n    location / {\n        proxy_pass http://discovery;\n    }\n}\n")
+	for _, tt := range []struct {
+		file   string
+		corpus core.CorpusType
+		proxy  bool
+	}{
+		{"man/stdiscosrv.1", core.DocReadme, false},
+		{"deploy/nginx/discovery.conf", core.CodeConfig, true},
+	} {
+		r, _, err := c.File(conf, core.Chunk{FilePath: tt.file, Language: "text", Corpus: tt.corpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, ch := range r.Chunks {
+			for _, res := range ch.Resources {
+				found = found || res.Kind == ResourceProxy
+			}
+		}
+		if found != tt.proxy {
+			t.Errorf("%s: proxy resource %v, want %v", tt.file, found, tt.proxy)
+		}
+	}
+}

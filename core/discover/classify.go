@@ -122,6 +122,9 @@ func Classify(p string) (language string, corpus core.CorpusType) {
 		return "pip-requirements", core.CodeConfig
 	case lbase == "pipfile":
 		return "toml", core.CodeConfig
+	case manPageRE.MatchString(ext) && (inDir(map[string]bool{"man": true}) || manDirRE.MatchString(path.Base(path.Dir(p)))):
+		// A man page (man/stdiscosrv.1, man8/tool.8) is documentation.
+		return "text", core.DocReadme
 	}
 
 	switch language {
@@ -444,3 +447,10 @@ func DecodeLegacy(data []byte) (text []byte, note string, ok bool) {
 	}
 	return out, "not valid UTF-8 (first bad byte on line " + strconv.Itoa(line) + "): read as Windows-1252", true
 }
+
+var (
+	// manPageRE is a man page's extension: its section (.1, .8, .3pm).
+	manPageRE = lazyre.New(`^\.[1-9][a-z]*$`)
+	// manDirRE is a folder of one section's man pages (man1, man8).
+	manDirRE = lazyre.New(`^man[1-9]$`)
+)

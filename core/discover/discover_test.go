@@ -23,6 +23,9 @@ func TestClassify(t *testing.T) {
 		corpus core.CorpusType
 	}{
 		{"services/checkout/main.go", "go", core.CodeLogic},
+		{"man/stdiscosrv.1", "text", core.DocReadme},
+		{"docs/man8/relay.8", "text", core.DocReadme},
+		{"share/man/man3/Cart.3pm", "text", core.DocReadme},
 		{"src/Cart/CartController.cs", "csharp", core.CodeLogic},
 		{"catalog/app/main.py", "python", core.CodeLogic},
 		{"web/src/api.ts", "typescript", core.CodeLogic},

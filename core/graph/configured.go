@@ -536,8 +536,14 @@ func (b *builder) target(a addr, typ string) (string, float64, string) {
 }
 
 // isPlaceholderDomain reports whether a host is one documentation uses
-// (RFC 2606 names, "your-…").
+// (RFC 2606 names, RFC 5737's and RFC 3849's documentation addresses,
+// "your-…").
 func isPlaceholderDomain(host string) bool {
+	for _, pre := range []string{"192.0.2.", "198.51.100.", "203.0.113.", "2001:db8:", "[2001:db8:"} {
+		if strings.HasPrefix(host, pre) {
+			return true
+		}
+	}
 	for _, suf := range []string{"example.com", "example.org", "example.net", ".example", ".test", ".invalid"} {
 		if host == strings.TrimPrefix(suf, ".") || strings.HasSuffix(host, suf) {
 			return true
