@@ -211,7 +211,7 @@ func TestIsPlaceholderDomain(t *testing.T) {
 	for host, want := range map[string]bool{
 		"api.example.com": true, "192.0.2.1": true, "198.51.100.7": true, "203.0.113.20": true, "2001:db8::1": true,
 		"your-bucket.s3.amazonaws.com": true,
-		"10.0.3.17": false, "api.stripe.com": false, "192.0.20.1": false, "cart": false,
+		"10.0.3.17":                    false, "api.stripe.com": false, "192.0.20.1": false, "cart": false,
 	} {
 		if got := isPlaceholderDomain(host); got != want {
 			t.Errorf("isPlaceholderDomain(%q) = %v, want %v", host, got, want)
