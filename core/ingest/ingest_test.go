@@ -217,6 +217,23 @@ func TestCancelledCrawlKeepsPreviousIndex(t *testing.T) {
 	}
 }
 
+// crawlEvents crawls fsys as the repository "repo" and returns the
+// summary and every progress event.
+func crawlEvents(t *testing.T, db *sqlite.DB, fsys fs.FS) (ingest.Summary, []core.Event) {
+	t.Helper()
+	var mu sync.Mutex
+	var events []core.Event
+	c := ingest.New(db, ingest.Options{
+		FS:       func(string) fs.FS { return fsys },
+		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+	})
+	sum, err := c.Run(context.Background(), []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	return sum, events
+}
+
 // TestCrawlDecodesUTF16: a UTF-16 file with a byte order mark (as SQL
 // Server tools and Windows editors save) is indexed as UTF-8 with a
 // warning; one that does not decode is skipped, saying why.
@@ -234,16 +251,7 @@ func TestCrawlDecodesUTF16(t *testing.T) {
 		"db/revenue.sql": {Data: utf16("-- Nightly revenue per customer\r\nSELECT customer_id, SUM(total_cents) FROM invoices GROUP BY customer_id;\r\n")},
 		"db/broken.sql":  {Data: append(utf16("SELECT 1"), 'x')},
 	}
-	var mu sync.Mutex
-	var events []core.Event
-	c := ingest.New(db, ingest.Options{
-		FS:       func(string) fs.FS { return fsys },
-		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
-	})
-	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
-	if err != nil || sum.Failed() {
-		t.Fatalf("crawl: %v %+v", err, sum)
-	}
+	sum, events := crawlEvents(t, db, fsys)
 	ss := sum.Sources[0]
 	if ss.Files != 1 || len(ss.Skips) != 1 || ss.Skips[0].Path != "db/broken.sql" || ss.Skips[0].Reason != "UTF-16 text (only UTF-8 is indexed)" {
 		t.Errorf("files %d, skips %+v; want revenue.sql indexed and broken.sql skipped as UTF-16", ss.Files, ss.Skips)
@@ -273,16 +281,7 @@ func TestCrawlDropsUTF8Mark(t *testing.T) {
 		"ledger/deploy.yaml":          {Data: []byte(bom + "apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata:\r\n  name: ledger\r\nspec:\r\n  template:\r\n    spec:\r\n      containers:\r\n        - name: ledger\r\n          image: shop/ledger:1.0\r\n")},
 		"Ledger.Api/appsettings.json": {Data: []byte(bom + `{"Services": {"Accounts": "http://accounts:8080"}}`)},
 	}
-	var mu sync.Mutex
-	var events []core.Event
-	c := ingest.New(db, ingest.Options{
-		FS:       func(string) fs.FS { return fsys },
-		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
-	})
-	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
-	if err != nil || sum.Failed() {
-		t.Fatalf("crawl: %v %+v", err, sum)
-	}
+	_, events := crawlEvents(t, db, fsys)
 	for _, e := range events {
 		if e.Kind == core.EventWarning {
 			t.Errorf("warning: %+v", e)
