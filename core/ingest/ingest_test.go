@@ -278,8 +278,8 @@ func TestCrawlDropsUTF8Mark(t *testing.T) {
 	db := openDB(t)
 	bom := "\xef\xbb\xbf"
 	fsys := fstest.MapFS{
-		"ledger/deploy.yaml":          {Data: []byte(bom + "apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata:\r\n  name: ledger\r\nspec:\r\n  template:\r\n    spec:\r\n      containers:\r\n        - name: ledger\r\n          image: shop/ledger:1.0\r\n")},
-		"Ledger.Api/appsettings.json": {Data: []byte(bom + `{"Services": {"Accounts": "http://accounts:8080"}}`)},
+		"payroll/deploy.yaml":          {Data: []byte(bom + "apiVersion: apps/v1\r\nkind: Deployment\r\nmetadata:\r\n  name: payroll\r\nspec:\r\n  template:\r\n    spec:\r\n      containers:\r\n        - name: payroll\r\n          image: shop/payroll:1.0\r\n")},
+		"Payroll.Api/appsettings.json": {Data: []byte(bom + `{"Services": {"Tax": "http://tax:8080"}}`)},
 	}
 	_, events := crawlEvents(t, db, fsys)
 	for _, e := range events {
@@ -294,12 +294,12 @@ func TestCrawlDropsUTF8Mark(t *testing.T) {
 	found := map[string]bool{}
 	for _, r := range res {
 		found[r.Kind+" "+r.Name] = true
-		if r.Kind == core.ResourceSettings && r.Data["Services:Accounts"] != "http://accounts:8080" {
+		if r.Kind == core.ResourceSettings && r.Data["Services:Tax"] != "http://tax:8080" {
 			t.Errorf("settings: %v", r.Data)
 		}
 	}
-	if !found["Deployment ledger"] || !found[core.ResourceSettings+" Ledger.Api/appsettings.json"] {
-		t.Errorf("resources %v; want the ledger Deployment and the settings file", found)
+	if !found["Deployment payroll"] || !found[core.ResourceSettings+" Payroll.Api/appsettings.json"] {
+		t.Errorf("resources %v; want the payroll Deployment and the settings file", found)
 	}
 }
 
