@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"path"
@@ -487,7 +488,12 @@ var (
 // constraint (gen.go, generate-emoji.go), or a main package whose own
 // go:generate directive runs it (//go:generate go run main.go).
 func goBuildTool(src []byte, name string) bool {
-	if goIgnoreRE.Match(src) {
+	// Build constraints stand before the package clause.
+	head := src
+	if i := bytes.Index(src, []byte("\npackage ")); i >= 0 {
+		head = src[:i+1]
+	}
+	if goIgnoreRE.Match(head) {
 		return true
 	}
 	if !goPackageMainRE.Match(src) {
