@@ -21,13 +21,13 @@ func TestTemplateAddress(t *testing.T) {
 		{"no url", []templatePart{lit("mongodb")}, "mongodb", true},
 		{"path", []templatePart{lit("https://api.example.com/accounts/"), in("id"), lit("/keys")}, "https://api.example.com/accounts/{id}/keys", true},
 		{"query", []templatePart{lit("https://api.example.com/list?version="), in("version")}, "https://api.example.com/list?version={version}", true},
-		{"after the host", []templatePart{lit("https://management.azure.com"), in("id"), lit("/listKeys?api-version=1")}, "https://management.azure.com/{id}/listKeys?api-version=1", true},
-		{"at the end", []templatePart{lit("https://management.azure.com"), in("id")}, "https://management.azure.com/{id}", true},
+		{"after the host", []templatePart{lit("https://control.cloudhost.net"), in("id"), lit("/listKeys?api-version=1")}, "https://control.cloudhost.net/{id}/listKeys?api-version=1", true},
+		{"at the end", []templatePart{lit("https://control.cloudhost.net"), in("id")}, "https://control.cloudhost.net/{id}", true},
 		{"port", []templatePart{lit("http://search.example.net:"), in("port"), lit("/v1")}, "http://search.example.net/v1", true},
 		{"whole host", []templatePart{lit("https://"), in("name"), lit(".blob.core.windows.net")}, "", false},
-		{"part of the host", []templatePart{lit("https://sb-"), in("name"), lit(".servicebus.windows.net")}, "", false},
+		{"part of the host", []templatePart{lit("https://sb-"), in("name"), lit(".bus.cloudhost.net")}, "", false},
 		{"host suffix", []templatePart{lit("https://api."), in("zone")}, "", false},
-		{"no scheme", []templatePart{lit("sb-"), in("name"), lit(".servicebus.windows.net")}, "", false},
+		{"no scheme", []templatePart{lit("sb-"), in("name"), lit(".bus.cloudhost.net")}, "", false},
 		{"computed first", []templatePart{in("endpoint"), lit("/v1")}, "", false},
 	}
 	for _, tt := range tests {
@@ -46,7 +46,7 @@ func TestTerraformOutputs(t *testing.T) {
 }
 
 output "KEYS_URL" {
-  value = local.enabled ? "https://management.azure.com${azurerm_storage_account.main.id}/listKeys?api-version=2023-01-01" : ""
+  value = local.enabled ? "https://control.cloudhost.net${azurerm_storage_account.main.id}/listKeys?api-version=2023-01-01" : ""
 }
 
 output "ENDPOINT" {
@@ -62,7 +62,7 @@ output "REGION" {
 }
 
 output "HOST" {
-  value = "${azurerm_servicebus_namespace.main.name}.servicebus.windows.net"
+  value = "${cloud_bus.main.name}.bus.cloudhost.net"
 }
 `)
 	c, err := New(Options{})
@@ -82,7 +82,7 @@ output "HOST" {
 		t.Fatal("no terraform-outputs resource")
 	}
 	want := map[string]string{
-		"KEYS_URL": "https://management.azure.com/{id}/listKeys?api-version=2023-01-01",
+		"KEYS_URL": "https://control.cloudhost.net/{id}/listKeys?api-version=2023-01-01",
 		"REGION":   "westeurope",
 	}
 	if got.Name != "infra" || !reflect.DeepEqual(got.Data, want) {

@@ -359,7 +359,7 @@ var pdoRE = lazyre.New(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
 
 // addressOf reads the address a variable's value holds, if it holds one:
 // a URL or DSN whatever the name, host:port, or a bare host when the
-// name says it is an address (CART_HOST=cart).
+// name says it is an address (BILLING_HOST=billing).
 func addressOf(name, value string) (addr, bool) {
 	v := strings.Trim(strings.TrimSpace(value), `"'`)
 	if v == "" || strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.ContainsAny(v, " \t\n") && !strings.Contains(v, ";") {
@@ -412,7 +412,7 @@ func addressOf(name, value string) (addr, bool) {
 // is a bare name (no scheme, port or domain) under a variable that says
 // no more than "address" (ADDRESS, HOST) and no known service's: such a
 // name is as often an event hub's, a bucket's or a queue's as a host's,
-// so it makes no node, while CART_HOST=cart may be a service of another
+// so it makes no node, while BILLING_HOST=billing may be a service of another
 // repository.
 func (b *builder) bareName(name string, a addr) bool {
 	if a.scheme != "" || a.port != "" || strings.Contains(a.host, ".") || len(words(name)) > 1 {
@@ -553,7 +553,7 @@ func isPlaceholderDomain(host string) bool {
 }
 
 // configured adds the dependencies a service's configuration names: every
-// address its environment gives it (a URL, a DSN, host:port, CART_HOST=cart)
+// address its environment gives it (a URL, a DSN, host:port, BILLING_HOST=billing)
 // is an edge, even where no traced call uses it (SDK clients read their
 // address themselves). Values of one variable come from the highest tier
 // that sets it; an address from a shared ConfigMap counts only for the

@@ -241,7 +241,7 @@ func TestSelfRegisteredGRPC(t *testing.T) {
 func TestAzdProvenance(t *testing.T) {
 	g, _ := crawl(t, filepath.Join("testdata", "azd.txtar"))
 	for _, e := range g.Edges {
-		if e.Source != "invoicer" || e.Target != "management.azure.com" {
+		if e.Source != "invoicer" || e.Target != "control.cloudhost.net" {
 			continue
 		}
 		want := "env STORAGE_KEYS_URL from ConfigMap invoicer (deploy/overlays/azd/invoicer/kustomization.yaml), written to deploy/overlays/azd/invoicer/.env by azd from azure.yaml:19, Terraform output AZURE_STORAGE_KEYS_URL (infra/outputs.tf:1)"
@@ -253,5 +253,5 @@ func TestAzdProvenance(t *testing.T) {
 		}
 		return
 	}
-	t.Error("no edge invoicer -> management.azure.com")
+	t.Error("no edge invoicer -> control.cloudhost.net")
 }
