@@ -48,11 +48,11 @@ var (
 // folder, relative to the project file) and "provider" (terraform or
 // bicep, azd's default). A file that does not parse declares nothing.
 func AzdResources(src []byte) []core.Resource {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) == 0 {
+	docs, err := parseYAMLDocs(src)
+	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 {
 		return nil
 	}
-	root := doc.Content[0]
+	root := docs[0].Content[0]
 	infra, provider := "infra", "bicep"
 	if n := yamlChild(yamlChild(root, "infra"), "path"); n != nil && n.Value != "" {
 		infra = n.Value

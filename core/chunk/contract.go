@@ -462,7 +462,7 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 		}
 		return r, true, nil
 	}
-	docs := base.Corpus == core.DocReadme || base.Corpus == core.DocRunbook || base.Corpus == core.DocADR || base.Corpus == core.DocGoogle
+	docs := base.Corpus.Type().Chunker == core.ChunkMarkdown
 	if (lang == "conf" || lang == "text" || lang == "" || strings.Contains(name, "nginx")) && !docs && IsNginx(src) {
 		// (A document's example configuration configures nothing.)
 		r := c.fallback(src, base, "")

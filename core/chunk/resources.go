@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -281,7 +280,12 @@ var (
 	// helmIncludeRE is a template line that renders another template:
 	// {{- include "common.deployment" (dict ...) }}, {{ template "x" . }}.
 	helmIncludeRE = lazyre.New(`(?m)^\s*\{\{-?\s*(?:include|template)\s+"([^"]+)"`)
-	helmNsRE      = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
+	// helmChartNameRE is an action that renders a chart's own name as a
+	// release named after the chart renders it: helm create's
+	// "<chart>.fullname" and "<chart>.name" helpers (the chart in group
+	// 1), .Chart.Name and .Release.Name.
+	helmChartNameRE = lazyre.New(`\{\{-?[ \t]*(?:(?:include|template)[ \t]+"([^"]+)\.(?:fullname|name)"[ \t]+[.$]|\.Chart\.Name|\.Release\.Name)[ \t]*-?\}\}`)
+	helmNsRE        = lazyre.New(`(?m)^metadata:\s*\n(?:\s+.*\n)*?\s+namespace:\s*["']?([^"'\s{}]+)["']?\s*$`)
 )
 
 // helmResources reads what a Helm template declares with plain YAML, one
@@ -298,20 +302,18 @@ func helmResources(src []byte, chart string, partial bool) []core.Resource {
 		bounds = append(bounds, m[0])
 	}
 	bounds = append(bounds, len(src))
-	// The chart's own names, rendered as a release named after the chart
-	// renders them: helm create's "<chart>.fullname" and "<chart>.name"
-	// helpers, .Chart.Name and .Release.Name.
-	var chartName *regexp.Regexp
-	if chart != "" {
-		chartName = regexp.MustCompile(`\{\{-?[ \t]*(?:(?:include|template)[ \t]+"` + regexp.QuoteMeta(chart) + `\.(?:fullname|name)"[ \t]+[.$]|\.Chart\.Name|\.Release\.Name)[ \t]*-?\}\}`)
-	}
 	for i := 0; i+1 < len(bounds); i++ {
 		raw := src[bounds[i]:bounds[i+1]]
 		// doc is the document with the chart's names rendered; raw keeps
 		// them as written, for a release of another name.
 		doc := raw
-		if chartName != nil {
-			doc = chartName.ReplaceAll(raw, []byte(chart))
+		if chart != "" {
+			doc = helmChartNameRE.ReplaceAllFunc(raw, func(m []byte) []byte {
+				if g := helmChartNameRE.FindSubmatch(m); len(g[1]) > 0 && string(g[1]) != chart {
+					return m // another chart's helper
+				}
+				return []byte(chart)
+			})
 		}
 		r := core.Resource{Kind: core.ResourceHelmTemplate, Service: chart, Line: lineOf(src, bounds[i]) + leadingLines(doc)}
 		kind := ""

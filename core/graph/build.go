@@ -387,10 +387,9 @@ func (b *builder) services() {
 	// An image several services run (one image with a tag per service,
 	// an unfilled ${IMAGE_NAME}) names none of them.
 	imageUsers := map[string]map[string]bool{}
-	chartValues := map[string]map[string]string{} // repo/chart directory -> values.yaml
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceHelmValues {
-			chartValues[r.Repo+"/"+path.Dir(r.File)] = r.Data
+			b.helmValues[r.Repo+"/"+path.Dir(r.File)] = r.Data
 		}
 	}
 	// A Helm workload's images as its chart's values render them
@@ -398,7 +397,7 @@ func (b *builder) services() {
 	helmImages := func(r core.ResourceAt) []string {
 		var out []string
 		for _, img := range r.Images {
-			if v, ok := helmValue(img, chartValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]); ok {
+			if v, ok := helmValue(img, b.helmValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]); ok {
 				img = v
 			}
 			out = append(out, img)
@@ -587,8 +586,6 @@ func (b *builder) services() {
 			if _, ok := b.configMaps[r.Name]; !ok {
 				b.configMaps[r.Name] = r.Data
 			}
-		case r.Kind == core.ResourceHelmValues:
-			b.helmValues[r.Repo+"/"+path.Dir(r.File)] = r.Data
 		}
 	}
 }
