@@ -2,6 +2,7 @@ package core
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"coderag/core/internal/lazyre"
@@ -73,4 +74,31 @@ func InExampleDir(dir string) bool {
 		}
 	}
 	return false
+}
+
+// DeclaresSystem reports whether the deploy file at p declares the
+// system's own services: not one in a test folder (fixtures, e2e set-ups,
+// test images: what tests run) nor a development container's
+// (.devcontainer/: the developer's machine). The service graph makes
+// nodes of the others only, and mentions are looked for of those only.
+func DeclaresSystem(p string) bool {
+	return !IsTestPath(p) && !strings.HasPrefix(p, ".devcontainer/") && !strings.Contains(p, "/.devcontainer/")
+}
+
+// NameAt is a service's name and the deploy file that declares it ("" for
+// a node of the service graph).
+type NameAt struct{ Name, File string }
+
+// SystemNames returns the distinct names, sorted, of those declared
+// outside tests and development containers (DeclaresSystem) or by the
+// graph.
+func SystemNames(names []NameAt) []string {
+	var out []string
+	for _, n := range names {
+		if n.File == "" || DeclaresSystem(n.File) {
+			out = append(out, n.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

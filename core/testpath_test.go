@@ -1,6 +1,9 @@
 package core
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestIsTestPath(t *testing.T) {
 	for _, tt := range []struct {
@@ -54,5 +57,20 @@ func TestIsExamplePath(t *testing.T) {
 		if got := IsExamplePath(tt.path); got != tt.want {
 			t.Errorf("IsExamplePath(%q) = %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+func TestSystemNames(t *testing.T) {
+	got := SystemNames([]NameAt{
+		{"orders", "deploy/orders.yaml"},
+		{"runtime", "tests/apps/runtime/service.yaml"},
+		{"postgres", ".devcontainer/docker-compose.yml"},
+		{"billing", ""}, // a graph node
+		{"orders", ""},
+		{"stub-api", "e2e/compose.yaml"},
+		{"gateway", "charts/gateway/templates/deployment.yaml"},
+	})
+	if want := []string{"billing", "gateway", "orders"}; !slices.Equal(got, want) {
+		t.Errorf("SystemNames = %q, want %q", got, want)
 	}
 }

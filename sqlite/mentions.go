@@ -12,27 +12,30 @@ import (
 
 // ServiceNames returns the names of the services the index knows: those
 // of its deploy chunks (Kubernetes workloads and Services, compose
-// services, Helm charts) and of the service graph's nodes but the
-// unresolved targets (?{client}: a call's expression, not a service),
-// sorted.
+// services, Helm charts) in files that declare the system
+// (core.DeclaresSystem: not a test's manifests) and of the service
+// graph's nodes but the unresolved targets (?{client}: a call's
+// expression, not a service), sorted.
 func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `
-		SELECT service_name FROM chunks WHERE corpus_type = ? AND service_name <> ''
-		UNION SELECT name FROM services WHERE kind <> 'unresolved'
-		ORDER BY 1`, string(core.CodeDeploy))
+		SELECT DISTINCT service_name, file_path FROM chunks WHERE corpus_type = ? AND service_name <> ''
+		UNION SELECT name, '' FROM services WHERE kind <> 'unresolved'`, string(core.CodeDeploy))
 	if err != nil {
 		return nil, db.wrap("read service names from", err)
 	}
 	defer rows.Close()
-	var out []string
+	var names []core.NameAt
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var n core.NameAt
+		if err := rows.Scan(&n.Name, &n.File); err != nil {
 			return nil, db.wrap("read service names from", err)
 		}
-		out = append(out, s)
+		names = append(names, n)
 	}
-	return out, db.wrap("read service names from", rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, db.wrap("read service names from", err)
+	}
+	return core.SystemNames(names), nil
 }
 
 // UpdateMentions runs find over the file path and text of every chunk of

@@ -29,12 +29,6 @@ type Input struct {
 	GoImports map[[2]string][]string
 }
 
-// devContainer reports whether a file is part of a development
-// container's definition (the Dev Containers spec's .devcontainer folder).
-func devContainer(file string) bool {
-	return strings.HasPrefix(file, ".devcontainer/") || strings.Contains(file, "/.devcontainer/")
-}
-
 // NeedsGoImports reports whether Build reads in.GoImports: a workload's
 // image is built by ko from an import path, or a workload names the
 // programs it runs.
@@ -162,7 +156,7 @@ func Build(in Input) *Graph {
 	// are copied, to be interpolated.
 	resources := make([]core.ResourceAt, 0, len(in.Resources))
 	for _, r := range in.Resources {
-		if !core.IsTestPath(r.File) && !devContainer(r.File) {
+		if core.DeclaresSystem(r.File) {
 			resources = append(resources, r)
 		}
 	}

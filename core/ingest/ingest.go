@@ -495,8 +495,9 @@ var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "-m" + strconv.
 // is given). It changes whenever those rules would join some unchanged
 // chunk differently, so that the next crawl of an existing index joins
 // all of them again. 2: a file named after a service is about it;
-// unresolved targets and Kubernetes' own words are no services.
-const mentionRules = 2
+// unresolved targets and Kubernetes' own words are no services. 3: nor
+// are the workloads of a test's manifests (core.DeclaresSystem).
+const mentionRules = 3
 
 // GraphOutdated reports whether linkKey, the link key an index records,
 // says an older graph builder made its graph: the next crawl makes it

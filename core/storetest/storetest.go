@@ -987,13 +987,16 @@ func testChunkingVersion(t *testing.T, s Store) {
 
 // testServiceNames: the names mentions are looked for are the graph's
 // services, never an unresolved call's target (?{target}: its words are
-// any text's), and a document is not joined to one.
+// any text's) nor a workload a test's manifest deploys (an e2e suite's
+// app named "runtime"), and a document is not joined to one.
 func testServiceNames(t *testing.T, s Store) {
 	ctx := context.Background()
 	g := crawlShop(t, s, map[string]string{
 		"docker-compose.yml": "services:\n  cart:\n    build: ./cart\n",
 		"cart/main.go":       "package main\n\nimport \"net/http\"\n\n// fetch gets the target.\nfunc fetch(target string) {\n\thttp.Get(target)\n}\n",
-		"docs/notes.md":      "# Notes\n\nPick the target, then the target's owner; the target decides.\n",
+		"docs/notes.md":      "# Notes\n\nPick the target, then the target's owner; the target decides. The runtime retries.\n",
+		"tests/apps/runtime/service.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: runtime\nspec:\n  template:\n    spec:\n" +
+			"      containers:\n        - name: runtime\n          image: e2e/runtime:dev\n",
 	})
 	if !slices.ContainsFunc(g.Services, func(sv graph.Service) bool { return sv.Kind == graph.KindUnresolved }) {
 		t.Fatalf("the fixture made no unresolved node: %+v", g.Services)

@@ -427,16 +427,24 @@ func (db *DB) GoImports(ctx context.Context) (map[[2]string][]string, error) {
 }
 
 // ServiceNames returns the names of the services the index knows: those
-// of its deploy chunks and of the service graph's nodes but the
+// of its deploy chunks in files that declare the system
+// (core.DeclaresSystem) and of the service graph's nodes but the
 // unresolved targets, sorted.
 func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
-	rows, err := db.pool.Query(ctx, `SELECT service_name FROM chunks WHERE corpus_type = $1 AND service_name <> ''
-		UNION SELECT name FROM services WHERE kind <> 'unresolved' ORDER BY 1`, string(core.CodeDeploy))
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT service_name, file_path FROM chunks WHERE corpus_type = $1 AND service_name <> ''
+		UNION SELECT name, '' FROM services WHERE kind <> 'unresolved'`, string(core.CodeDeploy))
 	if err != nil {
 		return nil, db.wrap("read service names from", err)
 	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return out, db.wrap("read service names from", err)
+	names, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (core.NameAt, error) {
+		var n core.NameAt
+		err := row.Scan(&n.Name, &n.File)
+		return n, err
+	})
+	if err != nil {
+		return nil, db.wrap("read service names from", err)
+	}
+	return core.SystemNames(names), nil
 }
 
 // scopeSQL narrows a query over chunks c to the chunks of the files this
