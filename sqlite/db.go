@@ -396,13 +396,7 @@ func (db *DB) UseEmbedder(ctx context.Context, e core.EmbedderInfo) error {
 	}
 	defer tx.Rollback()
 	stmts := []string{
-		fmt.Sprintf(`CREATE VIRTUAL TABLE vec_chunks USING vec0(
-			chunk_pk INTEGER PRIMARY KEY,
-			embedding float[%d] distance_metric=cosine,
-			corpus_type text,
-			repo_name text,
-			language text,
-			service_name text)`, e.Dim),
+		vecTableSQL(e.Dim),
 		vectorTriggerSQL,
 	}
 	for _, s := range stmts {

@@ -344,27 +344,41 @@ const compactShare = 0.25
 // row's entries until its segments merge, and every query reads past
 // them. On the Go toolchain and modules (183k chunks) rewritten once, the
 // code index held 2.3 times its live size, a one-shot query's p50 went
-// from 58 to 78 ms, and compacting took 9 s. It reports whether it
+// from 58 to 78 ms, and compacting took 9 s. It rebuilds the vector table
+// when a quarter of its slots are dead (vectorsDue). It reports whether it
 // compacted, and calls starting (when set) before it starts. The crawl
 // calls it at its end, before FinishRun.
 func (db *DB) Compact(ctx context.Context, starting func()) (bool, error) {
 	if db.readOnly {
 		return false, nil
 	}
-	_, due, err := db.compactDue(ctx)
-	if err != nil || !due {
+	_, ftsDue, err := db.compactDue(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, _, vecDue, err := db.vectorsDue(ctx)
+	if err != nil || !ftsDue && !vecDue {
 		return false, err
 	}
 	if starting != nil {
 		starting()
 	}
-	for _, t := range rankedTables {
-		if _, err := db.sql.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {
-			return false, db.wrap("compact "+t+" in", err)
+	if ftsDue {
+		for _, t := range rankedTables {
+			if _, err := db.sql.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {
+				return false, db.wrap("compact "+t+" in", err)
+			}
+		}
+		if _, err := db.sql.ExecContext(ctx, `DELETE FROM meta WHERE key = 'fts_unindexed'`); err != nil {
+			return false, db.wrap("compact the full-text indexes of", err)
 		}
 	}
-	_, err = db.sql.ExecContext(ctx, `DELETE FROM meta WHERE key = 'fts_unindexed'`)
-	return true, db.wrap("compact the full-text indexes of", err)
+	if vecDue {
+		if err := db.compactVectors(ctx); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // compactDue returns how many chunks were removed from the full-text

@@ -350,3 +350,79 @@ func TestFinishRunLengthsFail(t *testing.T) {
 		t.Errorf("BM25 without lengths = %v, %v", hits, err)
 	}
 }
+
+// TestCompactVectors: vec0 never reuses a removed vector's slot, so a
+// source written again grows the vector table by its vectors; once a
+// quarter of the slots are dead, Compact rebuilds it with the live ones,
+// KNN answers the same, and removing a chunk still removes its vector.
+func TestCompactVectors(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:hash", Dim: 8}); err != nil {
+		t.Fatal(err)
+	}
+	vecOf := func(text string) []float32 {
+		v := make([]float32, 8)
+		for i, c := range text {
+			v[(i+int(c))%8] += float32(c % 7)
+		}
+		return v
+	}
+	files := map[string][]string{}
+	for i := range 600 {
+		files[fmt.Sprintf("svc/handler%d.go", i)] = []string{
+			fmt.Sprintf("func Handle%d() { retry(%d) }", i, i*i),
+			fmt.Sprintf("// Handler %d writes order %d.", i, i*7),
+		}
+	}
+	writeSource(t, db, "orders", files, vecOf)
+	slots := func() (live, all int64, due bool) {
+		t.Helper()
+		live, all, due, err := db.vectorsDue(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return live, all, due
+	}
+	if live, all, due := slots(); live != 1200 || all != 2048 || due {
+		t.Fatalf("after a first write: %d vectors in %d slots, due %v; want 1200 in 2048, not due", live, all, due)
+	}
+	writeSource(t, db, "orders", files, vecOf)
+	live, all, due := slots()
+	if live != 1200 || all <= 2048 || !due {
+		t.Fatalf("after a rewrite: %d vectors in %d slots, due %v; want 1200 in more than 2048, due", live, all, due)
+	}
+	if st, err := db.Stats(ctx); err != nil || !strings.HasSuffix(st.VectorIndex, "; 1872 of its 3072 vector slots unused (vec0 reuses no removed vector's slot): the next crawl compacts") {
+		t.Errorf("stats before Compact: %q, %v", st.VectorIndex, err)
+	}
+	q := vecOf("func Handle42() { retry(1764) }")
+	before, err := db.KNN(ctx, q, 5, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if did, err := db.Compact(ctx, nil); err != nil || !did {
+		t.Fatalf("Compact = %v, %v; want it done", did, err)
+	}
+	if live, all, due := slots(); live != 1200 || all != 2048 || due {
+		t.Errorf("after Compact: %d vectors in %d slots, due %v; want 1200 in 2048", live, all, due)
+	}
+	if st, err := db.Stats(ctx); err != nil || strings.Contains(st.VectorIndex, "removed") {
+		t.Errorf("stats after Compact: %q, %v", st.VectorIndex, err)
+	}
+	after, err := db.KNN(ctx, q, 5, core.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(hitScores(before), hitScores(after)) {
+		t.Errorf("KNN before Compact %v, after %v", hitScores(before), hitScores(after))
+	}
+	if _, err := db.sql.ExecContext(ctx, `DELETE FROM chunks WHERE file_path = 'svc/handler42.go'`); err != nil {
+		t.Fatal(err)
+	}
+	if live, _, _ := slots(); live != 1198 {
+		t.Errorf("vectors after removing a file's two chunks = %d, want 1198 (the trigger lost)", live)
+	}
+	if did, err := db.Compact(ctx, nil); err != nil || did {
+		t.Errorf("Compact again = %v, %v; want nothing to do", did, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -40,6 +41,13 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 	if st.Embedder.ID != "" {
 		if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM vec_chunks`).Scan(&st.Vectors); err != nil {
 			return st, db.wrap("count vectors in", err)
+		}
+		live, slots, due, err := db.vectorsDue(ctx)
+		if err != nil {
+			return st, err
+		}
+		if due {
+			st.VectorIndex += fmt.Sprintf("; %d of its %d vector slots unused (vec0 reuses no removed vector's slot): the next crawl compacts", slots-live, slots)
 		}
 	}
 	group := func(col string, add func(string, int)) error {

@@ -25,6 +25,69 @@ const vectorTriggerSQL = `CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BE
 		DELETE FROM vec_quant WHERE chunk_pk = old.pk;
 	END`
 
+// vecTableSQL creates the vec0 table of the vectors of dimension dim.
+func vecTableSQL(dim int) string {
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE vec_chunks USING vec0(
+			chunk_pk INTEGER PRIMARY KEY,
+			embedding float[%d] distance_metric=cosine,
+			corpus_type text,
+			repo_name text,
+			language text,
+			service_name text)`, dim)
+}
+
+// vecCompactShare is the share of the vector table's slots that must be
+// dead for Compact to rebuild it.
+const vecCompactShare = 0.25
+
+// vectorsDue reports whether the vec0 table holds enough dead slots for
+// Compact to rebuild it: vec0 stores vectors in blocks of 1,024 slots and
+// never reuses a deleted vector's slot nor frees an emptied block, so
+// every chunk a crawl rewrites (a full re-crawl rewrites them all, keeping
+// their vectors) adds a vector's bytes to the file for good. live and
+// slots are the vectors and the slots allocated.
+func (db *DB) vectorsDue(ctx context.Context) (live, slots int64, due bool, err error) {
+	if db.Embedder().ID == "" {
+		return 0, 0, false, nil
+	}
+	err = db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM vec_chunks_rowids),
+		(SELECT coalesce(sum(size), 0) FROM vec_chunks_chunks)`).Scan(&live, &slots)
+	if err != nil {
+		return 0, 0, false, db.wrap("read the vector table's slots of", err)
+	}
+	dead := slots - live
+	// One block is always partly empty: a rebuild is due when whole blocks'
+	// worth of slots are dead and they are a quarter of the table.
+	return live, slots, dead >= 1024 && float64(dead) >= vecCompactShare*float64(slots), nil
+}
+
+// compactVectors rebuilds the vec0 table with its live vectors only, in
+// one transaction (a crawl killed during it leaves the table as it was).
+func (db *DB) compactVectors(ctx context.Context) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap("compact the vectors of", err)
+	}
+	defer tx.Rollback()
+	const cols = `chunk_pk, embedding, corpus_type, repo_name, language, service_name`
+	for _, q := range []string{
+		`CREATE TEMP TABLE vec_keep AS SELECT ` + cols + ` FROM vec_chunks`,
+		`DROP TRIGGER IF EXISTS chunks_vec_ad`,
+		`DROP TABLE vec_chunks`,
+		vecTableSQL(db.embedder.Dim),
+		`INSERT INTO vec_chunks(` + cols + `) SELECT ` + cols + ` FROM temp.vec_keep ORDER BY chunk_pk`,
+		`DROP TABLE temp.vec_keep`,
+		vectorTriggerSQL,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return db.wrap("compact the vectors of", err)
+		}
+	}
+	return db.wrap("compact the vectors of", tx.Commit())
+}
+
 // EmbedderURL is the server URL recorded with an HTTP embedder ("" for
 // the built-in one or when none was recorded).
 func (db *DB) EmbedderURL(ctx context.Context) (string, error) {
