@@ -109,6 +109,11 @@ func TestMigrateOlderFile(t *testing.T) {
 			if _, err := old.sql.ExecContext(ctx, `INSERT INTO fts_code(rowid, text) SELECT pk, text FROM chunks`); err != nil {
 				t.Fatal(err)
 			}
+			if v >= 5 {
+				if _, err := old.sql.ExecContext(ctx, `INSERT INTO embed_vocab(token, idf, vec) VALUES ('cart', 1.5, zeroblob(1024))`); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var got int
 			old.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&got)
 			if got != v {
@@ -131,6 +136,15 @@ func TestMigrateOlderFile(t *testing.T) {
 			}
 			if _, err := db.StartRun(ctx, "test"); err != nil {
 				t.Errorf("table of a later migration unusable: %v", err)
+			}
+			// The corpus model's rows survive, in a rowid table (0017).
+			var idf float64
+			var n int
+			var ddl string
+			err = db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM embed_vocab), coalesce((SELECT idf FROM embed_vocab WHERE token = 'cart'), 0),
+				(SELECT sql FROM sqlite_master WHERE name = 'embed_vocab')`).Scan(&n, &idf, &ddl)
+			if want := map[bool]int{true: 1, false: 0}[v >= 5]; err != nil || n != want || v >= 5 && idf != 1.5 || strings.Contains(ddl, "WITHOUT ROWID") {
+				t.Errorf("embed_vocab after migration: %d rows, idf %v, %q, %v", n, idf, ddl, err)
 			}
 		})
 	}
@@ -168,7 +182,7 @@ func TestMigrateRebuildsCodeIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if want := []string{"14 declared names", "15 rank lengths", "16 service dirs"}; !slices.Equal(told, want) {
+	if want := []string{"14 declared names", "15 rank lengths", "16 service dirs", "17 vocab rows"}; !slices.Equal(told, want) {
 		t.Errorf("OnUpgrade told %q, want %q", told, want)
 	}
 	told = nil
