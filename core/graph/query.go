@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,10 +44,15 @@ func (g *Graph) Resolve(name string) (string, error) {
 	if s := g.Lookup(name); s != nil {
 		return s.Name, nil
 	}
-	names := make([]string, len(g.Services))
+	// The names and aliases a near miss is looked for among (placment is
+	// near the alias placement of shard-placement-server), each standing
+	// for its service.
+	var names []string
+	of := map[string]string{}
 	var same []string
-	for i, s := range g.Services {
-		names[i] = s.Name
+	for _, s := range g.Services {
+		names = append(names, s.Name)
+		of[s.Name] = s.Name
 		if core.SameName(s.Name, name) {
 			same = append(same, s.Name)
 		}
@@ -54,7 +60,24 @@ func (g *Graph) Resolve(name string) (string, error) {
 	if len(same) == 1 { // written another way: "repo server" for repo-server
 		return same[0], nil
 	}
-	if near := core.Closest(name, names, 3); len(near) > 0 {
+	for _, s := range g.Services {
+		for _, a := range s.Aliases {
+			if _, ok := of[a.Name]; !ok {
+				names = append(names, a.Name)
+				of[a.Name] = s.Name
+			}
+		}
+	}
+	var near []string
+	for _, n := range core.Closest(name, names, len(names)) {
+		if s := of[n]; !slices.Contains(near, s) {
+			near = append(near, s)
+		}
+		if len(near) == 3 {
+			break
+		}
+	}
+	if len(near) > 0 {
 		return "", fmt.Errorf("service %q: %w (did you mean %s?)", name, ErrNoService, strings.Join(near, ", "))
 	}
 	return "", fmt.Errorf("service %q: %w", name, ErrNoService)

@@ -73,6 +73,10 @@ func TestQueries(t *testing.T) {
 	if _, err := g.Resolve("ap"); err == nil || !strings.Contains(err.Error(), "did you mean api") {
 		t.Errorf("Resolve of a near name: %v", err)
 	}
+	g.Services = append(g.Services, Service{Name: "shard-placement-server", Kind: KindService, Aliases: []Alias{{Name: "placement", Kind: "directory"}}})
+	if _, err := g.Resolve("plcement"); err == nil || !strings.Contains(err.Error(), "did you mean shard-placement-server?") {
+		t.Errorf("Resolve of a name near an alias: %v", err)
+	}
 	g.Services = append(g.Services, Service{Name: "orders-repo-server", Kind: KindService})
 	if name, err := g.Resolve("Orders Repo Server"); err != nil || name != "orders-repo-server" {
 		t.Errorf("Resolve of the name written with spaces = %q, %v", name, err)
