@@ -70,6 +70,10 @@ func New(services []string) *Matcher {
 	return m
 }
 
+// Generic reports whether word (lower case) is too common in prose to
+// name a service on its own (api, worker, operator, ...).
+func Generic(word string) bool { return generic[word] }
+
 // allGeneric reports whether every word of a name is a generic one
 // (helm-chart, web-server): prose says those words together anyway.
 func allGeneric(ws []string) bool {

@@ -19,6 +19,7 @@ import (
 	"coderag/core"
 	"coderag/core/graph"
 	"coderag/core/internal/lazyre"
+	"coderag/core/mention"
 	"coderag/core/search"
 )
 
@@ -654,9 +655,9 @@ func services(g *graph.Graph, pieces []Piece, query string) []Service {
 	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
 	}) {
-		if g.Service(w) != nil && !seen[w] {
-			seen[w] = true
-			names = append(names, w) // a service the question names comes first
+		if n := namedService(g, w); n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n) // a service the question names comes first
 		}
 	}
 	named := len(names)
@@ -678,6 +679,38 @@ func services(g *graph.Graph, pieces []Piece, query string) []Service {
 	return out
 }
 
+// namedService returns the service a question's word names: its own
+// name, or an alias of one service only (its folder, image or DNS name:
+// "placement" for a placement-server whose code is in placement/) that is
+// no word any text uses (api, worker, operator). Unresolved targets are no
+// services.
+func namedService(g *graph.Graph, w string) string {
+	if s := g.Service(w); s != nil {
+		if s.Kind == graph.KindUnresolved {
+			return ""
+		}
+		return s.Name
+	}
+	if mention.Generic(w) {
+		return ""
+	}
+	found := ""
+	for _, s := range g.Services {
+		if s.Kind == graph.KindUnresolved {
+			continue
+		}
+		for _, a := range s.Aliases {
+			if strings.EqualFold(a.Name, w) {
+				if found != "" && found != s.Name {
+					return "" // several services': it names none
+				}
+				found = s.Name
+			}
+		}
+	}
+	return found
+}
+
 // Describe gives a service's neighbours and routes, and its blast radius
 // when blast is set, as a pack's services block lists them.
 func Describe(g *graph.Graph, ix *graph.Index, n string, blast bool) Service {
@@ -685,9 +718,23 @@ func Describe(g *graph.Graph, ix *graph.Index, n string, blast bool) Service {
 	for _, e := range ix.Dependents(n) {
 		s.Upstream = appendOnce(s.Upstream, fmt.Sprintf("%s (%s)", other(e, n), e.Label()))
 	}
+	// Known services first; targets nothing declares (an address computed
+	// at run time) after them, a few named and the rest counted, so that
+	// a service making many such calls does not spend the budget.
+	var unresolved []string
 	for _, e := range ix.Dependencies(n) {
-		s.Downstream = appendOnce(s.Downstream, fmt.Sprintf("%s (%s)", other(e, n), e.Label()))
+		d := fmt.Sprintf("%s (%s)", other(e, n), e.Label())
+		if t := g.Service(other(e, n)); t != nil && t.Kind == graph.KindUnresolved {
+			unresolved = appendOnce(unresolved, d)
+			continue
+		}
+		s.Downstream = appendOnce(s.Downstream, d)
 	}
+	const shownUnresolved = 4
+	if len(unresolved) > shownUnresolved {
+		unresolved = append(unresolved[:shownUnresolved], fmt.Sprintf("and %d more targets no deploy file names", len(unresolved)-shownUnresolved))
+	}
+	s.Downstream = append(s.Downstream, unresolved...)
 	for _, r := range g.Contract(n) {
 		route := strings.TrimSpace(r.Method + " " + r.Path)
 		if r.Handler != "" {

@@ -215,6 +215,38 @@ func TestServicesBlock(t *testing.T) {
 	if p.Services[0].Name != "tallydb" || len(p.Services[0].BlastRadius) != 3 {
 		t.Errorf("the named service's blast radius: %+v", p.Services)
 	}
+	// A service named by an alias only it has (the folder of its code) is
+	// named; a generic word or an alias two services share names none.
+	g := tallyGraph()
+	for i := range g.Services {
+		switch g.Services[i].Name {
+		case "tallydb":
+			g.Services[i].Aliases = []graph.Alias{{Name: "tallystore", Kind: "directory"}, {Name: "store", Kind: "directory"}}
+		case "frontend":
+			g.Services[i].Aliases = []graph.Alias{{Name: "store", Kind: "image"}, {Name: "web", Kind: "directory"}}
+		}
+	}
+	// Targets nothing declares come after the known services, four named.
+	for i := range 6 {
+		u := fmt.Sprintf("?grpc:{addr%d}", i)
+		g.Services = append(g.Services, graph.Service{Name: u, Kind: graph.KindUnresolved})
+		g.Edges = append(g.Edges, graph.Edge{Source: "tally", Target: u, Type: graph.EdgeGRPC, Confidence: 0.5})
+	}
+	g.Sort()
+	p, _ = Build(context.Background(), s, fakeStore{chunks: cs}, g, "how are transfers recorded", Options{})
+	if d := p.Services[0].Downstream; len(d) != 6 || d[0] != "tallydb (db)" || !strings.HasPrefix(d[1], "?grpc:{addr0}") || d[5] != "and 2 more targets no deploy file names" {
+		t.Errorf("tally depends on %q", d)
+	}
+	for _, tt := range []struct{ query, want string }{
+		{"what breaks when tallystore is down", "tallydb"},
+		{"what breaks when the store is down", "tally"},
+		{"what breaks when web is down", "tally"},
+	} {
+		p, _ = Build(context.Background(), s, fakeStore{chunks: cs}, g, tt.query, Options{})
+		if len(p.Services) == 0 || p.Services[0].Name != tt.want {
+			t.Errorf("%q: services %+v, want %s first", tt.query, p.Services, tt.want)
+		}
+	}
 }
 
 // TestFollowReferences: a chunk two hits call ranks above a hit that only
