@@ -29,6 +29,41 @@ type Input struct {
 	GoImports map[[2]string][]string
 }
 
+// dropExampleDeploys leaves out the deploy files under an examples
+// directory (core.IsExamplePath: a controller's sample applications, a
+// gateway's demo backends) of a repository that deploys services from
+// elsewhere: they show how the product is used, not the system. A
+// repository deployed only from there (a demo application under
+// samples/) keeps them.
+func dropExampleDeploys(resources []core.ResourceAt) []core.ResourceAt {
+	deploysElsewhere := map[string]bool{}
+	for _, r := range resources {
+		if declaresNode(r) && !core.IsExamplePath(r.File) {
+			deploysElsewhere[r.Repo] = true
+		}
+	}
+	kept := resources[:0]
+	for _, r := range resources {
+		if !deploysElsewhere[r.Repo] || !core.IsExamplePath(r.File) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// declaresNode reports whether a resource declares a service of its own:
+// a workload or Kubernetes Service, a compose service, a Helm chart or
+// one of its workloads, an Aspire resource.
+func declaresNode(r core.ResourceAt) bool {
+	switch {
+	case core.IsWorkload(r.Kind), r.Kind == "Service", r.Kind == core.ResourceCompose, r.Kind == core.ResourceChart, r.Kind == core.ResourceAspire:
+		return true
+	case r.Kind == core.ResourceHelmTemplate:
+		return r.Labels["kind"] != ""
+	}
+	return false
+}
+
 // NeedsGoImports reports whether Build reads in.GoImports: a workload's
 // image is built by ko from an import path, or a workload names the
 // programs it runs.
@@ -144,7 +179,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 33
+const BuilderVersion = 34
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -160,7 +195,7 @@ func Build(in Input) *Graph {
 			resources = append(resources, r)
 		}
 	}
-	in.Resources = resources
+	in.Resources = dropExampleDeploys(resources)
 	origins := readEnvFiles(&in)
 	b := &builder{in: in, envOrigins: origins, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
