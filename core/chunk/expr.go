@@ -36,6 +36,18 @@ type binding struct {
 type evaluator struct {
 	src   []byte
 	binds map[string][]binding
+	// memo holds what eval gave for a node at a depth: the fact readers
+	// ask for an expression and again for the expressions inside it (a
+	// call's arguments, a concatenation's parts), and the result depends
+	// on nothing else.
+	memo map[evalKey]value
+}
+
+// evalKey is a node (its byte range and kind) asked at a depth.
+type evalKey struct {
+	start, end uint
+	kind       string
+	depth      int
 }
 
 // scopeOf returns the byte range of the function enclosing n, or the file.
@@ -139,6 +151,20 @@ func (e *evaluator) eval(n *ts.Node, depth int) value {
 		return value{}
 	}
 	kind := n.Kind()
+	k := evalKey{n.StartByte(), n.EndByte(), kind, depth}
+	if v, ok := e.memo[k]; ok {
+		return v
+	}
+	v := e.evalNode(n, kind, depth)
+	if e.memo == nil {
+		e.memo = map[evalKey]value{}
+	}
+	e.memo[k] = v
+	return v
+}
+
+// evalNode is eval of a node of the given kind, not remembered.
+func (e *evaluator) evalNode(n *ts.Node, kind string, depth int) value {
 	switch kind {
 	case "interpreted_string_literal", "raw_string_literal", "string", "string_literal",
 		"verbatim_string_literal", "template_string", "interpolated_string_expression", "concatenated_string", "encapsed_string":
