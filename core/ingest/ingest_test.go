@@ -386,7 +386,8 @@ func TestCrawlNotebooks(t *testing.T) {
 
 // TestRunbookDirDocuments: a runbook folder's Word and HTML runbooks are
 // extracted and indexed as runbooks, not skipped as binary or read as
-// HTML code; so is a Word runbook in a repository's docs.
+// HTML code, while a decision record there stays one; a Word runbook in a
+// repository's docs is extracted too.
 func TestRunbookDirDocuments(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
@@ -395,8 +396,9 @@ func TestRunbookDirDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	fsys := fstest.MapFS{
-		"postmortems/incident-4711.docx": {Data: docx},
-		"wiki/queue-backlog.html":        {Data: []byte("<html><body><h1>Queue backlog</h1><p>When the invoice queue backs up, scale the invoice workers to six replicas.</p></body></html>")},
+		"postmortems/incident-4711.docx":     {Data: docx},
+		"wiki/queue-backlog.html":            {Data: []byte("<html><body><h1>Queue backlog</h1><p>When the invoice queue backs up, scale the invoice workers to six replicas.</p></body></html>")},
+		"decisions/0007-queue-per-tenant.md": {Data: []byte("# 7. One queue per tenant\n\n## Status\n\nAccepted\n\n## Decision\n\nEach tenant gets its own invoice queue.\n")},
 	}
 	sum, err := ingest.New(db, ingest.Options{FS: func(string) fs.FS { return fsys }}).Run(ctx,
 		[]core.Source{{Kind: core.SourceRunbookDir, Path: "/runbooks", Name: "runbooks"}})
@@ -404,8 +406,9 @@ func TestRunbookDirDocuments(t *testing.T) {
 		t.Fatalf("crawl: %v %+v", err, sum)
 	}
 	ss := sum.Sources[0]
-	if ss.Files != 2 || len(ss.Skips) != 0 || ss.Chunks[core.DocRunbook] != ss.ChunkCount() {
-		t.Errorf("files %d, skips %v, chunks %v; want both documents indexed as runbooks", ss.Files, ss.Skips, ss.Chunks)
+	// The decision record beside them stays one.
+	if ss.Files != 3 || len(ss.Skips) != 0 || ss.Chunks[core.DocADR] == 0 || ss.Chunks[core.DocRunbook]+ss.Chunks[core.DocADR] != ss.ChunkCount() {
+		t.Errorf("files %d, skips %v, chunks %v; want both documents indexed as runbooks and the decision as an ADR", ss.Files, ss.Skips, ss.Chunks)
 	}
 	for q, want := range map[string]string{"timeline": "postmortems/incident-4711.docx", "scale invoice workers": "wiki/queue-backlog.html"} {
 		res, err := search.New(db, search.Options{}).Search(ctx, search.Query{Text: q})

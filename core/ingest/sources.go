@@ -83,14 +83,16 @@ func (r *sourceReader) close() {
 }
 
 // corpus is the corpus type a file has in this kind of source: a runbook
-// directory makes its docs runbooks, a Google Docs export directory makes
+// directory makes its docs runbooks (but an architecture decision record,
+// named or filed as one, stays a decision: an ops folder often keeps its
+// decisions/ beside its runbooks), a Google Docs export directory makes
 // everything a Google doc, a transcript directory everything a
 // transcript.
 func (r *sourceReader) corpus(f core.File) core.CorpusType {
 	switch r.src.Kind {
 	case core.SourceRunbookDir:
 		switch f.Corpus {
-		case core.DocReadme, core.DocADR, core.DocGoogle:
+		case core.DocReadme, core.DocGoogle:
 			return core.DocRunbook
 		}
 		// Runbooks written in Word or exported from a wiki as HTML.
