@@ -15,7 +15,7 @@ const (
 	PhaseEmbed    Phase = "embed"
 	PhaseWrite    Phase = "write"
 	PhaseLink     Phase = "link"    // after all sources: conversations and docs joined to the services they mention
-	PhaseCompact  Phase = "compact" // at the end: the full-text indexes compacted after many removals
+	PhaseCompact  Phase = "compact" // at the end: the full-text indexes and vectors compacted after many removals
 	PhaseDone     Phase = "done"
 )
 

@@ -381,7 +381,7 @@ func TestCrawlView(t *testing.T) {
 	golden(t, "TestCrawlView_running", ansi.Strip(m.Render()))
 	// The end: compacting the indexes is a line of its own, not a source.
 	m.crawl.apply([]core.Event{{Time: testNow.Add(2 * time.Second), Kind: core.EventProgress, Phase: core.PhaseCompact}})
-	if out := ansi.Strip(m.Render()); !strings.Contains(out, "the full-text indexes compacted") || len(m.crawl.sources) != 3 {
+	if out := ansi.Strip(m.Render()); !strings.Contains(out, "the full-text indexes and vectors compacted") || len(m.crawl.sources) != 3 {
 		t.Errorf("after the compact event, %d sources and:\n%s", len(m.crawl.sources), out)
 	}
 }

@@ -256,7 +256,7 @@ func (v *crawlView) view(st Styles, w, h int, now time.Time) string {
 		lines = append(lines, padRight("link", nameW)+" conversations and docs joined to the services they mention")
 	}
 	if v.compact {
-		lines = append(lines, padRight("compact", nameW)+" the full-text indexes compacted: many chunks were removed since the last time")
+		lines = append(lines, padRight("compact", nameW)+" the full-text indexes and vectors compacted: many chunks were removed since the last time")
 	}
 	if v.sum != nil {
 		s := v.sum

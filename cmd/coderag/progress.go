@@ -120,7 +120,7 @@ func (p *progress) draw() {
 	case core.PhaseEmbed:
 		text = fmt.Sprintf("embedding %d/%d chunks", e.FilesDone, e.FilesTotal)
 	case core.PhaseCompact:
-		text = "compacting the full-text indexes (many chunks were removed since the last time)"
+		text = "compacting the full-text indexes and vectors (many chunks were removed since the last time)"
 	}
 	if !p.io.errTTY {
 		fmt.Fprintln(p.io.err, text)
