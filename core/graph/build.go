@@ -179,7 +179,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 34
+const BuilderVersion = 35
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -512,6 +512,7 @@ func (b *builder) services() {
 		}
 		return found
 	}
+	chartNodes := map[string]map[string]bool{} // repo/chart directory -> the services its own templates declare
 	for _, r := range b.in.Resources {
 		switch {
 		case core.IsWorkload(r.Kind) || r.Kind == "Service":
@@ -566,6 +567,12 @@ func (b *builder) services() {
 		case r.Kind == core.ResourceHelmTemplate && r.Labels["kind"] != "":
 			// A workload or Service of an umbrella chart, named plainly.
 			name := canonical(r.Service)
+			if d, ok := chartDirOf(r.File); ok {
+				if chartNodes[r.Repo+"/"+d] == nil {
+					chartNodes[r.Repo+"/"+d] = map[string]bool{}
+				}
+				chartNodes[r.Repo+"/"+d][name] = true
+			}
 			n := b.node(name, imageKind(r.Images))
 			n.Namespace = first(n.Namespace, r.Namespace)
 			n.Repo = first(n.Repo, r.Repo)
@@ -614,6 +621,20 @@ func (b *builder) services() {
 			b.configMaps[r.Namespace+"/"+r.Name] = r.Data
 			if _, ok := b.configMaps[r.Name]; !ok {
 				b.configMaps[r.Name] = r.Data
+			}
+		}
+	}
+	// A chart whose own templates declare one service (an umbrella's
+	// subchart per component: quota_engine deploys
+	// quota-engine-server) is another name of it, as its values and
+	// docs call it.
+	for _, r := range b.in.Resources {
+		if r.Kind != core.ResourceChart {
+			continue
+		}
+		if names := chartNodes[r.Repo+"/"+path.Dir(r.File)]; len(names) == 1 {
+			for name := range names {
+				b.addAlias(b.nodes[name], r.Name, "chart")
 			}
 		}
 	}

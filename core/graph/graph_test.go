@@ -255,3 +255,18 @@ func TestAzdProvenance(t *testing.T) {
 	}
 	t.Error("no edge invoicer -> control.cloudhost.net")
 }
+
+// TestChartAliases: a subchart deploying one service is another name of
+// it; one deploying two is no name of either.
+func TestChartAliases(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "helmsubcharts.txtar"))
+	if s := g.Lookup("quota_engine"); s == nil || s.Name != "quota-engine-server" {
+		t.Errorf("Lookup(quota_engine) = %+v, want quota-engine-server", s)
+	}
+	if s := g.Lookup("audit"); s != nil {
+		t.Errorf("Lookup(audit) = %s, want none", s.Name)
+	}
+	if name, err := g.Resolve("quota_engine"); err != nil || name != "quota-engine-server" {
+		t.Errorf("Resolve(quota_engine) = %q, %v", name, err)
+	}
+}

@@ -83,8 +83,8 @@ type Dir struct {
 // Alias is another name a service is reached by.
 type Alias struct {
 	Name string
-	// Kind is dns, env, container, image, directory, label, workload or
-	// name.
+	// Kind is dns, env, container, image, directory, label, workload,
+	// chart (a chart deploying only this service) or name.
 	Kind string
 }
 

@@ -662,12 +662,17 @@ func services(g *graph.Graph, pieces []Piece, query string) []Service {
 	}
 	named := len(names)
 	for _, p := range pieces {
-		n := p.Chunk.ServiceName
-		if n == "" || seen[n] || g.Service(n) == nil {
+		if p.Chunk.ServiceName == "" {
 			continue
 		}
-		seen[n] = true
-		names = append(names, n)
+		// The chunk's service, or the one its chart deploys (a
+		// subchart's files carry the subchart's name).
+		s := g.Lookup(p.Chunk.ServiceName)
+		if s == nil || s.Kind == graph.KindUnresolved || seen[s.Name] {
+			continue
+		}
+		seen[s.Name] = true
+		names = append(names, s.Name)
 	}
 	names = names[:min(len(names), max(named, 3))]
 	asks := breakWords.MatchString(query)
