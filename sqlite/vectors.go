@@ -66,26 +66,31 @@ func (db *DB) vectorsDue(ctx context.Context) (live, slots int64, due bool, err 
 func (db *DB) compactVectors(ctx context.Context) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	tx, err := db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return db.wrap("compact the vectors of", err)
-	}
-	defer tx.Rollback()
 	const cols = `chunk_pk, embedding, corpus_type, repo_name, language, service_name`
-	for _, q := range []string{
-		`CREATE TEMP TABLE vec_keep AS SELECT ` + cols + ` FROM vec_chunks`,
+	return db.execTx(ctx, "compact the vectors of",
+		`CREATE TEMP TABLE vec_keep AS SELECT `+cols+` FROM vec_chunks`,
 		`DROP TRIGGER IF EXISTS chunks_vec_ad`,
 		`DROP TABLE vec_chunks`,
 		vecTableSQL(db.embedder.Dim),
-		`INSERT INTO vec_chunks(` + cols + `) SELECT ` + cols + ` FROM temp.vec_keep ORDER BY chunk_pk`,
+		`INSERT INTO vec_chunks(`+cols+`) SELECT `+cols+` FROM temp.vec_keep ORDER BY chunk_pk`,
 		`DROP TABLE temp.vec_keep`,
-		vectorTriggerSQL,
-	} {
+		vectorTriggerSQL)
+}
+
+// execTx runs the statements in one transaction; what says what failed
+// on which file ("compact the vectors of").
+func (db *DB) execTx(ctx context.Context, what string, stmts ...string) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return db.wrap(what, err)
+	}
+	defer tx.Rollback()
+	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return db.wrap("compact the vectors of", err)
+			return db.wrap(what, err)
 		}
 	}
-	return db.wrap("compact the vectors of", tx.Commit())
+	return db.wrap(what, tx.Commit())
 }
 
 // EmbedderURL is the server URL recorded with an HTTP embedder ("" for
@@ -111,12 +116,7 @@ func (db *DB) SetEmbedderURL(ctx context.Context, u string) error {
 func (db *DB) ResetVectors(ctx context.Context) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	tx, err := db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return db.wrap("reset vectors in", err)
-	}
-	defer tx.Rollback()
-	for _, q := range []string{
+	if err := db.execTx(ctx, "reset vectors in",
 		`DROP TRIGGER IF EXISTS chunks_vec_ad`,
 		`DROP TABLE IF EXISTS vec_chunks`,
 		`DROP TABLE IF EXISTS vec_bits`,
@@ -124,13 +124,8 @@ func (db *DB) ResetVectors(ctx context.Context) error {
 		`DELETE FROM vec_quant`,
 		`DELETE FROM vec_pages`,
 		`DELETE FROM meta WHERE key IN ('embedder_id', 'embedder_dim', 'embedder_url', 'embed_trained_chunks', 'vec_mean', 'vec_paged', 'vec_appended')`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return db.wrap("reset vectors in", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return db.wrap("reset vectors in", err)
+	); err != nil {
+		return err
 	}
 	db.embedder = core.EmbedderInfo{}
 	return nil
