@@ -110,7 +110,7 @@ func TestMigrateOlderFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			if v >= 5 {
-				if _, err := old.sql.ExecContext(ctx, `INSERT INTO embed_vocab(token, idf, vec) VALUES ('cart', 1.5, zeroblob(1024))`); err != nil {
+				if _, err := old.sql.ExecContext(ctx, `INSERT INTO embed_vocab(token, idf, vec) VALUES ('invoice', 1.5, zeroblob(1024))`); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -141,7 +141,7 @@ func TestMigrateOlderFile(t *testing.T) {
 			var idf float64
 			var n int
 			var ddl string
-			err = db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM embed_vocab), coalesce((SELECT idf FROM embed_vocab WHERE token = 'cart'), 0),
+			err = db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM embed_vocab), coalesce((SELECT idf FROM embed_vocab WHERE token = 'invoice'), 0),
 				(SELECT sql FROM sqlite_master WHERE name = 'embed_vocab')`).Scan(&n, &idf, &ddl)
 			if want := map[bool]int{true: 1, false: 0}[v >= 5]; err != nil || n != want || v >= 5 && idf != 1.5 || strings.Contains(ddl, "WITHOUT ROWID") {
 				t.Errorf("embed_vocab after migration: %d rows, idf %v, %q, %v", n, idf, ddl, err)
