@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -496,8 +497,9 @@ var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "-m" + strconv.
 // chunk differently, so that the next crawl of an existing index joins
 // all of them again. 2: a file named after a service is about it;
 // unresolved targets and Kubernetes' own words are no services. 3: nor
-// are the workloads of a test's manifests (core.DeclaresSystem).
-const mentionRules = 3
+// are the workloads of a test's manifests (core.DeclaresSystem). 4: a
+// chart deploying one service names that service.
+const mentionRules = 4
 
 // GraphOutdated reports whether linkKey, the link key an index records,
 // says an older graph builder made its graph: the next crawl makes it
@@ -547,13 +549,52 @@ func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScop
 		return err
 	}
 	m := mention.New(names)
-	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, scope, m.FindIn)
+	find := m.FindIn
+	// A subchart's name (its files' service) is a name of the one service
+	// it deploys: a document naming it is about that service.
+	if gr, ok := c.store.(interface {
+		Graph(context.Context) (*graph.Graph, error)
+	}); ok {
+		g, err := gr.Graph(ctx)
+		if err != nil {
+			return err
+		}
+		if canon := chartServices(g); len(canon) > 0 {
+			find = func(file, text string) []string {
+				var out []string
+				for _, n := range m.FindIn(file, text) {
+					if s, ok := canon[n]; ok {
+						n = s
+					}
+					if !slices.Contains(out, n) {
+						out = append(out, n)
+					}
+				}
+				return out
+			}
+		}
+	}
+	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, scope, find)
 	if err != nil {
 		return err
 	}
 	sum.Services, sum.MentionsChanged = len(names), n
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseLink, Chunks: n})
 	return nil
+}
+
+// chartServices maps the names of charts that deploy one service (graph
+// aliases of kind chart), where no service has that name, to the service.
+func chartServices(g *graph.Graph) map[string]string {
+	out := map[string]string{}
+	for _, s := range g.Services {
+		for _, a := range s.Aliases {
+			if a.Kind == "chart" && g.Service(a.Name) == nil {
+				out[a.Name] = s.Name
+			}
+		}
+	}
+	return out
 }
 
 // fileResult is what a worker hands the writer for one file.

@@ -62,6 +62,7 @@ func Run(t *testing.T, open Open) {
 		{"Export", testExport},
 		{"ChunkingVersion", testChunkingVersion},
 		{"ServiceNames", testServiceNames},
+		{"ChartMentions", testChartMentions},
 		{"OwnedFolders", testOwnedFolders},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
@@ -1019,6 +1020,37 @@ func testServiceNames(t *testing.T, s Store) {
 	for _, h := range hits {
 		if h.Chunk.ServiceName != "" {
 			t.Errorf("%s joined to %q", h.Chunk.FilePath, h.Chunk.ServiceName)
+		}
+	}
+}
+
+// testChartMentions: a document naming a subchart that deploys one
+// service (its values key, quota_engine.replicas) is joined to that
+// service, not to the chart's name.
+func testChartMentions(t *testing.T, s Store) {
+	ctx := context.Background()
+	g := crawlShop(t, s, map[string]string{
+		"charts/platform/Chart.yaml":                      "apiVersion: v2\nname: platform\nversion: 1.0.0\n",
+		"charts/platform/charts/quota_engine/Chart.yaml":  "apiVersion: v2\nname: quota_engine\nversion: 1.0.0\n",
+		"charts/platform/charts/quota_engine/values.yaml": "replicas: 3\n",
+		"charts/platform/charts/quota_engine/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: quota-engine-server\n" +
+			"spec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n        - name: quota\n          image: example/quota:1.0\n",
+		"docs/scaling.md": "# Scaling\n\nRaise quota_engine.replicas when the quota checks queue up.\n",
+	})
+	if sv := g.Lookup("quota_engine"); sv == nil || sv.Name != "quota-engine-server" {
+		t.Fatalf("the subchart is no name of its service: %+v", sv)
+	}
+	l, ok := s.(search.Lister)
+	if !ok {
+		return
+	}
+	hits, err := l.List(ctx, core.Filter{Path: []string{"docs/*"}}, 10)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("docs: %v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if h.Chunk.ServiceName != "quota-engine-server" {
+			t.Errorf("%s joined to %q, want quota-engine-server", h.Chunk.FilePath, h.Chunk.ServiceName)
 		}
 	}
 }
