@@ -179,7 +179,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 35
+const BuilderVersion = 36
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -721,11 +721,16 @@ func (b *builder) filePaths() map[[2]string]bool {
 	return paths
 }
 
+// whyMounted says a service owns a file or folder because its compose
+// service mounts it.
+const whyMounted = "compose volume"
+
 // ownership decides which service the code in each directory belongs to:
 // compose build contexts, folders named after a service that hold a
 // Dockerfile or a project manifest, Aspire projects, and repositories
 // that hold exactly one service.
 func (b *builder) ownership() {
+	mountedDir := map[string]bool{} // service -> its Directory is a mount
 	add := func(repo, dir, service, why string) {
 		dir = strings.TrimPrefix(path.Clean(dir), "./")
 		if dir == "." {
@@ -740,13 +745,18 @@ func (b *builder) ownership() {
 		b.ownerAt[[2]string{repo, dir}] = service
 		b.owners = append(b.owners, owner{repo, dir, service, why})
 		if n := b.nodes[service]; n != nil {
-			if n.Directory == "" && n.Repo == repo || n.Repo == "" {
+			// A file or folder the service mounts (its nginx.conf, a
+			// docs example's certificates) is where its code is only
+			// until a folder of its code is found.
+			if n.Directory == "" && n.Repo == repo || n.Repo == "" || mountedDir[service] && n.Repo == repo && why != whyMounted {
 				// "." is the whole repository: "" says no folder is known.
 				n.Repo, n.Directory = repo, first(dir, ".")
+				mountedDir[service] = why == whyMounted
 			}
 			// A package a program imports is named for what it does
-			// (net, handler), not after the service.
-			if dir != "" && why != whyImported && why != whyCommandImported {
+			// (net, handler), not after the service; a folder it mounts
+			// for what it holds (certs, conf).
+			if dir != "" && why != whyImported && why != whyCommandImported && why != whyMounted {
 				b.addAlias(n, path.Base(dir), "directory")
 			}
 		}
@@ -859,7 +869,7 @@ func (b *builder) ownership() {
 	}
 	for _, m := range b.mounts {
 		if len(mounters[[2]string{m.repo, m.path}]) == 1 {
-			add(m.repo, m.path, m.service, "compose volume")
+			add(m.repo, m.path, m.service, whyMounted)
 		}
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;

@@ -270,3 +270,19 @@ func TestChartAliases(t *testing.T) {
 		t.Errorf("Resolve(quota_engine) = %q, %v", name, err)
 	}
 }
+
+// TestMountIsNoDirectory: a service's directory is a folder of its code
+// (here the repository), not a folder its compose service mounts.
+func TestMountIsNoDirectory(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "mountdir.txtar"))
+	s := g.Service("edge")
+	if s == nil || s.Directory != "." {
+		t.Fatalf("edge = %+v, want its directory the repository", s)
+	}
+	if !slices.ContainsFunc(s.Dirs, func(d graph.Dir) bool { return d.Path == "guides/tls/certs" }) {
+		t.Errorf("edge's folders %+v lack the mounted one", s.Dirs)
+	}
+	if g.Lookup("certs") != nil {
+		t.Errorf("the mounted folder's name is an alias of %s", g.Lookup("certs").Name)
+	}
+}
