@@ -153,8 +153,11 @@ type ListRank struct {
 
 // Stats describes what an index holds.
 type Stats struct {
-	Path          string
-	FileBytes     int64 // database file plus WAL
+	Path      string
+	FileBytes int64 // database file plus WAL
+	// FreeBytes is the part of the file that holds nothing (pages freed
+	// by removed chunks and compactions, which later crawls fill first).
+	FreeBytes     int64
 	SchemaVersion int
 	Embedder      EmbedderInfo
 	Vectors       int

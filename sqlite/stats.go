@@ -30,6 +30,11 @@ func (db *DB) Stats(ctx context.Context) (core.Stats, error) {
 			st.FileBytes += fi.Size()
 		}
 	}
+	var freePages, pageSize int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT freelist_count, page_size FROM pragma_freelist_count, pragma_page_size`).Scan(&freePages, &pageSize); err != nil {
+		return st, db.wrap("read the free pages of", err)
+	}
+	st.FreeBytes = freePages * pageSize
 	if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM files)`).Scan(&st.Chunks, &st.Files); err != nil {
 		return st, db.wrap("count chunks in", err)
 	}

@@ -68,7 +68,13 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 	}
 	s := styles(io.color)
 	w := io.out
-	fmt.Fprintf(w, "%s  %s, schema %d\n", s.bold(st.Path), humanSize(st.FileBytes), st.SchemaVersion)
+	size := humanSize(st.FileBytes)
+	if st.FreeBytes*10 >= st.FileBytes && st.FreeBytes > 0 {
+		// A full re-crawl or a compaction frees pages; SQLite keeps them
+		// in the file for the next writes instead of shrinking it.
+		size += fmt.Sprintf(" (%s of it free, reused by later crawls)", humanSize(st.FreeBytes))
+	}
+	fmt.Fprintf(w, "%s  %s, schema %d\n", s.bold(st.Path), size, st.SchemaVersion)
 	emb := "none (BM25 only)"
 	if st.Embedder.ID != "" {
 		emb = fmt.Sprintf("%s, dimension %d, %s vectors", embed.Label(st.Embedder.ID), st.Embedder.Dim, thousands(st.Vectors))
@@ -201,6 +207,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips,
 	out := struct {
 		DB            string         `json:"db"`
 		FileBytes     int64          `json:"file_bytes"`
+		FreeBytes     int64          `json:"free_bytes"`
 		SchemaVersion int            `json:"schema_version"`
 		Chunks        int            `json:"chunks"`
 		Files         int            `json:"files"`
@@ -226,7 +233,7 @@ func printStatsJSON(io *ioStreams, st core.Stats, skips []core.Event, withSkips,
 		Chunking      int            `json:"chunking_version"` // what this coderag chunks by
 		LastRun       *run           `json:"last_run"`
 		Skipped       []jsonSkip     `json:"skipped,omitempty"`
-	}{DB: st.Path, FileBytes: st.FileBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
+	}{DB: st.Path, FileBytes: st.FileBytes, FreeBytes: st.FreeBytes, SchemaVersion: st.SchemaVersion, Chunks: st.Chunks, Files: st.Files,
 		Vectors: st.Vectors, EmbedderID: st.Embedder.ID, EmbedderDim: st.Embedder.Dim, VectorIndex: st.VectorIndex, TextIndex: st.TextIndex, ByCorpus: map[string]int{},
 		ByLanguage: st.ByLanguage, ByRepo: st.ByRepo, Routes: st.Routes, Calls: map[string]int{}, Refs: st.Refs, Sources: []source{}, Chunking: core.ChunkingVersion,
 		Services: st.Services, Edges: st.Edges, EntryPoints: st.EntryPoints, TopicLinks: st.TopicLinks, Unresolved: st.Unresolved,
