@@ -1009,17 +1009,24 @@ func testServiceNames(t *testing.T, s Store) {
 	if strings.Join(names, " ") != "cart" {
 		t.Errorf("ServiceNames = %q, want cart", names)
 	}
+	docsJoinedTo(t, s, "")
+}
+
+// docsJoinedTo checks that every chunk under docs/ is joined to the
+// service want ("" for none), in a store that lists chunks.
+func docsJoinedTo(t *testing.T, s Store, want string) {
+	t.Helper()
 	l, ok := s.(search.Lister)
 	if !ok {
 		return
 	}
-	hits, err := l.List(ctx, core.Filter{Path: []string{"docs/*"}}, 10)
+	hits, err := l.List(context.Background(), core.Filter{Path: []string{"docs/*"}}, 10)
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("docs: %v, %v", hits, err)
 	}
 	for _, h := range hits {
-		if h.Chunk.ServiceName != "" {
-			t.Errorf("%s joined to %q", h.Chunk.FilePath, h.Chunk.ServiceName)
+		if h.Chunk.ServiceName != want {
+			t.Errorf("%s joined to %q, want %q", h.Chunk.FilePath, h.Chunk.ServiceName, want)
 		}
 	}
 }
@@ -1028,7 +1035,6 @@ func testServiceNames(t *testing.T, s Store) {
 // service (its values key, quota_engine.replicas) is joined to that
 // service, not to the chart's name.
 func testChartMentions(t *testing.T, s Store) {
-	ctx := context.Background()
 	g := crawlShop(t, s, map[string]string{
 		"charts/platform/Chart.yaml":                      "apiVersion: v2\nname: platform\nversion: 1.0.0\n",
 		"charts/platform/charts/quota_engine/Chart.yaml":  "apiVersion: v2\nname: quota_engine\nversion: 1.0.0\n",
@@ -1040,19 +1046,7 @@ func testChartMentions(t *testing.T, s Store) {
 	if sv := g.Lookup("quota_engine"); sv == nil || sv.Name != "quota-engine-server" {
 		t.Fatalf("the subchart is no name of its service: %+v", sv)
 	}
-	l, ok := s.(search.Lister)
-	if !ok {
-		return
-	}
-	hits, err := l.List(ctx, core.Filter{Path: []string{"docs/*"}}, 10)
-	if err != nil || len(hits) == 0 {
-		t.Fatalf("docs: %v, %v", hits, err)
-	}
-	for _, h := range hits {
-		if h.Chunk.ServiceName != "quota-engine-server" {
-			t.Errorf("%s joined to %q, want quota-engine-server", h.Chunk.FilePath, h.Chunk.ServiceName)
-		}
-	}
+	docsJoinedTo(t, s, "quota-engine-server")
 }
 
 // testOwnedFolders: a service owns every folder the graph gives it, not
