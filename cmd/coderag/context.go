@@ -48,10 +48,12 @@ a function several hits call rises above a hit that only matches words, and
 joins the pack though the search did not find it. --follow 0 keeps the
 search's order.
 
-The <codeRag:services> block lists, for the services of the evidence, who
-depends on each, what it depends on and the routes it serves; when the
-question asks what breaks (down, outage, impact, fail, ...), its blast
-radius too.
+The <codeRag:services> block lists, for the services the question names
+(by name, or by an alias only that service has: its folder, image or
+subchart) and those of the evidence, who depends on each, what it depends
+on (known services first, at most four targets nothing declares named)
+and the routes it serves; when the question asks what breaks (down,
+outage, impact, fail, ...), the named service's blast radius too.
 
 Boost directives, in the text or as flags, come first, subject to the
 budget:
