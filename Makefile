@@ -115,6 +115,7 @@ fuzz: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTokenizeAgree -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./sqlite/internal/cext
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzWindow -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerraformOutputs -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzCode -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseTrace -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseRequests -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParsePodNames -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search

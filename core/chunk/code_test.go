@@ -445,3 +445,36 @@ func TestBareHeaderJoinsFirstChunk(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCode chunks arbitrary source as each language the fixtures are in:
+// the parse, the fact readers and the expression evaluator must not panic
+// on any input, and the chunks must stay inside the file.
+func FuzzCode(f *testing.F) {
+	c := newChunker(f)
+	names := []string{"inventory.go", "pricing.py", "orders.ts", "stock.js", "RateShopper.cs", "InvoiceController.java", "tally.rs"}
+	for i, name := range names {
+		src, err := os.ReadFile(filepath.Join("testdata", "code", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src, uint8(i))
+	}
+	f.Add([]byte("package main\nvar a = b + a\nvar b = a + b\nfunc f() { g(os.Getenv(\"X\") + a) }\n"), uint8(0))
+	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
+		if len(src) > 64<<10 {
+			return
+		}
+		name := names[int(which)%len(names)]
+		lang, corpus := discover.Classify(name)
+		base := core.Chunk{SourceURI: "repo/" + name, FilePath: name, Language: lang, Corpus: corpus, RepoName: "repo"}
+		res, _, err := c.File(src, base)
+		if err != nil {
+			return // a clear error is an answer
+		}
+		for i, ch := range res.Chunks {
+			if ch.ByteStart < 0 || ch.ByteEnd > len(src) || ch.ByteStart > ch.ByteEnd {
+				t.Fatalf("chunk %d range [%d,%d) outside %d bytes", i, ch.ByteStart, ch.ByteEnd, len(src))
+			}
+		}
+	})
+}
