@@ -97,6 +97,16 @@ func AzdResources(src []byte) []core.Resource {
 	return out
 }
 
+// attachAzd attaches the services an Azure Developer CLI project file
+// declares to r, if the YAML file named name is one.
+func attachAzd(r *Result, name string, src []byte) {
+	if IsAzdProject(name, src) {
+		for _, res := range AzdResources(src) {
+			attach(r, res)
+		}
+	}
+}
+
 // yamlChild is the value of key in a mapping node, nil for none.
 func yamlChild(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {

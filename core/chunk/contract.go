@@ -527,10 +527,8 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 		case lang == "yaml" || lang == "json":
 			r, warn := c.Config(src, base)
 			r.Warning = warn
-			if lang == "yaml" && IsAzdProject(base.FilePath, src) {
-				for _, res := range AzdResources(src) {
-					attach(&r, res)
-				}
+			if lang == "yaml" {
+				attachAzd(&r, base.FilePath, src)
 			}
 			if name == "chart.yaml" {
 				// A Helm chart names the service it deploys.
@@ -548,10 +546,8 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			return c.DotEnv(src, base), true, nil
 		}
 		r, warn := c.Config(src, base)
-		if lang == "yaml" && IsAzdProject(base.FilePath, src) {
-			for _, res := range AzdResources(src) {
-				attach(&r, res)
-			}
+		if lang == "yaml" {
+			attachAzd(&r, base.FilePath, src)
 		}
 		if lang == "yaml" && IsEnvoy(src) {
 			if res, ok := EnvoyResource(src, base.FilePath); ok {
