@@ -458,8 +458,9 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 		dirty = true // an older builder's graph, or none
 	}
 	sum.Graph.Kept = !dirty
+	var g *graph.Graph // the graph built now; nil when the stored one is kept
 	if dirty {
-		if err := c.buildGraph(ctx, sum); err != nil {
+		if g, err = c.buildGraph(ctx, sum); err != nil {
 			return err
 		}
 	} else {
@@ -480,7 +481,7 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	if _, err := c.store.AssignOwners(wctx, scope); err != nil {
 		return err
 	}
-	if err := c.linkMentions(ctx, sum, scope); err != nil {
+	if err := c.linkMentions(ctx, sum, scope, g); err != nil {
 		return err
 	}
 	return c.store.MarkLinked(wctx, key)
@@ -509,8 +510,8 @@ func GraphOutdated(linkKey string) bool {
 }
 
 // buildGraph rebuilds the service graph from every fact the index holds
-// (not only this crawl's sources).
-func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
+// (not only this crawl's sources), writes it and returns it.
+func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) (*graph.Graph, error) {
 	start := time.Now()
 	wctx := context.WithoutCancel(ctx)
 	// The facts are read concurrently (each read decodes tens of
@@ -523,27 +524,28 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) error {
 	reads.Go(func() (err error) { in.Files, err = c.store.FilePaths(wctx); return })
 	reads.Go(func() (err error) { in.Bindings, err = c.store.Bindings(wctx); return })
 	if err := reads.Wait(); err != nil {
-		return err
+		return nil, err
 	}
 	if graph.NeedsGoImports(in.Resources) {
 		var err error
 		if in.GoImports, err = c.store.GoImports(wctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	g := graph.Build(in)
 	if err := c.store.WriteGraph(wctx, g); err != nil {
-		return err
+		return nil, err
 	}
 	sum.Graph = GraphSummary{Counts: g.Counts(), Duration: time.Since(start)}
 	c.event(core.Event{Kind: core.EventProgress, Phase: core.PhaseLink, Chunks: len(g.Edges)})
-	return nil
+	return g, nil
 }
 
 // linkMentions joins conversations and docs of the whole index (not only
 // this crawl's sources) to the services they mention, so that the order
-// of sources and crawls does not matter.
-func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScope) error {
+// of sources and crawls does not matter. g is the graph this crawl built,
+// nil when it kept the stored one (read then, if the store can).
+func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScope, g *graph.Graph) error {
 	names, err := c.store.ServiceNames(ctx)
 	if err != nil {
 		return err
@@ -554,11 +556,12 @@ func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScop
 	// it deploys: a document naming it is about that service.
 	if gr, ok := c.store.(interface {
 		Graph(context.Context) (*graph.Graph, error)
-	}); ok {
-		g, err := gr.Graph(ctx)
-		if err != nil {
+	}); ok && g == nil {
+		if g, err = gr.Graph(ctx); err != nil {
 			return err
 		}
+	}
+	if g != nil {
 		if canon := chartServices(g); len(canon) > 0 {
 			find = func(file, text string) []string {
 				var out []string
