@@ -451,6 +451,25 @@ func (db *DB) SourceNames(ctx context.Context) ([]string, error) {
 	return out, db.wrap("read sources of", rows.Err())
 }
 
+// RepoRoots returns the path each repository source was crawled from,
+// by name.
+func (db *DB) RepoRoots(ctx context.Context) (map[string]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT repo_name, uri FROM sources WHERE kind = ?`, string(core.SourceRepo))
+	if err != nil {
+		return nil, db.wrap("read repository paths of", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, uri string
+		if err := rows.Scan(&name, &uri); err != nil {
+			return nil, db.wrap("read repository paths of", err)
+		}
+		out[name] = uri
+	}
+	return out, db.wrap("read repository paths of", rows.Err())
+}
+
 // DeleteSource removes the source named name with its files, chunks (and
 // their FTS entries, vectors and facts) and skips, in one transaction, and
 // marks the service graph for rebuilding.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,11 @@ type Input struct {
 	// runs is made of. Read only when a workload's image is ko:// or a
 	// workload names its programs (NeedsGoImports).
 	GoImports map[[2]string][]string
+	// Roots are the folders the repositories were crawled from, by name:
+	// a path one repository's deploy files give outside it (a compose
+	// build context ../cart beside a deploy repository) is in the
+	// repository crawled from there.
+	Roots map[string]string
 }
 
 // dropExampleDeploys leaves out the deploy files under an examples
@@ -179,7 +185,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 36
+const BuilderVersion = 37
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -705,6 +711,36 @@ func isManifest(name string) bool {
 	return strings.HasSuffix(name, ".csproj") || strings.HasSuffix(name, ".fsproj")
 }
 
+// locate returns the repository and path that p, a path relative to the
+// root of repository repo, names: p itself while it stays inside repo,
+// else the path in the repository crawled from the folder it reaches (a
+// compose build context ../cart of a deploy repository crawled beside the
+// cart repository), the deepest such. ok is false when it reaches no
+// repository of the index.
+func locate(roots map[string]string, repo, p string) (string, string, bool) {
+	p = path.Clean(p)
+	if p != ".." && !strings.HasPrefix(p, "../") {
+		return repo, p, true
+	}
+	root := roots[repo]
+	if root == "" {
+		return "", "", false
+	}
+	abs := filepath.Join(root, filepath.FromSlash(p))
+	best, bestRoot, bestRel := "", "", ""
+	for _, name := range slices.Sorted(maps.Keys(roots)) {
+		r := roots[name]
+		rel, err := filepath.Rel(r, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if len(r) > len(bestRoot) {
+			best, bestRoot, bestRel = name, r, filepath.ToSlash(rel)
+		}
+	}
+	return best, bestRel, best != ""
+}
+
 // filePaths is every file of the index and every folder above one, by
 // repository.
 func (b *builder) filePaths() map[[2]string]bool {
@@ -721,9 +757,16 @@ func (b *builder) filePaths() map[[2]string]bool {
 	return paths
 }
 
-// whyMounted says a service owns a file or folder because its compose
-// service mounts it.
-const whyMounted = "compose volume"
+// Why a service owns a file or folder. whyMounted: its compose service
+// mounts it; whyBuilt: its compose service is built from it.
+const (
+	whyMounted = "compose volume"
+	whyBuilt   = "compose build"
+	// whyArtifact: a build tool builds the service's image from it;
+	// whyRepository: the repository is the service's code.
+	whyArtifact   = "build artifact"
+	whyRepository = "repository"
+)
 
 // ownership decides which service the code in each directory belongs to:
 // compose build contexts, folders named after a service that hold a
@@ -747,8 +790,11 @@ func (b *builder) ownership() {
 		if n := b.nodes[service]; n != nil {
 			// A file or folder the service mounts (its nginx.conf, a
 			// docs example's certificates) is where its code is only
-			// until a folder of its code is found.
-			if n.Directory == "" && n.Repo == repo || n.Repo == "" || mountedDir[service] && n.Repo == repo && why != whyMounted {
+			// until a folder of its code is found. A folder its deploy
+			// file builds it from is its code in whichever repository
+			// (../cart, beside the deploy repository).
+			built := why == whyBuilt || why == whyArtifact || why == "aspire app" || why == whyRepository
+			if n.Directory == "" && (n.Repo == repo || built) || n.Repo == "" || mountedDir[service] && (n.Repo == repo || built) && why != whyMounted {
 				// "." is the whole repository: "" says no folder is known.
 				n.Repo, n.Directory = repo, first(dir, ".")
 				mountedDir[service] = why == whyMounted
@@ -771,27 +817,55 @@ func (b *builder) ownership() {
 			if r.Dockerfile != "" && !strings.HasPrefix(r.Dockerfile, "-") {
 				dir = path.Dir(path.Join(dir, r.Dockerfile))
 			}
-			k := [2]string{r.Repo, strings.TrimPrefix(path.Clean(dir), "./")}
+			repo, dir, ok := locate(b.in.Roots, r.Repo, dir)
+			if !ok {
+				continue // outside every repository of the index
+			}
+			k := [2]string{repo, dir}
 			builds[k] = appendUnique(builds[k], first(b.alias[strings.ToLower(r.Name)], r.Name))
 		}
 	}
 	for _, k := range sortedPairs(builds) {
 		if names := builds[k]; len(names) == 1 {
-			add(k[0], k[1], names[0], "compose build")
+			add(k[0], k[1], names[0], whyBuilt)
 		}
 	}
-	// Build tools: a Skaffold artifact or Tilt docker_build names the image
-	// of a service and the folder it is built from.
+	// Build tools: a Skaffold artifact, a Tilt docker_build or a CI
+	// workflow's image build names the image of a service and the folder
+	// it is built from. The root of a repository is the service's when
+	// the build file is elsewhere (a deploy repository's skaffold.yaml
+	// building ../cart), or when the repository declares no service of
+	// its own and builds only that service's image from its root (a
+	// service's own repository, deployed from another one); a
+	// repository's root several images are built from is none of theirs.
+	declares := map[string]bool{}
+	for _, n := range b.nodes {
+		if n.Kind == KindService {
+			for _, ev := range n.Declared {
+				declares[ev.Repo] = true
+			}
+		}
+	}
+	rootBuilds := map[string][]string{}
 	for _, r := range b.in.Resources {
 		if r.Kind != core.ResourceBuild {
 			continue
 		}
 		for _, img := range slices.Sorted(maps.Keys(r.Data)) {
-			dir := path.Clean(path.Join(path.Dir(r.File), r.Data[img]))
+			repo, dir, ok := locate(b.in.Roots, r.Repo, path.Join(path.Dir(r.File), r.Data[img]))
 			s := b.alias[strings.ToLower(core.ImageName(img))]
-			if s != "" && dir != "." && !strings.HasPrefix(dir, "..") && b.nodes[s].Kind == KindService {
-				add(r.Repo, dir, s, "build artifact")
+			switch {
+			case s == "" || !ok || b.nodes[s].Kind != KindService:
+			case dir != ".":
+				add(repo, dir, s, whyArtifact)
+			case repo != r.Repo || !declares[repo]:
+				rootBuilds[repo] = appendUnique(rootBuilds[repo], s)
 			}
+		}
+	}
+	for _, repo := range slices.Sorted(maps.Keys(rootBuilds)) {
+		if names := rootBuilds[repo]; len(names) == 1 {
+			add(repo, "", names[0], whyArtifact)
 		}
 	}
 	// ko builds a Go program from its import path: a workload whose image
@@ -880,8 +954,8 @@ func (b *builder) ownership() {
 			projects[strings.ToLower(r.Labels["project"])] = r.Name
 		}
 		if r.Kind == core.ResourceAspire && r.Labels["dir"] != "" {
-			if dir := path.Join(path.Dir(r.File), r.Labels["dir"]); dir != "." && !strings.HasPrefix(dir, "..") {
-				add(r.Repo, dir, r.Name, "aspire app")
+			if repo, dir, ok := locate(b.in.Roots, r.Repo, path.Join(path.Dir(r.File), r.Labels["dir"])); ok && (dir != "." || repo != r.Repo) {
+				add(repo, dir, r.Name, "aspire app")
 			}
 		}
 	}
@@ -938,6 +1012,12 @@ func (b *builder) ownership() {
 	// its code, as a repository whose code calls out does (call), and is
 	// a node though it calls nothing, for its callers to reach.
 	for _, r := range b.in.Resources {
+		if _, owned := b.ownerAt[[2]string{r.Repo, ""}]; owned {
+			continue // built by a service another repository declares
+		}
+		if s, ok := b.alias[strings.ToLower(r.Repo)]; ok && s != r.Repo && b.nodes[s].Kind == KindService {
+			continue // named after a service's image or host: its code (below)
+		}
 		if r.Kind == core.ResourceDockerfile && path.Dir(r.File) == "." && !b.declaring[r.Repo] {
 			if n, ok := b.nodes[r.Repo]; !ok || n.Kind == KindService {
 				n := b.node(r.Repo, KindService)
@@ -948,9 +1028,9 @@ func (b *builder) ownership() {
 	}
 	for repo := range repos {
 		if s, ok := b.alias[strings.ToLower(repo)]; ok && b.nodes[s].Kind == KindService {
-			add(repo, "", s, "repository")
+			add(repo, "", s, whyRepository)
 		} else if len(declared[repo]) == 1 {
-			add(repo, "", declared[repo][0], "repository")
+			add(repo, "", declared[repo][0], whyRepository)
 		}
 	}
 	b.standForCode(repos, add)
@@ -1021,7 +1101,7 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 		b.declaring[repo] = false
 		n := b.node(repo, KindService)
 		n.Repo = first(n.Repo, repo)
-		add(repo, "", repo, "repository") // its language follows from the code it owns
+		add(repo, "", repo, whyRepository) // its language follows from the code it owns
 	}
 }
 
@@ -1627,7 +1707,11 @@ func (b *builder) composeMounts() []mount {
 					at = p
 				}
 			}
-			out = append(out, mount{r.Repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
+			repo, at, ok := locate(b.in.Roots, r.Repo, at)
+			if !ok {
+				continue
+			}
+			out = append(out, mount{repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
 		}
 	}
 	return out

@@ -45,7 +45,11 @@ func readEnvFiles(in *Input) map[[3]string]envOrigin {
 			data[k] = v
 		}
 		for _, f := range r.EnvFiles {
-			file := [2]string{r.Repo, path.Join(path.Dir(r.File), f)}
+			repo, at, ok := locate(in.Roots, r.Repo, path.Join(path.Dir(r.File), f))
+			if !ok {
+				continue
+			}
+			file := [2]string{repo, at}
 			for k, v := range dotenv[file] {
 				if _, ok := data[k]; !ok && v != "…" {
 					data[k] = v
@@ -180,7 +184,8 @@ func interpolateCompose(in *Input, dotenv map[[2]string]map[string]string) {
 			env[j].Value = sub(env[j].Value)
 		}
 		for _, f := range r.EnvFiles {
-			for k, v := range dotenv[[2]string{r.Repo, path.Join(dir, f)}] {
+			repo, at, _ := locate(in.Roots, r.Repo, path.Join(dir, f))
+			for k, v := range dotenv[[2]string{repo, at}] {
 				if v != "…" && !hasEnv(env, k) {
 					env = append(env, core.EnvVar{Name: k, Value: v})
 				}

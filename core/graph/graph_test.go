@@ -286,3 +286,24 @@ func TestMountIsNoDirectory(t *testing.T) {
 		t.Errorf("the mounted folder's name is an alias of %s", g.Lookup("certs").Name)
 	}
 }
+
+// TestSiblingRepositories: a compose build context in a repository
+// crawled beside the deploy repository is that repository's root; one no
+// crawled repository holds is no folder (not "ops/../pricing").
+func TestSiblingRepositories(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "siblingrepos.txtar"))
+	for name, repo := range map[string]string{"stock": "inventory", "storefront": "webapp", "traffic": "traffic-gen"} {
+		s := g.Service(name)
+		if s == nil || s.Repo != repo || s.Directory != "." {
+			t.Errorf("%s = %+v, want the repository %s", name, s, repo)
+		}
+	}
+	if s := g.Service("storefront"); s != nil && !slices.ContainsFunc(s.Dirs, func(d graph.Dir) bool { return d.Repo == "webapp" && d.Path == "nginx.conf" }) {
+		t.Errorf("storefront's folders %+v lack the file it mounts", s.Dirs)
+	}
+	for _, s := range g.Services {
+		if strings.Contains(s.Directory, "..") || slices.ContainsFunc(s.Dirs, func(d graph.Dir) bool { return strings.Contains(d.Path, "..") }) {
+			t.Errorf("%s: a folder outside its repository: %q %+v", s.Name, s.Directory, s.Dirs)
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Store interface {
 	Routes(ctx context.Context) ([]core.RouteAt, error)
 	FilePaths(ctx context.Context) ([][2]string, error)
 	Bindings(ctx context.Context) ([]core.BindingAt, error)
+	// RepoRoots returns where each repository the store holds was
+	// crawled from, by name (graph.Input.Roots).
+	RepoRoots(ctx context.Context) (map[string]string, error)
 	// GoImports returns the import paths of the Go files other than
 	// tests, by repository and path (graph.Input.GoImports).
 	GoImports(ctx context.Context) (map[[2]string][]string, error)
@@ -523,6 +526,7 @@ func (c *Crawler) buildGraph(ctx context.Context, sum *Summary) (*graph.Graph, e
 	reads.Go(func() (err error) { in.Routes, err = c.store.Routes(wctx); return })
 	reads.Go(func() (err error) { in.Files, err = c.store.FilePaths(wctx); return })
 	reads.Go(func() (err error) { in.Bindings, err = c.store.Bindings(wctx); return })
+	reads.Go(func() (err error) { in.Roots, err = c.store.RepoRoots(wctx); return })
 	if err := reads.Wait(); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -411,6 +412,10 @@ func testDeleteSource(t *testing.T, s Store) {
 	if err != nil || !slices.Equal(names, []string{"acme", "other"}) {
 		t.Fatalf("SourceNames = %v, %v", names, err)
 	}
+	roots, err := s.RepoRoots(ctx)
+	if err != nil || !maps.Equal(roots, map[string]string{"acme": "/src/acme", "other": "/src/other"}) {
+		t.Errorf("RepoRoots = %v, %v", roots, err)
+	}
 	if err := s.DeleteSource(ctx, "acme"); err != nil {
 		t.Fatal(err)
 	}
@@ -420,6 +425,9 @@ func testDeleteSource(t *testing.T, s Store) {
 	names, _ = s.SourceNames(ctx)
 	if !slices.Equal(names, []string{"other"}) {
 		t.Errorf("SourceNames after delete = %v", names)
+	}
+	if roots, _ = s.RepoRoots(ctx); !maps.Equal(roots, map[string]string{"other": "/src/other"}) {
+		t.Errorf("RepoRoots after delete = %v", roots)
 	}
 	wantSet(t, "cart after delete", bm25(t, s, "code", `"cart"`, core.Filter{}), "cartTotal")
 	hits, _ := s.FileBM25(ctx, `"profile"`, `"profile"`, 5, core.Filter{})

@@ -559,6 +559,22 @@ func (db *DB) SourceNames(ctx context.Context) ([]string, error) {
 	return names, db.wrap("read sources of", err)
 }
 
+// RepoRoots returns the path each repository source was crawled from,
+// by name.
+func (db *DB) RepoRoots(ctx context.Context) (map[string]string, error) {
+	rows, err := db.pool.Query(ctx, `SELECT repo_name, uri FROM sources WHERE kind = $1`, string(core.SourceRepo))
+	if err != nil {
+		return nil, db.wrap("read repository paths of", err)
+	}
+	out := map[string]string{}
+	var name, uri string
+	_, err = pgx.ForEachRow(rows, []any{&name, &uri}, func() error {
+		out[name] = uri
+		return nil
+	})
+	return out, db.wrap("read repository paths of", err)
+}
+
 // DeleteSource removes the source named name with everything it holds, in
 // one transaction under the source's lock, and marks the service graph
 // for rebuilding.
