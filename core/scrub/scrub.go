@@ -627,7 +627,11 @@ func (s *scrubber) scrub(text string) string {
 
 // known replaces the values the scrubber already replaced elsewhere in
 // the chunk (a secret found in the text, with its key for context, is the
-// same secret in a joined list of env values), longest first.
+// same secret in a joined list of env values), longest first. A value
+// that is one lowercase word (a development database's password
+// "postgres") is replaced only where its key or place says it is one:
+// elsewhere the same word is a name (the scheme and user of
+// postgres://postgres:<PASSWORD>@db/orders, an image postgres:16).
 func (s *scrubber) known(text string) string {
 	if len(s.seen) == 0 {
 		return text
@@ -635,7 +639,7 @@ func (s *scrubber) known(text string) string {
 	type kv struct{ value, placeholder string }
 	var list []kv
 	for k, p := range s.seen {
-		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && strings.Contains(text, v) {
+		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && !lowerWord(v) && strings.Contains(text, v) {
 			list = append(list, kv{v, p})
 		}
 	}
@@ -649,6 +653,16 @@ func (s *scrubber) known(text string) string {
 		text = strings.ReplaceAll(text, x.value, x.placeholder)
 	}
 	return text
+}
+
+// lowerWord reports whether v is one word of lowercase ASCII letters.
+func lowerWord(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 'a' || v[i] > 'z' {
+			return false
+		}
+	}
+	return v != ""
 }
 
 // honorifics returns the spans of names after honorifics ("Dr. Smith"):

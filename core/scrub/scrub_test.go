@@ -314,6 +314,35 @@ func TestCleanScrubsCallTargets(t *testing.T) {
 	}
 }
 
+// TestCleanWordPasswordKeepsNames: a development database's password that
+// is a plain word ("postgres") is replaced where it is the password, not
+// wherever the word is: the scheme, user and image keep it, so the
+// compose service's DSN still names its database.
+func TestCleanWordPasswordKeepsNames(t *testing.T) {
+	text := "services:\n  api:\n    environment:\n      DATABASE_URL: postgres://postgres:postgres@db:5432/orders\n" +
+		"  db:\n    image: postgres:16\n    environment:\n      POSTGRES_PASSWORD: postgres\n"
+	c := chunk(core.CodeDeploy, text)
+	c.Language = "yaml"
+	c.Resources = []core.Resource{
+		{Kind: core.ResourceCompose, Name: "api", Env: []core.EnvVar{{Name: "DATABASE_URL", Value: "postgres://postgres:postgres@db:5432/orders"}}},
+		{Kind: core.ResourceCompose, Name: "db", Images: []string{"postgres:16"}, Env: []core.EnvVar{{Name: "POSTGRES_PASSWORD", Value: "postgres"}}},
+	}
+	cc, err := New(Options{}).Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cc.Chunk()
+	if want := "postgres://postgres:<PASSWORD>@db:5432/orders"; got.Resources[0].Env[0].Value != want {
+		t.Errorf("DSN = %q, want %q", got.Resources[0].Env[0].Value, want)
+	}
+	if v := got.Resources[1].Env[0].Value; v == "postgres" {
+		t.Errorf("POSTGRES_PASSWORD = %q, want it replaced", v)
+	}
+	if !strings.Contains(got.Text, "DATABASE_URL: postgres://postgres:<PASSWORD>@db") || !strings.Contains(got.Text, "POSTGRES_PASSWORD: <SECRET>") {
+		t.Errorf("text:\n%s", got.Text)
+	}
+}
+
 // TestCleanMetaLists checks that a list of env values in metadata loses
 // its secrets item by item and keeps the rest.
 func TestCleanMetaLists(t *testing.T) {
