@@ -185,7 +185,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 37
+const BuilderVersion = 38
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -202,11 +202,16 @@ func Build(in Input) *Graph {
 		}
 	}
 	in.Resources = dropExampleDeploys(resources)
-	origins := readEnvFiles(&in)
-	b := &builder{in: in, envOrigins: origins, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
-		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
-		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, traced: map[string]traceResult{}, grpcByChunk: map[string][]core.CallAt{},
-		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
+	if dev := devStacks(in); len(dev) > 0 {
+		kept := in.Resources[:0:0]
+		for _, r := range in.Resources {
+			if r.Kind != core.ResourceCompose || !dev[r.Repo] {
+				kept = append(kept, r)
+			}
+		}
+		in.Resources = kept
+	}
+	b := newBuilder(in)
 	b.services()
 	b.ownership()
 	b.collectValues()
@@ -289,6 +294,65 @@ func Build(in Input) *Graph {
 	}
 	g.Sort()
 	return g
+}
+
+// newBuilder returns a builder of the graph of in, its env files read
+// and compose files interpolated (in.Resources is copied first).
+func newBuilder(in Input) *builder {
+	in.Resources = slices.Clone(in.Resources)
+	origins := readEnvFiles(&in)
+	return &builder{in: in, envOrigins: origins, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
+		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
+		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, traced: map[string]traceResult{}, grpcByChunk: map[string][]core.CallAt{},
+		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
+}
+
+// devStacks returns the repositories whose compose files run a service
+// on a developer's machine (with its database) while another repository
+// deploys it: the repository is the code of a workload declared
+// elsewhere — it builds that workload's image from its root (a CI
+// workflow's or build tool's artifact), or it holds a Dockerfile at its
+// root and is named after the image — and its compose file builds its
+// root. Like a .devcontainer's, such a compose file makes no nodes and
+// no wiring: its service is the deployed workload, whose repository the
+// graph then finds its code in.
+func devStacks(in Input) map[string]bool {
+	composeRoot := map[string]bool{} // repositories a compose file of theirs builds the root of
+	for _, r := range in.Resources {
+		if r.Kind == core.ResourceCompose && r.Build != "" && !strings.Contains(r.Build, "://") {
+			if repo, dir, ok := locate(in.Roots, r.Repo, path.Join(path.Dir(r.File), r.Build)); ok && repo == r.Repo && dir == "." {
+				composeRoot[r.Repo] = true
+			}
+		}
+	}
+	if len(composeRoot) == 0 {
+		return nil
+	}
+	b := newBuilder(in)
+	b.services()
+	elsewhere := func(repo, s string) bool {
+		n := b.nodes[s]
+		return n != nil && n.Kind == KindService && len(n.Declared) > 0 &&
+			!slices.ContainsFunc(n.Declared, func(ev Evidence) bool { return ev.Repo == repo })
+	}
+	dev := map[string]bool{}
+	for _, r := range in.Resources {
+		switch {
+		case !composeRoot[r.Repo]:
+		case r.Kind == core.ResourceBuild:
+			for img, ctx := range r.Data {
+				repo, dir, ok := locate(in.Roots, r.Repo, path.Join(path.Dir(r.File), ctx))
+				if ok && repo == r.Repo && dir == "." && elsewhere(repo, b.alias[strings.ToLower(core.ImageName(img))]) {
+					dev[repo] = true
+				}
+			}
+		case r.Kind == core.ResourceDockerfile && path.Dir(r.File) == ".":
+			if s := b.alias[strings.ToLower(r.Repo)]; s != r.Repo && elsewhere(r.Repo, s) {
+				dev[r.Repo] = true
+			}
+		}
+	}
+	return dev
 }
 
 // node returns the named node, creating it with kind.
