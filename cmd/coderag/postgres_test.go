@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/tools/txtar"
+
 	"coderag/core"
 	"coderag/core/graph"
 	"coderag/sqlite"
@@ -445,5 +447,44 @@ func TestPostgresSameSource(t *testing.T) {
 	}
 	if per, _ := pgState(t, dsn); per["storefront"] == 0 {
 		t.Errorf("after the waiting crawl: %v", per)
+	}
+}
+
+// TestPostgresSiblingRepositories: on a shared index too, a deploy
+// repository's compose file building ../inventory is the repository
+// crawled from there (each repository crawled by a process of its own):
+// the graph is the one a SQLite file of the same crawl holds.
+func TestPostgresSiblingRepositories(t *testing.T) {
+	a, err := txtar.ParseFile(filepath.Join("..", "..", "core", "graph", "testdata", "siblingrepos.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range a.Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dsn := pgtest.DSN(t)
+	file := filepath.Join(dir, "index.db")
+	var all []string
+	for _, repo := range []string{"ops", "inventory", "webapp", "traffic-gen"} {
+		p := filepath.Join(dir, repo)
+		all = append(all, "--repo-path", p)
+		if code, out, errs := coderag(t, "crawl", "--db", dsn, "--embedder", "none", "--repo-path", p); code != 0 {
+			t.Fatalf("crawl %s: exit %d\n%s\n%s", repo, code, out, errs)
+		}
+	}
+	if code, out, errs := coderag(t, append([]string{"crawl", "--db", file, "--embedder", "none"}, all...)...); code != 0 {
+		t.Fatalf("crawl into %s: exit %d\n%s\n%s", file, code, out, errs)
+	}
+	_, edges := pgState(t, dsn)
+	want := fileEdges(t, file)
+	if !slices.Equal(edges, want) || !slices.ContainsFunc(edges, func(e string) bool { return strings.HasPrefix(e, "storefront -> stock ") }) {
+		t.Errorf("graph on PostgreSQL:\n%s\nin a file:\n%s", strings.Join(edges, "\n"), strings.Join(want, "\n"))
 	}
 }
