@@ -340,8 +340,8 @@ func devStacks(in Input) map[string]bool {
 		switch {
 		case !composeRoot[r.Repo]:
 		case r.Kind == core.ResourceBuild:
-			for img, ctx := range r.Data {
-				repo, dir, ok := locate(in.Roots, r.Repo, path.Join(path.Dir(r.File), ctx))
+			for img, from := range r.Data {
+				repo, dir, ok := locate(in.Roots, r.Repo, path.Join(path.Dir(r.File), from))
 				if ok && repo == r.Repo && dir == "." && elsewhere(repo, b.alias[strings.ToLower(core.ImageName(img))]) {
 					dev[repo] = true
 				}
@@ -827,8 +827,10 @@ const (
 	whyMounted = "compose volume"
 	whyBuilt   = "compose build"
 	// whyArtifact: a build tool builds the service's image from it;
-	// whyRepository: the repository is the service's code.
+	// whyAspireApp: an Aspire AppHost runs it; whyRepository: the
+	// repository is the service's code.
 	whyArtifact   = "build artifact"
+	whyAspireApp  = "aspire app"
 	whyRepository = "repository"
 )
 
@@ -857,7 +859,7 @@ func (b *builder) ownership() {
 			// until a folder of its code is found. A folder its deploy
 			// file builds it from is its code in whichever repository
 			// (../cart, beside the deploy repository).
-			built := why == whyBuilt || why == whyArtifact || why == "aspire app" || why == whyRepository
+			built := why == whyBuilt || why == whyArtifact || why == whyAspireApp || why == whyRepository
 			if n.Directory == "" && (n.Repo == repo || built) || n.Repo == "" || mountedDir[service] && (n.Repo == repo || built) && why != whyMounted {
 				// "." is the whole repository: "" says no folder is known.
 				n.Repo, n.Directory = repo, first(dir, ".")
@@ -1019,7 +1021,7 @@ func (b *builder) ownership() {
 		}
 		if r.Kind == core.ResourceAspire && r.Labels["dir"] != "" {
 			if repo, dir, ok := locate(b.in.Roots, r.Repo, path.Join(path.Dir(r.File), r.Labels["dir"])); ok && (dir != "." || repo != r.Repo) {
-				add(repo, dir, r.Name, "aspire app")
+				add(repo, dir, r.Name, whyAspireApp)
 			}
 		}
 	}
