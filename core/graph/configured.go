@@ -382,6 +382,9 @@ func addressOf(name, value string) (addr, bool) {
 		}
 		return addr{}, false
 	}
+	if goMySQLDSN.MatchString(v) {
+		return parseAddress(v)
+	}
 	if strings.ContainsAny(v, "/@") {
 		return addr{}, false
 	}

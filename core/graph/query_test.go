@@ -126,6 +126,9 @@ func TestParseAddress(t *testing.T) {
 		{"Host=db;Database=orders;Username=x", " db   orders"},
 		{"Server=tcp:sql.example.com,1433;Initial Catalog=ledger", " sql.example.com   ledger"},
 		{"b-1.kafka:9092,b-2.kafka:9092", " b-1.kafka 9092  "},
+		{"shop:<PASSWORD>@tcp(mysql:3306)/shop?parseTime=true", "mysql mysql 3306  shop"},
+		{"root@tcp(db.internal)/", "mysql db.internal   "},
+		{"tcp(orders-db:3306)/orders", "mysql orders-db 3306  orders"},
 		{"{DATABASE_URL}", "none"},
 		{"0:7", "none"}, // a number is no host
 		{"8080", "none"},

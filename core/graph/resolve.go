@@ -607,6 +607,11 @@ type addr struct {
 
 var adoKey = lazyre.New(`(?i)(?:^|;)\s*(host|server|data source|address|database|initial catalog|dbname)\s*=\s*([^;]*)`)
 
+// goMySQLDSN is go-sql-driver/mysql's DSN,
+// [user[:password]@]tcp(host:port)/dbname[?params]: the user part up to
+// the last @, the address in the parentheses, the database after them.
+var goMySQLDSN = lazyre.New(`^(?:\S*@)?(?:tcp6?|udp)?\(([^()/]+)\)/([^?/\s]*)`)
+
 // parseAddress reads a URL, a DSN, "host:port[,options]" or an ADO.NET
 // connection string.
 func parseAddress(v string) (addr, bool) {
@@ -638,6 +643,10 @@ func parseAddress(v string) (addr, bool) {
 			a.path = ""
 		}
 		return a, true
+	}
+	if m := goMySQLDSN.FindStringSubmatch(v); m != nil {
+		host, port, _ := strings.Cut(m[1], ":")
+		return addr{scheme: "mysql", host: strings.ToLower(host), port: port, db: m[2]}, host != ""
 	}
 	if m := adoKey.FindAllStringSubmatch(v, -1); len(m) > 0 {
 		var a addr

@@ -233,6 +233,35 @@ func findDSNPasswords(text string) [][]int {
 	}
 }
 
+// findDriverDSNPasswords finds the password of go-sql-driver/mysql's
+// DSNs, user:password@tcp(host:port)/dbname (also unix(...)): the DSN is
+// the word before "@tcp(", its user up to the first ':' and the password
+// the rest, up to the last '@', as the driver reads it.
+func findDriverDSNPasswords(text string) [][]int {
+	var out [][]int
+	for off := 0; ; {
+		i := strings.Index(text[off:], "@")
+		if i < 0 {
+			return out
+		}
+		at := off + i
+		off = at + 1
+		rest := text[at+1:]
+		if !strings.HasPrefix(rest, "tcp(") && !strings.HasPrefix(rest, "tcp6(") && !strings.HasPrefix(rest, "unix(") && !strings.HasPrefix(rest, "udp(") {
+			continue
+		}
+		start := at
+		for start > 0 && !strings.ContainsRune("'\"` \t\r\n=,;", rune(text[start-1])) {
+			start--
+		}
+		colon := strings.IndexByte(text[start:at], ':')
+		if colon < 0 || start+colon+1 == at {
+			continue // no password
+		}
+		out = append(out, []int{start + colon + 1, at})
+	}
+}
+
 func allLetters(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !(s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
@@ -308,6 +337,8 @@ func secretRules() []rule {
 		{kind: "JWT", need: []string{"eyJ"}, re: lazyre.New(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 		// scheme://user:password@host
 		{kind: "PASSWORD", need: []string{"://"}, find: findDSNPasswords, keep: func(v string) bool { return isReference(v) || notASecret(v) }},
+		// go-sql-driver/mysql: user:password@tcp(host:3306)/db
+		{kind: "PASSWORD", need: []string{"@tcp(", "@tcp6(", "@unix(", "@udp("}, find: findDriverDSNPasswords, keep: func(v string) bool { return isReference(v) || notASecret(v) }},
 	}
 }
 

@@ -29,6 +29,8 @@ func TestCleanSecrets(t *testing.T) {
 		{"slack webhook in runbook", core.DocRunbook, "post to https://hooks.slack.com/services/T000/B000/XXXXXXXX", "hooks.slack.com/services/T000", "<SLACK_WEBHOOK>"},
 		{"jwt in slack", core.ConvoSlack, "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'", "eyJhbGciOiJIUzI1NiJ9", "<JWT>"},
 		{"dsn password in compose", core.CodeDeploy, "DATABASE_URL: postgres://shop:s3cr3tpw@postgres:5432/shopdb", "s3cr3tpw", "<PASSWORD>"},
+		{"go mysql dsn in compose", core.CodeDeploy, "MYSQL_DSN: shop:Xk2ab9Qw7z@tcp(mysql:3306)/shop?parseTime=true", "Xk2ab9Qw7z", "shop:<PASSWORD>@tcp(mysql:3306)/shop"},
+		{"go mysql dsn in go", core.CodeLogic, `db, err := sql.Open("mysql", "app:p@ss:w0rd@unix(/var/run/mysqld.sock)/orders")`, "w0rd", `"app:<PASSWORD>@unix(`},
 		{"password literal in ts", core.CodeLogic, `const client = new Pool({ password: "hunter2hunter2" })`, "hunter2hunter2", "<SECRET>"},
 		{"k8s env pair", core.CodeDeploy, "- name: DB_PASSWORD\n  value: sup3rs3cret\n", "sup3rs3cret", "<SECRET>"},
 		{"json client secret", core.CodeConfig, `{"ClientSecret": "Zx81-ab_Q92lmN"}`, "Zx81-ab_Q92lmN", "<SECRET>"},
