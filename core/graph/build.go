@@ -297,9 +297,8 @@ func Build(in Input) *Graph {
 }
 
 // newBuilder returns a builder of the graph of in, its env files read
-// and compose files interpolated (in.Resources is copied first).
+// and compose files interpolated (in.Resources' elements in place).
 func newBuilder(in Input) *builder {
-	in.Resources = slices.Clone(in.Resources)
 	origins := readEnvFiles(&in)
 	return &builder{in: in, envOrigins: origins, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
@@ -328,7 +327,9 @@ func devStacks(in Input) map[string]bool {
 	if len(composeRoot) == 0 {
 		return nil
 	}
-	b := newBuilder(in)
+	pre := in
+	pre.Resources = slices.Clone(in.Resources) // interpolated by the builder
+	b := newBuilder(pre)
 	b.services()
 	elsewhere := func(repo, s string) bool {
 		n := b.nodes[s]
