@@ -496,6 +496,7 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 	c.Author = s.scrub(c.Author)
 	c.SymbolName = s.scrub(c.SymbolName)
 	c.SectionPath = s.scrub(c.SectionPath)
+	seenInText := len(s.seen)
 	// What code analysis found carries source text too (a DSN literal).
 	if len(c.Calls) > 0 {
 		c.Calls = append([]core.Call(nil), c.Calls...)
@@ -549,6 +550,22 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 			m[k] = s.scrubList(v)
 		}
 		c.Meta = m
+	}
+	if len(s.seen) > seenInText {
+		// A secret found only in a later field (a command's flag read
+		// from its list in the metadata) is the same secret in the text.
+		for _, p := range []*string{&c.Text, &c.Signature, &c.ContextPrefix, &c.SymbolName, &c.SectionPath} {
+			*p = s.knownWords(*p)
+		}
+		for i := range c.Resources {
+			r := &c.Resources[i]
+			for j := range r.Env {
+				r.Env[j].Value = s.knownWords(r.Env[j].Value)
+			}
+			for k, v := range r.Data {
+				r.Data[k] = s.knownWords(v)
+			}
+		}
 	}
 	if s.secrets == 0 && s.entities == 0 {
 		return CleanChunk{c: c}, nil
@@ -659,18 +676,26 @@ func (s *scrubber) scrub(text string) string {
 // known replaces the values the scrubber already replaced elsewhere in
 // the chunk (a secret found in the text, with its key for context, is the
 // same secret in a joined list of env values), longest first. A value
-// that is one lowercase word (a development database's password
-// "postgres") is replaced only where its key or place says it is one:
+// that is a lowercase word or name (a development database's password
+// "postgres", a flag's name) is replaced only where its key or place says
+// it is one:
 // elsewhere the same word is a name (the scheme and user of
 // postgres://postgres:<PASSWORD>@db/orders, an image postgres:16).
-func (s *scrubber) known(text string) string {
+func (s *scrubber) known(text string) string { return s.replaceKnown(text, false) }
+
+// knownWords is known for the values a later field found: only those
+// that are one word (a flag's password), not a phrase that a field's
+// reading took for a secret ("token: expected a number, got %q").
+func (s *scrubber) knownWords(text string) string { return s.replaceKnown(text, true) }
+
+func (s *scrubber) replaceKnown(text string, words bool) string {
 	if len(s.seen) == 0 {
 		return text
 	}
 	type kv struct{ value, placeholder string }
 	var list []kv
 	for k, p := range s.seen {
-		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && !lowerWord(v) && strings.Contains(text, v) {
+		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && !lowerWord(v) && !(words && strings.ContainsAny(v, " \t\n")) && strings.Contains(text, v) {
 			list = append(list, kv{v, p})
 		}
 	}
@@ -686,10 +711,15 @@ func (s *scrubber) known(text string) string {
 	return text
 }
 
-// lowerWord reports whether v is one word of lowercase ASCII letters.
+// lowerWord reports whether v is a word of lowercase ASCII letters, or
+// words joined by '_' or '-' (a flag's or key's name, auth_password).
 func lowerWord(v string) bool {
 	for i := 0; i < len(v); i++ {
-		if v[i] < 'a' || v[i] > 'z' {
+		c := v[i]
+		if (c == '_' || c == '-') && i > 0 && i < len(v)-1 && v[i-1] != '_' && v[i-1] != '-' {
+			continue
+		}
+		if c < 'a' || c > 'z' {
 			return false
 		}
 	}

@@ -29,6 +29,8 @@ func TestCleanSecrets(t *testing.T) {
 		{"slack webhook in runbook", core.DocRunbook, "post to https://hooks.slack.com/services/T000/B000/XXXXXXXX", "hooks.slack.com/services/T000", "<SLACK_WEBHOOK>"},
 		{"jwt in slack", core.ConvoSlack, "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'", "eyJhbGciOiJIUzI1NiJ9", "<JWT>"},
 		{"dsn password in compose", core.CodeDeploy, "DATABASE_URL: postgres://shop:s3cr3tpw@postgres:5432/shopdb", "s3cr3tpw", "<PASSWORD>"},
+		{"smtp pass in js", core.CodeLogic, `const transport = nodemailer.createTransport({ auth: { user: "app", pass: "Qa4MailPw11" } })`, "Qa4MailPw11", `pass: "<SECRET>"`},
+		{"SMTP_PASS in env", core.CodeConfig, "SMTP_PASS=Qa4MailPw11\n", "Qa4MailPw11", "<SECRET>"},
 		{"go mysql dsn in compose", core.CodeDeploy, "MYSQL_DSN: shop:Xk2ab9Qw7z@tcp(mysql:3306)/shop?parseTime=true", "Xk2ab9Qw7z", "shop:<PASSWORD>@tcp(mysql:3306)/shop"},
 		{"go mysql dsn in go", core.CodeLogic, `db, err := sql.Open("mysql", "app:p@ss:w0rd@unix(/var/run/mysqld.sock)/orders")`, "w0rd", `"app:<PASSWORD>@unix(`},
 		{"password literal in ts", core.CodeLogic, `const client = new Pool({ password: "hunter2hunter2" })`, "hunter2hunter2", "<SECRET>"},
@@ -342,6 +344,26 @@ func TestCleanWordPasswordKeepsNames(t *testing.T) {
 	}
 	if !strings.Contains(got.Text, "DATABASE_URL: postgres://postgres:<PASSWORD>@db") || !strings.Contains(got.Text, "POSTGRES_PASSWORD: <SECRET>") {
 		t.Errorf("text:\n%s", got.Text)
+	}
+}
+
+// TestCleanSecretFoundLater: a secret only a later field shows to be one
+// (a flag's value, read item by item from the command list in the
+// metadata) is replaced in the text too.
+func TestCleanSecretFoundLater(t *testing.T) {
+	c := chunk(core.CodeDeploy, "services:\n  web:\n    command: [\"--redis-password=Qa3FlagPw99\", \"--port\", \"8080\"]\n")
+	c.Language = "yaml"
+	c.Meta = map[string]string{"command": "--redis-password=Qa3FlagPw99, --port, 8080"}
+	cc, err := New(Options{}).Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cc.Chunk()
+	if strings.Contains(got.Text, "Qa3FlagPw99") || strings.Contains(got.Meta["command"], "Qa3FlagPw99") {
+		t.Errorf("the flag's password survived: text %q, meta %q", got.Text, got.Meta["command"])
+	}
+	if !strings.Contains(got.Text, `"--port", "8080"`) {
+		t.Errorf("text lost the rest: %q", got.Text)
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 // API_TOKEN, client-secret, stripeApiKey, SECRET_KEY.
 var secretWords = []string{"password", "passwd", "pwd", "passphrase", "passcode", "secret", "token", "apikey",
 	"credential", "credentials", "auth", "sas", "signature", "privatekey", "accesskey", "secretkey", "accountkey",
-	"sharedaccesskey", "signingkey", "encryptionkey", "masterkey", "clientsecret", "privatekeyid", "pin"}
+	"sharedaccesskey", "signingkey", "encryptionkey", "masterkey", "clientsecret", "privatekeyid", "pin", "pass"}
 
 // keySeparators are dropped from key names before they are compared.
 var keySeparators = strings.NewReplacer("_", "", "-", "", ".", "", " ", "")
@@ -42,8 +42,8 @@ func secretKey(key string) bool {
 	for _, w := range secretWords {
 		if strings.HasSuffix(k, w) {
 			switch w {
-			case "auth", "pin", "sas", "signature":
-				// Only whole words: "oauth" and "spin" are not.
+			case "auth", "pin", "sas", "signature", "pass":
+				// Only whole words: "oauth", "spin" and "bypass" are not.
 				if k != w && !strings.HasSuffix(strings.ToLower(key), "_"+w) && !strings.HasSuffix(strings.ToLower(key), "-"+w) &&
 					!strings.HasSuffix(key, strings.ToUpper(w[:1])+w[1:]) {
 					continue
