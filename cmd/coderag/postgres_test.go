@@ -484,7 +484,7 @@ func TestPostgresSiblingRepositories(t *testing.T) {
 	}
 	_, edges := pgState(t, dsn)
 	want := fileEdges(t, file)
-	if !slices.Equal(edges, want) || !slices.ContainsFunc(edges, func(e string) bool { return strings.HasPrefix(e, "storefront -> stock ") }) {
+	if !slices.Equal(edges, want) || !slices.ContainsFunc(edges, func(e string) bool { return strings.HasPrefix(e, "webshop -> stock ") }) {
 		t.Errorf("graph on PostgreSQL:\n%s\nin a file:\n%s", strings.Join(edges, "\n"), strings.Join(want, "\n"))
 	}
 }

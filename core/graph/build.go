@@ -30,7 +30,7 @@ type Input struct {
 	GoImports map[[2]string][]string
 	// Roots are the folders the repositories were crawled from, by name:
 	// a path one repository's deploy files give outside it (a compose
-	// build context ../cart beside a deploy repository) is in the
+	// build context ../inventory beside a deploy repository) is in the
 	// repository crawled from there.
 	Roots map[string]string
 }
@@ -779,8 +779,8 @@ func isManifest(name string) bool {
 // locate returns the repository and path that p, a path relative to the
 // root of repository repo, names: p itself while it stays inside repo,
 // else the path in the repository crawled from the folder it reaches (a
-// compose build context ../cart of a deploy repository crawled beside the
-// cart repository), the deepest such. ok is false when it reaches no
+// compose build context ../inventory of a deploy repository crawled beside the
+// inventory repository), the deepest such. ok is false when it reaches no
 // repository of the index.
 func locate(roots map[string]string, repo, p string) (string, string, bool) {
 	p = path.Clean(p)
@@ -859,7 +859,7 @@ func (b *builder) ownership() {
 			// docs example's certificates) is where its code is only
 			// until a folder of its code is found. A folder its deploy
 			// file builds it from is its code in whichever repository
-			// (../cart, beside the deploy repository).
+			// (../inventory, beside the deploy repository).
 			built := why == whyBuilt || why == whyArtifact || why == whyAspireApp || why == whyRepository
 			if n.Directory == "" && (n.Repo == repo || built) || n.Repo == "" || mountedDir[service] && (n.Repo == repo || built) && why != whyMounted {
 				// "." is the whole repository: "" says no folder is known.
@@ -901,16 +901,20 @@ func (b *builder) ownership() {
 	// workflow's image build names the image of a service and the folder
 	// it is built from. The root of a repository is the service's when
 	// the build file is elsewhere (a deploy repository's skaffold.yaml
-	// building ../cart), or when the repository declares no service of
+	// building ../inventory), or when the repository declares no service of
 	// its own and builds only that service's image from its root (a
 	// service's own repository, deployed from another one); a
 	// repository's root several images are built from is none of theirs.
-	declares := map[string]bool{}
-	for _, n := range b.nodes {
-		if n.Kind == KindService {
-			for _, ev := range n.Declared {
-				declares[ev.Repo] = true
-			}
+	// The services each repository declares (no rule below adds one
+	// before the repositories that declare none are made services).
+	declared := map[string][]string{}
+	for _, name := range b.sortedNodes() {
+		n := b.nodes[name]
+		if n.Kind != KindService {
+			continue
+		}
+		for _, ev := range n.Declared {
+			declared[ev.Repo] = appendUnique(declared[ev.Repo], name)
 		}
 	}
 	rootBuilds := map[string][]string{}
@@ -925,7 +929,7 @@ func (b *builder) ownership() {
 			case s == "" || !ok || b.nodes[s].Kind != KindService:
 			case dir != ".":
 				add(repo, dir, s, whyArtifact)
-			case repo != r.Repo || !declares[repo]:
+			case repo != r.Repo || len(declared[repo]) == 0:
 				rootBuilds[repo] = appendUnique(rootBuilds[repo], s)
 			}
 		}
@@ -1055,17 +1059,7 @@ func (b *builder) ownership() {
 		}
 	}
 	// A repository named after a service, or holding the only service
-	// declared in it, is that service's code.
-	declared := map[string][]string{}
-	for _, name := range b.sortedNodes() {
-		n := b.nodes[name]
-		if n.Kind != KindService {
-			continue
-		}
-		for _, ev := range n.Declared {
-			declared[ev.Repo] = appendUnique(declared[ev.Repo], name)
-		}
-	}
+	// declared in it (declared, above), is that service's code.
 	repos := map[string]bool{}
 	for _, f := range b.in.Files {
 		repos[f[0]] = true

@@ -292,14 +292,14 @@ func TestMountIsNoDirectory(t *testing.T) {
 // crawled repository holds is no folder (not "ops/../pricing").
 func TestSiblingRepositories(t *testing.T) {
 	g, _ := crawl(t, filepath.Join("testdata", "siblingrepos.txtar"))
-	for name, repo := range map[string]string{"stock": "inventory", "storefront": "webapp", "traffic": "traffic-gen"} {
+	for name, repo := range map[string]string{"stock": "inventory", "webshop": "webapp", "traffic": "traffic-gen"} {
 		s := g.Service(name)
 		if s == nil || s.Repo != repo || s.Directory != "." {
 			t.Errorf("%s = %+v, want the repository %s", name, s, repo)
 		}
 	}
-	if s := g.Service("storefront"); s != nil && !slices.ContainsFunc(s.Dirs, func(d graph.Dir) bool { return d.Repo == "webapp" && d.Path == "nginx.conf" }) {
-		t.Errorf("storefront's folders %+v lack the file it mounts", s.Dirs)
+	if s := g.Service("webshop"); s != nil && !slices.ContainsFunc(s.Dirs, func(d graph.Dir) bool { return d.Repo == "webapp" && d.Path == "nginx.conf" }) {
+		t.Errorf("webshop's folders %+v lack the file it mounts", s.Dirs)
 	}
 	for _, s := range g.Services {
 		if strings.Contains(s.Directory, "..") || slices.ContainsFunc(s.Dirs, func(d graph.Dir) bool { return strings.Contains(d.Path, "..") }) {

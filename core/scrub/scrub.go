@@ -695,7 +695,7 @@ func (s *scrubber) replaceKnown(text string, words bool) string {
 	type kv struct{ value, placeholder string }
 	var list []kv
 	for k, p := range s.seen {
-		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && !lowerWord(v) && !(words && strings.ContainsAny(v, " \t\n")) && strings.Contains(text, v) {
+		if _, v, ok := strings.Cut(k, "\x00"); ok && len(v) >= 4 && !plainName(v) && !(words && strings.ContainsAny(v, " \t\n")) && strings.Contains(text, v) {
 			list = append(list, kv{v, p})
 		}
 	}
@@ -711,19 +711,10 @@ func (s *scrubber) replaceKnown(text string, words bool) string {
 	return text
 }
 
-// lowerWord reports whether v is a word of lowercase ASCII letters, or
-// words joined by '_' or '-' (a flag's or key's name, auth_password).
-func lowerWord(v string) bool {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if (c == '_' || c == '-') && i > 0 && i < len(v)-1 && v[i-1] != '_' && v[i-1] != '-' {
-			continue
-		}
-		if c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return v != ""
+// plainName reports whether v is a word of lowercase ASCII letters or a
+// name of such words (kebabName: a flag's or key's name, auth_password).
+func plainName(v string) bool {
+	return v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyz") == "" || kebabName(v)
 }
 
 // honorifics returns the spans of names after honorifics ("Dr. Smith"):
