@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"coderag/core/embed"
 	"coderag/core/train"
@@ -104,9 +107,12 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	if o.opts.Lead.N < 0 || o.opts.Lead.Weight <= 0 || o.opts.Lead.Weight > 100 {
 		return usagef("--lead must be 0 or more and --lead-weight above 0 and at most 100")
 	}
+	var logMu sync.Mutex // sources are mined concurrently
 	logf := func(format string, a ...any) {
 		if !o.json {
+			logMu.Lock()
 			fmt.Fprintf(io.err, format+"\n", a...)
+			logMu.Unlock()
 		}
 	}
 	rep := modelReport{Sources: map[string]int{}}
@@ -132,6 +138,8 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 		if len(args) == 0 {
 			return usagef("give source trees as NAME=DIR (or --pairs with a mined file)")
 		}
+		type source struct{ name, dir string }
+		srcs := make([]source, 0, len(args))
 		for _, a := range args {
 			name, dir, ok := strings.Cut(a, "=")
 			if !ok || name == "" || dir == "" {
@@ -140,17 +148,36 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 				return usagef("%s is not a directory", dir)
 			}
-			t0 := time.Now()
-			found, err := train.MineText(ctx, name, dir, train.MineOptions{NamePairs: o.namePairs})
-			if err != nil {
-				return err
-			}
+			srcs = append(srcs, source{name, dir})
+		}
+		// Sources are mined concurrently, one per core; their pairs are
+		// kept in the order the sources were given, so the mined file is
+		// the same whatever the machine.
+		found := make([][]train.TextPair, len(srcs))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(runtime.GOMAXPROCS(0))
+		for i, s := range srcs {
+			g.Go(func() error {
+				t0 := time.Now()
+				f, err := train.MineText(gctx, s.name, s.dir, train.MineOptions{NamePairs: o.namePairs})
+				if err != nil {
+					return err
+				}
+				found[i] = f
+				logf("mined %d pairs from %s (%s)", len(f), s.dir, time.Since(t0).Round(time.Second))
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		for i, s := range srcs {
 			// A comment found twice in a tree (compiled copies of a
 			// package's sources, overloads) is learned once, a function
 			// name once per package.
 			seen := map[string]bool{}
 			kept := 0
-			for _, p := range found {
+			for _, p := range found[i] {
 				key := p.Query
 				if p.Kind != "" {
 					key = p.Kind + "\x00" + p.Group + "\x00" + p.Query
@@ -161,7 +188,7 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 					kept++
 				}
 			}
-			logf("mined %d pairs (%d distinct) from %s (%s)", len(found), kept, dir, time.Since(t0).Round(time.Second))
+			logf("%s: %d distinct pairs of %d", s.name, kept, len(found[i]))
 		}
 		if o.pairs != "" {
 			if err := writeJSONL(o.pairs, pairs); err != nil {

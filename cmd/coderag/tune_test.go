@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -136,5 +137,32 @@ func TestModelCommand(t *testing.T) {
 	code, _, stderr = coderag(t, "model", "--evaluate", bad, "--pairs", pairs)
 	if code == 0 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "checksum") {
 		t.Errorf("corrupt model: exit %d, %s", code, stderr)
+	}
+}
+
+// TestModelMinesSourcesConcurrently checks that the sources, mined
+// concurrently, give the pairs file mining each alone gives, in the order
+// the sources were named.
+func TestModelMinesSourcesConcurrently(t *testing.T) {
+	work := t.TempDir()
+	mine := func(name string, sources ...string) []byte {
+		t.Helper()
+		pairs := filepath.Join(work, name+".jsonl")
+		args := append([]string{"model", "--pairs", pairs, "--dim", "8", "--batch", "4", "--epochs", "1", "--held-out", "1000", "--vocab", "500"}, sources...)
+		if code, _, stderr := coderag(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", sources, code, stderr)
+		}
+		b, err := os.ReadFile(pairs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	dir := filepath.Join("..", "..", "testdata", "train")
+	billing, notify := "billing="+filepath.Join(dir, "billing"), "notify="+filepath.Join(dir, "notify")
+	both := mine("both", notify, billing)
+	alone := append(mine("notify", notify), mine("billing", billing)...)
+	if len(both) == 0 || !bytes.Equal(both, alone) {
+		t.Errorf("two sources mined together:\n%s\nwant each alone, in order:\n%s", both, alone)
 	}
 }
