@@ -151,8 +151,9 @@ tune: build
 
 # model trains the shipped embedding model (core/embed/model/static.bin)
 # from the sources core/embed/model/README.md lists, fetched into
-# MODEL_WORK by core/embed/model/sources.sh (Debian packages, pinned npm
-# tarballs, the Go toolchain and module cache). About 20 minutes on 2 cores.
+# MODEL_WORK by core/embed/model/sources.sh (Debian packages, installed or
+# downloaded and unpacked as debian.txt pins them; pinned npm tarballs; the
+# Go toolchain and module caches; 6.5 GB). About 40 minutes on 2 cores.
 # Rebuild afterwards: the binary embeds the model.
 MODEL_WORK ?= /tmp/coderag-model
 model: build

@@ -137,19 +137,61 @@ fetch_npm "$WORK/npm2" $NPM2
 fetch_go "$WORK/gomod3" $GOMODS3
 fetch_npm "$WORK/npm3" $NPM3
 
+# More text (2026-11-25, later): Debian 12's Go (golang-*-dev), Python
+# (python3-*) and JavaScript/TypeScript (node-*) library packages of
+# debian.txt — pinned versions, each under a permissive or weak-copyleft
+# licence — downloaded (not installed) and unpacked. A Go module or Python
+# package another source already gives is removed from them, so that no
+# package is trained on in one source while held out in another; so are
+# minified scripts and source maps.
+fetch_debian() {
+	local set=$1
+	local dir=$WORK/deb$set
+	[ -d "$dir/usr" ] && return
+	log "fetching Debian packages ($set) into $dir"
+	mkdir -p "$WORK/debs/$set" "$dir"
+	awk -v s="$set" '$1 == s {print $2}' "$(dirname "$0")/debian.txt" >"$WORK/debs/$set.list"
+	# Fifty at a time; when a batch fails (a version the mirror no longer
+	# serves), its packages one by one, each that fails named.
+	(cd "$WORK/debs/$set" && xargs -n 50 sh -c 'apt-get download -qq "$@" 2>/dev/null ||
+		for p; do apt-get download -qq "$p" || echo "sources.sh: cannot fetch $p: the model will differ from the committed one" >&2; done' sh <"../$set.list")
+	# Two packages may ship one path (a directory in one, a link in the
+	# other): the first unpacked keeps it.
+	for f in "$WORK/debs/$set"/*.deb; do
+		dpkg-deb -x "$f" "$dir" 2>/dev/null || log "$(basename "$f"): a path of it another package holds, kept"
+	done
+}
+fetch_debian go
+fetch_debian py
+fetch_debian node
+DEBGO=$WORK/debgo/usr/share/gocode/src
+for c in "$MODCACHE" "$WORK/gomod" "$WORK/gomod2" "$WORK/gomod3"; do
+	find "$c" -mindepth 1 -maxdepth 5 -type d -name '*@v*' -not -path '*/cache/*'
+done | sed -E "s#^($MODCACHE|$WORK/gomod[23]?)/##; s#@v[^/]*\$##; s#/v[0-9]+\$##; s#!##g" | sort -u |
+	while read -r m; do
+		find "$DEBGO" -maxdepth 4 -type d -ipath "$DEBGO/$m" -prune -exec rm -rf {} +
+	done
+find "$WORK/debnode/usr/share/nodejs" \( -name '*.min.js' -o -name '*.js.map' \) -delete
+
 args="go=$GOROOT_SRC python=$(ls -d /usr/lib/python3.1* | head -n1) jdk=$WORK/jdk npm=$WORK/npm/src"
 args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x gomodx=$WORK/gomod"
 for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette \
 	tornado twisted kafka elasticsearch prometheus_client pymysql marshmallow paramiko docker httpx urllib3 click gunicorn structlog tenacity cachetools stripe botocore; do
 	[ -d "/usr/lib/python3/dist-packages/$p" ] && args="$args py-$p=/usr/lib/python3/dist-packages/$p"
+	rm -rf "$WORK/debpy/usr/lib/python3/dist-packages/$p"
 done
-# Rust crates, less the generated bindings of C and platform APIs
-# (*-sys, winapi, windows*, web-sys, js-sys), whose doc comments are one
-# template repeated.
-for d in /usr/share/cargo/registry/*; do
+# Rust crates: those of RUSTPKGS and the crates they depend on (not
+# whatever else the machine has installed), less the generated bindings
+# of C and platform APIs (*-sys, winapi, windows*, web-sys, js-sys), whose
+# doc comments are one template repeated.
+# (dpkg -L fails on the virtual packages among them, and says nothing.)
+apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances $RUSTPKGS 2>/dev/null |
+	grep -E '^librust-' | sort -u | { xargs dpkg -L 2>/dev/null || true; } | grep -E '^/usr/share/cargo/registry/[^/]+$' | sort -u >"$WORK/crates.txt"
+while read -r d; do
 	b=$(basename "$d")
 	case "$b" in *-sys-*|winapi*|windows*|web-sys*|js-sys*) continue ;; esac
 	args="$args rs-$b=$d"
-done
+done <"$WORK/crates.txt"
 args="$args gomody=$WORK/gomod2 npmx=$WORK/npm2/src gomodz=$WORK/gomod3 npmy=$WORK/npm3/src"
+args="$args debgo=$DEBGO debpy=$WORK/debpy/usr/lib/python3/dist-packages debnode=$WORK/debnode/usr/share/nodejs"
 echo "$args"
