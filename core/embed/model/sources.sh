@@ -160,25 +160,38 @@ fetch_debian() {
 	for f in "$WORK/debs/$set"/*.deb; do
 		dpkg-deb -x "$f" "$dir" 2>/dev/null || log "$(basename "$f"): a path of it another package holds, kept"
 	done
+	# Once, after unpacking: what the other sources give goes.
+	case $set in
+	go)
+		for c in "$MODCACHE" "$WORK/gomod" "$WORK/gomod2" "$WORK/gomod3"; do
+			find "$c" -mindepth 1 -maxdepth 5 -type d -name '*@v*' -not -path '*/cache/*'
+		done | sed -E "s#^($MODCACHE|$WORK/gomod[23]?)/##; s#@v[^/]*\$##; s#/v[0-9]+\$##; s#!##g" | sort -u |
+			while read -r m; do
+				find "$DEBGO" -maxdepth 4 -type d -ipath "$DEBGO/$m" -prune -exec rm -rf {} +
+			done
+		;;
+	py)
+		for p in $PYDIRS; do rm -rf "$DEBPY/$p"; done
+		;;
+	node)
+		find "$DEBNODE" \( -name '*.min.js' -o -name '*.js.map' \) -delete
+		;;
+	esac
 }
+DEBGO=$WORK/debgo/usr/share/gocode/src
+DEBPY=$WORK/debpy/usr/lib/python3/dist-packages
+DEBNODE=$WORK/debnode/usr/share/nodejs
+# The Python packages of PYPKGS, by the folders they install.
+PYDIRS="django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette
+tornado twisted kafka elasticsearch prometheus_client pymysql marshmallow paramiko docker httpx urllib3 click gunicorn structlog tenacity cachetools stripe botocore"
 fetch_debian go
 fetch_debian py
 fetch_debian node
-DEBGO=$WORK/debgo/usr/share/gocode/src
-for c in "$MODCACHE" "$WORK/gomod" "$WORK/gomod2" "$WORK/gomod3"; do
-	find "$c" -mindepth 1 -maxdepth 5 -type d -name '*@v*' -not -path '*/cache/*'
-done | sed -E "s#^($MODCACHE|$WORK/gomod[23]?)/##; s#@v[^/]*\$##; s#/v[0-9]+\$##; s#!##g" | sort -u |
-	while read -r m; do
-		find "$DEBGO" -maxdepth 4 -type d -ipath "$DEBGO/$m" -prune -exec rm -rf {} +
-	done
-find "$WORK/debnode/usr/share/nodejs" \( -name '*.min.js' -o -name '*.js.map' \) -delete
 
 args="go=$GOROOT_SRC python=$(ls -d /usr/lib/python3.1* | head -n1) jdk=$WORK/jdk npm=$WORK/npm/src"
 args="$args gomod=$MODCACHE/github.com gox=$MODCACHE/golang.org/x gomodx=$WORK/gomod"
-for p in django sqlalchemy flask werkzeug jinja2 requests redis pika kombu celery boto3 grpc pymongo bson psycopg2 aiohttp fastapi pydantic starlette \
-	tornado twisted kafka elasticsearch prometheus_client pymysql marshmallow paramiko docker httpx urllib3 click gunicorn structlog tenacity cachetools stripe botocore; do
+for p in $PYDIRS; do
 	[ -d "/usr/lib/python3/dist-packages/$p" ] && args="$args py-$p=/usr/lib/python3/dist-packages/$p"
-	rm -rf "$WORK/debpy/usr/lib/python3/dist-packages/$p"
 done
 # Rust crates: those of RUSTPKGS and the crates they depend on (not
 # whatever else the machine has installed), less the generated bindings
@@ -193,5 +206,5 @@ while read -r d; do
 	args="$args rs-$b=$d"
 done <"$WORK/crates.txt"
 args="$args gomody=$WORK/gomod2 npmx=$WORK/npm2/src gomodz=$WORK/gomod3 npmy=$WORK/npm3/src"
-args="$args debgo=$DEBGO debpy=$WORK/debpy/usr/lib/python3/dist-packages debnode=$WORK/debnode/usr/share/nodejs"
+args="$args debgo=$DEBGO debpy=$DEBPY debnode=$DEBNODE"
 echo "$args"
