@@ -48,6 +48,21 @@ func TestCleanSecrets(t *testing.T) {
 		{"basic credentials", core.DocRunbook, "curl -H 'Authorization: Basic YWRtaW46czNjcjN0' https://api.internal/health", "YWRtaW46czNjcjN0", "<TOKEN>"},
 		{"curl user password", core.DocRunbook, "curl -sf -u deploy:Qz8-vR2#x https://artifacts.internal/upload", "Qz8-vR2#x", "<SECRET>"},
 		{"docker login password", core.DocRunbook, "docker login -u ci -p Mx7pQ2rT9z registry.internal", "Mx7pQ2rT9z", "<SECRET>"},
+		{"docker login in markdown code", core.DocRunbook, "log in with `docker login -u ci -p Mx7pQ2rT9z registry.internal` first", "Mx7pQ2rT9z", "<SECRET>"},
+		{"mysql password in markdown code", core.DocRunbook, "Use `mysql -u root -pRt4Qm8Zx2 shop` to look.", "Rt4Qm8Zx2", "<SECRET>"},
+		{"curl user in a subshell", core.DocRunbook, "out=$(curl -u deploy:Qz8vR2x9 https://artifacts.internal)", "Qz8vR2x9", "<SECRET>"},
+		{"go basic auth literal", core.CodeLogic, `req.SetBasicAuth("svc", "Xq7pLm2vRt9w")`, "Xq7pLm2vRt9w", `req.SetBasicAuth("svc", "<PASSWORD>")`},
+		{"go smtp plain auth", core.CodeLogic, `auth := smtp.PlainAuth("", "mailer@corp.internal", "Sm7pPw4455q", "smtp.corp.internal")`, "Sm7pPw4455q", `"mailer@corp.internal", "<PASSWORD>", "smtp.corp.internal")`},
+		{"python requests auth tuple", core.CodeLogic, "r = requests.get(url, auth=('svc', 'Rq9Pw3xT7k'), timeout=5)", "Rq9Pw3xT7k", "auth=('svc', '<"},
+		{"python basic auth", core.CodeLogic, `session = aiohttp.ClientSession(auth=aiohttp.BasicAuth("svc", "Ah7Pw2Lm9q"))`, "Ah7Pw2Lm9q", `BasicAuth("svc", "<`},
+		{"python ftp login", core.CodeLogic, `ftp.login("uploader", "Ft9Pw4Kd2m")`, "Ft9Pw4Kd2m", `ftp.login("uploader", "<PASSWORD>")`},
+		{"csharp network credential", core.CodeLogic, `client.Credentials = new NetworkCredential(
+    "mailer",
+    "Nc8Pw5Qz1r");`, "Nc8Pw5Qz1r", "<PASSWORD>"},
+		{"java password authentication", core.CodeLogic, `return new PasswordAuthentication("svc", "Ja5Pw8Wn3v".toCharArray());`, "Ja5Pw8Wn3v", `"<PASSWORD>".toCharArray()`},
+		{"env default in python", core.CodeLogic, `SECRET_KEY = os.getenv("SECRET_KEY", "dj4ngo-Qx81zz77")`, "dj4ngo-Qx81zz77", `os.getenv("SECRET_KEY", "<SECRET>")`},
+		{"setting default", core.CodeLogic, `app_secret = config.get("app.secret", "Cf9Zz8Qx1")`, "Cf9Zz8Qx1", `"<SECRET>"`},
+		{"env default in ts", core.CodeLogic, `const sessionSecret = process.env.SESSION_SECRET ?? "s3ss-Qx81zz";`, "s3ss-Qx81zz", `?? "<SECRET>"`},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -121,6 +136,15 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"git remote", core.DocRunbook, "git clone git@gitlab.com:gitlab-com/runbooks.git"},
 		{"id in csv", core.DocRunbook, "queryid 388151056235919956,1190872,1,1,3"},
 		{"pydantic field", core.CodeLogic, `password: str = Field(..., min_length=8)`},
+		{"basic auth from variables", core.CodeLogic, `req.SetBasicAuth(cfg.User, cfg.Password)`},
+		{"basic auth from env", core.CodeLogic, `auth = HTTPBasicAuth(os.environ["SVC_USER"], os.environ["SVC_PASSWORD"])`},
+		{"login with a variable", core.CodeLogic, `await page.login("admin", password)`},
+		{"login of one argument", core.CodeLogic, `cy.login("customer-with-orders")`},
+		{"credential from a call", core.CodeLogic, `var cred = new NetworkCredential(user, GetPassword("smtp"));`},
+		{"login prose", core.DocReadme, "Call login(user, password) before any other request."},
+		{"map of settings", core.CodeLogic, `m := map[string]string{"clientSecret": appSecret, "endpoint": endpoint, "databaseName": databaseName}`},
+		{"key name argument", core.CodeLogic, `accountKey = valueFromConnectionString(connectionString, "AccountKey")`},
+		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})
 	for _, tt := range tests {

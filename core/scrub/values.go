@@ -523,6 +523,7 @@ func findAssigned(text, lower string, syn syntax) [][]int {
 // ??, ||, "or", ?:, or as a later argument of a call whose first is an
 // environment variable's name. It returns the literal's extent.
 func literalDefault(expr string) (int, int, bool) {
+	prev, prevEnd := "", -1 // the literal before this one, and where it ends
 	for i := 0; i < len(expr); i++ {
 		c := expr[i]
 		if c != '"' && c != '\'' && c != '`' {
@@ -534,17 +535,27 @@ func literalDefault(expr string) (int, int, bool) {
 		}
 		v := expr[s:e]
 		before := strings.TrimSpace(expr[:i])
+		// After a comma only as the argument right after a literal that
+		// names what is looked up (getenv("X", "…"), get("db.password",
+		// "…")), not after a value (PlainAuth("", "user@host", pw, host))
+		// nor as a later key of a map literal ({"k": v, "name": v}).
 		defaulted := strings.HasSuffix(before, "??") || strings.HasSuffix(before, "||") || strings.HasSuffix(before, " or") ||
-			strings.HasSuffix(before, "?:") || strings.HasSuffix(before, ",")
+			strings.HasSuffix(before, "?:") ||
+			prevEnd >= 0 && strings.TrimSpace(expr[prevEnd:i]) == "," && lookupNameRE.MatchString(prev)
 		if defaulted && !envNameRE.MatchString(v) && !notASecretLiteral(v, true) && !lowerWords(v) {
 			return s, e, true
 		}
+		prev, prevEnd = v, e+1
 		i = e
 	}
 	return 0, 0, false
 }
 
 var envNameRE = lazyre.New(`^[A-Z][A-Z0-9_]+$`)
+
+// lookupNameRE is a name a value is looked up by: an environment
+// variable, a setting's key (db.password, session-secret).
+var lookupNameRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_.\-:]*$`)
 
 // kebabRE is a name of lower-case words: metrics-client-certs,
 // session_cookie.name.
@@ -665,13 +676,13 @@ func findConnPairs(text, lower string) [][]int {
 var (
 	// curl -u user:pw, --user user:pw, sshpass -p pw, docker login -p pw,
 	// --password pw, --password=pw, mysql -pPW (attached), mysqladmin -pPW.
-	cliUserRE = lazyre.New(`(?:^|\s)(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"]+)`)
+	cliUserRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"\x60]+)`)
 	cliPassRE = lazyre.New(`(?:^|\s)--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)(?:[ =]|,[ \t]*)(['"]?)([^\s'",]+)`)
 	// ["redis-server", "--requirepass", "…"]: a flag and its value as
 	// items of a list.
 	cliListRE   = lazyre.New(`["']--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)["']\s*,\s*(["'])`)
-	cliShortPRE = lazyre.New(`(?:^|\s)(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"]+)`)
-	mysqlPRE    = lazyre.New(`(?:^|\s)(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"-][^\s'"]*)`)
+	cliShortPRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"\x60]+)`)
+	mysqlPRE    = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
 	authHdrRE   = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
 	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
 )
@@ -721,6 +732,120 @@ func findCLI(text, lower string) [][]int {
 		}
 	}
 	return out
+}
+
+// credCallRE finds calls that take a user name and a password as
+// arguments: Go's req.SetBasicAuth(user, pw) and smtp.PlainAuth(identity,
+// user, pw, host), Python's HTTPBasicAuth(user, pw) and aiohttp's
+// BasicAuth, requests' auth=(user, pw), .NET's NetworkCredential(user,
+// pw), Java's UsernamePasswordCredentials(user, pw) and
+// PasswordAuthentication, and login(user, pw) (ftplib, smtplib, imaplib,
+// a client's login).
+var credCallRE = lazyre.New(`\b(SetBasicAuth|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|DigestAuth|NetworkCredential|UsernamePasswordCredentials|PasswordAuthentication|PasswordCredential|PlainAuth|login|auth\s*=\s*)\s*\(`)
+
+// findCredentialCalls finds the password of a credentials call whose
+// password is a literal: req.SetBasicAuth("svc", "…"). A password passed
+// as a variable is no secret of the text; login(user, pw) counts only
+// when the user is a literal too, so that login("…") of a UI test's
+// helper is not taken for one.
+func findCredentialCalls(text, lower string) [][]int {
+	var out [][]int
+	for _, m := range findIn(credCallRE, text, lower, "auth", "credential", "login") {
+		name := text[m[2]:m[3]]
+		want := 1 // the password's argument
+		if name == "PlainAuth" {
+			want = 2
+		}
+		args := callArgs(text, m[1], 512)
+		if len(args) <= want || !args[want].literal {
+			continue
+		}
+		if name == "login" && !args[0].literal {
+			continue
+		}
+		a := args[want]
+		if v := text[a.start:a.end]; !isReference(v) && !notASecretLiteral(v, true) {
+			out = append(out, []int{a.start, a.end})
+		}
+	}
+	return out
+}
+
+// callArg is one argument of a call: its extent in the text, inside the
+// quotes when it is a string literal.
+type callArg struct {
+	start, end int
+	literal    bool
+}
+
+// callArgs reads the arguments of a call whose "(" ends at i, up to its
+// ")" and at most limit bytes; nil when the call does not close there.
+func callArgs(text string, i, limit int) []callArg {
+	var args []callArg
+	end := min(len(text), i+limit)
+	for i < end {
+		for i < end && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+			i++
+		}
+		if i >= end {
+			return nil
+		}
+		if text[i] == ')' && len(args) == 0 {
+			return nil
+		}
+		a := callArg{start: i}
+		if q := text[i]; q == '"' || q == '\'' || q == '`' {
+			s, e, ok := valueExtent(text, i, "")
+			if !ok {
+				return nil
+			}
+			a = callArg{start: s, end: e, literal: true}
+			i = e + 1
+			for i < end && (text[i] == ' ' || text[i] == '\t') {
+				i++
+			}
+			if i < end && text[i] != ',' && text[i] != ')' && text[i] != '.' {
+				a.literal = false // "a" + b; "pw".toCharArray() is still the literal
+			}
+		}
+		depth := 0
+		for ; i < end; i++ {
+			switch text[i] {
+			case '(', '[', '{':
+				depth++
+				continue
+			case ')', ']', '}':
+				if depth > 0 {
+					depth--
+					continue
+				}
+			case ',':
+				if depth > 0 {
+					continue
+				}
+			case '"', '\'', '`':
+				if _, e, ok := valueExtent(text, i, ""); ok {
+					i = e
+				}
+				continue
+			default:
+				continue
+			}
+			break
+		}
+		if i >= end {
+			return nil
+		}
+		if !a.literal {
+			a.end = i
+		}
+		args = append(args, a)
+		if text[i] == ')' {
+			return args
+		}
+		i++ // past the ","
+	}
+	return nil
 }
 
 // queryParamRE finds a URL's query parameter: ?password=…&sig=….

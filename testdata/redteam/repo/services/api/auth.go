@@ -19,3 +19,9 @@ var stripeRestricted = "rk_live_1e2l7huBIyAuNLcPHgohHQsn"
 const mapsKey = "AIzaNw0dh6JLooSEWQU_28YFPAiQPYvtlG42DSx"
 
 var gitlabToken = "glpat-x9OFeR92RqekmRm38qCr"
+
+func invoicesRequest(req *http.Request) {
+	req.SetBasicAuth("billing", "RqBasicWz81Lq0")
+}
+
+var mailAuth = smtp.PlainAuth("", "mailer@shop.rq.example", "RqSmtpPlain7Tx", "smtp.rq.example")
