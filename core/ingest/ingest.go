@@ -752,7 +752,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 		g.Go(func() error {
 			defer workers.Done()
 			for f := range jobs {
-				r := u.process(f)
+				r := u.processSafely(f)
 				select {
 				case results <- r:
 				case <-gctx.Done():

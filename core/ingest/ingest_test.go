@@ -146,6 +146,51 @@ func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
 	}
 }
 
+// panicFS panics reading the file named bad, as a decoder, chunker or
+// the scrub gate could on input nobody foresaw.
+type panicFS struct {
+	fs.FS
+	bad string
+}
+
+func (f panicFS) ReadFile(name string) ([]byte, error) {
+	if name == f.bad {
+		panic("index out of range [8] with length 8")
+	}
+	return fs.ReadFile(f.FS, name)
+}
+
+// TestCrawlSkipsAFileThatPanics: a panic while reading one file is that
+// file's skip, named with the panic; the crawl goes on and indexes the rest.
+func TestCrawlSkipsAFileThatPanics(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	c := ingest.New(db, ingest.Options{
+		Jobs: 2,
+		FS:   func(string) fs.FS { return panicFS{FS: repoFS(), bad: "secret.go"} },
+	})
+	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed() {
+		t.Fatalf("crawl failed: %+v", sum.Sources[0].Err)
+	}
+	ss := sum.Sources[0]
+	var reason string
+	for _, s := range ss.Skips {
+		if s.Path == "secret.go" {
+			reason = s.Reason
+		}
+	}
+	if want := "internal error, please report it: index out of range [8] with length 8"; reason != want {
+		t.Errorf("skip reason of secret.go = %q, want %q", reason, want)
+	}
+	if ss.Files != 4 {
+		t.Errorf("indexed %d files, want 4 (main.go, latin1.py, svc.yaml, runbook.md)", ss.Files)
+	}
+}
+
 func TestCrawlUnreadableSourceFailsOnlyThatSource(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)

@@ -219,6 +219,20 @@ func (w *warmer) check(f core.File) {
 	go w.prepare(f.Language)
 }
 
+// processSafely is process that turns a panic in a decoder, chunker or
+// the scrub gate into a skip of that one file, named with the panic, so
+// that a file coderag cannot read never stops the crawl nor loses the
+// index: its chunks are not stored (an unscrubbed chunk never is), the
+// other files are indexed.
+func (r *sourceReader) processSafely(f core.File) (res fileResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = fileResult{file: f, skip: fmt.Sprintf("internal error, please report it: %v", p)}
+		}
+	}()
+	return r.process(f)
+}
+
 // process reads, chunks and scrubs one unit. Problems with it become a
 // skip reason; process never fails the crawl.
 func (r *sourceReader) process(f core.File) fileResult {
