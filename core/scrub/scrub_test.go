@@ -144,6 +144,15 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"login prose", core.DocReadme, "Call login(user, password) before any other request."},
 		{"map of settings", core.CodeLogic, `m := map[string]string{"clientSecret": appSecret, "endpoint": endpoint, "databaseName": databaseName}`},
 		{"key name argument", core.CodeLogic, `accountKey = valueFromConnectionString(connectionString, "AccountKey")`},
+		{"flag after a flag", core.CodeLogic, `err := run("u", "--random-password", "--access-token")`},
+		{"flag after a secret-named field", core.CodeLogic, `assert.Equal(t, check{MustChangePassword: true}, createCheck("u2", "--admin"))`},
+		{"annotation key", core.CodeLogic, `KeyAPITokenSecret = "dapr.io/api-token-secret" /* #nosec */`},
+		{"key names in a const list", core.CodeLogic, `const testSecretKey, fromSecretName, fromSecretKey = "secretKey", "secretName", "secretKey"`},
+		{"flags in an error message", core.CodeLogic, `return errors.New("cannot use --client-password with --embedded")`},
+		{"secret store named in notes", core.DocReadme, "- Secret store: Hashicorp Vault [1926](https://github.com/acme/contrib/issues/1926)"},
+		{"secret's namespaced name in a status", core.CodeDeploy, "        message: 'failed to locate TLS secret for client auth: gateway-system/client-auth-not-found'"},
+		{"secret's name in a sentence", core.CodeDeploy, "      - message: |\n          secret for client auth: gateway-system/client-auth-not-found specified in GatewayProxy\n"},
+		{"secret's name before a line break", core.CodeDeploy, "      - message: 'failed to locate TLS\n          secret for client auth: gateway-system/client-auth-not-found specified\n          in GatewayProxy gateway-system/test.'\n"},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})
@@ -433,5 +442,48 @@ func TestCleanReplacesNUL(t *testing.T) {
 	}
 	if c.Text != "a\x00b" || c.Meta["topic"] != "fail\x00over" {
 		t.Error("the gate changed the caller's chunk")
+	}
+}
+
+// FuzzFindCredentialCalls feeds arbitrary text to the credentials-call
+// reader: it must not panic, and every span it returns must be a literal
+// inside the text, after the call's "(".
+func FuzzFindCredentialCalls(f *testing.F) {
+	for _, s := range []string{
+		`req.SetBasicAuth("svc", "Xq7pLm2vRt9w")`,
+		`smtp.PlainAuth("", "a@b", "pw12345", "host")`,
+		"new NetworkCredential(\n \"u\",\n \"p4ssw0rd\");",
+		`login("a", "b".toCharArray(), f(x, [1, 2]), {"k": "v"})`,
+		`auth=("u", 'unterminated`,
+		`BasicAuth(`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, sp := range findCredentialCalls(text, asciiLower(text)) {
+			if sp[0] < 0 || sp[1] > len(text) || sp[0] > sp[1] {
+				t.Fatalf("span %v out of %d bytes", sp, len(text))
+			}
+			if i := strings.IndexByte(text, '('); i < 0 || sp[0] <= i {
+				t.Fatalf("span %v before the first '(' of %q", sp, text)
+			}
+		}
+	})
+}
+
+// TestCleanLiteralEndingInBackslash: a chunk that ends inside a string
+// literal with a backslash (a file cut there) used to index past the
+// text and panic, which stopped the whole crawl.
+func TestCleanLiteralEndingInBackslash(t *testing.T) {
+	for _, in := range []string{
+		"package x\n\nvar password = \"abcdef\\",
+		`req.SetBasicAuth("svc", "abc\`,
+		`auth=("\`,
+	} {
+		c := chunk(core.CodeLogic, in)
+		c.Language = "go"
+		if _, err := New(Options{}).Clean(c); err != nil {
+			t.Errorf("Clean(%q): %v", in, err)
+		}
 	}
 }

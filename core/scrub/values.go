@@ -130,6 +130,9 @@ func valueExtent(text string, i int, stopAt string) (start, end int, quoted bool
 		for j < len(text) && text[j] != q {
 			if text[j] == '\\' && q != '\'' {
 				j++
+				if j >= len(text) {
+					break // a backslash that ends the text
+				}
 			}
 			if text[j] == '\n' && q != '`' {
 				return i, i, false // an unterminated literal
@@ -198,10 +201,13 @@ func notASecretLiteral(v string, literal bool) bool {
 	} else if isReference(v) {
 		return true
 	}
-	if upperPlaceholder(v) {
+	if upperPlaceholder(v) || longFlagRE.MatchString(v) || qualifiedNameRE.MatchString(v) || namespacedName(strings.Trim(v, `'"`)) {
 		return true
 	}
 	l := strings.ToLower(v)
+	if commonWords[l] {
+		return true // a word of the sentence: --etcd-client-password with --etcd-embed
+	}
 	switch l {
 	case "true", "false", "yes", "no", "null", "none", "nil", "required", "optional", "disabled", "enabled", "string", "password",
 		"secret", "token", "bearer", "basic", "oauth", "oauth2", "jwt", "sha256", "hmac", "plain", "plaintext", "default",
@@ -225,15 +231,22 @@ func notASecretLiteral(v string, literal bool) bool {
 			}
 		}
 	}
-	// A message: three words or more, two of them common English.
-	if words := strings.Fields(v); len(words) >= 3 {
-		common := 0
+	// A message: three words or more, two of them common English, or
+	// one and the rest plain words and names; or plain words around a
+	// Kubernetes object's namespace/name (client auth: ns/name specified).
+	if words := strings.Fields(v); len(words) >= 2 {
+		common, plain, named := 0, 0, false
 		for _, w := range words {
-			if commonWords[strings.ToLower(strings.Trim(w, ".,:;!?'\""))] {
+			w = strings.Trim(w, ".,:;!?'\"")
+			if commonWords[strings.ToLower(w)] {
 				common++
 			}
+			if w != "" && (allLetters(w) || kebabName(w) || namespacedName(w)) {
+				plain++
+				named = named || namespacedName(w)
+			}
 		}
-		if common >= 2 {
+		if len(words) >= 3 && (common >= 2 || common == 1 && plain == len(words)) || named && plain == len(words) {
 			return true
 		}
 	}
@@ -266,7 +279,13 @@ func placeholderLike(v string) bool {
 // dottedRefRE is a reference by path: var.db_password, data.x.access_token.
 var dottedRefRE = lazyre.New(`^[a-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-\[\]"']+){1,}$`)
 
-var keyNameRE = lazyre.New(`^[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)*$`)
+// keyNameRE is the name of a key or field: access_token, api-key,
+// secretKey.
+var keyNameRE = lazyre.New(`^[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+|[A-Z][a-z0-9]+)*$`)
+
+// qualifiedNameRE is a Kubernetes qualified name with a DNS prefix, an
+// annotation's or label's key: dapr.io/api-token-secret.
+var qualifiedNameRE = lazyre.New(`^(?:[a-z0-9][a-z0-9-]*\.)+[a-z]{2,}/[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?$`)
 
 // commonWords are words of messages, not of secrets.
 var commonWords = set("a an the and or of to in on for with is are was be not no your you please enter invalid incorrect wrong " +
@@ -552,6 +571,10 @@ func literalDefault(expr string) (int, int, bool) {
 }
 
 var envNameRE = lazyre.New(`^[A-Z][A-Z0-9_]+$`)
+
+// longFlagRE is a command-line flag (--access-token, --admin): the next
+// item of a list after a flag that takes no value, not a value.
+var longFlagRE = lazyre.New(`^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$`)
 
 // lookupNameRE is a name a value is looked up by: an environment
 // variable, a setting's key (db.password, session-secret).
@@ -923,6 +946,17 @@ func mixedOrLong(v string) bool {
 	return digit && (lower || upper) || lower && upper
 }
 
+// capitalWordRE is a capitalised word, a name: Hashicorp.
+var capitalWordRE = lazyre.New(`^[A-Z][a-z]+$`)
+
+// namespacedName reports whether v is a Kubernetes object's
+// namespace/name: envoy-gateway-system/client-auth.
+func namespacedName(v string) bool {
+	ns, name, ok := strings.Cut(v, "/")
+	isName := func(s string) bool { return s != "" && (kebabName(s) || allLetters(s) && strings.ToLower(s) == s) }
+	return ok && isName(ns) && isName(name)
+}
+
 // findProse finds secrets told in sentences: "the password is X".
 func findProse(text, lower string) [][]int {
 	var out [][]int
@@ -934,7 +968,7 @@ func findProse(text, lower string) [][]int {
 		// A password is secret whatever it looks like; a secret or a
 		// token told in a sentence must look generated (the secret is
 		// `metrics-client-certs` names a Kubernetes Secret).
-		if !passwordKey(text[m[2]:m[3]]) && strings.ToLower(text[m[2]:m[3]]) != "pin" && (!generated(v) || kebabName(v)) {
+		if !passwordKey(text[m[2]:m[3]]) && strings.ToLower(text[m[2]:m[3]]) != "pin" && (!generated(v) || kebabName(v) || capitalWordRE.MatchString(v)) {
 			continue
 		}
 		out = append(out, []int{m[4], m[4] + len(v)})
@@ -989,7 +1023,7 @@ func findBlocks(text, lower string) [][]int {
 	}
 	// "auth": "dXNlcjpwYXNz" in a Docker config; .dockerconfigjson: eyJ…
 	for _, m := range findIn(dockerAuthRE, text, lower, "auth", ".docker", "identitytoken", "-data") {
-		if !identifierLike(text[m[2]:m[3]]) {
+		if v := text[m[2]:m[3]]; !identifierLike(v) && !namespacedName(v) {
 			out = append(out, []int{m[2], m[3]})
 		}
 	}
