@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -486,4 +487,44 @@ func TestCleanLiteralEndingInBackslash(t *testing.T) {
 			t.Errorf("Clean(%q): %v", in, err)
 		}
 	}
+}
+
+// FuzzClean passes arbitrary text of each corpus type through the whole
+// gate: it must not panic (a panic stopped the crawl), and what it
+// returns must be valid UTF-8 when the input is.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{
+		`cfg := aws.Config{AccessKey: "AKIAIOSFODNN7EXAMPLE"}`,
+		"DATABASE_URL: postgres://shop:s3cr3tpw@postgres:5432/shopdb",
+		"MYSQL_DSN: shop:Xk2ab9Qw7z@tcp(mysql:3306)/shop?parseTime=true",
+		"- name: DB_PASSWORD\n  value: sup3rs3cret\n",
+		"kind: Secret\nstringData:\n  password: hunter2hunter2\n",
+		"curl -sf -u deploy:Qz8-vR2#x https://artifacts.internal/upload",
+		"log in with `docker login -u ci -p Mx7pQ2rT9z registry.internal` first",
+		`SECRET_KEY = os.getenv("SECRET_KEY", "dj4ngo-Qx81zz77")`,
+		"Server=sql;Database=shop;User Id=sa;Password=Cs7;SqlPw99x;",
+		"Alice: the password is hunter22, call me at +1 415-555-0134",
+		"variable \"db_password\" {\n  default = \"Tf0Pw\\",
+		"${mail.password:hunter2}",
+		"public string RedisPassword { get; set; } = \"Rp9\";",
+	} {
+		f.Add(s, uint8(0))
+	}
+	corpora := []core.CorpusType{core.CodeLogic, core.CodeDeploy, core.CodeConfig, core.DocRunbook, core.ConvoSlack, core.ConvoTranscript, core.DocGoogle}
+	langs := []string{"go", "yaml", "python", "markdown", "hcl", "csharp", ""}
+	g := New(Options{IPs: true})
+	f.Fuzz(func(t *testing.T, text string, kind uint8) {
+		if text == "" {
+			return
+		}
+		c := chunk(corpora[int(kind)%len(corpora)], text)
+		c.Language = langs[int(kind/8)%len(langs)]
+		cc, err := g.Clean(c)
+		if err != nil {
+			return // refused with an error, not a panic
+		}
+		if utf8.ValidString(text) && !utf8.ValidString(cc.Text()) {
+			t.Fatalf("Clean(%q) = %q: not valid UTF-8", text, cc.Text())
+		}
+	})
 }
