@@ -60,8 +60,8 @@ func Window(src string, base core.Chunk, opts WindowOptions) []core.Chunk {
 			l := lines[i]
 			for s := l.start; s < l.end; {
 				e := min(s+maxBytes, l.end)
-				for e < l.end && !utf8.RuneStart(src[e]) {
-					e--
+				for e > s && e < l.end && !utf8.RuneStart(src[e]) {
+					e-- // not inside a rune (invalid UTF-8 never reaches back past s)
 				}
 				if e == s { // a window smaller than one rune: take the rune
 					_, n := utf8.DecodeRuneInString(src[s:])
