@@ -417,33 +417,50 @@ func decodeUTF16(data []byte) ([]byte, bool) {
 // DecodeLegacy reads text that is not valid UTF-8 as Windows-1252 (the
 // superset of Latin-1 that legacy Western source files are written in),
 // so that a file with one accented comment is indexed instead of lost.
-// It returns the UTF-8 text and a note naming the first bad line for the
-// crawl's warnings; ok is false for valid UTF-8 and for what Inspect
-// skips anyway (UTF-16, binary content) and for bytes that do not look
-// like text in such an encoding: control characters other than
-// whitespace and escape, or more than a tenth of the bytes outside ASCII
-// (compressed or random test data). Text in another legacy encoding
-// comes out garbled outside ASCII, which holds the code's identifiers.
+// Only the bytes that are no part of a UTF-8 sequence are read so: a
+// UTF-8 file with one Latin-1 byte (edited once in a legacy editor) keeps
+// its UTF-8 text ("naïve", comments in Chinese) instead of turning it
+// into mojibake. It returns the UTF-8 text and a note naming the first
+// bad line for the crawl's warnings; ok is false for valid UTF-8 and for
+// what Inspect skips anyway (UTF-16, binary content) and for bytes that
+// do not look like text in such an encoding: control characters other
+// than whitespace and escape, or more than a tenth of the bytes not
+// UTF-8 (compressed or random test data). Text in another legacy
+// encoding comes out garbled outside ASCII, which holds the code's
+// identifiers.
 func DecodeLegacy(data []byte) (text []byte, note string, ok bool) {
 	line, valid := firstInvalidUTF8(data)
 	if valid || len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
 		return nil, "", false
 	}
-	high := 0
-	for _, c := range data {
-		switch {
-		case c >= 0x80:
-			high++
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b:
-			return nil, "", false // NUL and other controls: binary
+	bad := 0
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < 0x80 {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
+				return nil, "", false // NUL and other controls: binary
+			}
+			i++
+			continue
 		}
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			bad++
+		}
+		i += n
 	}
-	if high*10 > len(data) {
+	if bad*10 > len(data) {
 		return nil, "", false
 	}
-	out, err := charmap.Windows1252.NewDecoder().Bytes(data)
-	if err != nil {
-		return nil, "", false
+	out := make([]byte, 0, len(data)+2*bad)
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, charmap.Windows1252.DecodeByte(data[i]))
+		} else {
+			out = append(out, data[i:i+n]...)
+		}
+		i += n
 	}
 	return out, "not valid UTF-8 (first bad byte on line " + strconv.Itoa(line) + "): read as Windows-1252", true
 }

@@ -10,6 +10,8 @@ func TestDecodeLegacy(t *testing.T) {
 		{"utf-8 is left alone", "# café\n", "", "", false},
 		{"latin-1", "x = 1\n# caf\xe9\n", "x = 1\n# café\n", "not valid UTF-8 (first bad byte on line 2): read as Windows-1252", true},
 		{"windows-1252 quotes", "// the \x93net\x94 price in \x80, before taxes and delivery\n", "// the “net” price in €, before taxes and delivery\n", "not valid UTF-8 (first bad byte on line 1): read as Windows-1252", true},
+		{"utf-8 with one latin-1 byte", "s = \"na\xc3\xafve\" # caf\xe9\n", "s = \"naïve\" # café\n", "not valid UTF-8 (first bad byte on line 1): read as Windows-1252", true},
+		{"utf-8 in chinese with one bad byte", "// 处理订单的服务\n// 价格 \xa3 含税\nfunc price() {}\n", "// 处理订单的服务\n// 价格 £ 含税\nfunc price() {}\n", "not valid UTF-8 (first bad byte on line 2): read as Windows-1252", true},
 		{"binary stays binary", "caf\xe9\x00", "", "", false},
 		{"control bytes are binary", "\x8b\x03hello\xe9 world", "", "", false},
 		{"mostly high bytes are not text", "ab\xe9\xf1\xfc\xe8\xe0 cd", "", "", false},
