@@ -626,6 +626,26 @@ func TestPreviewNotebookAsMarkdown(t *testing.T) {
 	}
 }
 
+// TestPreviewNeverDrivesTheTerminal: a runbook, a chat message and code
+// holding escape sequences (a pasted log's colours, a window title,
+// clearing the screen) are drawn without them: lipgloss's own styling is
+// all the preview writes.
+func TestPreviewNeverDrivesTheTerminal(t *testing.T) {
+	m := New(testOptions(newFakeIndex()))
+	text := "# Outage\n\nThe rollout printed \x1b[31mERROR\x1b[0m then \x1b]0;owned\x07 and \x1b[2J\n"
+	for _, c := range []core.Chunk{
+		{Corpus: core.DocRunbook, Language: "markdown", FilePath: "runbooks/outage.md", Text: text},
+		{Corpus: core.ConvoSlack, Text: "[2024-09-03 10:00] @bot: " + text},
+		{Corpus: core.CodeLogic, Language: "go", FilePath: "log.go", LineStart: 1, LineEnd: 4, Text: "package x\n\nconst banner = \"\x1b]0;owned\x07\x1b[2J\"\n"},
+	} {
+		lines, _ := m.preview.body(m, c, nil, 80)
+		out := strings.Join(lines, "\n")
+		if strings.Contains(out, "\x1b]0;") || strings.Contains(out, "\x1b[2J") || strings.Contains(out, "\x07") || strings.Contains(out, "\x1b[31m") {
+			t.Errorf("%s preview writes the text's escape sequences: %q", c.Corpus, out)
+		}
+	}
+}
+
 // TestExplainSaysWhyPinned: the explanation of a hit the search put
 // first says why (a trace's frame, a route, a pod's workload, a
 // qualified name's declaration).

@@ -230,6 +230,7 @@ func explainLines(st Styles, h core.Hit, w int) []string {
 // body draws one chunk's content and says at which of its lines the match
 // is.
 func (p *preview) body(m *Model, c core.Chunk, words []string, w int) ([]string, int) {
+	c = c.Printable() // a pasted log's colours or a title sequence never reach the terminal
 	switch c.Corpus {
 	case core.ConvoSlack, core.ConvoTranscript, core.ConvoOther:
 		return conversation(m.st, c.Text, w), 0
@@ -260,7 +261,7 @@ func (p *preview) code(m *Model, c core.Chunk, words []string, w int) ([]string,
 	text, first := c.Text, c.LineStart
 	if src := m.sourcePath(c); src != "" && c.Verbatim() {
 		if data := m.files[src]; len(data) > 0 {
-			all := strings.Split(string(data), "\n")
+			all := strings.Split(core.Printable(string(data)), "\n")
 			from := max(c.LineStart-1-contextLines, 0)
 			to := min(c.LineEnd+contextLines, len(all))
 			if from < to && c.LineStart-1 < len(all) {

@@ -341,7 +341,7 @@ func (m *Model) resultList(w, h int) string {
 	rows := max((h-len(lines))/2, 1)
 	for i := m.offset; i < len(m.res.Hits) && i < m.offset+rows; i++ {
 		hit := m.res.Hits[i]
-		c := hit.Chunk
+		c := hit.Chunk.Printable()
 		score := fmt.Sprintf("%.3f", hit.Score)
 		what := summary(c)
 		top := m.st.badge(c.Corpus) + " " + truncate(what, w-11-len(score)-1)

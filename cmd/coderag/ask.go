@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"coderag/core"
 	"coderag/core/ask"
 	"coderag/core/llm"
 	"coderag/core/pack"
@@ -163,7 +164,7 @@ func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) e
 	d.Session = o.session
 	streamed := false
 	if !o.json {
-		d.OnAnswer = func(s string) { streamed = true; fmt.Fprint(io.out, s) }
+		d.OnAnswer = func(s string) { streamed = true; fmt.Fprint(io.out, core.Printable(s)) }
 	}
 	st, err := ask.Run(ctx, p, d, question)
 	if err != nil {
@@ -176,13 +177,13 @@ func askRun(cmd *cobra.Command, io *ioStreams, o *askOptions, question string) e
 			"citations": st.Citations(), "steps": st.Steps, "session": o.session})
 	}
 	if !streamed {
-		fmt.Fprint(io.out, st.Answer)
+		fmt.Fprint(io.out, core.Printable(st.Answer))
 	}
 	fmt.Fprintln(io.out)
 	if cs := st.Citations(); len(cs) > 0 {
 		fmt.Fprintln(io.out, "\nevidence given to the model:")
 		for _, c := range cs {
-			fmt.Fprintf(io.out, "  %s:%d-%d\n", c.FilePath, c.LineStart, c.LineEnd)
+			fmt.Fprintf(io.out, "  %s:%d-%d\n", core.Printable(c.FilePath), c.LineStart, c.LineEnd)
 		}
 	}
 	return nil

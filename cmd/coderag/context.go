@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"coderag/core"
 	"coderag/core/pack"
 )
 
@@ -245,7 +246,11 @@ func contextRun(cmd *cobra.Command, io *ioStreams, o *contextOptions, text strin
 	if warn != "" {
 		p.Warnings = append([]string{warn}, p.Warnings...)
 	}
-	fmt.Fprint(io.out, p.Render())
+	out := p.Render()
+	if o.format != "json" {
+		out = core.Printable(out) // the pack's text, shown on a terminal, never drives it
+	}
+	fmt.Fprint(io.out, out)
 	if o.format != "json" {
 		for _, w := range p.Warnings {
 			fmt.Fprintln(io.err, "warning: "+w)

@@ -292,7 +292,7 @@ func evidenceText(e graph.Edge) string {
 		return ""
 	}
 	ev := e.Evidence[0]
-	s := fmt.Sprintf("%s/%s:%d", ev.Repo, ev.File, ev.Line)
+	s := core.Printable(fmt.Sprintf("%s/%s:%d", ev.Repo, ev.File, ev.Line))
 	if n := len(e.Evidence) - 1; n > 0 {
 		s += fmt.Sprintf(" (+%d)", n)
 	}
@@ -357,7 +357,7 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 	if len(unresolved) > 0 {
 		fmt.Fprintln(w, st.bold(fmt.Sprintf("\nunresolved (%d)", len(unresolved))))
 		for _, e := range unresolved {
-			fmt.Fprintf(w, "  %-*s -> %-*s %-*s %s\n    %s\n", srcW, e.Source, dstW, e.Target, labelW, graphviz.EdgeLabel(e), st.dim(evidenceText(e)), e.Via)
+			fmt.Fprintf(w, "  %-*s -> %-*s %-*s %s\n    %s\n", srcW, e.Source, dstW, e.Target, labelW, graphviz.EdgeLabel(e), st.dim(evidenceText(e)), core.Printable(e.Via))
 		}
 	}
 	return nil
@@ -423,6 +423,7 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 		if len(v.mentions) > 0 {
 			fmt.Fprintln(w, st.bold(fmt.Sprintf("\nmentioned in (%d, newest first)", v.mentionCount)))
 			for _, c := range v.mentions {
+				c = c.Printable()
 				loc := c.Location()
 				if d := c.Date(); d != "" && c.Corpus != core.ConvoSlack {
 					loc += " " + d

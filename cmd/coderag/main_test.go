@@ -1023,3 +1023,45 @@ func TestManifestSummaryLine(t *testing.T) {
 		t.Errorf("summary line %q: want \"N chunks, 1 source; 1 service, 0 edges; TIME\"", last)
 	}
 }
+
+// TestTextOutputNeverDrivesTheTerminal: a log pasted into a runbook keeps
+// its colours and a title sequence; query and context print the text
+// without them (a terminal would run them), --json keeps the text as
+// indexed.
+func TestTextOutputNeverDrivesTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "ops")
+	if err := os.MkdirAll(filepath.Join(repo, "runbooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := "# Payments outage\n\nThe rollout printed \x1b[31mERROR\x1b[0m connection refused to ledger-db\n\x1b]0;owned\x07then \x1b[2Jcleared the screen\x07\n"
+	if err := os.WriteFile(filepath.Join(repo, "runbooks", "payments.md"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "c.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	for _, args := range [][]string{
+		{"query", "--db", db, "connection refused ledger"},
+		{"context", "--db", db, "connection refused ledger"},
+	} {
+		code, out, errs := coderag(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: %s", args[0], errs)
+		}
+		if !strings.Contains(out, "printed ERROR connection refused") {
+			t.Errorf("%s: the log's text is not shown: %q", args[0], out)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("%s prints the runbook's escape sequences: %q", args[0], out)
+		}
+		if !strings.Contains(out, "cleared the screen␇") {
+			t.Errorf("%s: the bell is not shown as ␇: %q", args[0], out)
+		}
+	}
+	_, out, _ := coderag(t, "query", "--db", db, "--json", "connection refused ledger")
+	if !strings.Contains(out, `\u001b[31mERROR`) {
+		t.Errorf("query --json does not keep the text as indexed: %q", out)
+	}
+}

@@ -341,7 +341,7 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		words[w] = true
 	}
 	for i, h := range res.Hits {
-		c := h.Chunk
+		c := h.Chunk.Printable() // a pasted log's colours never reach the terminal
 		loc := c.Location()
 		sym := ""
 		if c.SymbolName != "" {
