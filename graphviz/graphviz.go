@@ -193,9 +193,11 @@ func DOT(w io.Writer, g *graph.Graph, o Options) error {
 	return bw.Flush()
 }
 
-// mermaidText escapes text for a quoted Mermaid label.
+// mermaidText escapes text for a quoted Mermaid label: Mermaid draws a
+// label as HTML, so a compose service named db<main> would lose its
+// name or break the drawing.
 func mermaidText(s string) string {
-	return strings.NewReplacer(`"`, "#quot;", "\n", "<br/>").Replace(s)
+	return strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "\n", "<br/>").Replace(s)
 }
 
 // Mermaid writes g as a Mermaid flowchart.

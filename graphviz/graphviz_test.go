@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -113,5 +114,25 @@ func TestDOTIsValid(t *testing.T) {
 	cmd.Stdin = &b
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("dot -Tsvg: %v: %s", err, out)
+	}
+}
+
+// TestMermaidEscapesLabels: names that hold quotes or angle brackets (a
+// compose service's key can be anything) stay text in Mermaid's labels.
+func TestMermaidEscapesLabels(t *testing.T) {
+	g := &graph.Graph{Services: []graph.Service{
+		{Name: `web"app`, Kind: graph.KindService},
+		{Name: "db<main>", Kind: graph.KindDatabase},
+	}, Edges: []graph.Edge{{Source: `web"app`, Target: "db<main>", Type: graph.EdgeDB, Via: "DB_HOST = db<main>"}}}
+	var b bytes.Buffer
+	if err := Mermaid(&b, g, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "<main>") || strings.Contains(out, `web"app`) {
+		t.Errorf("a name reached a label unescaped:\n%s", out)
+	}
+	if !strings.Contains(out, "db#lt;main#gt;") || !strings.Contains(out, "web#quot;app") {
+		t.Errorf("names not escaped as Mermaid entities:\n%s", out)
 	}
 }
