@@ -121,7 +121,8 @@ func credentialReason(lbase string) string {
 	case lbase == "id_rsa" || lbase == "id_dsa" || lbase == "id_ecdsa" || lbase == "id_ed25519":
 		return "SSH private key (never indexed)"
 	case lbase == ".npmrc" || lbase == ".pypirc" || lbase == ".netrc" || lbase == "_netrc" || lbase == ".git-credentials" ||
-		lbase == "credentials.json" || lbase == ".htpasswd" || lbase == ".dockercfg" || lbase == "credentials":
+		lbase == "credentials.json" || lbase == ".htpasswd" || lbase == ".dockercfg" || lbase == "credentials" ||
+		lbase == ".pgpass" || lbase == "pgpass.conf" || lbase == ".vault-token" || lbase == ".s3cfg":
 		return "credentials file (never indexed)"
 	case strings.HasSuffix(lbase, ".tfstate") || strings.HasSuffix(lbase, ".tfstate.backup"):
 		return "terraform state holds secrets (never indexed)"

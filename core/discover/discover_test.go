@@ -435,3 +435,21 @@ func walked(t *testing.T, fsys fs.FS, opts Options) []string {
 	}
 	return got
 }
+
+func TestCredentialReason(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{".pgpass", "credentials file (never indexed)"},
+		{"pgpass.conf", "credentials file (never indexed)"},
+		{".vault-token", "credentials file (never indexed)"},
+		{".s3cfg", "credentials file (never indexed)"},
+		{".netrc", "credentials file (never indexed)"},
+		{"id_ed25519", "SSH private key (never indexed)"},
+		{"server.key", "key or certificate file (never indexed)"},
+		{"pgpass.go", ""},
+		{"vault-token.md", ""},
+	} {
+		if got := credentialReason(tt.name); got != tt.want {
+			t.Errorf("credentialReason(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

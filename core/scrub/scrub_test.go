@@ -64,6 +64,14 @@ func TestCleanSecrets(t *testing.T) {
 		{"env default in python", core.CodeLogic, `SECRET_KEY = os.getenv("SECRET_KEY", "dj4ngo-Qx81zz77")`, "dj4ngo-Qx81zz77", `os.getenv("SECRET_KEY", "<SECRET>")`},
 		{"setting default", core.CodeLogic, `app_secret = config.get("app.secret", "Cf9Zz8Qx1")`, "Cf9Zz8Qx1", `"<SECRET>"`},
 		{"env default in ts", core.CodeLogic, `const sessionSecret = process.env.SESSION_SECRET ?? "s3ss-Qx81zz";`, "s3ss-Qx81zz", `?? "<SECRET>"`},
+		{"kubectl literal", core.DocRunbook, "kubectl create secret generic db --from-literal=password=Kl7Pw2xQ9 -n shop", "Kl7Pw2xQ9", "--from-literal=password=<SECRET>"},
+		{"redis-cli password", core.DocRunbook, "redis-cli -h cache -a Rc5Pw8vT2 ping", "Rc5Pw8vT2", "-a <SECRET>"},
+		{"mongosh password", core.DocRunbook, `mongosh "mongodb://admin@mongo" -p Ms4Pw9kL1`, "Ms4Pw9kL1", "-p <SECRET>"},
+		{"sqlcmd password", core.DocRunbook, `sqlcmd -S sql -U sa -P Sq3Pw7nB5 -Q "select 1"`, "Sq3Pw7nB5", "-P <SECRET>"},
+		{"az login password", core.DocRunbook, "az login -u ci@corp.internal -p Az6Pw1hJ8", "Az6Pw1hJ8", "-p <SECRET>"},
+		{"maven settings password", core.CodeConfig, "<server>\n  <id>internal</id>\n  <username>deployer</username>\n  <password>Mv5Pw7tQ3</password>\n</server>", "Mv5Pw7tQ3", "<password><SECRET></password>"},
+		{"nuget clear text password", core.CodeConfig, `<add key="ClearTextPassword" value="Ng3Pw8rW1" />`, "Ng3Pw8rW1", `value="<SECRET>"`},
+		{"appsettings add key", core.CodeConfig, `<appSettings><add key="SmtpPassword" value="Ap2Pw9kZ4"/></appSettings>`, "Ap2Pw9kZ4", `value="<SECRET>"`},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -154,6 +162,12 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"secret's namespaced name in a status", core.CodeDeploy, "        message: 'failed to locate TLS secret for client auth: gateway-system/client-auth-not-found'"},
 		{"secret's name in a sentence", core.CodeDeploy, "      - message: |\n          secret for client auth: gateway-system/client-auth-not-found specified in GatewayProxy\n"},
 		{"secret's name before a line break", core.CodeDeploy, "      - message: 'failed to locate TLS\n          secret for client auth: gateway-system/client-auth-not-found specified\n          in GatewayProxy gateway-system/test.'\n"},
+		{"xml element that names no secret", core.CodeConfig, "<server>\n  <id>internal</id>\n  <username>deployer</username>\n</server>"},
+		{"xml secret element with a reference", core.CodeConfig, "<password>${env.MAVEN_PASSWORD}</password>"},
+		{"add key of a plain setting", core.CodeConfig, `<add key="PasswordMinLength" value="12" />`},
+		{"mongosh port", core.DocRunbook, "mongosh --host mongo --port 27017"},
+		{"redis-cli without a password", core.DocRunbook, "redis-cli -h cache -p 6379 ping"},
+		{"flag pair that names no secret", core.DocRunbook, "kubectl create configmap app --from-literal=LOG_LEVEL=debug"},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})

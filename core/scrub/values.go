@@ -352,7 +352,7 @@ func assignments(text, lower string) [][]int {
 			if b > ls && (text[b-1] == '"' || text[b-1] == '\'') {
 				b--
 			}
-			if b > ls && strings.IndexByte(" \t\r\n{(,;[", text[b-1]) < 0 {
+			if b > ls && strings.IndexByte(" \t\r\n{(,;[", text[b-1]) < 0 && !afterFlag(text[ls:b]) {
 				i = se - 1
 				continue
 			}
@@ -365,6 +365,21 @@ func assignments(text, lower string) [][]int {
 		}
 	}
 	return out
+}
+
+// afterFlag reports whether before ends with a command-line flag and its
+// "=": the pair is a flag's value (kubectl create secret
+// --from-literal=password=…, --build-arg=TOKEN=…).
+func afterFlag(before string) bool {
+	i := len(before) - 1
+	if i < 2 || before[i] != '=' {
+		return false
+	}
+	j := i // before[j:i] is the flag with its dashes: -e, --from-literal
+	for j > 0 && (isAlpha(before[j-1]) || before[j-1] >= '0' && before[j-1] <= '9' || before[j-1] == '-') {
+		j--
+	}
+	return i-j >= 2 && before[j] == '-' && (j == 0 || before[j-1] == ' ' || before[j-1] == '\t')
 }
 
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -705,9 +720,12 @@ var (
 	// items of a list.
 	cliListRE   = lazyre.New(`["']--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)["']\s*,\s*(["'])`)
 	cliShortPRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"\x60]+)`)
-	mysqlPRE    = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
-	authHdrRE   = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
-	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+	// redis-cli -a pw, mongosh/mongo -p pw, sqlcmd -P pw, az login -p pw,
+	// oc login -p pw: tools whose short flag is the password.
+	toolPassRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:redis-cli\b(?:[^\n]|\\\r?\n)*?\s-a|(?:mongosh|mongo)\b(?:[^\n]|\\\r?\n)*?\s-p|sqlcmd\b(?:[^\n]|\\\r?\n)*?\s-P|(?:az|oc)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p)[ =]?(['"]?)([^\s'"\x60]+)`)
+	mysqlPRE   = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
+	authHdrRE  = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
+	proseRE    = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
 )
 
 // findCLI finds secrets on command lines: curl's user:password, password
@@ -730,6 +748,7 @@ func findCLI(text, lower string) [][]int {
 	}
 	flagged := findInWhere(cliPassRE, text, lower, flag, "pass", "token", "api-key", "apikey", "secret")
 	flagged = append(flagged, findIn(cliShortPRE, text, lower, "login", "sshpass")...)
+	flagged = append(flagged, findIn(toolPassRE, text, lower, "redis-cli", "mongo", "sqlcmd", "login")...)
 	{
 		for _, m := range flagged {
 			s, e := m[4], m[5]
@@ -1219,4 +1238,45 @@ func findEnvPairs(text string) [][]int {
 		}
 	}
 	return out
+}
+
+var (
+	// xmlElementRE is an XML element holding text: <password>…</password>
+	// (Maven's settings.xml, a web.config's child elements).
+	xmlElementRE = lazyre.New(`<([A-Za-z_][\w.:-]*)>([^<>\n]+)</([A-Za-z_][\w.:-]*)>`)
+	// xmlAddRE is a .NET or NuGet setting: <add key="SmtpPassword"
+	// value="…" />.
+	xmlAddRE = lazyre.New(`<add\s+key\s*=\s*["']([^"'\n]+)["']\s+value\s*=\s*(["'])`)
+)
+
+// findXML finds secrets in XML: the text of a secret-named element and
+// the value of an <add key="…" value="…"> whose key names a secret.
+func findXML(text, lower string) [][]int {
+	var out [][]int
+	if strings.Contains(text, "</") {
+		for _, m := range findIn(xmlElementRE, text, lower, secretHints...) {
+			name, v := text[m[2]:m[3]], text[m[4]:m[5]]
+			if name == text[m[6]:m[7]] && secretKey(localName(name)) && secretValue(localName(name), strings.TrimSpace(v), true) {
+				out = append(out, []int{m[4], m[5]})
+			}
+		}
+	}
+	if !strings.Contains(lower, "<add") {
+		return out
+	}
+	for _, m := range findIn(xmlAddRE, text, lower, "<add") {
+		key := text[m[2]:m[3]]
+		if s, e, ok := valueExtent(text, m[4], ""); ok && secretKey(key) && secretValue(key, text[s:e], true) {
+			out = append(out, []int{s, e})
+		}
+	}
+	return out
+}
+
+// localName is an XML name without its namespace prefix.
+func localName(name string) string {
+	if _, local, ok := strings.Cut(name, ":"); ok {
+		return local
+	}
+	return name
 }
