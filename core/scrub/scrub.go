@@ -626,6 +626,7 @@ func (s *scrubber) scrub(text string) string {
 	replace("SECRET", findDefaults(text), nil)
 	replace("SECRET", findCLI(text, lower), nil)
 	replace("PASSWORD", findCredentialCalls(text, lower), nil)
+	replace("SECRET", findSecretArguments(text, lower), nil)
 	replace("SECRET", findXML(text, lower), nil)
 	replace("TOKEN", findAuthHeaders(text, lower), nil)
 	if s.prose {

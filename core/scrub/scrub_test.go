@@ -72,6 +72,17 @@ func TestCleanSecrets(t *testing.T) {
 		{"maven settings password", core.CodeConfig, "<server>\n  <id>internal</id>\n  <username>deployer</username>\n  <password>Mv5Pw7tQ3</password>\n</server>", "Mv5Pw7tQ3", "<password><SECRET></password>"},
 		{"nuget clear text password", core.CodeConfig, `<add key="ClearTextPassword" value="Ng3Pw8rW1" />`, "Ng3Pw8rW1", `value="<SECRET>"`},
 		{"appsettings add key", core.CodeConfig, `<appSettings><add key="SmtpPassword" value="Ap2Pw9kZ4"/></appSettings>`, "Ap2Pw9kZ4", `value="<SECRET>"`},
+		{"java setter", core.CodeLogic, `ds.setPassword("Jv7SetPw2x");`, "Jv7SetPw2x", `setPassword("<SECRET>")`},
+		{"builder", core.CodeLogic, `Client.builder().username("svc").password("Jv9BldPw4z").build();`, "Jv9BldPw4z", `password("<SECRET>")`},
+		{"properties put", core.CodeLogic, `props.put("password", "Jv3PutPw8m");`, "Jv3PutPw8m", `"password", "<SECRET>"`},
+		{"system property", core.CodeLogic, `System.setProperty("javax.net.ssl.keyStorePassword", "Jv5SysPw1c");`, "Jv5SysPw1c", `"<SECRET>"`},
+		{"go setenv in a test", core.CodeLogic, `t.Setenv("DB_PASSWORD", "Go4EnvPw7k")`, "Go4EnvPw7k", `"DB_PASSWORD", "<SECRET>"`},
+		{"jwt sign", core.CodeLogic, `const token = jwt.sign({ sub: user.id }, 'Js8JwtSec3h', { expiresIn: '1h' });`, "Js8JwtSec3h", `'<SECRET>'`},
+		{"hmac key", core.CodeLogic, `const mac = crypto.createHmac('sha256', 'Js6HmacK2p').update(body)`, "Js6HmacK2p", `'sha256', '<SECRET>'`},
+		{"python jwt encode", core.CodeLogic, `token = jwt.encode({"sub": uid}, "Py4JwtSec7k", algorithm="HS256")`, "Py4JwtSec7k", `"<SECRET>", algorithm`},
+		{"python hmac bytes", core.CodeLogic, `mac = hmac.new(b"Py2HmacK9v", msg, hashlib.sha256)`, "Py2HmacK9v", `b"<SECRET>"`},
+		{"go signed string", core.CodeLogic, `return t.SignedString([]byte("Go5JwtKey2n"))`, "Go5JwtKey2n", `[]byte("<SECRET>")`},
+		{"csharp signing key", core.CodeLogic, `var key = new SymmetricSecurityKey(Encoding.UTF8.GetBytes("Cs9JwtKey4v"));`, "Cs9JwtKey4v", `GetBytes("<SECRET>")`},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -168,6 +179,14 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"mongosh port", core.DocRunbook, "mongosh --host mongo --port 27017"},
 		{"redis-cli without a password", core.DocRunbook, "redis-cli -h cache -p 6379 ping"},
 		{"flag pair that names no secret", core.DocRunbook, "kubectl create configmap app --from-literal=LOG_LEVEL=debug"},
+		{"getter of a secret", core.CodeLogic, `pw := cfg.GetPassword("smtp-relay")`},
+		{"token made for a name", core.CodeLogic, `tok, err := createToken("ci-runner")`},
+		{"setter from a variable", core.CodeLogic, `ds.setPassword(System.getenv("DB_PASSWORD"));`},
+		{"put of a plain setting", core.CodeLogic, `props.put("user", "orders-service");`},
+		{"setenv of a plain setting", core.CodeLogic, `t.Setenv("LOG_LEVEL", "debug-verbose")`},
+		{"jwt sign with a variable key", core.CodeLogic, `const token = jwt.sign(payload, process.env.JWT_SECRET);`},
+		{"hmac with a key variable", core.CodeLogic, `mac := hmac.New(sha256.New, key)`},
+		{"setter of a secret's name", core.CodeLogic, `builder.withSecretName("orders-db-credentials")`},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})

@@ -813,6 +813,156 @@ func findCredentialCalls(text, lower string) [][]int {
 	return out
 }
 
+// signKeyArg is which argument of a signing call is its key: jwt.sign(
+// payload, "…"), jwt.encode, createHmac(alg, "…"), hmac.new(b"…", …),
+// SignedString([]byte("…")), SymmetricSecurityKey(…GetBytes("…")).
+var signKeyArg = map[string]int{"jwt.sign": 1, "jwt.verify": 1, "jwt.encode": 1, "jwt.decode": 1, "createHmac": 1,
+	"hmac.new": 0, "hmac.New": 1, "SignedString": 0, "SymmetricSecurityKey": 0}
+
+// ownedSigners are the signing calls signKeyArg names with their owner.
+var ownedSigners = set("sign verify encode decode new New")
+
+// pairCalls store a value under a key: props.put("password", "…"),
+// System.setProperty(…), os.Setenv(…), settings.Add(…).
+var pairCalls = set("put setProperty Setenv setenv putenv setdefault Set set add Add AddOrUpdate")
+
+// setterEnds are the lower-case ends of the names of setters and
+// builders that take a secret: ds.setPassword("…"), .password("…"),
+// .withApiKey("…").
+var setterEnds = []string{"password", "passwd", "secret", "token", "apikey", "api_key", "accesskey", "access_key",
+	"privatekey", "private_key", "signingkey", "signing_key"}
+
+// readVerbs are the first words of calls that read, make or check a
+// secret rather than set one: GetPassword("smtp"), createToken("ci").
+var readVerbs = set("get read fetch load lookup find has is check validate verify reset generate gen new create make hash " +
+	"encrypt decrypt rotate delete remove revoke clear parse sign refresh issue request require must update save store " +
+	"print log mask redact test expect assert")
+
+// firstWord is the first word of a camelCase or snake_case name.
+func firstWord(name string) string {
+	for i := 1; i < len(name); i++ {
+		if name[i] == '_' || name[i] >= 'A' && name[i] <= 'Z' {
+			return name[:i]
+		}
+	}
+	return name
+}
+
+// findSecretArguments finds secrets passed as literal arguments: to a
+// setter or builder named after a secret, as the value of a key/value
+// call whose key names one, and as the key of a signing call. It looks
+// at the name before each "(" once (no pattern per kind of call: a
+// chunk of code has a "(" every few words).
+func findSecretArguments(text, lower string) [][]int {
+	var out [][]int
+	add := func(key string, a callArg) {
+		if v := text[a.start:a.end]; a.literal && secretValue(key, v, true) {
+			out = append(out, []int{a.start, a.end})
+		}
+	}
+	for off := 0; ; {
+		i := strings.IndexByte(text[off:], '(')
+		if i < 0 {
+			break
+		}
+		p := off + i
+		off = p + 1
+		e := p
+		for e > 0 && (text[e-1] == ' ' || text[e-1] == '\t') {
+			e--
+		}
+		s := e
+		for s > 0 && (isAlnum(text[s-1]) || text[s-1] == '_' || text[s-1] == '.') {
+			s--
+		}
+		if s == e {
+			continue
+		}
+		full := text[s:e]
+		name := full[strings.LastIndexByte(full, '.')+1:]
+		q := p + 1 // the first argument
+		for q < len(text) && (text[q] == ' ' || text[q] == '\t' || text[q] == '\n' || text[q] == '\r') {
+			q++
+		}
+		quoted := q < len(text) && (text[q] == '"' || text[q] == '\'' || text[q] == '`')
+		k, signing := signKeyArg[name]
+		if j := strings.LastIndexByte(full, '.'); !signing && j > 0 && ownedSigners[name] {
+			owner := full[:j] // jwt of jwt.sign, hmac of hmac.new
+			k, signing = signKeyArg[owner[strings.LastIndexByte(owner, '.')+1:]+"."+name]
+		}
+		switch {
+		case signing:
+			if args := callArgs(text, p+1, 512); k < len(args) {
+				add("signing_key", unwrapBytes(text, args[k]))
+			}
+		case !quoted:
+		case pairCalls[name]:
+			args := callArgs(text, p+1, 512)
+			if len(args) != 2 || !args[0].literal {
+				continue
+			}
+			key := text[args[0].start:args[0].end]
+			if j := strings.LastIndexAny(key, "./:"); j >= 0 {
+				key = key[j+1:] // javax.net.ssl.keyStorePassword
+			}
+			if secretKey(key) {
+				add(key, args[1])
+			}
+		case hasAnySuffix(lower[s+len(full)-len(name):e], setterEnds):
+			n, setter := name, false
+			for _, pre := range []string{"set", "with", "Set", "With"} {
+				if rest, ok := strings.CutPrefix(n, pre); ok && rest != "" && (rest[0] < 'a' || rest[0] > 'z') {
+					n, setter = rest, true
+				}
+			}
+			if !setter && readVerbs[strings.ToLower(firstWord(n))] || !secretKey(n) {
+				continue // GetPassword("smtp") reads one
+			}
+			if args := callArgs(text, p+1, 512); len(args) == 1 {
+				add(n, args[0])
+			}
+		}
+	}
+	return out
+}
+
+// hasAnySuffix reports whether s ends with one of suffixes.
+func hasAnySuffix(s string, suffixes []string) bool {
+	for _, x := range suffixes {
+		if strings.HasSuffix(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// bytesWrapRE is a string literal turned into bytes: []byte("…"),
+// Buffer.from("…"), Encoding.UTF8.GetBytes("…"), "…".encode(), b"…".
+var bytesWrapRE = lazyre.New(`^(?:\[\]byte\(|Buffer\.from\(|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes\(|bytes\(|b(?:["']))`)
+
+// unwrapBytes returns the literal inside an argument that turns one into
+// bytes, or the argument as it is.
+func unwrapBytes(text string, a callArg) callArg {
+	if a.literal {
+		return a
+	}
+	arg := text[a.start:a.end]
+	loc := bytesWrapRE.FindStringIndex(arg)
+	if loc == nil {
+		return a
+	}
+	i := a.start + loc[1]
+	if text[i-1] == '"' || text[i-1] == '\'' {
+		i-- // b"…": the quote is the literal's
+	}
+	if i < len(text) && (text[i] == '"' || text[i] == '\'' || text[i] == '`') {
+		if s, e, ok := valueExtent(text, i, ""); ok && e < a.end+1 {
+			return callArg{start: s, end: e, literal: true}
+		}
+	}
+	return a
+}
+
 // callArg is one argument of a call: its extent in the text, inside the
 // quotes when it is a string literal.
 type callArg struct {

@@ -25,3 +25,5 @@ func invoicesRequest(req *http.Request) {
 }
 
 var mailAuth = smtp.PlainAuth("", "mailer@shop.rq.example", "RqSmtpPlain7Tx", "smtp.rq.example")
+
+func signToken(t *jwt.Token) (string, error) { return t.SignedString([]byte("RqGoSignedKey5m2n")) }

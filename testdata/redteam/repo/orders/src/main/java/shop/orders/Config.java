@@ -6,4 +6,11 @@ public class Config {
     public String authHeader() {
         return "Bearer 9vdvpQBiuSycfiJIZnMNWEvChhm3LwZU9iEai9dW";
     }
+
+    public DataSource dataSource() {
+        HikariDataSource ds = new HikariDataSource();
+        ds.setUsername("orders");
+        ds.setPassword("RqJavaSetter7q2x");
+        return ds;
+    }
 }
