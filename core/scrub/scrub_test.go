@@ -83,6 +83,11 @@ func TestCleanSecrets(t *testing.T) {
 		{"python hmac bytes", core.CodeLogic, `mac = hmac.new(b"Py2HmacK9v", msg, hashlib.sha256)`, "Py2HmacK9v", `b"<SECRET>"`},
 		{"go signed string", core.CodeLogic, `return t.SignedString([]byte("Go5JwtKey2n"))`, "Go5JwtKey2n", `[]byte("<SECRET>")`},
 		{"csharp signing key", core.CodeLogic, `var key = new SymmetricSecurityKey(Encoding.UTF8.GetBytes("Cs9JwtKey4v"));`, "Cs9JwtKey4v", `GetBytes("<SECRET>")`},
+		{"netrc line echoed", core.CodeDeploy, `RUN echo "machine github.com login ci password Nr5Pw8tK2" > /root/.netrc`, "Nr5Pw8tK2", "password <SECRET>"},
+		{"aws configure set", core.DocRunbook, "aws configure set aws_secret_access_key Aw8Sec3jN5q", "Aw8Sec3jN5q", "aws_secret_access_key <SECRET>"},
+		{"npm config set token", core.DocRunbook, "npm config set //registry.corp.internal/:_authToken Np4Tok7wQ2", "Np4Tok7wQ2", "_authToken <SECRET>"},
+		{"gh secret set", core.DocRunbook, `gh secret set DEPLOY_KEY --body "Gh6Sec2vB9"`, "Gh6Sec2vB9", `--body "<SECRET>"`},
+		{"echo into docker login", core.DocRunbook, `echo "Ho9Pw2wK4" | docker login --username ci --password-stdin registry.internal`, "Ho9Pw2wK4", `echo "<SECRET>"`},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -187,6 +192,9 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"jwt sign with a variable key", core.CodeLogic, `const token = jwt.sign(payload, process.env.JWT_SECRET);`},
 		{"hmac with a key variable", core.CodeLogic, `mac := hmac.New(sha256.New, key)`},
 		{"setter of a secret's name", core.CodeLogic, `builder.withSecretName("orders-db-credentials")`},
+		{"echo a variable into docker login", core.DocRunbook, `echo "$REGISTRY_PASSWORD" | docker login --username ci --password-stdin registry.internal`},
+		{"config set of a plain setting", core.DocRunbook, "aws configure set region eu-west-1"},
+		{"netrc word in prose", core.DocReadme, "Put a machine entry in ~/.netrc for the registry."},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})

@@ -723,9 +723,21 @@ var (
 	// redis-cli -a pw, mongosh/mongo -p pw, sqlcmd -P pw, az login -p pw,
 	// oc login -p pw: tools whose short flag is the password.
 	toolPassRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:redis-cli\b(?:[^\n]|\\\r?\n)*?\s-a|(?:mongosh|mongo)\b(?:[^\n]|\\\r?\n)*?\s-p|sqlcmd\b(?:[^\n]|\\\r?\n)*?\s-P|(?:az|oc)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p)[ =]?(['"]?)([^\s'"\x60]+)`)
-	mysqlPRE   = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
-	authHdrRE  = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
-	proseRE    = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+	// machine host login user password pw: a .netrc line, wherever it is
+	// written (echoed into one by a Dockerfile).
+	netrcRE = lazyre.New(`\bmachine\s+\S+\s+login\s+\S+\s+password\s+(['"]?)([^\s'"\x60]+)`)
+	// aws configure set aws_secret_access_key …, npm config set
+	// //registry/:_authToken …, git config credential.… …: a tool's
+	// setting named after a secret, set on the command line.
+	configSetRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:aws\s+configure|npm\s+config|yarn\s+config|pnpm\s+config|git\s+config(?:\s+--[a-z]+)*|conda\s+config)\s+set\s+(\S+)\s+(['"]?)([^\s'"\x60]+)`)
+	// gh secret set NAME --body …: the secret's value.
+	ghSecretRE = lazyre.New(`(?:^|[\s\x60(;|&])gh\s+secret\s+set\b[^\n]*?\s(?:--body|-b)[ =](['"]?)([^\s'"\x60]+)`)
+	// echo "…" | docker login --password-stdin: what is echoed is the
+	// password.
+	echoLoginRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:echo|printf)\s+(['"]?)([^\s'"|\x60$]+)['"]?\s*\|\s*(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b[^\n]*--password-stdin`)
+	mysqlPRE    = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
+	authHdrRE   = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
+	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
 )
 
 // findCLI finds secrets on command lines: curl's user:password, password
@@ -766,6 +778,30 @@ func findCLI(text, lower string) [][]int {
 	for _, m := range findInWhere(cliListRE, text, lower, flag, "pass", "token", "api-key", "apikey", "secret") {
 		if s, e, ok := valueExtent(text, m[2], ""); ok && !notASecretLiteral(text[s:e], true) {
 			out = append(out, []int{s, e})
+		}
+	}
+	for _, m := range findIn(netrcRE, text, lower, "machine") {
+		if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
+			out = append(out, []int{m[4], m[5]})
+		}
+	}
+	for _, m := range findIn(configSetRE, text, lower, "config") {
+		key := text[m[2]:m[3]]
+		if i := strings.LastIndexAny(key, "./:"); i >= 0 {
+			key = key[i+1:]
+		}
+		if v := text[m[6]:m[7]]; secretKey(key) && !isReference(v) && !notASecretLiteral(v, true) {
+			out = append(out, []int{m[6], m[7]})
+		}
+	}
+	for _, m := range findIn(ghSecretRE, text, lower, "secret") {
+		if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
+			out = append(out, []int{m[4], m[5]})
+		}
+	}
+	for _, m := range findIn(echoLoginRE, text, lower, "password-stdin") {
+		if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
+			out = append(out, []int{m[4], m[5]})
 		}
 	}
 	for _, m := range findIn(mysqlPRE, text, lower, "mysql", "mariadb") {
