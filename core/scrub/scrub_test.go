@@ -88,6 +88,12 @@ func TestCleanSecrets(t *testing.T) {
 		{"npm config set token", core.DocRunbook, "npm config set //registry.corp.internal/:_authToken Np4Tok7wQ2", "Np4Tok7wQ2", "_authToken <SECRET>"},
 		{"gh secret set", core.DocRunbook, `gh secret set DEPLOY_KEY --body "Gh6Sec2vB9"`, "Gh6Sec2vB9", `--body "<SECRET>"`},
 		{"echo into docker login", core.DocRunbook, `echo "Ho9Pw2wK4" | docker login --username ci --password-stdin registry.internal`, "Ho9Pw2wK4", `echo "<SECRET>"`},
+		{"pw in chat", core.ConvoSlack, "pw: Vp7k2xQ9 for the vendor portal", "Vp7k2xQ9", "pw: <SECRET>"},
+		{"creds in chat", core.ConvoSlack, "the creds are admin / Cr4n8mQ2! until Friday", "Cr4n8mQ2!", "admin / <SECRET>"},
+		{"use as the password", core.DocRunbook, "use `Su3rPw9qZ` as the password for the staging box", "Su3rPw9qZ", "`<SECRET>` as the password"},
+		{"password then value", core.ConvoSlack, "login admin, password Lc2mPw8xR", "Lc2mPw8xR", "password <SECRET>"},
+		{"password with an arrow", core.DocRunbook, "Password for jenkins -> Jk6hPw1vT", "Jk6hPw1vT", "-> <SECRET>"},
+		{"door pin", core.ConvoSlack, "PIN 4821 for the server room", "4821", "PIN <SECRET>"},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -195,6 +201,13 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"echo a variable into docker login", core.DocRunbook, `echo "$REGISTRY_PASSWORD" | docker login --username ci --password-stdin registry.internal`},
 		{"config set of a plain setting", core.DocRunbook, "aws configure set region eu-west-1"},
 		{"netrc word in prose", core.DocReadme, "Put a machine entry in ~/.netrc for the registry."},
+		{"password reset prose", core.DocRunbook, "Send the password reset link, then use the token as the password once."},
+		{"password manager", core.ConvoSlack, "the password manager 1Password keeps it; login with SSO"},
+		{"pin a version", core.DocRunbook, "pin 2024 images only after the release; the PIN pad is broken"},
+		{"login path", core.DocRunbook, "open /login: user/admin pages follow"},
+		{"login screenshot", core.DocReadme, "| [![Login](/docs/img/login.png)](/docs/img/login.png) | [![Home](/docs/img/home.png)](/docs/img/home.png) |"},
+		{"login url", core.DocRunbook, "login: https://sso.corp.internal/realms/ops"},
+		{"title case heading", core.DocReadme, "### HTTPS Username And Password Credential\n\n* Add Password Algorithm option to install page (#14701)"},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})

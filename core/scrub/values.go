@@ -737,7 +737,13 @@ var (
 	echoLoginRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:echo|printf)\s+(['"]?)([^\s'"|\x60$]+)['"]?\s*\|\s*(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b[^\n]*--password-stdin`)
 	mysqlPRE    = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
 	authHdrRE   = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
-	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|passwd|pwd|pw|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*(?::|=>|->|→|=))[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+	// "password Xq7…", "use `Xq7…` as the password", "the creds are
+	// admin / Xq7…", "PIN 4821": more ways a chat or a runbook tells one.
+	proseNextRE  = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passwd|pw)[ \t]+["'\x60]?([^\s"'\x60]{6,})`)
+	proseAsRE    = lazyre.New(`(?i)\b(?:use|try|with)[ \t]+["'\x60]?([^\s"'\x60]{6,}?)["'\x60]?[ \t]+as[ \t]+(?:the[ \t]+|a[ \t]+|your[ \t]+)?(password|passphrase|pin|token|secret|api key)\b`)
+	proseCredsRE = lazyre.New(`(?i)\b(?:creds|credentials|login)[ \t]*(?:are|is|:|=)[ \t]*["'\x60]?[A-Za-z0-9._@-]{2,64}["'\x60]?[ \t]*(?:/|:)[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
+	prosePinRE   = lazyre.New(`\b(?:PIN|[Pp]in (?:code|number|is))[ \t]*(?:is[ \t]+|:[ \t]*|=[ \t]*)?(\d{4,8})\b`)
 )
 
 // findCLI finds secrets on command lines: curl's user:password, password
@@ -1165,7 +1171,7 @@ func namespacedName(v string) bool {
 // findProse finds secrets told in sentences: "the password is X".
 func findProse(text, lower string) [][]int {
 	var out [][]int
-	for _, m := range findInWhere(proseRE, text, lower, wordStart(lower), "pass", "pin", "secret", "token", "api key", "access key", "private key") {
+	for _, m := range findInWhere(proseRE, text, lower, wordStart(lower), "pass", "pw", "pin", "secret", "token", "api key", "access key", "private key") {
 		v := strings.TrimRight(text[m[4]:m[5]], ".,;:!?)")
 		if notASecret(v) || !mixedOrLong(v) && !strings.ContainsAny(v, "!#$%&*+-=@^_~") {
 			continue
@@ -1173,10 +1179,32 @@ func findProse(text, lower string) [][]int {
 		// A password is secret whatever it looks like; a secret or a
 		// token told in a sentence must look generated (the secret is
 		// `metrics-client-certs` names a Kubernetes Secret).
-		if !passwordKey(text[m[2]:m[3]]) && strings.ToLower(text[m[2]:m[3]]) != "pin" && (!generated(v) || kebabName(v) || capitalWordRE.MatchString(v)) {
+		if k := strings.ToLower(text[m[2]:m[3]]); !passwordKey(k) && k != "pw" && k != "pin" && (!generated(v) || kebabName(v) || capitalWordRE.MatchString(v)) {
 			continue
 		}
 		out = append(out, []int{m[4], m[4] + len(v)})
+	}
+	// The other shapes: the value must look like a password (letters and
+	// digits or symbols), not a word ("password reset", "use it as the
+	// password").
+	told := func(s, e int) {
+		v := strings.TrimRight(text[s:e], ".,;:!?)")
+		if !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "/") && !notASecret(v) && (mixedOrLong(v) || strings.ContainsAny(v, "!#$%&*+-=@^_~")) &&
+			!kebabName(v) && !capitalWordRE.MatchString(v) { // a title's next word: Password Algorithm
+			out = append(out, []int{s, s + len(v)})
+		}
+	}
+	for _, m := range findInWhere(proseNextRE, text, lower, wordStart(lower), "pass", "pw") {
+		told(m[4], m[5])
+	}
+	for _, m := range findIn(proseAsRE, text, lower, " as ") {
+		told(m[2], m[3])
+	}
+	for _, m := range findIn(proseCredsRE, text, lower, "creds", "credentials", "login") {
+		told(m[2], m[3])
+	}
+	for _, m := range findIn(prosePinRE, text, lower, "pin") {
+		out = append(out, []int{m[2], m[3]})
 	}
 	return out
 }
