@@ -950,7 +950,7 @@ func findSecretArguments(text, lower string) [][]int {
 			if secretKey(key) {
 				add(key, args[1])
 			}
-		case hasAnySuffix(lower[s+len(full)-len(name):e], setterEnds):
+		case hasAnySuffix(lower[e-len(name):e], setterEnds):
 			n, setter := name, false
 			for _, pre := range []string{"set", "with", "Set", "With"} {
 				if rest, ok := strings.CutPrefix(n, pre); ok && rest != "" && (rest[0] < 'a' || rest[0] > 'z') {
@@ -979,7 +979,7 @@ func hasAnySuffix(s string, suffixes []string) bool {
 }
 
 // bytesWrapRE is a string literal turned into bytes: []byte("…"),
-// Buffer.from("…"), Encoding.UTF8.GetBytes("…"), "…".encode(), b"…".
+// Buffer.from("…"), Encoding.UTF8.GetBytes("…"), bytes("…"), b"…".
 var bytesWrapRE = lazyre.New(`^(?:\[\]byte\(|Buffer\.from\(|Encoding\.(?:UTF8|ASCII|Default)\.GetBytes\(|bytes\(|b(?:["']))`)
 
 // unwrapBytes returns the literal inside an argument that turns one into
