@@ -49,6 +49,20 @@ func (f faultFS) ReadFile(name string) ([]byte, error) {
 	return fs.ReadFile(f.FS, name)
 }
 
+// crawlRepo crawls repoFS as the source "repo" and returns its summary;
+// an error or a failed source fails the test.
+func crawlRepo(ctx context.Context, t *testing.T, c *ingest.Crawler) ingest.SourceSummary {
+	t.Helper()
+	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed() {
+		t.Fatalf("crawl failed: %+v", sum.Sources[0].Err)
+	}
+	return sum.Sources[0]
+}
+
 func repoFS() fstest.MapFS {
 	return fstest.MapFS{
 		"main.go":           {Data: []byte("package main\n\nfunc getUserProfile() {}\n")},
@@ -73,14 +87,7 @@ func TestCrawlRecordsEverySkipAndContinues(t *testing.T) {
 		},
 		Progress: func(e core.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
 	})
-	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Failed() {
-		t.Fatalf("crawl failed: %+v", sum.Sources[0].Err)
-	}
-	ss := sum.Sources[0]
+	ss := crawlRepo(ctx, t, c)
 	reasons := map[string]string{}
 	for _, s := range ss.Skips {
 		reasons[s.Path] = s.Reason
@@ -169,14 +176,7 @@ func TestCrawlSkipsAFileThatPanics(t *testing.T) {
 		Jobs: 2,
 		FS:   func(string) fs.FS { return panicFS{FS: repoFS(), bad: "secret.go"} },
 	})
-	sum, err := c.Run(ctx, []core.Source{{Kind: core.SourceRepo, Path: "/repo", Name: "repo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Failed() {
-		t.Fatalf("crawl failed: %+v", sum.Sources[0].Err)
-	}
-	ss := sum.Sources[0]
+	ss := crawlRepo(ctx, t, c)
 	var reason string
 	for _, s := range ss.Skips {
 		if s.Path == "secret.go" {
