@@ -94,6 +94,7 @@ func TestCleanSecrets(t *testing.T) {
 		{"password then value", core.ConvoSlack, "login admin, password Lc2mPw8xR", "Lc2mPw8xR", "password <SECRET>"},
 		{"password with an arrow", core.DocRunbook, "Password for jenkins -> Jk6hPw1vT", "Jk6hPw1vT", "-> <SECRET>"},
 		{"door pin", core.ConvoSlack, "PIN 4821 for the server room", "4821", "PIN <SECRET>"},
+		{"php define", core.CodeConfig, "define( 'DB_PASSWORD', 'Wp4Pw9kD2' );", "Wp4Pw9kD2", "'DB_PASSWORD', '<SECRET>'"},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -208,6 +209,7 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"login screenshot", core.DocReadme, "| [![Login](/docs/img/login.png)](/docs/img/login.png) | [![Home](/docs/img/home.png)](/docs/img/home.png) |"},
 		{"login url", core.DocRunbook, "login: https://sso.corp.internal/realms/ops"},
 		{"title case heading", core.DocReadme, "### HTTPS Username And Password Credential\n\n* Add Password Algorithm option to install page (#14701)"},
+		{"php define of a setting", core.CodeConfig, "define( 'DB_NAME', 'wordpress_shop' );"},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})

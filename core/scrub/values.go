@@ -52,8 +52,9 @@ func secretKey(key string) bool {
 			return true
 		}
 	}
-	// ...Key of an API, an access or a secret: stripeApiKey, AWS_SECRET_ACCESS_KEY.
-	for _, w := range []string{"apikey", "accesskey", "secretkey", "privatekey", "encryptionkey", "signingkey", "masterkey", "clientkey", "hmackey", "licensekey"} {
+	// ...Key of an API, an access or a secret: stripeApiKey, AWS_SECRET_ACCESS_KEY,
+	// WordPress's AUTH_KEY.
+	for _, w := range []string{"apikey", "accesskey", "secretkey", "privatekey", "encryptionkey", "signingkey", "masterkey", "clientkey", "hmackey", "licensekey", "authkey"} {
 		if strings.Contains(k, w) && strings.HasSuffix(k, "key") {
 			return true
 		}
@@ -865,8 +866,9 @@ var signKeyArg = map[string]int{"jwt.sign": 1, "jwt.verify": 1, "jwt.encode": 1,
 var ownedSigners = set("sign verify encode decode new New")
 
 // pairCalls store a value under a key: props.put("password", "…"),
-// System.setProperty(…), os.Setenv(…), settings.Add(…).
-var pairCalls = set("put setProperty Setenv setenv putenv setdefault Set set add Add AddOrUpdate")
+// System.setProperty(…), os.Setenv(…), settings.Add(…), PHP's
+// define('DB_PASSWORD', '…') (wp-config.php).
+var pairCalls = set("put setProperty Setenv setenv putenv setdefault Set set add Add AddOrUpdate define")
 
 // setterEnds are the lower-case ends of the names of setters and
 // builders that take a secret: ds.setPassword("…"), .password("…"),
