@@ -366,7 +366,7 @@ func isReference(v string) bool {
 		return true
 	}
 	switch v[0] {
-	case '$', '{', '<', '%', '*', '(', '[':
+	case '$', '{', '<', '%', '*', '(', '[', '+': // + joins a string to an expression: "--password="+pw
 		return true
 	}
 	l := strings.ToLower(v)

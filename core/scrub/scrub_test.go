@@ -95,6 +95,11 @@ func TestCleanSecrets(t *testing.T) {
 		{"password with an arrow", core.DocRunbook, "Password for jenkins -> Jk6hPw1vT", "Jk6hPw1vT", "-> <SECRET>"},
 		{"door pin", core.ConvoSlack, "PIN 4821 for the server room", "4821", "PIN <SECRET>"},
 		{"php define", core.CodeConfig, "define( 'DB_PASSWORD', 'Wp4Pw9kD2' );", "Wp4Pw9kD2", "'DB_PASSWORD', '<SECRET>'"},
+		{"curl in a jenkins step", core.CodeDeploy, `sh "curl -u admin:Jc3nPw8qZ https://nexus.internal/upload"`, "Jc3nPw8qZ", "<"},
+		{"docker login in a quoted step", core.CodeDeploy, `sh 'docker login -u ci -p Jd5tPw2wQ registry.internal'`, "Jd5tPw2wQ", "-p <SECRET>"},
+		{"mysql in a quoted step", core.CodeDeploy, `sh "mysql -u root -pJm7qPw4zX shop < schema.sql"`, "Jm7qPw4zX", "-p<SECRET>"},
+		{"password flag in args", core.CodeDeploy, `args: ["--password=Ka2xPw7eQ"]`, "Ka2xPw7eQ", `"--password=<SECRET>"`},
+		{"mysql argument list", core.CodeLogic, `subprocess.run(["mysql", "-u", "root", "-pPl6vPw1cX", "shop"])`, "Pl6vPw1cX", `"-p<SECRET>"`},
 		{"card in slack", core.ConvoSlack, "the test charge used 4111 1111 1111 1111 by mistake", "4111 1111 1111 1111", "<CARD_1>"},
 	}
 	g := New(Options{})
@@ -210,6 +215,7 @@ func TestCleanLeavesOrdinaryTextAlone(t *testing.T) {
 		{"login url", core.DocRunbook, "login: https://sso.corp.internal/realms/ops"},
 		{"title case heading", core.DocReadme, "### HTTPS Username And Password Credential\n\n* Add Password Algorithm option to install page (#14701)"},
 		{"php define of a setting", core.CodeConfig, "define( 'DB_NAME', 'wordpress_shop' );"},
+		{"flag joined to a variable", core.CodeLogic, `args = append(args, "--etcd-client-password="+*opts.clientPassword)`},
 		{"address argument", core.CodeLogic, `token := signJWT(t, privateKey, "spiffe://cluster.local/ns/default/sa/orders")`},
 	}
 	g := New(Options{})

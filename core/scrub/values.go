@@ -715,28 +715,28 @@ func findConnPairs(text, lower string) [][]int {
 var (
 	// curl -u user:pw, --user user:pw, sshpass -p pw, docker login -p pw,
 	// --password pw, --password=pw, mysql -pPW (attached), mysqladmin -pPW.
-	cliUserRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"\x60]+)`)
-	cliPassRE = lazyre.New(`(?:^|\s)--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)(?:[ =]|,[ \t]*)(['"]?)([^\s'",]+)`)
+	cliUserRE = lazyre.New(`(?:^|[\s\x60(;|&"'])(?:curl|wget|http|https|xh)\s(?:(?:[^\n]|\\\r?\n)*?\s)?(?:-u|--user|--http-user)[ =]['"]?[^\s:'"]+:([^\s'"\x60]+)`)
+	cliPassRE = lazyre.New(`(?:^|[\s"'])--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)(?:[ =]|,[ \t]*)(['"]?)([^\s'",]+)`)
 	// ["redis-server", "--requirepass", "…"]: a flag and its value as
 	// items of a list.
 	cliListRE   = lazyre.New(`["']--?[a-z-]*(?:password|passwd|pass|token|api-key|apikey|secret)["']\s*,\s*(["'])`)
-	cliShortPRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"\x60]+)`)
+	cliShortPRE = lazyre.New(`(?:^|[\s\x60(;|&"'])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p|sshpass\s+-p)[ =]?(['"]?)([^\s'"\x60]+)`)
 	// redis-cli -a pw, mongosh/mongo -p pw, sqlcmd -P pw, az login -p pw,
 	// oc login -p pw: tools whose short flag is the password.
-	toolPassRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:redis-cli\b(?:[^\n]|\\\r?\n)*?\s-a|(?:mongosh|mongo)\b(?:[^\n]|\\\r?\n)*?\s-p|sqlcmd\b(?:[^\n]|\\\r?\n)*?\s-P|(?:az|oc)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p)[ =]?(['"]?)([^\s'"\x60]+)`)
+	toolPassRE = lazyre.New(`(?:^|[\s\x60(;|&"'])(?:redis-cli\b(?:[^\n]|\\\r?\n)*?\s-a|(?:mongosh|mongo)\b(?:[^\n]|\\\r?\n)*?\s-p|sqlcmd\b(?:[^\n]|\\\r?\n)*?\s-P|(?:az|oc)\s+login\b(?:[^\n]|\\\r?\n)*?\s-p)[ =]?(['"]?)([^\s'"\x60]+)`)
 	// machine host login user password pw: a .netrc line, wherever it is
 	// written (echoed into one by a Dockerfile).
 	netrcRE = lazyre.New(`\bmachine\s+\S+\s+login\s+\S+\s+password\s+(['"]?)([^\s'"\x60]+)`)
 	// aws configure set aws_secret_access_key …, npm config set
 	// //registry/:_authToken …, git config credential.… …: a tool's
 	// setting named after a secret, set on the command line.
-	configSetRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:aws\s+configure|npm\s+config|yarn\s+config|pnpm\s+config|git\s+config(?:\s+--[a-z]+)*|conda\s+config)\s+set\s+(\S+)\s+(['"]?)([^\s'"\x60]+)`)
+	configSetRE = lazyre.New(`(?:^|[\s\x60(;|&"'])(?:aws\s+configure|npm\s+config|yarn\s+config|pnpm\s+config|git\s+config(?:\s+--[a-z]+)*|conda\s+config)\s+set\s+(\S+)\s+(['"]?)([^\s'"\x60]+)`)
 	// gh secret set NAME --body …: the secret's value.
-	ghSecretRE = lazyre.New(`(?:^|[\s\x60(;|&])gh\s+secret\s+set\b[^\n]*?\s(?:--body|-b)[ =](['"]?)([^\s'"\x60]+)`)
+	ghSecretRE = lazyre.New(`(?:^|[\s\x60(;|&"'])gh\s+secret\s+set\b[^\n]*?\s(?:--body|-b)[ =](['"]?)([^\s'"\x60]+)`)
 	// echo "…" | docker login --password-stdin: what is echoed is the
 	// password.
-	echoLoginRE = lazyre.New(`(?:^|[\s\x60(;|&])(?:echo|printf)\s+(['"]?)([^\s'"|\x60$]+)['"]?\s*\|\s*(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b[^\n]*--password-stdin`)
-	mysqlPRE    = lazyre.New(`(?:^|[\s\x60(;|&])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?\s-p([^\s'"\x60-][^\s'"\x60]*)`)
+	echoLoginRE = lazyre.New(`(?:^|[\s\x60(;|&"'])(?:echo|printf)\s+(['"]?)([^\s'"|\x60$]+)['"]?\s*\|\s*(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b[^\n]*--password-stdin`)
+	mysqlPRE    = lazyre.New(`(?:^|[\s\x60(;|&"'])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*?[\s"']-p([^\s'"\x60-][^\s'"\x60]*)`)
 	authHdrRE   = lazyre.New(`(?i)\b(?:authorization\s*[:=]\s*["']?\s*)?(bearer|basic|token)\s+([A-Za-z0-9._~+/\-]{8,}=*)`)
 	proseRE     = lazyre.New(`(?i)(?:^|[^<A-Za-z0-9_])(password|passphrase|passcode|passwd|pwd|pw|pin|secret|token|api key|access key|private key)(?:\s+(?:is|was)|(?:[ \t]+[A-Za-z]+){0,6}[ \t]*(?::|=>|->|→|=))[ \t]*["'\x60]?([^\s"'\x60]{6,})`)
 	// "password Xq7…", "use `Xq7…` as the password", "the creds are
