@@ -625,8 +625,9 @@ func (s *scrubber) scrub(text string) string {
 	replace("SECRET", findQueryParams(text, lower), nil)
 	replace("SECRET", findDefaults(text), nil)
 	replace("SECRET", findCLI(text, lower), nil)
-	replace("PASSWORD", findCredentialCalls(text, lower), nil)
-	replace("SECRET", findSecretArguments(text, lower), nil)
+	if spans, kinds := findSecretArguments(text, lower); len(spans) > 0 {
+		replace("", spans, kinds)
+	}
 	replace("SECRET", findXML(text, lower), nil)
 	replace("TOKEN", findAuthHeaders(text, lower), nil)
 	if s.prose {

@@ -508,10 +508,10 @@ func TestCleanReplacesNUL(t *testing.T) {
 	}
 }
 
-// FuzzFindCredentialCalls feeds arbitrary text to the credentials-call
-// reader: it must not panic, and every span it returns must be a literal
-// inside the text, after the call's "(".
-func FuzzFindCredentialCalls(f *testing.F) {
+// FuzzFindSecretArguments feeds arbitrary text to the reader of calls'
+// arguments: it must not panic, and every span it returns must be inside
+// the text, after the call's "(", with its kind.
+func FuzzFindSecretArguments(f *testing.F) {
 	for _, s := range []string{
 		`req.SetBasicAuth("svc", "Xq7pLm2vRt9w")`,
 		`smtp.PlainAuth("", "a@b", "pw12345", "host")`,
@@ -523,7 +523,11 @@ func FuzzFindCredentialCalls(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		for _, sp := range findCredentialCalls(text, asciiLower(text)) {
+		spans, kinds := findSecretArguments(text, asciiLower(text))
+		if len(kinds) != len(spans) {
+			t.Fatalf("%d spans, %d kinds", len(spans), len(kinds))
+		}
+		for _, sp := range spans {
 			if sp[0] < 0 || sp[1] > len(text) || sp[0] > sp[1] {
 				t.Fatalf("span %v out of %d bytes", sp, len(text))
 			}

@@ -787,28 +787,20 @@ func findCLI(text, lower string) [][]int {
 			out = append(out, []int{s, e})
 		}
 	}
-	for _, m := range findIn(netrcRE, text, lower, "machine") {
-		if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
-			out = append(out, []int{m[4], m[5]})
+	// Patterns whose second group is the secret.
+	for _, p := range []struct {
+		re   *lazyre.Regexp
+		hint string
+	}{{netrcRE, "machine"}, {ghSecretRE, "secret"}, {echoLoginRE, "password-stdin"}} {
+		for _, m := range findIn(p.re, text, lower, p.hint) {
+			if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
+				out = append(out, []int{m[4], m[5]})
+			}
 		}
 	}
 	for _, m := range findIn(configSetRE, text, lower, "config") {
-		key := text[m[2]:m[3]]
-		if i := strings.LastIndexAny(key, "./:"); i >= 0 {
-			key = key[i+1:]
-		}
-		if v := text[m[6]:m[7]]; secretKey(key) && !isReference(v) && !notASecretLiteral(v, true) {
+		if v := text[m[6]:m[7]]; secretKey(keyTail(text[m[2]:m[3]])) && !isReference(v) && !notASecretLiteral(v, true) {
 			out = append(out, []int{m[6], m[7]})
-		}
-	}
-	for _, m := range findIn(ghSecretRE, text, lower, "secret") {
-		if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
-			out = append(out, []int{m[4], m[5]})
-		}
-	}
-	for _, m := range findIn(echoLoginRE, text, lower, "password-stdin") {
-		if v := text[m[4]:m[5]]; !isReference(v) && !notASecretLiteral(v, true) {
-			out = append(out, []int{m[4], m[5]})
 		}
 	}
 	for _, m := range findIn(mysqlPRE, text, lower, "mysql", "mariadb") {
@@ -819,42 +811,16 @@ func findCLI(text, lower string) [][]int {
 	return out
 }
 
-// credCallRE finds calls that take a user name and a password as
-// arguments: Go's req.SetBasicAuth(user, pw) and smtp.PlainAuth(identity,
-// user, pw, host), Python's HTTPBasicAuth(user, pw) and aiohttp's
-// BasicAuth, requests' auth=(user, pw), .NET's NetworkCredential(user,
-// pw), Java's UsernamePasswordCredentials(user, pw) and
-// PasswordAuthentication, and login(user, pw) (ftplib, smtplib, imaplib,
-// a client's login).
-var credCallRE = lazyre.New(`\b(SetBasicAuth|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|DigestAuth|NetworkCredential|UsernamePasswordCredentials|PasswordAuthentication|PasswordCredential|PlainAuth|login|auth\s*=\s*)\s*\(`)
-
-// findCredentialCalls finds the password of a credentials call whose
-// password is a literal: req.SetBasicAuth("svc", "…"). A password passed
-// as a variable is no secret of the text; login(user, pw) counts only
-// when the user is a literal too, so that login("…") of a UI test's
-// helper is not taken for one.
-func findCredentialCalls(text, lower string) [][]int {
-	var out [][]int
-	for _, m := range findIn(credCallRE, text, lower, "auth", "credential", "login") {
-		name := text[m[2]:m[3]]
-		want := 1 // the password's argument
-		if name == "PlainAuth" {
-			want = 2
-		}
-		args := callArgs(text, m[1], 512)
-		if len(args) <= want || !args[want].literal {
-			continue
-		}
-		if name == "login" && !args[0].literal {
-			continue
-		}
-		a := args[want]
-		if v := text[a.start:a.end]; !isReference(v) && !notASecretLiteral(v, true) {
-			out = append(out, []int{a.start, a.end})
-		}
-	}
-	return out
-}
+// credentialArg is which argument of a call that takes a user name and a
+// password is the password: Go's req.SetBasicAuth(user, pw) and
+// smtp.PlainAuth(identity, user, pw, host), Python's HTTPBasicAuth(user,
+// pw) and aiohttp's BasicAuth, requests' auth=(user, pw), .NET's
+// NetworkCredential(user, pw), Java's UsernamePasswordCredentials(user,
+// pw) and PasswordAuthentication, and login(user, pw) (ftplib, smtplib,
+// imaplib, a client's login).
+var credentialArg = map[string]int{"SetBasicAuth": 1, "HTTPBasicAuth": 1, "HTTPDigestAuth": 1, "BasicAuth": 1, "DigestAuth": 1,
+	"NetworkCredential": 1, "UsernamePasswordCredentials": 1, "PasswordAuthentication": 1, "PasswordCredential": 1,
+	"PlainAuth": 2, "login": 1, "auth=": 1}
 
 // signKeyArg is which argument of a signing call is its key: jwt.sign(
 // payload, "…"), jwt.encode, createHmac(alg, "…"), hmac.new(b"…", …),
@@ -892,16 +858,19 @@ func firstWord(name string) string {
 	return name
 }
 
-// findSecretArguments finds secrets passed as literal arguments: to a
-// setter or builder named after a secret, as the value of a key/value
-// call whose key names one, and as the key of a signing call. It looks
-// at the name before each "(" once (no pattern per kind of call: a
-// chunk of code has a "(" every few words).
-func findSecretArguments(text, lower string) [][]int {
-	var out [][]int
+// findSecretArguments finds secrets passed as literal arguments: the
+// password of a credentials call (kind PASSWORD), and (kind SECRET) the
+// value given to a setter or builder named after a secret, stored under
+// a key that names one, or used as the key of a signing call. A secret
+// passed as a variable is no secret of the text; login(user, pw) counts
+// only when the user is a literal too, so that login("…") of a UI
+// test's helper is not taken for one. It looks at the name before each
+// "(" once (no pattern per kind of call: a chunk of code has a "(" every
+// few words) and returns the spans with their kinds.
+func findSecretArguments(text, lower string) (spans [][]int, kinds []string) {
 	add := func(key string, a callArg) {
 		if v := text[a.start:a.end]; a.literal && secretValue(key, v, true) {
-			out = append(out, []int{a.start, a.end})
+			spans, kinds = append(spans, []int{a.start, a.end}), append(kinds, "SECRET")
 		}
 	}
 	for off := 0; ; {
@@ -919,10 +888,13 @@ func findSecretArguments(text, lower string) [][]int {
 		for s > 0 && (isAlnum(text[s-1]) || text[s-1] == '_' || text[s-1] == '.') {
 			s--
 		}
-		if s == e {
-			continue
-		}
 		full := text[s:e]
+		if s == e {
+			if !tupleOf(text[:e], "auth") {
+				continue
+			}
+			full = "auth=" // requests' auth=("user", "…")
+		}
 		name := full[strings.LastIndexByte(full, '.')+1:]
 		q := p + 1 // the first argument
 		for q < len(text) && (text[q] == ' ' || text[q] == '\t' || text[q] == '\n' || text[q] == '\r') {
@@ -934,10 +906,19 @@ func findSecretArguments(text, lower string) [][]int {
 			owner := full[:j] // jwt of jwt.sign, hmac of hmac.new
 			k, signing = signKeyArg[owner[strings.LastIndexByte(owner, '.')+1:]+"."+name]
 		}
+		pw, credential := credentialArg[name]
 		switch {
 		case signing:
 			if args := callArgs(text, p+1, 512); k < len(args) {
 				add("signing_key", unwrapBytes(text, args[k]))
+			}
+		case credential:
+			args := callArgs(text, p+1, 512)
+			if len(args) <= pw || !args[pw].literal || name == "login" && !args[0].literal {
+				continue
+			}
+			if a := args[pw]; !isReference(text[a.start:a.end]) && !notASecretLiteral(text[a.start:a.end], true) {
+				spans, kinds = append(spans, []int{a.start, a.end}), append(kinds, "PASSWORD")
 			}
 		case !quoted:
 		case pairCalls[name]:
@@ -945,11 +926,7 @@ func findSecretArguments(text, lower string) [][]int {
 			if len(args) != 2 || !args[0].literal {
 				continue
 			}
-			key := text[args[0].start:args[0].end]
-			if j := strings.LastIndexAny(key, "./:"); j >= 0 {
-				key = key[j+1:] // javax.net.ssl.keyStorePassword
-			}
-			if secretKey(key) {
+			if key := keyTail(text[args[0].start:args[0].end]); secretKey(key) {
 				add(key, args[1])
 			}
 		case hasAnySuffix(lower[e-len(name):e], setterEnds):
@@ -967,7 +944,25 @@ func findSecretArguments(text, lower string) [][]int {
 			}
 		}
 	}
-	return out
+	return spans, kinds
+}
+
+// keyTail is the last part of a dotted or path-like key, the one that
+// says what it holds: keyStorePassword of javax.net.ssl.keyStorePassword,
+// _authToken of //registry.npmjs.org/:_authToken.
+func keyTail(key string) string {
+	return key[strings.LastIndexAny(key, "./:")+1:]
+}
+
+// tupleOf reports whether before ends with key and "=": the "(" after it
+// opens the tuple assigned to key (auth = ("user", "…")).
+func tupleOf(before, key string) bool {
+	b := strings.TrimRight(before, " \t")
+	if !strings.HasSuffix(b, "=") {
+		return false
+	}
+	b = strings.TrimRight(b[:len(b)-1], " \t")
+	return strings.HasSuffix(b, key) && (len(b) == len(key) || !isAlnum(b[len(b)-len(key)-1]) && b[len(b)-len(key)-1] != '_')
 }
 
 // hasAnySuffix reports whether s ends with one of suffixes.
