@@ -86,18 +86,6 @@ func warmQueries(b *testing.B, srv *httptest.Server) (p50, p95 float64) {
 	return percentiles(warm)
 }
 
-// warmServer is a server over db for warmQueries, and the func that
-// closes it (before a crawl rewrites the index).
-func warmServer(b *testing.B, db string) (*httptest.Server, func()) {
-	b.Helper()
-	h, closeFn, err := newAPI(context.Background(), db, &embedFlags{}, &rerankFlags{}, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	return srv, func() { srv.Close(); closeFn() }
-}
-
 var (
 	stdOnce sync.Once
 	stdDB   string
@@ -626,7 +614,7 @@ func BenchmarkOneShot100k(b *testing.B) {
 		b.Skipf("the index holds %d chunks, fewer than 100,000", n)
 	}
 	for b.Loop() {
-		srv, closeSrv := warmServer(b, db)
+		srv, closeSrv := newTestAPI(b, db, "")
 		p50, p95 := warmQueries(b, srv)
 		closeSrv()
 		b.ReportMetric(p50, "corpus-warm-p50-ms")
@@ -639,7 +627,7 @@ func BenchmarkOneShot100k(b *testing.B) {
 			b.Fatalf("crawl --reembed --embedder builtin: %s", errs)
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "builtin-embed-s")
-		srv, closeSrv = warmServer(b, db)
+		srv, closeSrv = newTestAPI(b, db, "")
 		p50, p95 = warmQueries(b, srv)
 		closeSrv()
 		b.ReportMetric(p50, "builtin-warm-p50-ms")

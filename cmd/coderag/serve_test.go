@@ -41,13 +41,21 @@ func sampleCopy(t *testing.T) string {
 // startAPI serves a database on a loopback port.
 func startAPI(t testing.TB, db, token string) *httptest.Server {
 	t.Helper()
+	srv, closeFn := newTestAPI(t, db, token)
+	t.Cleanup(closeFn)
+	return srv
+}
+
+// newTestAPI is a server over db and the func that closes it (a
+// benchmark closes it before a crawl rewrites the index).
+func newTestAPI(t testing.TB, db, token string) (*httptest.Server, func()) {
+	t.Helper()
 	h, closeFn, err := newAPI(context.Background(), db, &embedFlags{}, &rerankFlags{}, token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.Close(); closeFn() })
-	return srv
+	return srv, func() { srv.Close(); closeFn() }
 }
 
 // call makes a request and decodes the JSON answer.

@@ -434,33 +434,28 @@ func DecodeLegacy(data []byte) (text []byte, note string, ok bool) {
 		return nil, "", false
 	}
 	bad := 0
+	out := make([]byte, 0, len(data)+len(data)/8)
 	for i := 0; i < len(data); {
 		c := data[i]
 		if c < 0x80 {
 			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b {
 				return nil, "", false // NUL and other controls: binary
 			}
+			out = append(out, c)
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && n == 1 {
 			bad++
+			out = utf8.AppendRune(out, charmap.Windows1252.DecodeByte(c))
+		} else {
+			out = append(out, data[i:i+n]...)
 		}
 		i += n
 	}
 	if bad*10 > len(data) {
 		return nil, "", false
-	}
-	out := make([]byte, 0, len(data)+2*bad)
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n == 1 {
-			out = utf8.AppendRune(out, charmap.Windows1252.DecodeByte(data[i]))
-		} else {
-			out = append(out, data[i:i+n]...)
-		}
-		i += n
 	}
 	return out, "not valid UTF-8 (first bad byte on line " + strconv.Itoa(line) + "): read as Windows-1252", true
 }
