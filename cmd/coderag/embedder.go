@@ -38,7 +38,9 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
            code token trained by 'coderag model' on doc comments and the
            declarations they document in the Go, Python and Java standard
            libraries, Python and npm packages, Go modules and Rust crates
-           (core/embed/model/README.md).
+           (core/embed/model/README.md). Its search has two stages: the
+           50 nearest chunks by one vector each are scored again by how
+           well their tokens cover the query's, token by token.
            Not yet the default: docs/eval.md has where it helps and where
            it does not.
   openai   any OpenAI-compatible POST /v1/embeddings server (llama.cpp,

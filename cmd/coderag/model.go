@@ -39,8 +39,10 @@ of the chunk and the declaration's name out of the comment — and learns a
 vector per token of the code tokenizer so that a comment's vector is
 nearest its own chunk's (in-batch-negatives contrastive loss). One package
 in --held-out is kept out of training; on those pairs the report gives
-MRR@10 of the model alone, of BM25 alone and of the two fused, each query
-ranking every held-out chunk (a held-out comment that a training package
+MRR@10 of the model alone (its two stages, as a query runs them: the
+nearest 50 by one vector per text, scored again token by token; "one
+vector" is the first stage alone), of BM25 alone and of the two fused,
+each query ranking every held-out chunk (a held-out comment that a training package
 also holds, copied, is not asked: the model has seen it). With
 --name-pairs, every function, method or type that no comment documents
 adds a pair of its name's words ("parse header") and its chunk without the
@@ -260,8 +262,8 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	if o.load == "" {
 		fmt.Fprintf(io.out, "trained on %d pairs (%d of names) in %s\n", rep.Train, rep.Names, rep.Took)
 	}
-	fmt.Fprintf(io.out, "held-out MRR@10 (%d queries over %d chunks): model %.3f  BM25 %.3f  fused %.3f\n",
-		h.Queries, h.Docs, h.Model, h.BM25, h.Fused)
+	fmt.Fprintf(io.out, "held-out MRR@10 (%d queries over %d chunks): model %.3f (one vector %.3f)  BM25 %.3f  fused %.3f\n",
+		h.Queries, h.Docs, h.Model, h.Pooled, h.BM25, h.Fused)
 	if o.out != "" {
 		fmt.Fprintf(io.out, "wrote %s\n", o.out)
 	}

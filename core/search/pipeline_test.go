@@ -240,6 +240,21 @@ func (f fixedEmbedder) Embed(_ context.Context, _ embed.Kind, texts []string) ([
 	return [][]float32{{1, 0}}, nil
 }
 
+// rescoringEmbedder is a fixedEmbedder with a second stage that scores
+// each document text from a table.
+type rescoringEmbedder struct {
+	fixedEmbedder
+	score map[string]float64
+}
+
+func (r rescoringEmbedder) Rescore(_ context.Context, _ string, docs []string, _ []float64) ([]float64, error) {
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		out[i] = r.score[d]
+	}
+	return out, nil
+}
+
 func TestSearchPipeline(t *testing.T) {
 	a := chunkAt("a", "a.go", 1, 10, core.CodeLogic)
 	b := chunkAt("b", "b.md", 1, 10, core.DocRunbook)
@@ -264,6 +279,25 @@ func TestSearchPipeline(t *testing.T) {
 		want := p.Lists["bm25-code"]/float64(p.RRFK+1) + p.Lists["dense"]/float64(p.RRFK+2)
 		if got := res.Hits[0].Explain.Fused; got < want-1e-12 || got > want+1e-12 {
 			t.Errorf("fused = %v, want %v", got, want)
+		}
+	})
+	t.Run("a second stage orders the dense list", func(t *testing.T) {
+		a, c := a, c
+		a.Text, c.Text = "func RetryPayment() {}", "func Charge() {}"
+		idx := &listIndex{dense: ranked("dense", c, a)}
+		emb := rescoringEmbedder{fixedEmbedder{id: embed.StaticPrefix + "2d-00000000"}, map[string]float64{a.Text: 2, c.Text: 1}}
+		res, err := New(idx, Options{Embedder: emb, NoBM25: true, CorpusBoost: 1, Now: now}).Search(context.Background(), Query{Text: "retry payment", K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 2 || res.Hits[0].Chunk.ID != "a" {
+			t.Fatalf("hits %v: the second stage puts a first", ids(res.Hits))
+		}
+		for _, h := range res.Hits {
+			want := map[string]int{"a": 1, "c": 2}[h.Chunk.ID]
+			if len(h.Lists) != 1 || h.Lists[0].List != "dense" || h.Lists[0].Rank != want {
+				t.Errorf("%s lists %+v, want dense rank %d", h.Chunk.ID, h.Lists, want)
+			}
 		}
 	})
 	t.Run("embedder down: bm25 answers with a warning", func(t *testing.T) {

@@ -276,6 +276,7 @@ type listQuery struct {
 	usage    bool
 	depth    int
 	plan     func() (queryPlan, error)
+	text     string // what the dense list embeds
 	vector   func() ([][]float32, error)
 }
 
@@ -305,7 +306,7 @@ func (e *Engine) runLists(ctx context.Context, q listQuery, f core.Filter) (list
 	if e.opts.Embedder != nil {
 		denseCh = make(chan denseResult, 1)
 		go func() {
-			hits, warn, err := e.dense(ctx, q.vector, depth, f)
+			hits, warn, err := e.dense(ctx, q.text, q.vector, depth, f)
 			denseCh <- denseResult{hits, warn, err}
 		}()
 	}
@@ -572,7 +573,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	// The lists run once, or twice when translation catalogs flood them
 	// (below): the second time without the catalogs' folders.
 	lt := parsed.Text
-	lq := listQuery{whole: whole, shingles: sh, usage: usage, depth: depth,
+	lq := listQuery{whole: whole, shingles: sh, usage: usage, depth: depth, text: lt,
 		plan: sync.OnceValues(func() (queryPlan, error) { return e.plan(ctx, Terms(lt), synonymWords(lt)) })}
 	if e.opts.Embedder != nil {
 		lq.vector = sync.OnceValues(func() ([][]float32, error) { return e.opts.Embedder.Embed(ctx, embed.Query, []string{lt}) })
@@ -668,10 +669,12 @@ func (e *Engine) bm25(ctx context.Context, index, match string, estimate, depth 
 	return hits, err
 }
 
-// dense embeds the query and runs KNN. A query the embedder cannot embed
-// (a server that is down, words the built-in model never saw) gives a
-// warning, not an error: BM25 still answers.
-func (e *Engine) dense(ctx context.Context, vector func() ([][]float32, error), depth int, f core.Filter) ([]core.Hit, string, error) {
+// dense embeds the query and runs KNN; an embedder that has a second
+// stage (embed.Rescorer: the shipped static model) orders the nearest
+// hits again. A query the embedder cannot embed (a server that is down,
+// words the built-in model never saw) gives a warning, not an error: BM25
+// still answers.
+func (e *Engine) dense(ctx context.Context, text string, vector func() ([][]float32, error), depth int, f core.Filter) ([]core.Hit, string, error) {
 	vecs, err := vector()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -686,7 +689,39 @@ func (e *Engine) dense(ctx context.Context, vector func() ([][]float32, error), 
 	if errors.Is(err, core.ErrVectorsReplaced) {
 		return nil, "dense search skipped: " + core.ErrVectorsReplaced.Error(), nil
 	}
+	if rs, ok := e.opts.Embedder.(embed.Rescorer); ok && err == nil {
+		err = rescoreDense(ctx, rs, text, hits)
+	}
 	return hits, "", err
+}
+
+// rescoreDense orders the first embed.RescoreDepth dense hits by rs's
+// scores (each hit's list score becomes its score there); the rest keep
+// their order after them, and every hit's rank is its new place.
+func rescoreDense(ctx context.Context, rs embed.Rescorer, query string, hits []core.Hit) error {
+	top := hits[:min(len(hits), embed.RescoreDepth)]
+	docs := make([]string, len(top))
+	first := make([]float64, len(top))
+	for i, h := range top {
+		docs[i] = embed.DocumentText(embed.Pending{ContextPrefix: h.Chunk.ContextPrefix, Text: h.Chunk.Text})
+		first[i] = h.Score // the cosine the vector search found
+	}
+	scores, err := rs.Rescore(ctx, query, docs, first)
+	if err != nil {
+		return fmt.Errorf("dense list, second stage: %w", err)
+	}
+	for i := range top {
+		top[i].Score = scores[i]
+	}
+	sort.SliceStable(top, func(i, j int) bool { return top[i].Score > top[j].Score })
+	for i := range hits {
+		for j := range hits[i].Lists {
+			if hits[i].Lists[j].List == "dense" {
+				hits[i].Lists[j].Rank, hits[i].Lists[j].Score = i+1, hits[i].Score
+			}
+		}
+	}
+	return nil
 }
 
 func mergeFilters(a, b core.Filter) core.Filter {

@@ -12,7 +12,8 @@ import (
 // held-out document (the pool), and its own document is the answer.
 type HeldOutReport struct {
 	Queries, Docs int
-	Model         float64 // the embedding model alone
+	Model         float64 // the embedding model alone, both stages when it has two (embed.Rescorer)
+	Pooled        float64 // the model's first stage alone: one vector per text
 	BM25          float64 // Okapi BM25 over the same tokens alone
 	Fused         float64 // the two lists fused by reciprocal rank (k 60)
 }
@@ -60,19 +61,49 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 		return rep, err
 	}
 	bm := newBM25(docs)
+	rs, _ := emb.(embed.Rescorer)
 	for k, i := range qi {
 		if k%64 == 0 && ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
 		dense := denseRank(qv[k], dv, 100)
+		rep.Pooled += rr(dense, gold[i])
+		if rs != nil {
+			if dense, err = rescore(ctx, rs, qs[k], qv[k], docs, dv, dense); err != nil {
+				return rep, err
+			}
+		}
 		lex := bm.rank(qs[k], 100)
 		rep.Model += rr(dense, gold[i])
 		rep.BM25 += rr(lex, gold[i])
 		rep.Fused += rr(rrf(dense, lex), gold[i])
 	}
 	n := float64(len(qi))
-	rep.Model, rep.BM25, rep.Fused = rep.Model/n, rep.BM25/n, rep.Fused/n
+	rep.Model, rep.Pooled, rep.BM25, rep.Fused = rep.Model/n, rep.Pooled/n, rep.BM25/n, rep.Fused/n
 	return rep, nil
+}
+
+// rescore orders the first embed.RescoreDepth of ranked by rs's scores;
+// the rest keep their order after them.
+func rescore(ctx context.Context, rs embed.Rescorer, q string, qv []float32, docs []string, dv [][]float32, ranked []int) ([]int, error) {
+	n := min(len(ranked), embed.RescoreDepth)
+	texts := make([]string, n)
+	first := make([]float64, n)
+	for i, d := range ranked[:n] {
+		texts[i] = docs[d]
+		for x, v := range qv {
+			first[i] += float64(v * dv[d][x])
+		}
+	}
+	sc, err := rs.Rescore(ctx, q, texts, first)
+	if err != nil {
+		return nil, err
+	}
+	s := make([]scored, n)
+	for i, d := range ranked[:n] {
+		s[i] = scored{d, sc[i]}
+	}
+	return append(top(s, n), ranked[n:]...), nil
 }
 
 // rr is the reciprocal rank of want within the first 10 of ranked, or 0.

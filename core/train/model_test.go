@@ -357,3 +357,65 @@ func TestTrainModelLead(t *testing.T) {
 		}
 	}
 }
+
+// tableRescorer scores a document by its number in a table.
+type tableRescorer map[string]float64
+
+func (t tableRescorer) Rescore(_ context.Context, _ string, docs []string, _ []float64) ([]float64, error) {
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		out[i] = t[d]
+	}
+	return out, nil
+}
+
+// TestHeldOutSecondStage: the held-out report orders the first
+// embed.RescoreDepth of the model's list by its second stage and keeps
+// the rest after them, as the product's dense list does.
+func TestHeldOutSecondStage(t *testing.T) {
+	n := embed.RescoreDepth + 5
+	docs := make([]string, n)
+	ranked := make([]int, n)
+	score := tableRescorer{}
+	for i := range docs {
+		docs[i] = fmt.Sprintf("doc%d", i)
+		ranked[i] = i
+		score[docs[i]] = float64(i) // the second stage reverses the first
+	}
+	dv := make([][]float32, n)
+	for i := range dv {
+		dv[i] = []float32{1}
+	}
+	got, err := rescore(context.Background(), score, "q", []float32{1}, docs, dv, ranked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range got {
+		want := i
+		if i < embed.RescoreDepth {
+			want = embed.RescoreDepth - 1 - i
+		}
+		if d != want {
+			t.Fatalf("rescored order %v: place %d holds %d, want %d", got, i, d, want)
+		}
+	}
+}
+
+func TestEvaluatorKeepsTheSecondStage(t *testing.T) {
+	ev := NewEvaluator(fakeIndex{}, embed.StaticEmbedder{M: mustShipped(t)}, nil, 1)
+	if _, ok := ev.emb.(embed.Rescorer); !ok {
+		t.Error("the tuning evaluator's embedder lost the static model's second stage")
+	}
+	if ev := NewEvaluator(fakeIndex{}, nil, nil, 1); ev.emb != nil {
+		t.Error("no embedder gave a dense list")
+	}
+}
+
+func mustShipped(t *testing.T) *embed.Static {
+	t.Helper()
+	m, err := embed.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

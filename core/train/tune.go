@@ -85,7 +85,12 @@ func NewEvaluator(idx search.Index, emb embed.Embedder, qs []Question, workers i
 	}
 	ev := &Evaluator{idx: &cachedIndex{Index: idx, m: map[string]cached{}}, feats: &search.FeatureCache{}, qs: qs, workers: workers}
 	if emb != nil {
-		ev.emb = &cachedEmbedder{Embedder: emb, m: map[string][]float32{}}
+		ce := &cachedEmbedder{Embedder: emb, m: map[string][]float32{}}
+		ev.emb = ce
+		if rs, ok := emb.(embed.Rescorer); ok {
+			// The dense list's second stage, as the product runs it.
+			ev.emb = &cachedRescorer{cachedEmbedder: ce, rs: rs, m: map[string][]float64{}}
+		}
 	}
 	return ev
 }
@@ -380,6 +385,41 @@ func (c *cachedIndex) TermDocs(ctx context.Context, tokens []string) (int, map[s
 		return cached{total: n, df: df, err: err}
 	})
 	return v.total, v.df, v.err
+}
+
+// cachedRescorer is a cachedEmbedder whose model has a second stage; it
+// scores each query's documents once.
+type cachedRescorer struct {
+	*cachedEmbedder
+	rs embed.Rescorer
+	mu sync.Mutex
+	m  map[string][]float64
+}
+
+func (c *cachedRescorer) Rescore(ctx context.Context, query string, docs []string, first []float64) ([]float64, error) {
+	h := fnv.New64a()
+	for i, d := range docs {
+		h.Write([]byte(d))
+		h.Write([]byte{0})
+		if first != nil {
+			fmt.Fprintf(h, "%x", math.Float64bits(first[i]))
+		}
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%x", query, len(docs), h.Sum64())
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return append([]float64(nil), v...), nil
+	}
+	v, err := c.rs.Rescore(ctx, query, docs, first)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.m[key] = v
+	c.mu.Unlock()
+	return append([]float64(nil), v...), nil
 }
 
 // cachedEmbedder embeds each query once; the same text gets the same

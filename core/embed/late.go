@@ -1,0 +1,219 @@
+package embed
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// RescoreDepth is how many of the nearest documents by pooled cosine a
+// Rescorer scores again (the second stage of the static model's
+// retrieval): deeper costs time and, on the model's held-out pairs, finds
+// nothing more.
+const RescoreDepth = 50
+
+// The second stage's weights, chosen on the held-out pairs of an earlier
+// model's sources (docs/eval.md, "Two stages"); nothing of ../shared/eval
+// or any question file was read.
+const (
+	coverWeight = 0.5 // the question's coverage by the document's tokens
+	leadWeight  = 0.5 // the document's first tokens' coverage by the question's
+	leadTokens  = 20  // the document's first tokens: its path, scope and signature
+)
+
+// Rescorer scores documents for a query more exactly than one vector
+// each can, for the few a vector search found first.
+type Rescorer interface {
+	// Rescore returns one score per document, higher is better. first,
+	// when not nil, holds each document's first-stage score (its cosine
+	// with the query, as the vector search found it); nil: computed.
+	Rescore(ctx context.Context, query string, docs []string, first []float64) ([]float64, error)
+}
+
+// Rescore implements Rescorer with the static model's late interaction:
+// the pooled cosine of query and document, plus how well the document's
+// tokens cover the query's and the query's cover the document's first
+// tokens. A query token counts its best cosine with a document token (1
+// when the document holds it; no less than 0); each counts as much as
+// its vector is long (training makes a telling token's vector long, as
+// IDF would weigh it). All of it is the model's: no statistic of the
+// index is read.
+func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string, first []float64) ([]float64, error) {
+	if first != nil && len(first) != len(docs) {
+		return nil, fmt.Errorf("rescore: %d first-stage scores for %d documents", len(first), len(docs))
+	}
+	m := s.M
+	// The documents of one query share most of their tokens: each is
+	// looked up once, and its cosines with the query's tokens are
+	// computed once (sims, a row per token met, in union order).
+	known := map[string]int{}
+	look := func(t string) int {
+		i, ok := known[t]
+		if !ok {
+			i = m.Lookup(t)
+			known[t] = i
+		}
+		return i
+	}
+	qtoks := Tokens(query)
+	qids := ids(qtoks, look)
+	out := make([]float64, len(docs))
+	if len(qids) == 0 {
+		return out, nil
+	}
+	Q := len(qids)
+	qrows := make([][]byte, Q)
+	qn := make([]float64, Q) // lengths of the int8 rows
+	qw := make([]float64, Q) // lengths of the vectors: the tokens' weights
+	for j, q := range qids {
+		qrows[j], qn[j] = m.row8(q), m.norm8(q)
+		qw[j] = m.scale(q) * qn[j]
+	}
+	var qv []float32
+	if first == nil {
+		qv = poolTokens(qtoks, m.dim, look, m.Row, m.lead)
+	}
+	slot := map[int32]int32{} // token -> its row in sims and norms
+	var sims []float64
+	var norms []float64
+	var in []int // per row: 1 + the last document that holds it
+	var dids []int32
+	for i, d := range docs {
+		if i%16 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		toks := Tokens(d)
+		// The document's distinct known tokens, in their first order;
+		// the first lead of them are among its first leadTokens tokens.
+		dids = dids[:0]
+		lead := 0
+		for k, t := range toks {
+			id := look(t)
+			if id < 0 {
+				continue
+			}
+			r, ok := slot[int32(id)]
+			if !ok {
+				r = int32(len(norms))
+				slot[int32(id)] = r
+				row, n8 := m.row8(int32(id)), m.norm8(int32(id))
+				norms = append(norms, m.scale(int32(id))*n8)
+				in = append(in, 0)
+				for j := range qrows {
+					v := 0.0
+					if n8 > 0 && qn[j] > 0 {
+						v = max(0, float64(dot8(qrows[j], row))/(qn[j]*n8))
+					}
+					sims = append(sims, v)
+				}
+			}
+			if in[r] != i+1 {
+				in[r] = i + 1
+				dids = append(dids, r)
+				if k < leadTokens {
+					lead++
+				}
+			}
+		}
+		if len(dids) == 0 {
+			continue
+		}
+		var score float64
+		if first != nil {
+			score = first[i]
+		} else {
+			score = float64(dot32(qv, poolTokens(toks, m.dim, look, m.Row, m.lead)))
+		}
+		// The query's tokens, covered by the document's.
+		var cov, wsum float64
+		for j := range Q {
+			best := 0.0
+			for _, r := range dids {
+				best = max(best, sims[int(r)*Q+j])
+			}
+			cov += qw[j] * best
+			wsum += qw[j]
+		}
+		score += coverWeight * cov / wsum
+		// The document's first tokens, covered by the query's.
+		cov, wsum = 0, 0
+		for _, r := range dids[:lead] {
+			best := 0.0
+			for j := range Q {
+				best = max(best, sims[int(r)*Q+j])
+			}
+			cov += norms[r] * best
+			wsum += norms[r]
+		}
+		if wsum > 0 {
+			score += leadWeight * cov / wsum
+		}
+		out[i] = score
+	}
+	return out, nil
+}
+
+// ids returns the distinct tokens lookup knows among toks, in their
+// first order.
+func ids(toks []string, lookup func(string) int) []int32 {
+	out := make([]int32, 0, len(toks))
+	seen := make(map[int32]struct{}, len(toks))
+	for _, t := range toks {
+		i := lookup(t)
+		if i < 0 {
+			continue
+		}
+		if _, ok := seen[int32(i)]; !ok {
+			seen[int32(i)] = struct{}{}
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// row8 is token i's int8 vector, as bytes.
+func (m *Static) row8(i int32) []byte { return m.vecs[int(i)*m.dim : int(i+1)*m.dim] }
+
+// norm8 is the length of token i's int8 vector.
+func (m *Static) norm8(i int32) float64 {
+	var n int32
+	for _, v := range m.row8(i) {
+		n += int32(int8(v)) * int32(int8(v))
+	}
+	return math.Sqrt(float64(n))
+}
+
+// scale is token i's int8 scale.
+func (m *Static) scale(i int32) float64 {
+	return float64(math.Float32frombits(binary.LittleEndian.Uint32(m.scales[4*i:])))
+}
+
+// dot8 is the dot product of two int8 vectors (as bytes) of one length.
+func dot8(a, b []byte) int32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += int32(int8(a[i])) * int32(int8(b[i]))
+		s1 += int32(int8(a[i+1])) * int32(int8(b[i+1]))
+		s2 += int32(int8(a[i+2])) * int32(int8(b[i+2]))
+		s3 += int32(int8(a[i+3])) * int32(int8(b[i+3]))
+	}
+	for ; i < len(a); i++ {
+		s0 += int32(int8(a[i])) * int32(int8(b[i]))
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// dot32 is the dot product of two vectors, 0 when either is nil.
+func dot32(a, b []float32) float32 {
+	if a == nil || b == nil {
+		return 0
+	}
+	var s float32
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}

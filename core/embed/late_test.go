@@ -1,0 +1,140 @@
+package embed
+
+import (
+	"context"
+	"go/build"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRescoreKnownAnswer checks the second stage's score by hand on the
+// tiny model: cart (1, 0), order (0, 2), payment (-0.5, 0.5).
+func TestRescoreKnownAnswer(t *testing.T) {
+	m, _ := tinyModel(t)
+	s := StaticEmbedder{M: m}
+	// The query "cart" against:
+	//  - "cart": cosine 1, the query covered 1, the document's lead
+	//    covered 1: 1 + 0.5 + 0.5;
+	//  - "order": cosine 0, order's cosine with cart is 0: 0;
+	//  - "payment": cosine -0.71; payment's best cosine with cart is
+	//    negative, so nothing covers: -0.71;
+	//  - "order cart": cosine 1/sqrt(5); cart covered 1; the lead (order,
+	//    cart) covered by cart: (2*0 + 1*1) / (2 + 1), each token weighing
+	//    its vector's length.
+	tests := []struct {
+		doc  string
+		want float64
+	}{
+		{"cart", 2},
+		{"order", 0},
+		{"payment", -1 / math.Sqrt2},
+		{"order cart", 1/math.Sqrt(5) + 0.5 + 0.5*(2*0+1*1)/(2+1)},
+		{"shipping label", 0},
+	}
+	docs := make([]string, len(tests))
+	for i, tt := range tests {
+		docs[i] = tt.doc
+	}
+	got, err := s.Rescore(context.Background(), "cart", docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		if math.Abs(got[i]-tt.want) > 0.01 {
+			t.Errorf("Rescore(cart, %q) = %.4f, want %.4f", tt.doc, got[i], tt.want)
+		}
+	}
+	// Given first-stage scores, they stand for the cosine.
+	first := make([]float64, len(docs))
+	for i := range first {
+		first[i] = 10
+	}
+	withFirst, err := s.Rescore(context.Background(), "cart", docs, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 10 + 0.5 + 0.5; math.Abs(withFirst[0]-want) > 0.01 {
+		t.Errorf("Rescore(cart, cart) with first-stage score 10 = %.4f, want %.4f", withFirst[0], want)
+	}
+	if _, err := s.Rescore(context.Background(), "cart", docs, first[:2]); err == nil {
+		t.Error("two first-stage scores for five documents: no error")
+	}
+	// A query of no known word scores every document 0.
+	got, err = s.Rescore(context.Background(), "shipping label", docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != 0 {
+			t.Errorf("Rescore(shipping label, %q) = %g, want 0", docs[i], v)
+		}
+	}
+}
+
+// TestRescoreWordsOverOneVector: with the shipped model, a document that
+// holds the question's words outranks one whose pooled vector is about
+// as near but holds none of them, and the same input always gives the
+// same scores.
+func TestRescoreWordsOverOneVector(t *testing.T) {
+	m, err := Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := StaticEmbedder{M: m}
+	q := "retry a failed payment with exponential backoff"
+	docs := []string{
+		"billing/charge.go > Charge\nfunc Charge(ctx context.Context, card Card, cents int64) error { return gateway.Charge(ctx, card, cents) }",
+		"billing/retry.go > retryPayment\n// retryPayment retries a failed payment, doubling the wait each time (exponential backoff).\nfunc retryPayment(ctx context.Context, p Payment) error { for wait := time.Second; ; wait *= 2 { if err := p.Try(ctx); err == nil { return nil }; time.Sleep(wait) } }",
+	}
+	a, err := s.Rescore(context.Background(), q, docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a[1] <= a[0] {
+		t.Errorf("the retry function scores %.3f, the charge function %.3f", a[1], a[0])
+	}
+	b, _ := s.Rescore(context.Background(), q, docs, nil)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("scores differ between runs: %v, %v", a, b)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Rescore(ctx, q, docs, nil); err == nil {
+		t.Error("Rescore with a cancelled context: no error")
+	}
+}
+
+// BenchmarkRescore is the second stage of a dense query on the shipped
+// model: a question against RescoreDepth chunks of real code (1.3 KB
+// pieces of the Go standard library's net/http), their first-stage
+// scores given, as a query gives them.
+func BenchmarkRescore(b *testing.B) {
+	m, err := Shipped()
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(build.Default.GOROOT, "src", "net", "http", "*.go"))
+	var docs []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for off := 0; off+1300 < len(data) && len(docs) < RescoreDepth; off += 40000 {
+			docs = append(docs, string(data[off:off+1300]))
+		}
+	}
+	if len(docs) < RescoreDepth {
+		b.Skipf("%d chunks of net/http under GOROOT %s, want %d", len(docs), build.Default.GOROOT, RescoreDepth)
+	}
+	s, ctx, first := StaticEmbedder{M: m}, context.Background(), make([]float64, len(docs))
+	for b.Loop() {
+		if _, err := s.Rescore(ctx, "how does the server close idle keep-alive connections after a timeout", docs, first); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
