@@ -3,9 +3,13 @@ package train
 import (
 	"context"
 	"math"
+	"runtime"
 	"sort"
+	"sync/atomic"
 
 	"coderag/core/embed"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // HeldOutReport is MRR@10 on held-out pairs: each query ranks every
@@ -62,21 +66,45 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 	}
 	bm := newBM25(docs)
 	rs, _ := emb.(embed.Rescorer)
-	for k, i := range qi {
-		if k%64 == 0 && ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		dense := denseRank(qv[k], dv, 100)
-		rep.Pooled += rr(dense, gold[i])
-		if rs != nil {
-			if dense, err = rescore(ctx, rs, qs[k], qv[k], docs, dv, dense); err != nil {
-				return rep, err
+	// Each query's reciprocal ranks, asked on every core and summed in
+	// query order (the same sums, in the same order, however many cores).
+	type rrs struct{ model, pooled, bm25, fused float64 }
+	got := make([]rrs, len(qi))
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for range runtime.GOMAXPROCS(0) {
+		g.Go(func() error {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(qi) {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				i := qi[k]
+				dense := denseRank(qv[k], dv, 100)
+				r := rrs{pooled: rr(dense, gold[i])}
+				if rs != nil {
+					var err error
+					if dense, err = rescore(gctx, rs, qs[k], qv[k], docs, dv, dense); err != nil {
+						return err
+					}
+				}
+				lex := bm.rank(qs[k], 100)
+				r.model, r.bm25, r.fused = rr(dense, gold[i]), rr(lex, gold[i]), rr(rrf(dense, lex), gold[i])
+				got[k] = r
 			}
-		}
-		lex := bm.rank(qs[k], 100)
-		rep.Model += rr(dense, gold[i])
-		rep.BM25 += rr(lex, gold[i])
-		rep.Fused += rr(rrf(dense, lex), gold[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return rep, err
+	}
+	for _, r := range got {
+		rep.Model += r.model
+		rep.Pooled += r.pooled
+		rep.BM25 += r.bm25
+		rep.Fused += r.fused
 	}
 	n := float64(len(qi))
 	rep.Model, rep.Pooled, rep.BM25, rep.Fused = rep.Model/n, rep.Pooled/n, rep.BM25/n, rep.Fused/n

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -126,6 +127,13 @@ func TestTrainModel(t *testing.T) {
 	}
 	if rep.Queries == 0 || rep.Model <= rep.BM25 {
 		t.Errorf("held-out: %+v, want the model above BM25", rep)
+	}
+	// The queries are asked on every core; one core gives the same sums.
+	procs := runtime.GOMAXPROCS(1)
+	one, err := EvalHeldOut(ctx, held, e, 100)
+	runtime.GOMAXPROCS(procs)
+	if err != nil || one != rep {
+		t.Errorf("held-out on one core: %+v (%v), on %d: %+v", one, err, procs, rep)
 	}
 	if _, _, err := TrainModel(ctx, pairs[:10], opts); err == nil {
 		t.Error("fewer pairs than a batch trained")
