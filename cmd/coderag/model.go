@@ -42,8 +42,9 @@ in --held-out is kept out of training; on those pairs the report gives
 MRR@10 of the model alone (its two stages, as a query runs them: the
 nearest 50 by one vector per text, scored again token by token; "one
 vector" is the first stage alone), of BM25 alone and of the two fused,
-each query ranking every held-out chunk (a held-out comment that a training package
-also holds, copied, is not asked: the model has seen it). With
+each query ranking every held-out chunk (a held-out comment that a
+training package also holds, copied, is not asked: the model has seen
+it). With
 --name-pairs, every function, method or type that no comment documents
 adds a pair of its name's words ("parse header") and its chunk without the
 name; they train, and are not asked in the report. 'make model' runs it on
