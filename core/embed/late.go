@@ -117,6 +117,9 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 			}
 		}
 		if len(dids) == 0 {
+			if first != nil {
+				out[i] = first[i] // nothing to cover: the cosine stands
+			}
 			continue
 		}
 		var score float64

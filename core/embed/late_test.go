@@ -58,6 +58,9 @@ func TestRescoreKnownAnswer(t *testing.T) {
 	if want := 10 + 0.5 + 0.5; math.Abs(withFirst[0]-want) > 0.01 {
 		t.Errorf("Rescore(cart, cart) with first-stage score 10 = %.4f, want %.4f", withFirst[0], want)
 	}
+	if withFirst[4] != 10 {
+		t.Errorf("Rescore(cart, shipping label) with first-stage score 10 = %.4f: a document of no known token keeps its cosine", withFirst[4])
+	}
 	if _, err := s.Rescore(context.Background(), "cart", docs, first[:2]); err == nil {
 		t.Error("two first-stage scores for five documents: no error")
 	}
