@@ -277,8 +277,11 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if w, ok := db.(interface{ SetWaitForSources(bool) }); ok {
 		w.SetWaitForSources(o.wait)
 	}
-	if again && !o.reembed && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" {
-		// a re-crawl keeps the index's embedder
+	if !o.reembed && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" &&
+		(again || (ws == nil || ws.Embedder == "") && db.Embedder().ID != "") {
+		// an index keeps its embedder unless one is asked for: a
+		// re-crawl, and a crawl that adds sources to an index made with
+		// another embedder than the default
 		if embedOpts, err = storedEmbed(ctx, db, io.err); err != nil {
 			return err
 		}

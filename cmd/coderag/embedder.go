@@ -49,9 +49,9 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
            key in CODERAG_EMBED_API_KEY).
   ollama   Ollama's POST /api/embed (default URL http://localhost:11434).
   none     no vectors: BM25 only.
-An index records which embedder made its vectors; switching needs
-'crawl --reembed'. Query and document prefixes default to what the model's
-authors document (CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
+An index records which embedder made its vectors and keeps it: a crawl
+without --embedder embeds with it, and switching needs 'crawl --reembed'.
+Query and document prefixes default to what the model's authors document (CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
 
 func (e *embedFlags) register(f *pflag.FlagSet, forQuery bool) {
 	e.flags = f

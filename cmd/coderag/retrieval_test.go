@@ -129,6 +129,33 @@ func fakeOllama(t *testing.T, dim int) (*httptest.Server, *atomic.Int32) {
 	return srv, &calls
 }
 
+// TestCrawlKeepsTheIndexEmbedder: a crawl that adds a source to an index
+// made with another embedder than the default, without --embedder, embeds
+// with the index's instead of refusing the change.
+func TestCrawlKeepsTheIndexEmbedder(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "k.db")
+	front, platform := filepath.Join(sampleDir, "storefront"), filepath.Join(sampleDir, "platform")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", front, "--embedder", "builtin"); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", front, "--repo-path", platform)
+	if code != 0 || !strings.Contains(out, "with builtin (the shipped model") {
+		t.Fatalf("crawl adding a source without --embedder: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, out, _ = coderag(t, "stats", "--db", db, "--json")
+	var st struct {
+		EmbedderID string `json:"embedder_id"`
+		Vectors    int    `json:"vectors"`
+		Chunks     int    `json:"chunks"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(st.EmbedderID, embed.StaticPrefix) || st.Vectors != st.Chunks {
+		t.Errorf("stats: embedder %q, %d vectors for %d chunks", st.EmbedderID, st.Vectors, st.Chunks)
+	}
+}
+
 func TestHTTPEmbedderEndToEnd(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "e.db")
 	repo := filepath.Join(sampleDir, "storefront")
