@@ -40,9 +40,9 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
            libraries, Python and npm packages, Go modules and Rust crates
            (core/embed/model/README.md). Its search has two stages: the
            50 nearest chunks by one vector each are scored again by how
-           well their tokens cover the query's, token by token.
-           Not yet the default: docs/eval.md has where it helps and where
-           it does not.
+           well their tokens cover the query's, token by token; its list
+           weighs 4 in the fusion (learned, docs/eval.md). Not yet the
+           default: docs/eval.md has where it helps and where it does not.
   openai   any OpenAI-compatible POST /v1/embeddings server (llama.cpp,
            vLLM, LM Studio, TEI, Infinity, Ollama's /v1); needs --embed-model
            and --embed-url (CODERAG_EMBED_MODEL, CODERAG_EMBED_URL; an API
@@ -51,7 +51,8 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
   none     no vectors: BM25 only.
 An index records which embedder made its vectors and keeps it: a crawl
 without --embedder embeds with it, and switching needs 'crawl --reembed'.
-Query and document prefixes default to what the model's authors document (CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
+Query and document prefixes default to what the model's authors
+document (CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
 
 func (e *embedFlags) register(f *pflag.FlagSet, forQuery bool) {
 	e.flags = f
