@@ -129,6 +129,25 @@ func fakeOllama(t *testing.T, dim int) (*httptest.Server, *atomic.Int32) {
 	return srv, &calls
 }
 
+// vectorStats is what 'coderag stats --json' says of an index's vectors.
+type vectorStats struct {
+	EmbedderID  string `json:"embedder_id"`
+	EmbedderDim int    `json:"embedder_dim"`
+	Vectors     int    `json:"vectors"`
+	Chunks      int    `json:"chunks"`
+}
+
+// indexVectors runs 'coderag stats --json' on db.
+func indexVectors(t *testing.T, db string) (vectorStats, string) {
+	t.Helper()
+	_, out, _ := coderag(t, "stats", "--db", db, "--json")
+	var st vectorStats
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stats --json: %v\n%s", err, out)
+	}
+	return st, out
+}
+
 // TestCrawlKeepsTheIndexEmbedder: a crawl that adds a source to an index
 // made with another embedder than the default, without --embedder, embeds
 // with the index's instead of refusing the change.
@@ -142,16 +161,7 @@ func TestCrawlKeepsTheIndexEmbedder(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "with builtin (the shipped model") {
 		t.Fatalf("crawl adding a source without --embedder: exit %d\n%s\n%s", code, out, errs)
 	}
-	_, out, _ = coderag(t, "stats", "--db", db, "--json")
-	var st struct {
-		EmbedderID string `json:"embedder_id"`
-		Vectors    int    `json:"vectors"`
-		Chunks     int    `json:"chunks"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(st.EmbedderID, embed.StaticPrefix) || st.Vectors != st.Chunks {
+	if st, _ := indexVectors(t, db); !strings.HasPrefix(st.EmbedderID, embed.StaticPrefix) || st.Vectors != st.Chunks {
 		t.Errorf("stats: embedder %q, %d vectors for %d chunks", st.EmbedderID, st.Vectors, st.Chunks)
 	}
 }
@@ -177,15 +187,7 @@ func TestHTTPEmbedderEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "with ollama:test-embed") {
 		t.Fatalf("crawl --reembed: exit %d\n%s\n%s", code, out, errs)
 	}
-	_, out, _ = coderag(t, "stats", "--db", db, "--json")
-	var st struct {
-		EmbedderID  string `json:"embedder_id"`
-		EmbedderDim int    `json:"embedder_dim"`
-		Vectors     int    `json:"vectors"`
-		Chunks      int    `json:"chunks"`
-	}
-	json.Unmarshal([]byte(out), &st)
-	if st.EmbedderID != "ollama:test-embed" || st.EmbedderDim != 64 || st.Vectors != st.Chunks {
+	if st, out := indexVectors(t, db); st.EmbedderID != "ollama:test-embed" || st.EmbedderDim != 64 || st.Vectors != st.Chunks {
 		t.Errorf("stats: %s", out)
 	}
 	// Queries reach the recorded server.
@@ -220,15 +222,9 @@ func TestShippedEmbedderEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "with builtin (the shipped model, builtin:static-256d-") {
 		t.Fatalf("crawl --embedder builtin: exit %d\n%s\n%s", code, out, errs)
 	}
-	_, out, _ = coderag(t, "stats", "--db", db, "--json")
-	var st struct {
-		EmbedderID string `json:"embedder_id"`
-		Vectors    int    `json:"vectors"`
-		Chunks     int    `json:"chunks"`
-	}
-	json.Unmarshal([]byte(out), &st)
+	st, stats := indexVectors(t, db)
 	if !strings.HasPrefix(st.EmbedderID, "builtin:static-256d-") || st.Vectors == 0 || st.Vectors > st.Chunks {
-		t.Fatalf("stats: %s", out)
+		t.Fatalf("stats: %s", stats)
 	}
 	code, out, errs = coderag(t, "query", "--db", db, "--json", "where is the shopping basket kept")
 	if code != 0 || !strings.Contains(out, `"dense"`) || errs != "" {
