@@ -25,40 +25,28 @@ const (
 // Rescorer scores documents for a query more exactly than one vector
 // each can, for the few a vector search found first.
 type Rescorer interface {
-	// Rescore returns one score per document, higher is better. first,
-	// when not nil, holds each document's first-stage score (its cosine
-	// with the query, as the vector search found it); nil: computed.
+	// Rescore returns one score per document, higher is better; first
+	// holds each document's first-stage score (its cosine with the
+	// query, as the vector search found it).
 	Rescore(ctx context.Context, query string, docs []string, first []float64) ([]float64, error)
 }
 
 // Rescore implements Rescorer with the static model's late interaction:
-// the pooled cosine of query and document, plus how well the document's
-// tokens cover the query's and the query's cover the document's first
-// tokens. A query token counts its best cosine with a document token (1
-// when the document holds it; no less than 0); each counts as much as
-// its vector is long (training makes a telling token's vector long, as
-// IDF would weigh it). All of it is the model's: no statistic of the
-// index is read.
+// the pooled cosine of query and document (first), plus how well the
+// document's tokens cover the query's and the query's cover the
+// document's first tokens. A query token counts its best cosine with a
+// document token (1 when the document holds it; no less than 0); each
+// counts as much as its vector is long (training makes a telling token's
+// vector long, as IDF would weigh it). All of it is the model's: no
+// statistic of the index is read.
 func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string, first []float64) ([]float64, error) {
-	if first != nil && len(first) != len(docs) {
+	if len(first) != len(docs) {
 		return nil, fmt.Errorf("rescore: %d first-stage scores for %d documents", len(first), len(docs))
 	}
 	m := s.M
-	// The documents of one query share most of their tokens: each is
-	// looked up once, and its cosines with the query's tokens are
-	// computed once (sims, a row per token met, in union order).
-	known := map[string]int{}
-	look := func(t string) int {
-		i, ok := known[t]
-		if !ok {
-			i = m.Lookup(t)
-			known[t] = i
-		}
-		return i
-	}
-	qtoks := Tokens(query)
-	qids := ids(qtoks, look)
 	out := make([]float64, len(docs))
+	copy(out, first) // a document of no token the model knows keeps its cosine
+	qids := ids(Tokens(query), m.Lookup)
 	if len(qids) == 0 {
 		return out, nil
 	}
@@ -70,11 +58,11 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 		qrows[j], qn[j] = m.row8(q), m.norm8(q)
 		qw[j] = m.scale(q) * qn[j]
 	}
-	var qv []float32
-	if first == nil {
-		qv = poolTokens(qtoks, m.dim, look, m.Row, m.lead)
-	}
-	slot := map[int32]int32{} // token -> its row in sims and norms
+	// The documents of one query share most of their tokens: each is
+	// looked up once (row: its row in sims and norms, -1 when the model
+	// does not know it), and its cosines with the query's tokens are
+	// computed once (sims, a row per token met, in the order met).
+	row := map[string]int32{}
 	var sims []float64
 	var norms []float64
 	var in []int // per row: 1 + the last document that holds it
@@ -83,32 +71,30 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 		if i%16 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		toks := Tokens(d)
 		// The document's distinct known tokens, in their first order;
 		// the first lead of them are among its first leadTokens tokens.
 		dids = dids[:0]
 		lead := 0
-		for k, t := range toks {
-			id := look(t)
-			if id < 0 {
-				continue
-			}
-			r, ok := slot[int32(id)]
+		for k, t := range Tokens(d) {
+			r, ok := row[t]
 			if !ok {
-				r = int32(len(norms))
-				slot[int32(id)] = r
-				row, n8 := m.row8(int32(id)), m.norm8(int32(id))
-				norms = append(norms, m.scale(int32(id))*n8)
-				in = append(in, 0)
-				for j := range qrows {
-					v := 0.0
-					if n8 > 0 && qn[j] > 0 {
-						v = max(0, float64(dot8(qrows[j], row))/(qn[j]*n8))
+				r = -1
+				if id := int32(m.Lookup(t)); id >= 0 {
+					r = int32(len(norms))
+					v8, n8 := m.row8(id), m.norm8(id)
+					norms = append(norms, m.scale(id)*n8)
+					in = append(in, 0)
+					for j := range qrows {
+						v := 0.0
+						if n8 > 0 && qn[j] > 0 {
+							v = max(0, float64(dot8(qrows[j], v8))/(qn[j]*n8))
+						}
+						sims = append(sims, v)
 					}
-					sims = append(sims, v)
 				}
+				row[t] = r
 			}
-			if in[r] != i+1 {
+			if r >= 0 && in[r] != i+1 {
 				in[r] = i + 1
 				dids = append(dids, r)
 				if k < leadTokens {
@@ -117,17 +103,9 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 			}
 		}
 		if len(dids) == 0 {
-			if first != nil {
-				out[i] = first[i] // nothing to cover: the cosine stands
-			}
 			continue
 		}
-		var score float64
-		if first != nil {
-			score = first[i]
-		} else {
-			score = float64(dot32(qv, poolTokens(toks, m.dim, look, m.Row, m.lead)))
-		}
+		score := first[i]
 		// The query's tokens, covered by the document's.
 		var cov, wsum float64
 		for j := range Q {
@@ -207,16 +185,4 @@ func dot8(a, b []byte) int32 {
 		s0 += int32(int8(a[i])) * int32(int8(b[i]))
 	}
 	return s0 + s1 + s2 + s3
-}
-
-// dot32 is the dot product of two vectors, 0 when either is nil.
-func dot32(a, b []float32) float32 {
-	if a == nil || b == nil {
-		return 0
-	}
-	var s float32
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
 }

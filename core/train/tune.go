@@ -401,7 +401,7 @@ func (c *cachedRescorer) Rescore(ctx context.Context, query string, docs []strin
 	for i, d := range docs {
 		h.Write([]byte(d))
 		h.Write([]byte{0})
-		if first != nil {
+		if i < len(first) { // a short first is the Rescorer's error to give
 			fmt.Fprintf(h, "%x", math.Float64bits(first[i]))
 		}
 	}
