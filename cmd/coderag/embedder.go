@@ -28,21 +28,20 @@ type embedFlags struct {
 }
 
 const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
-  corpus   the default; offline, nothing downloaded. Vectors learned from
-           the indexed corpus itself: word co-occurrence (PPMI) factorised
-           by a truncated SVD into 256 dimensions. It knows only the
-           corpus's words and is weaker than BM25 on its own, so its list
-           counts at 0.3 weight in the fusion.
-  builtin  offline, no server, no training at crawl time: a static
-           embedding model shipped in the binary, a 256-dimension vector per
-           code token trained by 'coderag model' on doc comments and the
-           declarations they document in the Go, Python and Java standard
-           libraries, Python and npm packages, Go modules and Rust crates
-           (core/embed/model/README.md). Its search has two stages: the
-           50 nearest chunks by one vector each are scored again by how
+  builtin  the default; offline, no server, no training at crawl time: a
+           static embedding model shipped in the binary, a 256-dimension
+           vector per code token trained by 'coderag model' on doc comments
+           and the declarations they document in the Go, Python and Java
+           standard libraries, Python and npm packages, Go modules and Rust
+           crates (core/embed/model/README.md). Its search has two stages:
+           the 50 nearest chunks by one vector each are scored again by how
            well their tokens cover the query's, token by token; its list
-           weighs 4 in the fusion (learned, docs/eval.md). Not yet the
-           default: docs/eval.md has where it helps and where it does not.
+           weighs 4 in the fusion (learned, docs/eval.md).
+  corpus   offline, nothing downloaded; the default before the built-in
+           model. Vectors learned from the indexed corpus itself: word
+           co-occurrence (PPMI) factorised by a truncated SVD into 256
+           dimensions. It knows only the corpus's words and is weaker than
+           BM25 on its own, so its list counts at 0.3 weight in the fusion.
   openai   any OpenAI-compatible POST /v1/embeddings server (llama.cpp,
            vLLM, LM Studio, TEI, Infinity, Ollama's /v1); needs --embed-model
            and --embed-url (CODERAG_EMBED_MODEL, CODERAG_EMBED_URL; an API
@@ -56,7 +55,7 @@ document (CodeRankEmbed, nomic-embed-text, e5, bge, ...).`
 
 func (e *embedFlags) register(f *pflag.FlagSet, forQuery bool) {
 	e.flags = f
-	def := env("CODERAG_EMBEDDER", "corpus")
+	def := env("CODERAG_EMBEDDER", "builtin")
 	usage := "embedder: builtin, corpus, openai, ollama or none (env CODERAG_EMBEDDER)"
 	if forQuery {
 		def = env("CODERAG_EMBEDDER", "auto")
@@ -87,13 +86,13 @@ func env(k, def string) string {
 func (e *embedFlags) crawlEmbed(ctx context.Context, reembed bool) (ingest.EmbedOptions, error) {
 	o := ingest.EmbedOptions{Reembed: reembed}
 	switch strings.ToLower(e.provider) {
-	case "builtin":
+	case "builtin", "":
 		m, err := embed.Shipped()
 		if err != nil {
 			return o, err
 		}
 		o.Embedder = embed.StaticEmbedder{M: m}
-	case "corpus", "":
+	case "corpus":
 		o.Builtin = true
 	case "none":
 		if reembed {

@@ -39,7 +39,8 @@ answers): recall@k is 1 when one is in the top k and MRR@10 counts the
 first, as ../shared/eval/score.py does. Modes:
   bm25           both BM25 lists, fused; no vectors, no reranker
   dense          the index's embedder alone
-  hybrid         BM25 and dense, fused (the built-in embedder at 0.3 weight)
+  hybrid         BM25 and dense, fused (the shipped model's list at weight 4,
+                 the corpus model's at 0.3, a server's at 1)
   hybrid+rerank  hybrid, then the reranker (--rerank, default builtin)
 Metrics over the top 10: Recall@1/5/10 (share of the gold files found),
 MRR@10, nDCG@10, at file level and at symbol level, overall and per question
@@ -59,7 +60,7 @@ func newEvalCmd(io *ioStreams, db *string) *cobra.Command {
 	f.StringVar(&o.questions, "questions", "", "JSON-lines file of questions (required)")
 	f.StringSliceVar(&o.modes, "modes", []string{"bm25", "dense", "hybrid", "hybrid+rerank"}, "modes to run, comma-separated")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
-	f.Float64Var(&o.dense, "dense-weight", 0, "fusion weight of the dense list (default: 0.3 for the built-in embedder, 1 for a model)")
+	f.Float64Var(&o.dense, "dense-weight", 0, "fusion weight of the dense list (default: 4 for the shipped model, 0.3 for the corpus model, 1 for a server's)")
 	f.BoolVar(&o.anyGold, "gold-any", false, "gold files are alternatives: a question is found at its first gold file (the ../shared/eval files; score.py's R@k and MRR@10)")
 	f.BoolVar(&o.verbose, "verbose", false, "list each question that is missed or found below rank 5, with its first 5 files")
 	o.embed.register(f, true)

@@ -14,16 +14,21 @@ import (
 	"time"
 )
 
-// TestOneChunkSource: a valid source too small to learn word vectors from
-// is indexed and searchable (BM25), the crawl says why there are no
-// vectors, and a later crawl with more text learns them.
+// TestOneChunkSource: a valid source too small to learn the corpus
+// model's word vectors from is indexed and searchable (BM25), the crawl
+// says why there are no vectors, and a later crawl with more text learns
+// them; the shipped model (the default) embeds it at once.
 func TestOneChunkSource(t *testing.T) {
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "tiny")
 	os.MkdirAll(repo, 0o755)
 	os.WriteFile(filepath.Join(repo, "README.md"), []byte("# Tiny\n\nThe tiny service answers pings.\n"), 0o644)
 	db := filepath.Join(dir, "i.db")
-	code, out, stderr := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none", "--json")
+	code, out, stderr := coderag(t, "crawl", "--db", filepath.Join(dir, "shipped.db"), "--repo-path", repo, "--progress", "none")
+	if code != 0 || !strings.Contains(out, "embedded 1 chunk with builtin (the shipped model") {
+		t.Fatalf("crawl of a one-chunk source with the shipped model: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none", "--json", "--embedder", "corpus")
 	if code != 0 {
 		t.Fatalf("crawl of a one-chunk source: exit %d: %s", code, stderr)
 	}

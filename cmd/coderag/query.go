@@ -41,9 +41,10 @@ fusion (k=60): BM25 over a code-aware full-text index, BM25 over a stemmed
 one for prose, BM25 over whole files (a file's best chunk stands for it),
 BM25 of the query's words with their software synonyms (database: db,
 postgres, ...; half weight), and the nearest vectors of the index's
-embedder (the corpus-learned one counts at 0.3 weight, a model at 1). A
-qualified name (os.ReadFile, CartService.Checkout, Cart::Checkout) adds a
-sixth, at double weight: the declarations of its last part, those under
+embedder (the shipped model's at weight 4, learned; the corpus-learned
+model's at 0.3; an embedding server's at 1). A qualified name
+(os.ReadFile, CartService.Checkout, Cart::Checkout) adds a sixth, at
+double weight: the declarations of its last part, those under
 its package's path or its type's scope first, for its callers write the
 whole name and its declaration does not; the best-ranked declaration
 directly under the qualifier (in the type it names, or at the top level

