@@ -556,7 +556,7 @@ func (t *tally) report(b *testing.B) {
 // real code nobody here wrote: the Go toolchain's src and test trees,
 // then the sources of the modules coderag itself builds with (so that
 // every machine that built coderag has them), ten at a time, until the
-// index holds 100,000 chunks or more; crawled with the defaults, then
+// index holds 100,000 chunks or more; crawled with the corpus model, then
 // embedded again with the shipped model (an incremental crawl with
 // --reembed, reported as builtin-embed-s). CODERAG_BENCH_ALL_MODULES=1
 // crawls every module instead (about 180,000 chunks).
@@ -591,7 +591,9 @@ func BenchmarkOneShot100k(b *testing.B) {
 		return st.Chunks
 	}
 	crawl := func(repos ...string) {
-		args := []string{"crawl", "--progress", "none", "--db", db}
+		// the corpus model first (no longer the default), the shipped
+		// one by --reembed below
+		args := []string{"crawl", "--progress", "none", "--db", db, "--embedder", "corpus"}
 		for _, r := range repos {
 			args = append(args, "--repo-path", r)
 		}

@@ -24,6 +24,7 @@ type tuneOptions struct {
 	questions int
 	heldOut   int
 	rounds    int
+	embedder  string
 	json      bool
 }
 
@@ -37,8 +38,10 @@ It mines (doc comment, declaration) pairs from the given source trees with
 the tree-sitter chunker (Go, Python, Java, JavaScript, TypeScript, C#, PHP, Rust)
 and (heading, section) pairs from their Markdown files (descriptive
 headings over sections of 40 words or more), writes a copy of the trees
-with those comments and headings blanked, indexes the copy with the
-built-in embedder, and asks each comment — less the declaration's name —
+with those comments and headings blanked, indexes the copy with
+--embedder (the shipped model, as crawls do by default, or the corpus
+model; the dense list's weight learned is that embedder's: dense-static
+or dense), and asks each comment — less the declaration's name —
 or heading as a question whose answer is its file. One package
 in --held-out is kept out of the fit; the report gives MRR@10 on the
 training and held-out questions before and after. Questions about test
@@ -60,6 +63,7 @@ func newTuneCmd(io *ioStreams) *cobra.Command {
 	f.IntVar(&o.questions, "questions", 1500, "at most this many training questions (spread over the packages)")
 	f.IntVar(&o.heldOut, "held-out", 5, "hold out one package in this many from the fit, for the report")
 	f.IntVar(&o.rounds, "rounds", 3, "passes of coordinate ascent over the parameters")
+	f.StringVar(&o.embedder, "embedder", "builtin", "embedder of the mined copy's index, whose list weight is learned: builtin (the shipped model) or corpus")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON (the parameters go to --out)")
 	return cmd
 }
@@ -84,6 +88,20 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 	start := time.Now()
 	if o.questions < 10 || o.heldOut < 2 || o.rounds < 1 {
 		return usagef("--questions must be 10 or more, --held-out 2 or more, --rounds 1 or more")
+	}
+	var eo ingest.EmbedOptions
+	dense := "dense"
+	switch o.embedder {
+	case "builtin":
+		m, err := embed.Shipped()
+		if err != nil {
+			return err
+		}
+		eo.Embedder, dense = embed.StaticEmbedder{M: m}, "dense-static"
+	case "corpus":
+		eo.Builtin = true
+	default:
+		return usagef("--embedder %q: want builtin or corpus", o.embedder)
 	}
 	work := o.work
 	if work == "" {
@@ -148,8 +166,8 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 		return err
 	}
 	defer db.Close()
-	logf("indexing the mined copy (%s) ...", corpus)
-	sum, err := ingest.New(db, ingest.Options{Embed: ingest.EmbedOptions{Builtin: true}}).Run(ctx,
+	logf("indexing the mined copy (%s) with %s ...", corpus, o.embedder)
+	sum, err := ingest.New(db, ingest.Options{Embed: eo}).Run(ctx,
 		[]core.Source{{Kind: core.SourceRepo, Path: corpus, Name: "corpus"}})
 	if err != nil {
 		return err
@@ -161,8 +179,11 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 		rep.Chunks += s.ChunkCount()
 	}
 	var emb embed.Embedder
-	if info := db.Embedder(); info.ID == embed.CorpusID {
+	switch info := db.Embedder(); {
+	case info.ID == embed.CorpusID:
 		emb = embed.Stored{Dim: info.Dim, Load: db.LoadModel}
+	case embed.IsStatic(info.ID):
+		emb = eo.Embedder
 	}
 	trainPairs, heldPairs := train.Split(pairs, o.heldOut)
 	trainQs := train.Sample(train.Questions("corpus", trainPairs), o.questions)
@@ -178,7 +199,7 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 	if rep.HeldOutBefore, err = heldEv.MRR(ctx, startParams); err != nil {
 		return err
 	}
-	learned, mrr, err := train.Fit(ctx, trainEv, startParams, train.FitOptions{Rounds: o.rounds, Log: logf})
+	learned, mrr, err := train.Fit(ctx, trainEv, startParams, train.FitOptions{Rounds: o.rounds, Log: logf, Dense: dense})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"coderag/core/embed"
 	"coderag/core/search"
 )
 
@@ -59,9 +60,13 @@ func TestTuneCommand(t *testing.T) {
 	if !strings.Contains(p.Source, "coderag tune") {
 		t.Errorf("parameters do not say where they come from: %q", p.Source)
 	}
-	// The mined copy holds the comment-free files and the index the fit used.
+	// The mined copy holds the comment-free files and the index the fit
+	// used, embedded with the shipped model (the default embedder, whose
+	// list weight is dense-static).
 	if _, err := os.Stat(filepath.Join(work, "tune.db")); err != nil {
 		t.Errorf("--work keeps the index: %v", err)
+	} else if st, _ := indexVectors(t, filepath.Join(work, "tune.db")); !strings.HasPrefix(st.EmbedderID, embed.StaticPrefix) || st.Vectors == 0 {
+		t.Errorf("tune's index: embedder %q, %d vectors; want the shipped model's", st.EmbedderID, st.Vectors)
 	}
 	blanked, err := os.ReadFile(filepath.Join(work, "corpus", "billing", "invoice.go"))
 	if err != nil {
@@ -86,6 +91,9 @@ func TestTuneCommand(t *testing.T) {
 	// Usage errors.
 	if code, _, _ := coderag(t, "tune", "--questions", "3", root); code != 2 {
 		t.Errorf("tune --questions 3: exit %d, want 2", code)
+	}
+	if code, _, errs := coderag(t, "tune", "--embedder", "ollama", root); code != 2 || !strings.Contains(errs, "builtin or corpus") {
+		t.Errorf("tune --embedder ollama: exit %d, %s; want 2 and the embedders it takes", code, errs)
 	}
 	if code, _, _ := coderag(t, "tune", filepath.Join(root, "billing", "tax.go")); code != 2 {
 		t.Errorf("tune on a file: exit %d, want 2", code)

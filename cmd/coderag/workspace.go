@@ -23,7 +23,7 @@ with --config) lists the sources, so that a plain 'coderag crawl' (from cron
 or CI) crawls them; paths are relative to the file, ~ is the home directory:
 
   db: data/coderag.db          # used when --db is not given
-  embedder: corpus             # used when --embedder is not given
+  embedder: builtin            # used when --embedder is not given
   exclude: ["**/testdata/**"]  # added to --exclude
   sources:
     - repo: ../platform

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 
@@ -211,16 +210,18 @@ func featureKnob(f string) knob {
 }
 
 // knobs are the parameters the mined pairs can teach: the weights of the
-// lists (bm25-prose for the Markdown headings), the fusion's k, the
-// reranker's share and feature weights, and the prior of tests (tests are
-// in the corpus; repository boilerplate is not).
-func knobs() []knob {
+// lists (bm25-prose for the Markdown headings; dense is the params key of
+// the index's dense list: dense for the corpus model, dense-static for
+// the shipped one), the fusion's k, the reranker's share and feature
+// weights, and the prior of tests (tests are in the corpus; repository
+// boilerplate is not).
+func knobs(dense string) []knob {
 	weights := []float64{0, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3}
 	ks := []knob{
 		listKnob("bm25-code", weights),
 		listKnob("bm25-file", weights),
 		listKnob("bm25-prose", weights),
-		listKnob("dense", weights),
+		listKnob(dense, append(weights, 4, 6)),
 		{"rrf_k", []float64{5, 10, 20, 30, 45, 60, 90, 120},
 			func(p *search.Params) float64 { return float64(p.RRFK) },
 			func(p *search.Params, v float64) { p.RRFK = int(v) }},
@@ -251,6 +252,11 @@ type FitOptions struct {
 	Z float64
 	// Log, when set, is told each accepted change.
 	Log func(format string, args ...any)
+	// Dense is the params key of the dense list's weight: "dense" (the
+	// corpus model's, the default) or "dense-static" (the shipped
+	// model's); it must be the index's embedder's, or the weight moved is
+	// one the evaluator never reads.
+	Dense string
 }
 
 // Fit moves one parameter at a time to the value of its grid that gives
@@ -268,6 +274,9 @@ func Fit(ctx context.Context, ev *Evaluator, start search.Params, opts FitOption
 	if opts.Z <= 0 {
 		opts.Z = 2
 	}
+	if opts.Dense == "" {
+		opts.Dense = "dense"
+	}
 	logf := opts.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -280,7 +289,7 @@ func Fit(ctx context.Context, ev *Evaluator, start search.Params, opts FitOption
 	logf("start: MRR@10 %.4f", mean(bestRR))
 	for round := 1; round <= opts.Rounds; round++ {
 		changed := false
-		for _, k := range knobs() {
+		for _, k := range knobs(opts.Dense) {
 			cur := k.get(&best)
 			choice, choiceRR, choiceGain, choiceSE := cur, bestRR, 0.0, 0.0
 			for _, v := range k.values {
@@ -448,14 +457,4 @@ func (c *cachedEmbedder) Embed(ctx context.Context, kind embed.Kind, texts []str
 	c.m[texts[0]] = vs[0]
 	c.mu.Unlock()
 	return vs, nil
-}
-
-// SortedKnobs lists the parameter names Fit moves, for documentation.
-func SortedKnobs() []string {
-	var out []string
-	for _, k := range knobs() {
-		out = append(out, k.name)
-	}
-	sort.Strings(out)
-	return out
 }
