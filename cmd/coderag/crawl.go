@@ -122,12 +122,15 @@ recorded: see 'coderag manifest'.
 
 After the sources are written, every chunk without a vector is embedded
 (in committed batches: an interrupted crawl leaves the rest for the next
-one). The built-in embedder is learned first, from up to 20,000 chunks
-spread over the index, and learned again when the index has grown or shrunk
-by half since. An index keeps one embedder: switching needs --reembed, which
-drops every vector and embeds the whole index again. An index of the shipped
-model (--embedder builtin) that a newer coderag ships retrained is embedded
-again with the new one by its next crawl, which says so.
+one) with the shipped model, unless the index holds another embedder's
+vectors or --embedder names one. The corpus model (--embedder corpus) is
+learned first, from up to 20,000 chunks spread over the index, and learned
+again when the index has grown or shrunk by half since. An index keeps one
+embedder: switching needs --reembed with --embedder, which drops every
+vector and embeds the whole index again; --reembed alone embeds it again
+with the embedder it holds (the corpus model learned anew). An index of
+the shipped model that a newer coderag ships retrained is embedded again
+with the new one by its next crawl, which says so.
 
 ` + workspaceHelp + `
 
@@ -277,13 +280,20 @@ func crawlRun(cmd *cobra.Command, io *ioStreams, o *crawlOptions) error {
 	if w, ok := db.(interface{ SetWaitForSources(bool) }); ok {
 		w.SetWaitForSources(o.wait)
 	}
-	if !o.reembed && !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" &&
+	if !cmd.Flags().Changed("embedder") && os.Getenv("CODERAG_EMBEDDER") == "" &&
 		(again || (ws == nil || ws.Embedder == "") && db.Embedder().ID != "") {
 		// an index keeps its embedder unless one is asked for: a
-		// re-crawl, and a crawl that adds sources to an index made with
-		// another embedder than the default
+		// re-crawl, a crawl that adds sources to an index made with
+		// another embedder than the default, and --reembed (the corpus
+		// model learned again, not the index moved to the default)
 		if embedOpts, err = storedEmbed(ctx, db, io.err); err != nil {
 			return err
+		}
+		if o.reembed {
+			if !embedOpts.Builtin && embedOpts.Embedder == nil {
+				return usagef("--reembed: %s holds no vectors to embed again; name an embedder (--embedder builtin, corpus, openai or ollama)", *o.db)
+			}
+			embedOpts.Reembed = true
 		}
 	}
 

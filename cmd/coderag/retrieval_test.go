@@ -172,6 +172,23 @@ func TestCrawlKeepsTheIndexEmbedder(t *testing.T) {
 	if st, _ := indexVectors(t, db); st.EmbedderID != embed.CorpusID || st.Vectors != st.Chunks {
 		t.Errorf("stats: embedder %q, %d vectors for %d chunks", st.EmbedderID, st.Vectors, st.Chunks)
 	}
+	// --reembed alone learns the corpus model again; it does not move the
+	// index to the default.
+	code, out, errs = coderag(t, "crawl", "--db", db, "--reembed")
+	if code != 0 || !strings.Contains(out, "with corpus") || !strings.Contains(out, "model learned") {
+		t.Fatalf("crawl --reembed without --embedder: exit %d\n%s\n%s", code, out, errs)
+	}
+	if st, _ := indexVectors(t, db); st.EmbedderID != embed.CorpusID || st.Vectors != st.Chunks {
+		t.Errorf("after --reembed: embedder %q, %d vectors for %d chunks", st.EmbedderID, st.Vectors, st.Chunks)
+	}
+	// An index with no vectors has none to embed again.
+	none := filepath.Join(t.TempDir(), "none.db")
+	if code, _, errs := coderag(t, "crawl", "--db", none, "--repo-path", front, "--embedder", "none"); code != 0 {
+		t.Fatal(errs)
+	}
+	if code, _, errs := coderag(t, "crawl", "--db", none, "--reembed"); code != 2 || !strings.Contains(errs, "holds no vectors") {
+		t.Errorf("crawl --reembed of an index without vectors: exit %d, %s", code, errs)
+	}
 }
 
 func TestHTTPEmbedderEndToEnd(t *testing.T) {
