@@ -41,8 +41,10 @@ fusion (k=60): BM25 over a code-aware full-text index, BM25 over a stemmed
 one for prose, BM25 over whole files (a file's best chunk stands for it),
 BM25 of the query's words with their software synonyms (database: db,
 postgres, ...; half weight), and the nearest vectors of the index's
-embedder (the shipped model's at weight 4, learned; the corpus-learned
-model's at 0.3; an embedding server's at 1). A qualified name
+embedder (the shipped model's at weight 4, learned on questions that
+describe code, 1 for a pasted message or a query written as code, none
+for a question for callers; the corpus-learned model's at 0.3; an
+embedding server's at 1). A qualified name
 (os.ReadFile, CartService.Checkout, Cart::Checkout) adds a sixth, at
 double weight: the declarations of its last part, those under
 its package's path or its type's scope first, for its callers write the

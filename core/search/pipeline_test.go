@@ -593,3 +593,47 @@ func TestWholePhraseOnlyWherePhrasesScore(t *testing.T) {
 		}
 	}
 }
+
+// TestWeightsFor: the shipped model's learned list weight holds for
+// questions that describe code; a pasted message and a query written as
+// code count its list as one list, a question for callers not at all. The
+// corpus model's weight, a weight given in Options, and the dense list
+// alone are left as they are.
+func TestWeightsFor(t *testing.T) {
+	static := fixedEmbedder{id: embed.StaticPrefix + "2d-00000000"}
+	learned := DefaultParams().Lists["dense-static"]
+	for _, tt := range []struct {
+		name    string
+		opts    Options
+		q       string
+		message bool
+		usage   bool
+		want    float64
+	}{
+		{"a description", Options{Embedder: static}, "how are carts stored in redis", false, false, learned},
+		{"a description naming an identifier", Options{Embedder: static}, "how does getUserProfile handle a missing user", false, false, learned},
+		{"a qualified name", Options{Embedder: static}, "os.ReadFile", false, false, 1},
+		{"an identifier", Options{Embedder: static}, "ReadMIMEHeader", false, false, 1},
+		{"identifiers and a stop word", Options{Embedder: static}, "the CART_ENDPOINT", false, false, 1},
+		{"a call", Options{Embedder: static}, "handle()", false, false, 1},
+		{"a pasted message", Options{Embedder: static}, "dial tcp: connection refused", true, false, 1},
+		{"a question for callers", Options{Embedder: static}, "who calls ReadMIMEHeader", false, true, 0},
+		{"the corpus model", Options{Embedder: fixedEmbedder{id: embed.CorpusID}}, "os.ReadFile", false, false, DefaultParams().Lists["dense"]},
+		{"a weight given", Options{Embedder: static, Weights: map[string]float64{"dense": 3}}, "who calls Get", false, true, 3},
+		{"the dense list alone", Options{Embedder: static, NoBM25: true}, "who calls Get", false, true, learned},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := New(&listIndex{}, tt.opts)
+			w := e.weightsFor(tt.q, tt.message, tt.usage)
+			if got := w["dense"]; got != tt.want {
+				t.Errorf("dense weight %g, want %g", got, tt.want)
+			}
+		})
+	}
+	// The engine's weights are not changed by a query's.
+	e := New(&listIndex{}, Options{Embedder: static})
+	e.weightsFor("who calls Get", false, true)
+	if e.opts.Weights["dense"] != learned {
+		t.Errorf("the engine's dense weight became %g", e.opts.Weights["dense"])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -166,6 +167,10 @@ type Engine struct {
 	idx    Index
 	opts   Options
 	params Params
+	// learnedDense: the dense list's weight is the shipped model's
+	// (dense-static), learned on questions that describe code; see
+	// weightsFor.
+	learnedDense bool
 }
 
 // New returns an Engine over idx.
@@ -218,11 +223,16 @@ func New(idx Index, opts Options) *Engine {
 			w[k] = v
 		}
 	}
+	_, learned := w["dense"]
+	learned = learned && opts.Embedder != nil && embed.IsStatic(opts.Embedder.Info().ID)
 	for k, v := range opts.Weights {
 		w[k] = v
+		if k == "dense" {
+			learned = false
+		}
 	}
 	opts.Weights = w
-	return &Engine{idx: idx, opts: opts, params: p}
+	return &Engine{idx: idx, opts: opts, params: p, learnedDense: learned}
 }
 
 // Query is one search request.
@@ -592,7 +602,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			run.lists = append([][]core.Hit{edgeList}, run.lists...)
 			run.names = append([]string{"graph"}, run.names...)
 		}
-		fused = Fuse(e.opts.RRFK, e.opts.Weights, run.lists...)
+		fused = Fuse(e.opts.RRFK, e.weightsFor(asked, message, usage), run.lists...)
 		if pass > 0 || e.opts.NoPriors {
 			break
 		}
@@ -640,6 +650,53 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	}
 	res.Hits, res.Took = hits, time.Since(start)
 	return res, nil
+}
+
+// weightsFor returns the fusion weights for a query. The shipped model's
+// list weight was learned on questions that describe what code does (a
+// doc comment asking for its declaration). Two kinds of query are not
+// such questions, and no weight was learned for them: a pasted message,
+// and a query written wholly as code (os.ReadFile, ReadMIMEHeader). Their
+// answer holds their very words, which only the lexical lists match
+// exactly; there the dense list counts as one list, as it did before its
+// weight was learned. A question for the callers of something (who calls
+// ReadMIMEHeader) is answered by code that names it among other code,
+// which a similarity search cannot tell from the thing itself and its
+// look-alikes: there the dense list does not count.
+func (e *Engine) weightsFor(asked string, message, usage bool) map[string]float64 {
+	w := e.opts.Weights
+	if !e.learnedDense || w["dense"] == 0 || e.opts.NoBM25 {
+		return w
+	}
+	dense := w["dense"]
+	switch {
+	case usage:
+		dense = 0
+	case message || identifierQuery(asked):
+		dense = min(dense, 1)
+	default:
+		return w
+	}
+	out := maps.Clone(w)
+	out["dense"] = dense
+	return out
+}
+
+// identifierQuery reports whether every content term of q is written as
+// code: an identifier, a qualified name, a call.
+func identifierQuery(q string) bool {
+	n := 0
+	for _, t := range Terms(q) {
+		t = strings.Trim(t, ",;:!?'\"")
+		if t == "" || codetok.IsStopWord(strings.ToLower(t)) {
+			continue
+		}
+		if !isIdentifier(t) && !strings.ContainsAny(t, "_.()") {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // relabel names the list hits came from: a list that runs another's
