@@ -42,8 +42,8 @@ one for prose, BM25 over whole files (a file's best chunk stands for it),
 BM25 of the query's words with their software synonyms (database: db,
 postgres, ...; half weight), and the nearest vectors of the index's
 embedder (the shipped model's at weight 4, learned on questions that
-describe code, 1 for a pasted message or a query written as code, none
-for a question for callers; the corpus-learned model's at 0.3; an
+describe code, 1 for a pasted message (or a text the index holds word
+for word) or a query written as code, none for a question for callers; the corpus-learned model's at 0.3; an
 embedding server's at 1). A qualified name
 (os.ReadFile, CartService.Checkout, Cart::Checkout) adds a sixth, at
 double weight: the declarations of its last part, those under

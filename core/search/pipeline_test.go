@@ -637,3 +637,29 @@ func TestWeightsFor(t *testing.T) {
 		t.Errorf("the engine's dense weight became %g", e.opts.Weights["dense"])
 	}
 }
+
+// TestHeldVerbatim: a query the first hits of a lexical list hold word for
+// word (case and spacing aside, three words or more) reads as a copied
+// message; the dense list's hits and shorter queries do not count.
+func TestHeldVerbatim(t *testing.T) {
+	chunk := func(text string) []core.Hit { return []core.Hit{{Chunk: core.Chunk{Text: text}}} }
+	msg := `return errors.New("invalid  pattern syntax")`
+	for _, tt := range []struct {
+		name string
+		q    string
+		run  listRun
+		want bool
+	}{
+		{"held by a BM25 list", "Invalid pattern syntax", listRun{lists: [][]core.Hit{chunk(msg)}, names: []string{"bm25-code"}}, true},
+		{"held only by the dense list", "invalid pattern syntax", listRun{lists: [][]core.Hit{chunk(msg)}, names: []string{"dense"}}, false},
+		{"words apart", "pattern syntax invalid", listRun{lists: [][]core.Hit{chunk(msg)}, names: []string{"bm25-code"}}, false},
+		{"two words", "pattern syntax", listRun{lists: [][]core.Hit{chunk(msg)}, names: []string{"bm25-code"}}, false},
+		{"no lists", "invalid pattern syntax", listRun{}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := heldVerbatim(tt.q, tt.run); got != tt.want {
+				t.Errorf("heldVerbatim(%q) = %v, want %v", tt.q, got, tt.want)
+			}
+		})
+	}
+}

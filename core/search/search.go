@@ -602,7 +602,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			run.lists = append([][]core.Hit{edgeList}, run.lists...)
 			run.names = append([]string{"graph"}, run.names...)
 		}
-		fused = Fuse(e.opts.RRFK, e.weightsFor(asked, message, usage), run.lists...)
+		fused = Fuse(e.opts.RRFK, e.weightsFor(asked, message || heldVerbatim(asked, run), usage), run.lists...)
 		if pass > 0 || e.opts.NoPriors {
 			break
 		}
@@ -680,6 +680,30 @@ func (e *Engine) weightsFor(asked string, message, usage bool) map[string]float6
 	out := maps.Clone(w)
 	out["dense"] = dense
 	return out
+}
+
+// heldVerbatim reports whether one of the first hits of the lexical lists
+// holds the query's text as written (three words or more, case and
+// spacing aside): a message copied from where the index holds it, which
+// reads like a question ("invalid pattern syntax") but is found by its
+// words.
+func heldVerbatim(q string, run listRun) bool {
+	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	want := norm(q)
+	if len(strings.Fields(want)) < 3 {
+		return false
+	}
+	for i, l := range run.lists {
+		if !strings.HasPrefix(run.names[i], "bm25-") {
+			continue
+		}
+		for _, h := range l[:min(len(l), 5)] {
+			if strings.Contains(norm(h.Chunk.Text), want) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // identifierQuery reports whether every content term of q is written as
