@@ -608,23 +608,26 @@ func TestWeightsFor(t *testing.T) {
 		q       string
 		message bool
 		usage   bool
+		run     listRun
 		want    float64
 	}{
-		{"a description", Options{Embedder: static}, "how are carts stored in redis", false, false, learned},
-		{"a description naming an identifier", Options{Embedder: static}, "how does getUserProfile handle a missing user", false, false, learned},
-		{"a qualified name", Options{Embedder: static}, "os.ReadFile", false, false, 1},
-		{"an identifier", Options{Embedder: static}, "ReadMIMEHeader", false, false, 1},
-		{"identifiers and a stop word", Options{Embedder: static}, "the CART_ENDPOINT", false, false, 1},
-		{"a call", Options{Embedder: static}, "handle()", false, false, 1},
-		{"a pasted message", Options{Embedder: static}, "dial tcp: connection refused", true, false, 1},
-		{"a question for callers", Options{Embedder: static}, "who calls ReadMIMEHeader", false, true, 0},
-		{"the corpus model", Options{Embedder: fixedEmbedder{id: embed.CorpusID}}, "os.ReadFile", false, false, DefaultParams().Lists["dense"]},
-		{"a weight given", Options{Embedder: static, Weights: map[string]float64{"dense": 3}}, "who calls Get", false, true, 3},
-		{"the dense list alone", Options{Embedder: static, NoBM25: true}, "who calls Get", false, true, learned},
+		{"a description", Options{Embedder: static}, "how are carts stored in redis", false, false, listRun{}, learned},
+		{"a description naming an identifier", Options{Embedder: static}, "how does getUserProfile handle a missing user", false, false, listRun{}, learned},
+		{"a qualified name", Options{Embedder: static}, "os.ReadFile", false, false, listRun{}, 1},
+		{"an identifier", Options{Embedder: static}, "ReadMIMEHeader", false, false, listRun{}, 1},
+		{"identifiers and a stop word", Options{Embedder: static}, "the CART_ENDPOINT", false, false, listRun{}, 1},
+		{"a call", Options{Embedder: static}, "handle()", false, false, listRun{}, 1},
+		{"a pasted message", Options{Embedder: static}, "dial tcp: connection refused", true, false, listRun{}, 1},
+		{"a message copied as the index holds it", Options{Embedder: static}, "invalid pattern syntax", false, false,
+			listRun{lists: [][]core.Hit{{{Chunk: core.Chunk{Text: `errors.New("invalid pattern syntax")`}}}}, names: []string{"bm25-code"}}, 1},
+		{"a question for callers", Options{Embedder: static}, "who calls ReadMIMEHeader", false, true, listRun{}, 0},
+		{"the corpus model", Options{Embedder: fixedEmbedder{id: embed.CorpusID}}, "os.ReadFile", false, false, listRun{}, DefaultParams().Lists["dense"]},
+		{"a weight given", Options{Embedder: static, Weights: map[string]float64{"dense": 3}}, "who calls Get", false, true, listRun{}, 3},
+		{"the dense list alone", Options{Embedder: static, NoBM25: true}, "who calls Get", false, true, listRun{}, learned},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := New(&listIndex{}, tt.opts)
-			w := e.weightsFor(tt.q, tt.message, tt.usage)
+			w := e.weightsFor(tt.q, tt.message, tt.usage, tt.run)
 			if got := w["dense"]; got != tt.want {
 				t.Errorf("dense weight %g, want %g", got, tt.want)
 			}
@@ -632,7 +635,7 @@ func TestWeightsFor(t *testing.T) {
 	}
 	// The engine's weights are not changed by a query's.
 	e := New(&listIndex{}, Options{Embedder: static})
-	e.weightsFor("who calls Get", false, true)
+	e.weightsFor("who calls Get", false, true, listRun{})
 	if e.opts.Weights["dense"] != learned {
 		t.Errorf("the engine's dense weight became %g", e.opts.Weights["dense"])
 	}

@@ -602,7 +602,7 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 			run.lists = append([][]core.Hit{edgeList}, run.lists...)
 			run.names = append([]string{"graph"}, run.names...)
 		}
-		fused = Fuse(e.opts.RRFK, e.weightsFor(asked, message || heldVerbatim(asked, run), usage), run.lists...)
+		fused = Fuse(e.opts.RRFK, e.weightsFor(asked, message, usage, run), run.lists...)
 		if pass > 0 || e.opts.NoPriors {
 			break
 		}
@@ -652,18 +652,20 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 	return res, nil
 }
 
-// weightsFor returns the fusion weights for a query. The shipped model's
-// list weight was learned on questions that describe what code does (a
-// doc comment asking for its declaration). Two kinds of query are not
-// such questions, and no weight was learned for them: a pasted message,
-// and a query written wholly as code (os.ReadFile, ReadMIMEHeader). Their
+// weightsFor returns the fusion weights for a query whose lists ran as
+// run. The shipped model's list weight was learned on questions that
+// describe what code does (a doc comment asking for its declaration). Two
+// kinds of query are not such questions, and no weight was learned for
+// them: a pasted message (or a text the lexical lists' first hits hold
+// word for word), and a query written wholly as code (os.ReadFile,
+// ReadMIMEHeader). Their
 // answer holds their very words, which only the lexical lists match
 // exactly; there the dense list counts as one list, as it did before its
 // weight was learned. A question for the callers of something (who calls
 // ReadMIMEHeader) is answered by code that names it among other code,
 // which a similarity search cannot tell from the thing itself and its
 // look-alikes: there the dense list does not count.
-func (e *Engine) weightsFor(asked string, message, usage bool) map[string]float64 {
+func (e *Engine) weightsFor(asked string, message, usage bool, run listRun) map[string]float64 {
 	w := e.opts.Weights
 	if !e.learnedDense || w["dense"] == 0 || e.opts.NoBM25 {
 		return w
@@ -672,7 +674,7 @@ func (e *Engine) weightsFor(asked string, message, usage bool) map[string]float6
 	switch {
 	case usage:
 		dense = 0
-	case message || identifierQuery(asked):
+	case message || identifierQuery(asked) || heldVerbatim(asked, run):
 		dense = min(dense, 1)
 	default:
 		return w
