@@ -172,6 +172,10 @@ func TestCrawlKeepsTheIndexEmbedder(t *testing.T) {
 	if st, _ := indexVectors(t, db); st.EmbedderID != embed.CorpusID || st.Vectors != st.Chunks {
 		t.Errorf("stats: embedder %q, %d vectors for %d chunks", st.EmbedderID, st.Vectors, st.Chunks)
 	}
+	// stats says how to move it to the default.
+	if _, out, _ := coderag(t, "stats", "--db", db); !strings.Contains(out, "crawl --embedder builtin --reembed") {
+		t.Errorf("stats of a corpus index does not say how to move it to the shipped model:\n%s", out)
+	}
 	// --reembed alone learns the corpus model again; it does not move the
 	// index to the default.
 	code, out, errs = coderag(t, "crawl", "--db", db, "--reembed")

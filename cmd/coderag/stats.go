@@ -86,6 +86,11 @@ func statsRun(cmd *cobra.Command, io *ioStreams, o *statsOptions) error {
 	if st.Embedder.ID != "" && st.VectorIndex != "" {
 		fmt.Fprintf(w, "vector search: %s\n", st.VectorIndex)
 	}
+	if st.Embedder.ID == embed.CorpusID {
+		// The default before the shipped model: an index keeps it until
+		// asked to move (docs/eval.md, "The shipped model as the default").
+		fmt.Fprintln(w, s.dim("the default embedder is now the shipped model (builtin); 'coderag crawl --embedder builtin --reembed' moves this index to it"))
+	}
 	if len(st.ByCorpus) > 0 {
 		fmt.Fprintln(w, s.bold("\nby corpus type"))
 		for _, c := range core.CorpusTypes() {
