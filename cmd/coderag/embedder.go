@@ -36,8 +36,10 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
            crates (core/embed/model/README.md). Its search has two stages:
            the 50 nearest chunks by one vector each are scored again by how
            well their tokens cover the query's, token by token; its list
-           weighs 4 in the fusion (learned, docs/eval.md).
-  corpus   offline, nothing downloaded; the default before the built-in
+           weighs 4 in the fusion for questions that describe code
+           (learned, docs/eval.md), 1 for a pasted message or a query
+           written as code, and nothing for a question for callers.
+  corpus   offline, nothing downloaded; the default before the shipped
            model. Vectors learned from the indexed corpus itself: word
            co-occurrence (PPMI) factorised by a truncated SVD into 256
            dimensions. It knows only the corpus's words and is weaker than

@@ -90,14 +90,13 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 		return usagef("--questions must be 10 or more, --held-out 2 or more, --rounds 1 or more")
 	}
 	var eo ingest.EmbedOptions
-	dense := "dense"
 	switch o.embedder {
 	case "builtin":
 		m, err := embed.Shipped()
 		if err != nil {
 			return err
 		}
-		eo.Embedder, dense = embed.StaticEmbedder{M: m}, "dense-static"
+		eo.Embedder = embed.StaticEmbedder{M: m}
 	case "corpus":
 		eo.Builtin = true
 	default:
@@ -199,7 +198,7 @@ func tuneRun(cmd *cobra.Command, io *ioStreams, o *tuneOptions, dirs []string) e
 	if rep.HeldOutBefore, err = heldEv.MRR(ctx, startParams); err != nil {
 		return err
 	}
-	learned, mrr, err := train.Fit(ctx, trainEv, startParams, train.FitOptions{Rounds: o.rounds, Log: logf, Dense: dense})
+	learned, mrr, err := train.Fit(ctx, trainEv, startParams, train.FitOptions{Rounds: o.rounds, Log: logf})
 	if err != nil {
 		return err
 	}

@@ -79,11 +79,11 @@ func queryWords(q string) (words []string, idents []string) {
 			words = append(words, w)
 		}
 	}
-	// Identifiers: terms written as code (getUserProfile, CART_ENDPOINT,
+	// Identifiers: terms written as code (getUserProfile, MAX_RETRIES,
 	// http.Get, handle()), not plain words that may name a symbol too.
 	for _, t := range Terms(q) {
-		t = strings.Trim(t, ",;:!?'\"")
-		if !isIdentifier(t) && !strings.ContainsAny(t, "_.()") {
+		t, code := codeTerm(t)
+		if !code {
 			continue
 		}
 		if n := normIdent(t); len(n) > 2 {
@@ -97,6 +97,14 @@ func queryWords(q string) (words []string, idents []string) {
 		}
 	}
 	return words, idents
+}
+
+// codeTerm returns a query term without the punctuation around it, and
+// whether it is written as code: an identifier (getUserProfile,
+// MAX_RETRIES), a qualified name (http.Get), a call (handle()).
+func codeTerm(t string) (string, bool) {
+	t = strings.Trim(t, ",;:!?'\"")
+	return t, isIdentifier(t) || strings.ContainsAny(t, "_.()")
 }
 
 // normIdent lower-cases s and drops everything but letters and digits:
@@ -260,7 +268,7 @@ func (r BuiltinReranker) Rerank(ctx context.Context, query string, hits []core.H
 			delete(f, "symbol")
 		}
 		// The query's quoted phrases and compound identifiers
-		// (CART_ENDPOINT, unmarshalOrderFromQueue) found as written, in any
+		// (MAX_RETRIES, unmarshalOrderFromQueue) found as written, in any
 		// naming convention.
 		if n := len(phrases) + len(compounds); n > 0 {
 			found := 0
@@ -376,7 +384,7 @@ func weighted(weights, f map[string]float64) float64 {
 }
 
 // compoundTokens are the whole-identifier tokens of the query's compound
-// identifiers (CART_ENDPOINT, unmarshalOrderFromQueue): the colocated
+// identifiers (MAX_RETRIES, unmarshalOrderFromQueue): the colocated
 // token the code tokenizer gives each, which is the same in every naming
 // convention.
 func compoundTokens(q string) []string {

@@ -213,23 +213,22 @@ func New(idx Index, opts Options) *Engine {
 		opts.CorpusBoost = 1.15
 	}
 	w := map[string]float64{}
+	learned := false
 	for k, v := range p.Lists {
 		switch {
 		case k == "dense-static":
 			if opts.Embedder != nil && embed.IsStatic(opts.Embedder.Info().ID) {
-				w["dense"] = v
+				w["dense"], learned = v, true
 			}
 		case k != "dense" || opts.Embedder != nil && opts.Embedder.Info().ID == embed.CorpusID:
 			w[k] = v
 		}
 	}
-	_, learned := w["dense"]
-	learned = learned && opts.Embedder != nil && embed.IsStatic(opts.Embedder.Info().ID)
+	if _, given := opts.Weights["dense"]; given {
+		learned = false
+	}
 	for k, v := range opts.Weights {
 		w[k] = v
-		if k == "dense" {
-			learned = false
-		}
 	}
 	opts.Weights = w
 	return &Engine{idx: idx, opts: opts, params: p, learnedDense: learned}
@@ -658,10 +657,9 @@ func (e *Engine) search(ctx context.Context, q Query) (Result, error) {
 // kinds of query are not such questions, and no weight was learned for
 // them: a pasted message (or a text the lexical lists' first hits hold
 // word for word), and a query written wholly as code (os.ReadFile,
-// ReadMIMEHeader). Their
-// answer holds their very words, which only the lexical lists match
-// exactly; there the dense list counts as one list, as it did before its
-// weight was learned. A question for the callers of something (who calls
+// ReadMIMEHeader). Their answer holds their very words, which only the
+// lexical lists match exactly; there the dense list counts as one list,
+// as it did before its weight was learned. A question for the callers of something (who calls
 // ReadMIMEHeader) is answered by code that names it among other code,
 // which a similarity search cannot tell from the thing itself and its
 // look-alikes: there the dense list does not count.
@@ -713,11 +711,11 @@ func heldVerbatim(q string, run listRun) bool {
 func identifierQuery(q string) bool {
 	n := 0
 	for _, t := range Terms(q) {
-		t = strings.Trim(t, ",;:!?'\"")
+		t, code := codeTerm(t)
 		if t == "" || codetok.IsStopWord(strings.ToLower(t)) {
 			continue
 		}
-		if !isIdentifier(t) && !strings.ContainsAny(t, "_.()") {
+		if !code {
 			return false
 		}
 		n++

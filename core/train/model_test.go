@@ -414,8 +414,11 @@ func TestEvaluatorKeepsTheSecondStage(t *testing.T) {
 	if _, ok := ev.emb.(embed.Rescorer); !ok {
 		t.Error("the tuning evaluator's embedder lost the static model's second stage")
 	}
-	if ev := NewEvaluator(fakeIndex{}, nil, nil, 1); ev.emb != nil {
-		t.Error("no embedder gave a dense list")
+	if k := ev.denseKey(); k != "dense-static" {
+		t.Errorf("the shipped model's list weight is moved as %q, want dense-static", k)
+	}
+	if ev := NewEvaluator(fakeIndex{}, nil, nil, 1); ev.emb != nil || ev.denseKey() != "dense" {
+		t.Errorf("no embedder: a dense list, or its weight moved as %q", ev.denseKey())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -221,7 +222,7 @@ func knobs(dense string) []knob {
 		listKnob("bm25-code", weights),
 		listKnob("bm25-file", weights),
 		listKnob("bm25-prose", weights),
-		listKnob(dense, append(weights, 4, 6)),
+		listKnob(dense, slices.Concat(weights, []float64{4, 6})),
 		{"rrf_k", []float64{5, 10, 20, 30, 45, 60, 90, 120},
 			func(p *search.Params) float64 { return float64(p.RRFK) },
 			func(p *search.Params, v float64) { p.RRFK = int(v) }},
@@ -252,11 +253,6 @@ type FitOptions struct {
 	Z float64
 	// Log, when set, is told each accepted change.
 	Log func(format string, args ...any)
-	// Dense is the params key of the dense list's weight: "dense" (the
-	// corpus model's, the default) or "dense-static" (the shipped
-	// model's); it must be the index's embedder's, or the weight moved is
-	// one the evaluator never reads.
-	Dense string
 }
 
 // Fit moves one parameter at a time to the value of its grid that gives
@@ -274,9 +270,6 @@ func Fit(ctx context.Context, ev *Evaluator, start search.Params, opts FitOption
 	if opts.Z <= 0 {
 		opts.Z = 2
 	}
-	if opts.Dense == "" {
-		opts.Dense = "dense"
-	}
 	logf := opts.Log
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -289,7 +282,7 @@ func Fit(ctx context.Context, ev *Evaluator, start search.Params, opts FitOption
 	logf("start: MRR@10 %.4f", mean(bestRR))
 	for round := 1; round <= opts.Rounds; round++ {
 		changed := false
-		for _, k := range knobs(opts.Dense) {
+		for _, k := range knobs(ev.denseKey()) {
 			cur := k.get(&best)
 			choice, choiceRR, choiceGain, choiceSE := cur, bestRR, 0.0, 0.0
 			for _, v := range k.values {
@@ -394,6 +387,15 @@ func (c *cachedIndex) TermDocs(ctx context.Context, tokens []string) (int, map[s
 		return cached{total: n, df: df, err: err}
 	})
 	return v.total, v.df, v.err
+}
+
+// denseKey is the params key of the weight of ev's dense list: the
+// shipped model's (dense-static) or the corpus model's (dense).
+func (ev *Evaluator) denseKey() string {
+	if ev.emb != nil && embed.IsStatic(ev.emb.Info().ID) {
+		return "dense-static"
+	}
+	return "dense"
 }
 
 // cachedRescorer is a cachedEmbedder whose model has a second stage; it
