@@ -183,7 +183,7 @@ func TestMigrateRebuildsCodeIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if want := []string{"14 declared names", "15 rank lengths", "16 service dirs", "17 vocab rows"}; !slices.Equal(told, want) {
+	if want := []string{"14 declared names", "15 rank lengths", "16 service dirs", "17 vocab rows", "18 cjk bigrams"}; !slices.Equal(told, want) {
 		t.Errorf("OnUpgrade told %q, want %q", told, want)
 	}
 	told = nil
@@ -213,6 +213,86 @@ func TestMigrateRebuildsCodeIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateCutsCJK: schema 18 rebuilds the code-tokenized indexes of
+// an index that holds Chinese, Japanese or Korean text, which the
+// tokenizer now cuts into bigrams, and leaves an index without any as it
+// is.
+func TestMigrateCutsCJK(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, text string
+		rebuilt    bool
+	}{
+		{"japanese", "決済サービスが応答しない場合は接続プールを確認する", true},
+		{"korean", "결제 서비스 장애 대응", true},
+		{"latin only", "Wenn der Zahlungsdienst nicht antwortet, prüfen", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.db")
+			old, err := Open(ctx, path, Options{Create: true, targetVersion: 17})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{
+				`INSERT INTO sources(kind, uri, repo_name) VALUES ('repo', '/x', 'x')`,
+				`INSERT INTO files(source_id, path, content_hash, size, corpus_type) VALUES (1, 'docs/runbook.md', 'h', 60, 'DOC_RUNBOOK')`,
+				`INSERT INTO chunks(id, source_id, file_id, source_uri, byte_start, byte_end, line_start, line_end, corpus_type, text, symbol_name, file_path, sensitivity)
+					VALUES ('c1', 1, 1, 'x/docs/runbook.md', 0, 60, 1, 3, 'DOC_RUNBOOK', ?, '', 'docs/runbook.md', 'clean')`,
+				// What the tokenizer before schema 18 indexed differs from
+				// what it gives now (a run read as one word): here, the
+				// text without it.
+				`INSERT INTO fts_code(rowid, symbol_name, file_path, context_prefix, text) VALUES (1, '', 'docs/runbook.md', '', 'staleword')`,
+				`INSERT INTO fts_files(rowid, path, symbols, text) VALUES (1, 'docs/runbook.md', '', 'staleword')`,
+			} {
+				var args []any
+				if strings.Contains(q, "?") {
+					args = append(args, tt.text)
+				}
+				if _, err := old.sql.ExecContext(ctx, q, args...); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			old.Close()
+
+			db, err := Open(ctx, path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			// A rebuilt table holds the chunk's tokens, no longer the stale
+			// word; one left alone still holds it.
+			stale, err := db.BM25(ctx, "code", `"staleword"`, 5, core.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rebuilt := len(stale) == 0; rebuilt != tt.rebuilt {
+				t.Fatalf("fts_code rebuilt: %v, want %v", rebuilt, tt.rebuilt)
+			}
+			if !tt.rebuilt {
+				return
+			}
+			bigram := string([]rune(tt.text)[:2])
+			if hits, err := db.BM25(ctx, "code", quoteFTS(bigram), 5, core.Filter{}); err != nil || len(hits) != 1 {
+				t.Errorf("BM25 %q after migration = %d hits, %v; want the chunk", bigram, len(hits), err)
+			}
+			if hits, err := db.FileBM25(ctx, quoteFTS(bigram), quoteFTS(bigram), 5, core.Filter{}); err != nil || len(hits) != 1 {
+				t.Errorf("FileBM25 %q after migration = %d hits, %v; want the file", bigram, len(hits), err)
+			}
+			for _, q := range []string{
+				`INSERT INTO fts_code(fts_code, rowid, symbol_name, file_path, context_prefix, text) SELECT 'delete', pk, symbol_name, file_path, context_prefix, text FROM chunks`,
+				`DELETE FROM chunks`,
+				`INSERT INTO fts_code(fts_code) VALUES ('integrity-check')`,
+			} {
+				if _, err := db.sql.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+		})
+	}
+}
+
+func quoteFTS(s string) string { return `"` + s + `"` }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	ctx := context.Background()

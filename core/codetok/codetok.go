@@ -41,8 +41,19 @@
 // common subwords get, user and profile; core/search adds the subword phrase
 // itself when it is cheap.
 //
+// # Chinese, Japanese and Korean
+//
+// Ideographs, kana and Hangul (IsCJK) are written without spaces between
+// words, so a run of them is not a word: each run is cut into overlapping
+// pairs of characters (bigrams, as Lucene's CJK analyzer does), each a
+// token at its own position, and a run of one character is that character.
+// 決済サービス gives 決済 済サ サー ービ ビス; a phrase of those is the
+// text, and a query of some of them meets the texts that hold them. A run
+// ends at any other character: API呼び出し gives api, then 呼び び出 出し.
+// Query mode cuts runs alike.
+//
 // Lower-casing covers ASCII, Latin-1, Greek and basic Cyrillic capitals; other
-// letters (CJK, for example) have no case and are treated as lower-case.
+// letters have no case and are treated as lower-case.
 package codetok
 
 // MaxTokenBytes is the longest token text emitted; longer subwords are cut.
@@ -61,6 +72,7 @@ type Token struct {
 const (
 	clSep = iota
 	clConn
+	clCJK // an ideograph, kana or Hangul: a run of them is cut into bigrams
 	clUnder
 	clDigit
 	clLower
@@ -134,10 +146,48 @@ func class(cp rune) int {
 		cp >= 0x1F000 && cp <= 0x1FAFF, cp >= 0xE0000 && cp <= 0xE007F:
 		return clSep
 	}
+	if IsCJK(cp) {
+		return clCJK
+	}
 	if lower(cp) != cp {
 		return clUpper
 	}
 	return clLower
+}
+
+// IsCJK reports whether r is a Chinese, Japanese or Korean character the
+// tokenizer cuts into bigrams: CJK ideographs (with extension A, the
+// supplementary planes' extensions and compatibility ideographs), Hiragana,
+// Katakana (with its phonetic extensions and the half-width forms),
+// Bopomofo, and Hangul syllables and jamo.
+func IsCJK(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r <= 0x11FF: // Hangul Jamo
+		return true
+	case r < 0x3040:
+		return false
+	case r <= 0x312F: // Hiragana, Katakana, Bopomofo
+		return true
+	case r >= 0x3130 && r <= 0x318F: // Hangul Compatibility Jamo
+		return true
+	case r >= 0x31F0 && r <= 0x31FF: // Katakana Phonetic Extensions
+		return true
+	case r >= 0x3400 && r <= 0x4DBF: // CJK Unified Ideographs Extension A
+		return true
+	case r >= 0x4E00 && r <= 0x9FFF: // CJK Unified Ideographs
+		return true
+	case r >= 0xAC00 && r <= 0xD7AF: // Hangul Syllables
+		return true
+	case r >= 0xF900 && r <= 0xFAFF: // CJK Compatibility Ideographs
+		return true
+	case r >= 0xFF66 && r <= 0xFFDC: // half-width Katakana and Hangul
+		return true
+	case r >= 0x20000 && r <= 0x3134F: // CJK Unified Ideographs Extensions B-G
+		return true
+	}
+	return false
 }
 
 // lower maps the capitals coderag knows to lower case; the UTF-8 length of
@@ -262,12 +312,35 @@ func (t *tokenizer) run() {
 	i := 0
 	for i < len(t.s) {
 		cl, n := t.cls(i)
+		if cl == clCJK {
+			i = t.bigrams(i)
+			continue
+		}
 		if !isWord(cl) {
 			i += n
 			continue
 		}
 		i = t.compound(i)
 	}
+}
+
+// bigrams emits the overlapping character pairs of the run of CJK
+// characters starting at start (the character itself when the run is one
+// long) and returns the run's end.
+func (t *tokenizer) bigrams(start int) int {
+	_, n := t.cls(start)
+	prev, at := start, start+n
+	cl, n := t.cls(at)
+	if cl != clCJK {
+		t.emit(Token{Text: t.s[start:at], Start: start, End: at})
+		return at
+	}
+	for cl == clCJK {
+		t.emit(Token{Text: t.s[prev : at+n], Start: prev, End: at + n})
+		prev, at = at, at+n
+		cl, n = t.cls(at)
+	}
+	return at
 }
 
 // segmentEnd returns the end of the run of word characters starting at i.

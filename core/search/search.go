@@ -1075,7 +1075,11 @@ func Fuse(rrfk int, weights map[string]float64, lists ...[]core.Hit) []core.Hit 
 
 // Terms splits user text into search terms: double-quoted phrases stay
 // whole, everything else splits on white space. An unbalanced quote runs to
-// the end of the text. Control characters count as white space.
+// the end of the text. Control characters count as white space. Chinese,
+// Japanese and Korean, written without spaces between words, give a term
+// per pair of adjacent characters (the code tokenizer's bigrams), so that
+// a question meets the texts holding some of its words, not only those
+// holding it whole; what else a word holds is a term of its own.
 func Terms(text string) []string {
 	var terms []string
 	text = strings.Map(func(r rune) rune {
@@ -1103,9 +1107,40 @@ func Terms(text string) []string {
 		if end < 0 {
 			end = len(text)
 		}
-		terms = append(terms, text[:end])
+		terms = appendCJKSplit(terms, text[:end])
 		text = text[end:]
 	}
+}
+
+// appendCJKSplit appends w to terms, or, when w holds CJK characters
+// (codetok.IsCJK), its other runs and its CJK runs' bigrams, in order.
+func appendCJKSplit(terms []string, w string) []string {
+	if !strings.ContainsFunc(w, codetok.IsCJK) {
+		return append(terms, w)
+	}
+	for w != "" {
+		i := strings.IndexFunc(w, codetok.IsCJK)
+		if i < 0 {
+			return append(terms, w)
+		}
+		if i > 0 {
+			terms = append(terms, w[:i])
+		}
+		w = w[i:]
+		end := strings.IndexFunc(w, func(r rune) bool { return !codetok.IsCJK(r) })
+		if end < 0 {
+			end = len(w)
+		}
+		run := []rune(w[:end])
+		if len(run) == 1 {
+			terms = append(terms, string(run))
+		}
+		for k := 0; k+1 < len(run); k++ {
+			terms = append(terms, string(run[k:k+2]))
+		}
+		w = w[end:]
+	}
+	return terms
 }
 
 // MatchExpr turns free user text into an FTS5 MATCH expression for the

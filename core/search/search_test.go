@@ -24,6 +24,11 @@ func TestTerms(t *testing.T) {
 		{`cart "unterminated phrase`, []string{"cart", "unterminated phrase"}},
 		{"a\x00b\tc", []string{"a", "b", "c"}},
 		{`""`, []string{""}},
+		{"決済サービス 障害", []string{"決済", "済サ", "サー", "ービ", "ビス", "障害"}},
+		{"API呼び出し", []string{"API", "呼び", "び出", "出し"}},
+		{"値", []string{"値"}},
+		{"支付服务，数据库", []string{"支付", "付服", "服务", "，", "数据", "据库"}},
+		{`"決済サービス" x`, []string{"決済サービス", "x"}}, // a quoted phrase stays whole
 	}
 	for _, tt := range tests {
 		if d := cmp.Diff(tt.want, Terms(tt.in)); d != "" {

@@ -72,6 +72,7 @@ func FuzzTokenizeAgree(f *testing.F) {
 		"getUserProfile", "HTTPServer", "URLs", "v1.2.3", "a..b", "__init__.py",
 		"ÜberService", "配置ファイル", "bad\xffbyte", "x\xed\xa0\x80y", "deploy🚀prod",
 		"CART_SERVICE_ADDR=cart:7070", "parseURLsFast", "IDsAndNames",
+		"API呼び出し失敗", "get用户Name", "결제 서비스", "ｻｰﾋﾞｽ", "値", "𠀀x𠀁ä¸",
 	} {
 		f.Add(s)
 	}

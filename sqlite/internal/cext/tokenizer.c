@@ -12,7 +12,7 @@
 
 #define CR_MAX_TOKEN 128
 
-enum { CL_SEP, CL_CONN, CL_UNDER, CL_DIGIT, CL_LOWER, CL_UPPER };
+enum { CL_SEP, CL_CONN, CL_CJK, CL_UNDER, CL_DIGIT, CL_LOWER, CL_UPPER };
 
 static const char *cr_stop_words[] = {
     "a", "an", "and", "as", "async", "await", "break", "case", "catch", "class",
@@ -91,6 +91,23 @@ static const unsigned char cr_ascii_class[128] = {
     CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER, CL_LOWER,
     0, 0, 0, 0, 0};
 
+/* cr_is_cjk mirrors IsCJK: ideographs, kana, Bopomofo and Hangul. */
+static int cr_is_cjk(int cp) {
+  if (cp < 0x1100) return 0;
+  if (cp <= 0x11FF) return 1;
+  if (cp < 0x3040) return 0;
+  if (cp <= 0x312F) return 1;
+  if (cp >= 0x3130 && cp <= 0x318F) return 1;
+  if (cp >= 0x31F0 && cp <= 0x31FF) return 1;
+  if (cp >= 0x3400 && cp <= 0x4DBF) return 1;
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return 1;
+  if (cp >= 0xAC00 && cp <= 0xD7AF) return 1;
+  if (cp >= 0xF900 && cp <= 0xFAFF) return 1;
+  if (cp >= 0xFF66 && cp <= 0xFFDC) return 1;
+  if (cp >= 0x20000 && cp <= 0x3134F) return 1;
+  return 0;
+}
+
 static int cr_class(int cp) {
   if (cp >= 0 && cp < 0x80) return cr_ascii_class[cp];
   if (cp < 0) return CL_SEP;
@@ -102,6 +119,7 @@ static int cr_class(int cp) {
       (cp >= 0xFF5B && cp <= 0xFF65) || (cp >= 0xFFF0 && cp <= 0xFFFF) ||
       (cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0xE0000 && cp <= 0xE007F))
     return CL_SEP;
+  if (cr_is_cjk(cp)) return CL_CJK;
   if (cr_lower(cp) != cp) return CL_UPPER;
   return CL_LOWER;
 }
@@ -361,6 +379,28 @@ static int cr_compound(cr_state *t, int start) {
   return end;
 }
 
+/* cr_bigrams mirrors bigrams: the overlapping pairs of the run of CJK
+ * characters at start (the character alone in a run of one); returns the
+ * run's end. */
+static int cr_bigrams(cr_state *t, int start) {
+  int cp, len, cl, prev, at;
+  cr_at(t, start, &cp, &len);
+  prev = start;
+  at = start + len;
+  cl = cr_at(t, at, &cp, &len);
+  if (cl != CL_CJK) {
+    t->rc = t->xToken(t->ctx, 0, (const char *)t->s + start, at - start, start, at);
+    return at;
+  }
+  while (cl == CL_CJK && t->rc == SQLITE_OK) {
+    t->rc = t->xToken(t->ctx, 0, (const char *)t->s + prev, at + len - prev, prev, at + len);
+    prev = at;
+    at += len;
+    cl = cr_at(t, at, &cp, &len);
+  }
+  return at;
+}
+
 int coderag_tokenize(void *ctx, int query, const char *text, int n,
                      int (*xToken)(void *, int, const char *, int, int, int)) {
   cr_state t;
@@ -374,6 +414,10 @@ int coderag_tokenize(void *ctx, int query, const char *text, int n,
   if (text == 0) return SQLITE_OK;
   while (i < n && t.rc == SQLITE_OK) {
     cl = cr_at(&t, i, &cp, &len);
+    if (cl == CL_CJK) {
+      i = cr_bigrams(&t, i);
+      continue;
+    }
     if (!IS_WORD(cl)) {
       i += len;
       continue;
