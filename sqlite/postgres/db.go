@@ -34,8 +34,9 @@ var schemaSQL string
 // schemaVersion is the version schema.sql creates. Version 1 was the
 // store's development schema (never released): such a database is
 // refused with what to do. Version 2 lacked service_dirs, which opening
-// adds (upgrades).
-const schemaVersion = 3
+// adds (upgrades). Version 3 held the code lexemes of Chinese, Japanese
+// and Korean text as whole runs (reanalyzeCJK).
+const schemaVersion = 4
 
 // upgrades are the statements that bring a database of the version before
 // each (the key) to it, in one transaction.
@@ -50,6 +51,12 @@ var upgrades = map[int]string{
 CREATE INDEX service_dirs_repo ON service_dirs(repo_name);
 INSERT INTO service_dirs(service_id, repo_name, path, why)
   SELECT id, repo_name, directory, 'directory' FROM services WHERE kind = 'service' AND directory <> '';`,
+}
+
+// upgradeFuncs are the upgrades made in Go, after upgrades' statements,
+// in the same transaction.
+var upgradeFuncs = map[int]func(context.Context, pgx.Tx) error{
+	4: reanalyzeCJK,
 }
 
 // migrateLock is the advisory lock key that serializes schema creation
@@ -222,8 +229,15 @@ func (db *DB) upgrade(ctx context.Context, conn *pgxpool.Conn, v int) error {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, upgrades[v]); err != nil {
-		return fmt.Errorf("%s (open it once as the role that owns its tables): %w", what, err)
+	if upgrades[v] != "" {
+		if _, err := tx.Exec(ctx, upgrades[v]); err != nil {
+			return fmt.Errorf("%s (open it once as the role that owns its tables): %w", what, err)
+		}
+	}
+	if fn := upgradeFuncs[v]; fn != nil {
+		if err := fn(ctx, tx); err != nil {
+			return fmt.Errorf("%s (open it once as the role that owns its tables): %w", what, err)
+		}
 	}
 	if _, err := tx.Exec(ctx, `UPDATE meta SET value = $1 WHERE key = 'schema_version'`, strconv.Itoa(v)); err != nil {
 		return fmt.Errorf("%s: %w", what, err)

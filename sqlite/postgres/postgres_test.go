@@ -129,8 +129,8 @@ func TestOpenSchemaVersions(t *testing.T) {
 		(SELECT string_agg(s.name || ' ' || d.repo_name || '/' || d.path, ',') FROM service_dirs d JOIN services s ON s.id = d.service_id)`).Scan(&version, &dirs); err != nil {
 		t.Fatal(err)
 	}
-	if version != "3" || dirs != "cart shop/src/cart" {
-		t.Errorf("schema 2 opened: version %s, service folders %q; want 3, %q", version, dirs, "cart shop/src/cart")
+	if version != "4" || dirs != "cart shop/src/cart" {
+		t.Errorf("schema 2 opened: version %s, service folders %q; want 4, %q", version, dirs, "cart shop/src/cart")
 	}
 	if _, err := Open(ctx, "postgres://nobody@127.0.0.1:1/x"); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("an unreachable server: %v", err)
