@@ -44,6 +44,11 @@ func TestParse(t *testing.T) {
 		{"relocation on dwinfosym for 42 against non-function type:runbook", "relocation on dwinfosym for 42 against non-function", core.Filter{Corpus: []core.CorpusType{core.DocRunbook}}, ""},
 		{"x -type:slack", "", core.Filter{}, "only path: can be excluded"},
 		{"x path:src/[a", "", core.Filter{}, "unbalanced"},
+		// A character whose last byte is 0xA0 or 0x85 (which, alone, would
+		// read as a no-break space or a next-line) stays whole.
+		{"ポストモーテム", "ポストモーテム", core.Filter{}, ""},
+		{"à la carte Åland", "à la carte Åland", core.Filter{}, ""},
+		{"redis oom lang:go", "redis oom", core.Filter{Language: []string{"go"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"coderag/core"
 	"coderag/core/codetok"
@@ -71,10 +72,19 @@ func Parse(text string) (Parsed, error) {
 	var p Parsed
 	var words []string
 	i := 0
-	for i < len(text) {
-		r := rune(text[i])
+	// space is the length of the white space character at j, or 0. (A
+	// byte alone is no character: 0xA0 ends ム and à as well as a
+	// no-break space.)
+	space := func(j int) int {
+		r, n := utf8.DecodeRuneInString(text[j:])
 		if unicode.IsSpace(r) {
-			i++
+			return n
+		}
+		return 0
+	}
+	for i < len(text) {
+		if n := space(i); n > 0 {
+			i += n
 			continue
 		}
 		start := i
@@ -88,8 +98,9 @@ func Parse(text string) (Parsed, error) {
 			i += end + 2
 			continue
 		}
-		for i < len(text) && !unicode.IsSpace(rune(text[i])) {
-			i++
+		for i < len(text) && space(i) == 0 {
+			_, n := utf8.DecodeRuneInString(text[i:])
+			i += n
 		}
 		word := text[start:i]
 		neg := strings.HasPrefix(word, "-")
