@@ -1480,9 +1480,15 @@ func codeName(s string) bool {
 	return s != ""
 }
 
+// searchable reports whether term gives the index any token to look up.
 func searchable(term, index string) bool {
 	if index == "code" {
 		return len(codetok.Words(term)) > 0
+	}
+	// The prose index (unicode61) reads a run of CJK characters as one
+	// word: a pair of them (Terms' bigrams) meets only a run of two.
+	if strings.ContainsFunc(term, codetok.IsCJK) {
+		return false
 	}
 	for _, r := range term {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {

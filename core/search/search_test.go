@@ -48,6 +48,7 @@ func TestMatchExpr(t *testing.T) {
 		{`a"b`, `"a""b"`, `"a""b"`}, // the quote is escaped by doubling
 		{"NEAR *", `"NEAR"`, `"NEAR"`},
 		{"return if", ``, `"return" OR "if"`},
+		{"決済 retry", `"決済" OR "retry"`, `"retry"`}, // the prose index cannot meet a CJK pair
 		{"!!! ???", ``, ``},
 		{"", ``, ``},
 	}
