@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"coderag/core"
 )
 
 // TestCJKSearch crawls testdata/cjk (a runbook, Go comments and a Slack
@@ -20,8 +25,8 @@ func TestCJKSearch(t *testing.T) {
 	for _, tt := range []struct {
 		query, file, symbol string
 	}{
-		{"接続プール 枯渇", "", ""},                                  // the Slack thread or the runbook: both say it
-		{"決済サービス 対応手順", "決済サービス障害.md", "対応手順"},                // Japanese, the runbook's section
+		{"接続プール 枯渇", "", ""},                             // the Slack thread or the runbook: both say it
+		{"決済サービス 対応手順", "決済サービス障害.md", "対応手順"},           // Japanese, the runbook's section
 		{"连接池耗尽", "services/ledger/pool.go", "OpenPool"}, // Chinese, a Go comment
 		{"重试记账", "services/ledger/pool.go", "RetryPosting"},
 		{"결제 지연", "決済サービス障害.md", ""},       // Korean
@@ -52,5 +57,28 @@ func TestCJKSearch(t *testing.T) {
 		if res.Text != tt.query {
 			t.Errorf("query %q: the result says it searched %q", tt.query, res.Text)
 		}
+	}
+}
+
+// TestExcerptWidth: an excerpt's line is cut at 160 columns, a CJK
+// character counting two, and never inside a character.
+func TestExcerptWidth(t *testing.T) {
+	for _, tt := range []struct {
+		name, line string
+		width      int // of the line as cut
+	}{
+		{"ascii", strings.Repeat("retry the payment ", 20), 160},
+		{"japanese", strings.Repeat("接続プールの使用率を確認する。", 20), 159}, // a 2-column character does not fit the 160th
+		{"short", "接続プール", 10},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := excerpt(core.Chunk{Text: tt.line, LineStart: 1}, nil, 1, 0)
+			if len(got) != 1 {
+				t.Fatalf("%d lines", len(got))
+			}
+			if w := ansi.StringWidth(got[0].text); w != tt.width || !utf8.ValidString(got[0].text) {
+				t.Errorf("cut to %d columns (valid UTF-8: %v), want %d: %q", w, utf8.ValidString(got[0].text), tt.width, got[0].text)
+			}
+		})
 	}
 }

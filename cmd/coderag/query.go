@@ -9,8 +9,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"coderag/core"
@@ -417,14 +417,8 @@ func excerpt(c core.Chunk, words map[string]bool, n, at int) []excerptLine {
 	}
 	var out []excerptLine
 	for i := from; i < len(lines) && len(out) < n; i++ {
-		t := strings.TrimRight(lines[i], "\r")
-		if len(t) > 160 {
-			cut := 157
-			for cut > 0 && !utf8.RuneStart(t[cut]) {
-				cut--
-			}
-			t = t[:cut] + "..."
-		}
+		// At most 160 columns: a CJK character takes two.
+		t := ansi.Truncate(strings.TrimRight(lines[i], "\r"), 160, "...")
 		out = append(out, excerptLine{c.LineStart + i, t})
 	}
 	return out
