@@ -231,6 +231,14 @@ func (db *DB) init(ctx context.Context, opts Options) error {
 			return err
 		}
 	}
+	if version > 0 && version < target {
+		// A migration that rebuilt a full-text table (0014, 0018) made
+		// its row lengths stale: written again now, not at the next crawl,
+		// so that searches until then rank from memory.
+		if err := db.writeLengths(ctx); err != nil {
+			return fmt.Errorf("open %s: after migrating: %w", db.path, err)
+		}
+	}
 	return db.loadEmbedder(ctx)
 }
 

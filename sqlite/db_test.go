@@ -272,6 +272,11 @@ func TestMigrateCutsCJK(t *testing.T) {
 			if !tt.rebuilt {
 				return
 			}
+			for _, table := range []string{"fts_code", "fts_files"} { // the rebuilt ones
+				if ok, err := lengthsCurrent(ctx, db.sql, table); err != nil || !ok {
+					t.Errorf("%s's row lengths after the migration: current %v, %v", table, ok, err)
+				}
+			}
 			bigram := string([]rune(tt.text)[:2])
 			if hits, err := db.BM25(ctx, "code", quoteFTS(bigram), 5, core.Filter{}); err != nil || len(hits) != 1 {
 				t.Errorf("BM25 %q after migration = %d hits, %v; want the chunk", bigram, len(hits), err)
