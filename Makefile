@@ -103,7 +103,10 @@ bench: build
 # eval crawls the sample into its own database and runs the sample
 # questions in every search mode (the table in docs/eval.md).
 EVAL_DB := data/eval.db
+# eval crawls the sample afresh: an index left from before keeps the
+# embedder it was made with, and the numbers would be that model's.
 eval: build
+	rm -f $(EVAL_DB) $(EVAL_DB)-wal $(EVAL_DB)-shm
 	$(BIN) crawl --db $(EVAL_DB) --repo-path $(SAMPLE)/platform --repo-path $(SAMPLE)/storefront \
 		--slack-export acme-slack=$(SAMPLE)/slack --transcripts-dir $(SAMPLE)/transcripts --gdocs-dir $(SAMPLE)/gdocs >/dev/null
 	$(BIN) eval --db $(EVAL_DB) --questions testdata/eval/questions.jsonl
