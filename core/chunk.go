@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"coderag/core/codetok"
 )
 
 // Source is one thing a crawl reads: a repo, a Slack export or a directory.
@@ -176,7 +179,9 @@ func (s Stage) String() string {
 }
 
 // EstimateTokens estimates how many model tokens s is: one per four bytes,
-// with every run of spaces and tabs counted as one byte. It is the one
+// with every run of spaces and tabs counted as one byte, and one per
+// Chinese, Japanese or Korean character (codetok.IsCJK; three bytes each,
+// and BPE tokenizers give most of them a token or more). It is the one
 // estimate all chunk budgets in coderag use; it tracks BPE tokenizers within
 // about 20% on code and prose.
 func EstimateTokens(s string) int {
@@ -184,6 +189,14 @@ func EstimateTokens(s string) int {
 	inSpace := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0xE1 { // the lead byte of a character of 3 or 4 bytes
+			if r, size := utf8.DecodeRuneInString(s[i:]); codetok.IsCJK(r) {
+				n += 4
+				i += size - 1
+				inSpace = false
+				continue
+			}
+		}
 		if c == ' ' || c == '\t' {
 			if inSpace {
 				continue

@@ -74,6 +74,9 @@ func TestEstimateTokens(t *testing.T) {
 		{"", 0}, {"a", 1}, {"abcd", 1}, {"abcde", 2},
 		{"x" + strings.Repeat(" ", 100) + "y", 1}, // a run of spaces counts once
 		{strings.Repeat("word ", 100), 125},
+		{"接続プール", 5},         // a token a CJK character, not one per 4 of its 12 bytes (3)
+		{"retry 接続 pool", 5}, // (6 + 2×4 + 5 + 3) / 4
+		{"ünïcödé", 3},       // other characters stay bytes: 11 bytes
 	}
 	for _, tt := range tests {
 		if got := EstimateTokens(tt.in); got != tt.want {
