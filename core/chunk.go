@@ -41,6 +41,9 @@ type File struct {
 	// unknown): with Size it lets an incremental crawl skip reading files
 	// that did not change.
 	ModTime int64
+	// Ruled says a classification rule (.coderag.yaml, --classify) gave
+	// Corpus: what the file holds never overrides it.
+	Ruled bool
 }
 
 // Chunk is the unified chunk of seed 000 §3.3. Chunkers produce it raw;

@@ -267,6 +267,11 @@ func Inspect(f core.File, data []byte) (core.File, string) {
 			f.Corpus = core.CodeDeploy
 		}
 	}
+	if f.Corpus == core.DocReadme && !f.Ruled {
+		if c := docByHeadings(f.Path, f.Language, data); c != "" {
+			f.Corpus = c
+		}
+	}
 	if f.Corpus == core.CodeLogic || f.Corpus == core.CodeConfig {
 		top := data
 		if len(top) > 2048 {
@@ -466,3 +471,96 @@ var (
 	// manDirRE is a folder of one section's man pages (man1, man8).
 	manDirRE = lazyre.New(`^man[1-9]$`)
 )
+
+// Section titles by which a document says what it is, when its path does
+// not: the alert runbook template of the Prometheus monitoring mixins
+// (Meaning, Impact, Diagnosis, Mitigation: three of the four), the
+// sections of operational runbooks (two of runbookSections), and the
+// architecture decision record templates of Nygard (Status, Context,
+// Decision, Consequences: three) and MADR (two of its own).
+var (
+	alertSections    = []string{"meaning", "impact", "diagnosis", "mitigation"}
+	runbookSections  = []string{"symptom", "symptoms", "resolution", "remediation", "mitigation", "diagnosis", "troubleshooting", "troubleshoot", "escalation", "rollback", "workaround", "recovery", "triage"}
+	nygardSections   = []string{"status", "context", "decision", "consequences"}
+	madrSections     = []string{"context and problem statement", "decision outcome", "considered options", "decision drivers"}
+	markdownHeading  = lazyre.New(`^#{1,6}[ \t]+(.+?)[ \t#]*$`)
+	asciidocHeading  = lazyre.New(`^={1,6}[ \t]+(.+?)[ \t]*$`)
+	headingNonLetter = lazyre.New(`[^\p{L} ]+`)
+)
+
+// docByHeadings returns the corpus type the section titles of a Markdown
+// or AsciiDoc document give it (DocRunbook, DocADR), or "" when they say
+// nothing: a runbook filed under docs/ in a repository of runbooks is
+// still one. A README, changelog or licence stays what its name says.
+// Headings inside fenced code (a shell comment in a runbook's commands)
+// are not titles.
+func docByHeadings(p, language string, data []byte) core.CorpusType {
+	var heading *lazyre.Regexp
+	switch language {
+	case "markdown":
+		heading = markdownHeading
+	case "asciidoc":
+		heading = asciidocHeading
+	default:
+		return ""
+	}
+	base := strings.ToLower(path.Base(p))
+	if docNames[strings.TrimSuffix(base, path.Ext(base))] {
+		return ""
+	}
+	titles := map[string]bool{} // normalized: lower case, letters and single spaces
+	words := map[string]bool{}  // the first and last words of short titles
+	fence := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(line)
+		if f := fenceOf(t); f != "" {
+			switch {
+			case fence == "":
+				fence = f
+			case strings.HasPrefix(f, fence):
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		m := heading.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		if m == nil {
+			continue
+		}
+		title := strings.Join(strings.Fields(headingNonLetter.ReplaceAllString(strings.ToLower(m[1]), " ")), " ")
+		titles[title] = true
+		if f := strings.Fields(title); len(f) > 0 && len(f) <= 4 {
+			words[f[0]], words[f[len(f)-1]] = true, true
+		}
+	}
+	count := func(set map[string]bool, names []string) int {
+		n := 0
+		for _, w := range names {
+			if set[w] {
+				n++
+			}
+		}
+		return n
+	}
+	switch {
+	case count(titles, nygardSections) >= 3 || count(titles, madrSections) >= 2:
+		return core.DocADR
+	case count(titles, alertSections) >= 3 || count(words, runbookSections) >= 2:
+		return core.DocRunbook
+	}
+	return ""
+}
+
+// fenceOf returns the fence a Markdown line opens or closes (three or
+// more backticks or tildes), or "".
+func fenceOf(t string) string {
+	for _, c := range []string{"`", "~"} {
+		if strings.HasPrefix(t, c+c+c) {
+			n := len(t) - len(strings.TrimLeft(t, c))
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}

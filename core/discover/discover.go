@@ -605,7 +605,8 @@ func (w *walker) file(d dirState, e fs.DirEntry, p string, parts []string) (f co
 		return f, Skip{p, "file name is not valid UTF-8 (rename it to index it)"}, false
 	}
 	lang, corpus := Classify(p)
-	if c, ok := w.classes.corpus(parts); ok {
+	c, ruled := w.classes.corpus(parts)
+	if ruled {
 		corpus = c
 	}
 	if why := pathSkip(p, d.inBuild && !w.sourceInBuildDir(p), corpus); why != "" && !(strings.HasPrefix(why, "binary file type") && allowed(w.opts.Allow, p)) {
@@ -622,7 +623,7 @@ func (w *walker) file(d dirState, e fs.DirEntry, p string, parts []string) (f co
 	if t := info.ModTime(); !t.IsZero() {
 		mtime = t.UnixNano()
 	}
-	return core.File{Path: p, Size: info.Size(), Language: lang, Corpus: corpus, ModTime: mtime}, skip, true
+	return core.File{Path: p, Size: info.Size(), Language: lang, Corpus: corpus, ModTime: mtime, Ruled: ruled}, skip, true
 }
 
 func allowed(exts []string, p string) bool {

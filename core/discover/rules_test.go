@@ -26,8 +26,16 @@ func TestClassificationRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string]core.CorpusType{}
+	ruled := map[string]bool{}
 	for _, f := range res.Files {
 		got[f.Path] = f.Corpus
+		ruled[f.Path] = f.Ruled
+	}
+	// A rule's type is marked, so that what a file holds never overrides it.
+	for p, want := range map[string]bool{"ops/playbooks/restart-cart.md": true, "services/cart/handbook.md": true, "notes/todo.md": false, "services/cart/runbooks/down.md": false} {
+		if ruled[p] != want {
+			t.Errorf("%s: Ruled %v, want %v", p, ruled[p], want)
+		}
 	}
 	want := map[string]core.CorpusType{
 		"ops/playbooks/restart-cart.md":  core.DocRunbook,
