@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"coderag/core"
+	"coderag/core/discover"
 	"coderag/core/ingest"
 	"coderag/core/search"
 	"coderag/sqlite"
@@ -474,6 +475,55 @@ func TestRunbookDirDocuments(t *testing.T) {
 	}
 	if ss := sum.Sources[0]; ss.Files != 1 || len(ss.Skips) != 1 || ss.Skips[0].Path != "src/templates/invoice.docx" || ss.Chunks[core.DocRunbook] == 0 {
 		t.Errorf("repository: files %d, skips %v, chunks %v; want the runbook extracted and the template skipped", ss.Files, ss.Skips, ss.Chunks)
+	}
+}
+
+// TestRunbookRepository: a repository named for its runbooks makes its
+// documents runbooks wherever they are filed (a decision record stays
+// one, a classification rule's type stands); the same files in another
+// repository are docs.
+func TestRunbookRepository(t *testing.T) {
+	ctx := context.Background()
+	fsys := fstest.MapFS{
+		"README.md":                            {Data: []byte("# Payments runbooks\n\nOne page per alert.\n")},
+		"docs/redis/failover.md":               {Data: []byte("# Redis failover\n\nWhen sentinel cannot elect a primary, promote the replica by hand.\n")},
+		"docs/style.md":                        {Data: []byte("# How we write these pages\n\nShort steps first.\n")},
+		"decisions/0002-one-page-per-alert.md": {Data: []byte("# 2. One page per alert\n\n## Status\n\nAccepted\n\n## Decision\n\nOne page.\n")},
+	}
+	for _, tt := range []struct {
+		name     string
+		src      core.Source
+		runbooks int // files
+	}{
+		{"named for runbooks", core.Source{Kind: core.SourceRepo, Path: "/src/payments", Name: "payments-runbooks"}, 2},
+		{"in a runbooks folder", core.Source{Kind: core.SourceRepo, Path: "/src/oncall-playbooks", Name: "ops"}, 2},
+		{"another repository", core.Source{Kind: core.SourceRepo, Path: "/src/payments", Name: "payments"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openDB(t)
+			rules := []discover.Rule{{Pattern: "docs/style.md", Corpus: core.DocReadme}}
+			sum, err := ingest.New(db, ingest.Options{FS: func(string) fs.FS { return fsys }, Discover: discover.Options{Rules: rules}}).Run(ctx, []core.Source{tt.src})
+			if err != nil || sum.Failed() {
+				t.Fatalf("crawl: %v %+v", err, sum)
+			}
+			chunks, err := db.SourceChunks(ctx, tt.src.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]core.CorpusType{} // by file
+			for _, c := range chunks {
+				got[c.FilePath] = c.Corpus
+			}
+			runbooks := 0
+			for _, c := range got {
+				if c == core.DocRunbook {
+					runbooks++
+				}
+			}
+			if runbooks != tt.runbooks || got["decisions/0002-one-page-per-alert.md"] != core.DocADR || got["docs/style.md"] != core.DocReadme {
+				t.Errorf("corpus types %v; want %d runbooks, the decision an ADR and the ruled page docs", got, tt.runbooks)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,8 +105,27 @@ func (r *sourceReader) corpus(f core.File) core.CorpusType {
 		return core.DocGoogle
 	case core.SourceTranscriptDir:
 		return core.ConvoTranscript
+	case core.SourceRepo:
+		// A repository of runbooks (openshift/runbooks, a team's
+		// oncall-playbooks) files them under docs/ or by alert: its
+		// documents are runbooks, as a runbook folder's are.
+		if f.Corpus == core.DocReadme && !f.Ruled && runbookRepo(r.src) {
+			return core.DocRunbook
+		}
 	}
 	return f.Corpus
+}
+
+// runbookRepo reports whether a repository's name or folder says it holds
+// runbooks.
+func runbookRepo(src core.Source) bool {
+	for _, n := range []string{src.Name, filepath.Base(filepath.Clean(src.Path))} {
+		n = strings.ToLower(n)
+		if strings.Contains(n, "runbook") || strings.Contains(n, "playbook") {
+			return true
+		}
+	}
+	return false
 }
 
 // chunkingStamp ends every stored file hash: the chunking version
