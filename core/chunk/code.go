@@ -298,27 +298,31 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 	if l == nil {
 		return Result{}, fmt.Errorf("chunk %s: no grammar for language %q", base.FilePath, base.Language)
 	}
-	p := l.parser()
-	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
-	tree := p.Parse(src, nil)
+	tree, errBytes := c.parse(l, src)
 	if tree == nil {
-		// Timed out (or cancelled): the parser must be reset before reuse.
-		p.Reset()
-		l.release(p)
 		return c.fallback(src, base, fmt.Sprintf("parse took longer than %s", c.opts.Timeout)), nil
 	}
-	l.release(p)
+	if errBytes > 0 && l.name == "javascript" {
+		// JavaScript with Flow's type annotations (React and the code
+		// of teams that use Flow) is no JavaScript to its grammar, and
+		// TypeScript to the TSX grammar in all but a few forms: the tree
+		// with fewer errors is chunked (the chunks stay javascript).
+		if tl, _ := language("tsx"); tl != nil {
+			if t2, e2 := c.parse(tl, src); t2 != nil && e2 < errBytes {
+				tree.Close()
+				tree, errBytes, l = t2, e2, tl
+			} else if t2 != nil {
+				t2.Close()
+			}
+		}
+	}
 	defer tree.Close()
 
 	root := tree.RootNode()
-	errBytes := 0
-	if root.HasError() {
-		errBytes = l.errorBytes(root, src)
-		if float64(errBytes) > c.opts.MaxErrorShare*float64(len(src)) {
-			r := c.fallback(src, base, fmt.Sprintf("syntax errors cover %d%% of the file", 100*errBytes/max(1, len(src))))
-			r.ErrorBytes = errBytes
-			return r, nil
-		}
+	if float64(errBytes) > c.opts.MaxErrorShare*float64(len(src)) {
+		r := c.fallback(src, base, fmt.Sprintf("syntax errors cover %d%% of the file", 100*errBytes/max(1, len(src))))
+		r.ErrorBytes = errBytes
+		return r, nil
 	}
 	tags := l.tags(root, src)
 	facts := l.facts(root, src, tags.imports)
@@ -356,6 +360,27 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// parse parses src with l's grammar and returns the tree and how many of
+// its bytes lie under syntax errors; the tree is nil when the parse took
+// longer than the chunker's timeout. The caller closes the tree.
+func (c *Chunker) parse(l *lang, src []byte) (*ts.Tree, int) {
+	p := l.parser()
+	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
+	tree := p.Parse(src, nil)
+	if tree == nil {
+		// Timed out (or cancelled): the parser must be reset before reuse.
+		p.Reset()
+		l.release(p)
+		return nil, 0
+	}
+	l.release(p)
+	errBytes := 0
+	if root := tree.RootNode(); root.HasError() {
+		errBytes = l.errorBytes(root, src)
+	}
+	return tree, errBytes
 }
 
 // rustTestAttr is an attribute that makes the item after it test code:

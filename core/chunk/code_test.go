@@ -478,3 +478,35 @@ func FuzzCode(f *testing.F) {
 		}
 	})
 }
+
+// TestFlowJavaScript: JavaScript with Flow annotations is chunked along
+// the TSX grammar's tree, its chunks stay javascript, and a file that
+// neither grammar reads is still windowed with the reason.
+func TestFlowJavaScript(t *testing.T) {
+	c := newChunker(t)
+	src, err := os.ReadFile(filepath.Join("testdata", "code", "shipments.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		src      []byte
+		fallback bool
+	}{
+		{"flow", src, false},
+		{"broken", []byte("function (((( {\n  ]] ) => <<\n}}}} ))\n" + strings.Repeat("@@ ## $$ ((\n", 20)), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := chunkFile(t, c, "src/shipments.js", tt.src)
+			if got := res.Fallback != ""; got != tt.fallback {
+				t.Fatalf("fallback %q, want fallback %v", res.Fallback, tt.fallback)
+			}
+			for _, ch := range res.Chunks {
+				if ch.Language != "javascript" {
+					t.Errorf("chunk %s:%d is %q, want javascript", ch.FilePath, ch.LineStart, ch.Language)
+				}
+			}
+		})
+	}
+}
