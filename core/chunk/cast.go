@@ -288,7 +288,8 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 		}
 		if inHeader {
 			inHeader = false
-			if header.items == 1 && !headerComment && header.tokens <= bareHeader {
+			if header.items == 1 && !headerComment && header.tokens <= bareHeader &&
+				!strings.Contains(strings.TrimSpace(string(b.src[header.start:header.end])), "\n") {
 				// A bare package or namespace line says nothing a
 				// chunk of its own could answer: cover joins it to
 				// the first chunk after it.
@@ -334,8 +335,9 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 }
 
 // bareHeader is the most tokens of a file header that is one package or
-// namespace line and nothing else (no imports, no comment).
-const bareHeader = 8
+// namespace line and nothing else (no imports, no comment): Java's
+// reverse-domain names run long (package com.example.shop.shipping.rates;).
+const bareHeader = 24
 
 func (b *builder) flushHeader(h *group) {
 	if h.items > 0 {
@@ -542,7 +544,7 @@ func (b *builder) cover() {
 		if len(p.meta.section) > 0 {
 			c.SectionPath = strings.Join(p.meta.section, " > ")
 			parts = append(parts, p.meta.section...)
-		} else if p.meta.symbol != "" && p.meta.kind != "header" && p.meta.kind != "group" && p.meta.kind != "keys" && p.meta.kind != "front matter" {
+		} else if p.meta.symbol != "" && p.meta.kind != "header" && p.meta.kind != "group" && !groupKinds[p.meta.kind] {
 			parts = append(parts, p.meta.symbol)
 		}
 		c.ContextPrefix = strings.Join(parts, " > ")
@@ -550,6 +552,10 @@ func (b *builder) cover() {
 	}
 	b.assignFacts()
 }
+
+// groupKinds are the kinds of chunks whose symbol names several parts
+// ("a, b, c"), which a context prefix leaves out.
+var groupKinds = map[string]bool{"header": true, "group": true, "keys": true, "sections": true, "elements": true, "front matter": true}
 
 // assignFacts gives every call, route and reference to the chunk that
 // contains it (or the chunk before it, for one that lies in a gap).

@@ -416,13 +416,15 @@ spec:
 // with imports or a comment stays a chunk.
 func TestBareHeaderJoinsFirstChunk(t *testing.T) {
 	decl := map[string]string{
-		"queue/pqueue.go":   "type inFlightQueue []*Message\n\n// Len reports how many messages are in flight.\nfunc (q inFlightQueue) Len() int { return len(q) }\n",
-		"src/Queue.java":    "public class Queue {\n    /** Reports how many messages are in flight. */\n    public int len() { return this.items.size() + this.deferred.size(); }\n}\n",
+		"queue/pqueue.go": "type inFlightQueue []*Message\n\n// Len reports how many messages are in flight.\nfunc (q inFlightQueue) Len() int { return len(q) }\n",
+		"src/Queue.java":  "public class Queue {\n    /** Reports how many messages are in flight. */\n    public int len() { return this.items.size() + this.deferred.size(); }\n}\n",
+		"src/main/java/com/acme/robotics/shipping/Ship.java": "/**\n * Bean to hold shipping information\n **/\npublic class Ship {\n    private long distance;\n    private double cost;\n}\n",
 		"Billing/Totals.cs": "public static class Totals {\n    /// <summary>Sums the invoice lines.</summary>\n    public static decimal Sum(Invoice i) => i.Lines.Sum(l => l.Amount);\n}\n",
 	}
 	header := map[string][2]string{
-		"queue/pqueue.go":   {"package queue\n\n", "package queue\n\nimport \"sync\"\n\n"},
-		"src/Queue.java":    {"package com.shop.queue;\n\n", "package com.shop.queue;\n\nimport java.util.List;\n\n"},
+		"queue/pqueue.go": {"package queue\n\n", "package queue\n\nimport \"sync\"\n\n"},
+		"src/Queue.java":  {"package com.shop.queue;\n\n", "package com.shop.queue;\n\nimport java.util.List;\n\n"},
+		"src/main/java/com/acme/robotics/shipping/Ship.java": {"package com.acme.robotics.shipping;\n\n", "package com.acme.robotics.shipping;\n\nimport java.util.Objects;\n\n"},
 		"Billing/Totals.cs": {"namespace Shop.Billing;\n\n", "// Totals of invoices.\nnamespace Shop.Billing;\n\n"},
 	}
 	for path, body := range decl {

@@ -207,27 +207,16 @@ var (
 
 // sections cuts a line-oriented file at the lines header matches; the
 // first submatch names the section. Lines before the first header are a
-// section of their own.
+// section of their own. Neighbouring sections share a chunk up to the
+// budget (symbol "a, b", kind "sections"), as YAML's keys do.
 func (c *Chunker) sections(src []byte, base core.Chunk, header *lazyre.Regexp) Result {
 	b := &builder{c: c, src: src, base: base}
+	g := neighbours{b: b, kind: "section"}
 	start, name := uint(0), ""
 	off := 0
-	emit := func(end uint) {
-		if end > start {
-			m := meta{symbol: name, kind: "section"}
-			if name == "" {
-				m.kind = ""
-			}
-			if b.tokens(start, end) > c.opts.Budget {
-				b.windows(start, end, m)
-			} else {
-				b.emit(start, end, m)
-			}
-		}
-	}
 	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
 		if sm := header.FindSubmatch(bytes.TrimRight(line, "\r\n")); sm != nil {
-			emit(uint(off))
+			g.add(start, uint(off), name)
 			start, name = uint(off), strings.TrimSpace(string(sm[1]))
 			if len(sm) > 2 && len(sm[2]) > 0 && name != "require" && name != "replace" {
 				name += " " + string(sm[2])
@@ -235,15 +224,19 @@ func (c *Chunker) sections(src []byte, base core.Chunk, header *lazyre.Regexp) R
 		}
 		off += len(line)
 	}
-	emit(uint(len(src)))
+	g.add(start, uint(len(src)), name)
+	g.flush()
 	b.cover()
 	return Result{Chunks: b.chunks}
 }
 
 // xmlElements cuts an XML file at its top-level elements (PropertyGroup,
-// ItemGroup, ...).
+// ItemGroup, dependencies, ...); neighbouring elements share a chunk up
+// to the budget (a pom's groupId, artifactId, version and name lines are
+// one chunk, kind "elements").
 func (c *Chunker) xmlElements(src []byte, base core.Chunk) Result {
 	b := &builder{c: c, src: src, base: base}
+	g := neighbours{b: b, kind: "element"}
 	dec := xml.NewDecoder(bytes.NewReader(src))
 	dec.Strict = false
 	depth := 0
@@ -263,19 +256,71 @@ func (c *Chunker) xmlElements(src []byte, base core.Chunk) Result {
 			}
 		case xml.EndElement:
 			if depth == 2 {
-				end := uint(dec.InputOffset())
-				m := meta{symbol: name, kind: "element"}
-				if b.tokens(start, end) > c.opts.Budget {
-					b.windows(start, end, m)
-				} else {
-					b.emit(start, end, m)
-				}
+				g.add(start, uint(dec.InputOffset()), name)
 			}
 			depth--
 		}
 	}
+	g.flush()
 	b.cover()
 	return Result{Chunks: b.chunks}
+}
+
+// neighbours groups the neighbouring parts of a config file (sections,
+// elements) into chunks up to the budget: one part keeps its name and
+// kind, several are named "a, b, c" with the kind's plural; a part over
+// the budget is windowed alone.
+type neighbours struct {
+	b          *builder
+	kind       string
+	start, end uint
+	names      []string
+	parts      int
+}
+
+// add adds the part [start, end) named name ("" for none).
+func (g *neighbours) add(start, end uint, name string) {
+	if end <= start {
+		return
+	}
+	budget := g.b.c.opts.Budget
+	if g.b.tokens(start, end) > budget {
+		g.flush()
+		m := meta{symbol: name, kind: g.kind}
+		if name == "" {
+			m.kind = ""
+		}
+		g.b.windows(start, end, m)
+		return
+	}
+	if g.parts > 0 && g.b.tokens(g.start, end) > budget {
+		g.flush()
+	}
+	if g.parts == 0 {
+		g.start = start
+	}
+	g.end = end
+	g.parts++
+	if name != "" {
+		g.names = append(g.names, name)
+	}
+}
+
+// flush emits the parts added since the last flush as one chunk.
+func (g *neighbours) flush() {
+	if g.parts == 0 {
+		return
+	}
+	m := meta{}
+	switch len(g.names) {
+	case 0:
+	case 1:
+		m.symbol, m.kind = g.names[0], g.kind
+	default:
+		m.symbol, m.kind = strings.Join(g.names, ", "), g.kind+"s"
+	}
+	g.b.emit(g.start, g.end, m)
+	g.start, g.end, g.names, g.parts = 0, 0, nil, 0
 }
 
 // blankJSONC returns src with the comments (// and /* */) and trailing

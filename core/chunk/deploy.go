@@ -516,7 +516,8 @@ func resource(o map[string]any) resourceInfo {
 
 // Compose chunks a docker-compose file: one chunk per service (image,
 // build, ports, environment, depends_on and links in Meta, the service in
-// ServiceName), and one per other top-level key.
+// ServiceName), and one per other top-level key but the tiny ones, which
+// join the service next to them.
 func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 	docs, err := parseYAMLDocs(src)
 	if err != nil || len(docs) == 0 || len(docs[0].Content) == 0 || docs[0].Content[0].Kind != yaml.MappingNode {
@@ -541,7 +542,13 @@ func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 			to = root.Content[i+2].Line
 		}
 		if k.Value != "services" || v.Kind != yaml.MappingNode {
-			b.emit(ls(k.Line), ls(to), meta{symbol: k.Value, kind: "key"})
+			// A key of a line or two (version: "3.8", a trailing
+			// networks: or volumes: list) answers no search on its own
+			// (it ranked by the file's path alone): cover joins it to
+			// the service next to it.
+			if b.tokens(ls(k.Line), ls(to)) > composeTinyKey {
+				b.emit(ls(k.Line), ls(to), meta{symbol: k.Value, kind: "key"})
+			}
 			continue
 		}
 		for j := 0; j+1 < len(v.Content); j += 2 {
@@ -582,6 +589,10 @@ func (c *Chunker) Compose(src []byte, base core.Chunk) Result {
 	}
 	return Result{Chunks: b.chunks}
 }
+
+// composeTinyKey is the most tokens of a top-level compose key other than
+// services that joins the chunk next to it instead of making its own.
+const composeTinyKey = 16
 
 // composeResource is the wiring of one compose service.
 func composeResource(name string, s map[string]any, line int) core.Resource {
