@@ -460,6 +460,38 @@ func (b *builder) lineStart(off, floor uint) uint {
 	return off
 }
 
+// crumbTokens is the most tokens of a nameless piece (module.exports = X,
+// 'use strict', export { a as default }, a lone ;) or a file header (one
+// import, a one-line comment) that joins a neighbour instead of making a
+// chunk of its own: alone it answered searches by its file's path and
+// nothing else.
+const crumbTokens = 12
+
+// joinCrumbs joins each nameless piece of at most crumbTokens to the piece
+// before it, or when that would pass the budget by more than the crumb (or
+// there is none) to the piece after it; test code and other code are
+// never joined.
+func (b *builder) joinCrumbs(out []piece) []piece {
+	budget := b.c.opts.Budget + crumbTokens
+	res := out[:0]
+	for i := 0; i < len(out); i++ {
+		p := out[i]
+		crumb := p.meta.symbol == "" && p.meta.kind == "" && len(p.meta.section) == 0 || p.meta.kind == "header"
+		if crumb && b.tokens(p.start, p.end) <= crumbTokens {
+			if n := len(res); n > 0 && res[n-1].meta.test == p.meta.test && b.tokens(res[n-1].start, p.end) <= budget {
+				res[n-1].end = p.end
+				continue
+			}
+			if i+1 < len(out) && out[i+1].meta.test == p.meta.test && b.tokens(p.start, out[i+1].end) <= budget {
+				out[i+1].start = p.start
+				continue
+			}
+		}
+		res = append(res, p)
+	}
+	return res
+}
+
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
@@ -517,6 +549,7 @@ func (b *builder) cover() {
 		prevEnd = p.end
 	}
 	gap(prevEnd, uint(len(b.src)))
+	out = b.joinCrumbs(out)
 
 	lines := newLineIndex(b.src)
 	b.pieces = nil

@@ -411,9 +411,10 @@ spec:
 }
 
 // TestBareHeaderJoinsFirstChunk: a file header that is one package or
-// namespace line and nothing else is not a chunk of its own (it answered
-// searches by its path alone); it joins the first declaration. A header
-// with imports or a comment stays a chunk.
+// namespace line and nothing else, or little more (one import, a short
+// comment), is not a chunk of its own (it answered searches by its path
+// alone); it joins the first declaration. A header with several imports or
+// a longer comment stays a chunk.
 func TestBareHeaderJoinsFirstChunk(t *testing.T) {
 	decl := map[string]string{
 		"queue/pqueue.go": "type inFlightQueue []*Message\n\n// Len reports how many messages are in flight.\nfunc (q inFlightQueue) Len() int { return len(q) }\n",
@@ -422,10 +423,10 @@ func TestBareHeaderJoinsFirstChunk(t *testing.T) {
 		"Billing/Totals.cs": "public static class Totals {\n    /// <summary>Sums the invoice lines.</summary>\n    public static decimal Sum(Invoice i) => i.Lines.Sum(l => l.Amount);\n}\n",
 	}
 	header := map[string][2]string{
-		"queue/pqueue.go": {"package queue\n\n", "package queue\n\nimport \"sync\"\n\n"},
-		"src/Queue.java":  {"package com.shop.queue;\n\n", "package com.shop.queue;\n\nimport java.util.List;\n\n"},
-		"src/main/java/com/acme/robotics/shipping/Ship.java": {"package com.acme.robotics.shipping;\n\n", "package com.acme.robotics.shipping;\n\nimport java.util.Objects;\n\n"},
-		"Billing/Totals.cs": {"namespace Shop.Billing;\n\n", "// Totals of invoices.\nnamespace Shop.Billing;\n\n"},
+		"queue/pqueue.go": {"package queue\n\nimport \"sync\"\n\n", "package queue\n\nimport (\n\t\"container/heap\"\n\t\"sync\"\n\t\"time\"\n)\n\n"},
+		"src/Queue.java":  {"package com.shop.queue;\n\n", "package com.shop.queue;\n\nimport java.util.List;\nimport java.util.concurrent.locks.ReentrantLock;\n\n"},
+		"src/main/java/com/acme/robotics/shipping/Ship.java": {"package com.acme.robotics.shipping;\n\n", "package com.acme.robotics.shipping;\n\nimport java.util.Objects;\nimport java.time.Duration;\n\n"},
+		"Billing/Totals.cs": {"// Totals.\nnamespace Shop.Billing;\n\n", "// Totals of invoices, summed per line and rounded per currency.\nnamespace Shop.Billing;\n\n"},
 	}
 	for path, body := range decl {
 		for i, h := range header[path] {
@@ -507,6 +508,32 @@ func TestFlowJavaScript(t *testing.T) {
 			for _, ch := range res.Chunks {
 				if ch.Language != "javascript" {
 					t.Errorf("chunk %s:%d is %q, want javascript", ch.FilePath, ch.LineStart, ch.Language)
+				}
+			}
+		})
+	}
+}
+
+// TestCrumbsJoinNeighbours: a nameless statement of a few tokens (the
+// module.exports line after a class, 'use strict' before a function, a
+// script's main guard) joins the chunk next to it instead of being a chunk
+// that only its file's path could find.
+func TestCrumbsJoinNeighbours(t *testing.T) {
+	body := strings.Repeat("    total += line.amount * line.quantity;\n", 30)
+	tests := []struct {
+		path, src string
+	}{
+		{"lib/invoice.js", "'use strict';\n\nclass Invoice {\n  total(lines) {\n    let total = 0;\n    for (const line of lines) {\n" + body + "    }\n    return total;\n  }\n}\n\nmodule.exports = Invoice;\n"},
+		{"lib/generate.js", "'use strict';\nmodule.exports = function generate(lines) {\n  let total = 0;\n  for (const line of lines) {\n" + strings.Repeat(body, 6) + "  }\n  return total;\n};\n"},
+		{"tools/reindex.py", "import sys\n\n\ndef main():\n    \"\"\"Rebuilds the search index of every shop.\"\"\"\n    for shop in sys.argv[1:]:\n        print(shop)\n\n\nif __name__ == \"__main__\":\n    main()\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res := chunkFile(t, newChunker(t), tt.path, []byte(tt.src))
+			checkInvariants(t, tt.src, res.Chunks)
+			for _, c := range res.Chunks {
+				if c.SymbolName == "" && core.EstimateTokens(c.Text) <= crumbTokens {
+					t.Errorf("lines %d-%d %q are a chunk of their own", c.LineStart, c.LineEnd, c.Text)
 				}
 			}
 		})
