@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"gopkg.in/yaml.v3"
 
@@ -15,9 +17,12 @@ import (
 	"coderag/core/internal/lazyre"
 )
 
-// maxAliases bounds YAML alias use: more is treated as an alias bomb
-// (billion laughs) and the file is indexed as text.
-const maxAliases = 200
+// maxAliases bounds YAML alias use: more is treated as an alias bomb and
+// the file is indexed as text. Parsing into nodes does not expand
+// aliases, and decoding a node into values stops a billion laughs itself
+// (yaml.v3: "document contains excessive aliasing"), so the bound is wide:
+// test fixtures and CI files merge one anchor hundreds of times.
+const maxAliases = 10_000
 
 // parseYAMLDocs parses a (multi-document) YAML file, refusing alias bombs.
 // It returns one node per document.
@@ -130,6 +135,16 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 			// devcontainer.json, VS Code settings): read with them
 			// blanked out, lines and columns unchanged.
 			if clean, ok := blankJSONC(src); ok {
+				if d, err2 := parseYAMLDocs(clean); err2 == nil {
+					docs, err = d, nil
+				}
+			}
+		}
+		if err != nil && base.Language == "json" {
+			// JSON writes a character outside the BMP as a UTF-16
+			// surrogate pair ("\ud834\udd1e"), which YAML refuses:
+			// read with each pair as YAML's \U escape, lines unchanged.
+			if clean, ok := yamlSurrogates(src); ok {
 				if d, err2 := parseYAMLDocs(clean); err2 == nil {
 					docs, err = d, nil
 				}
@@ -321,6 +336,58 @@ func (g *neighbours) flush() {
 	}
 	g.b.emit(g.start, g.end, m)
 	g.start, g.end, g.names, g.parts = 0, 0, nil, 0
+}
+
+// yamlSurrogates returns src with the surrogate escapes in its strings
+// written as YAML reads them: a pair (\ud834\udd1e) as one \U escape, a
+// lone half as \ufffd; ok is false when there were none. Only columns
+// move.
+func yamlSurrogates(src []byte) ([]byte, bool) {
+	hex4 := func(b []byte) (rune, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(b[:4]), 16, 32)
+		return rune(v), err == nil
+	}
+	var out []byte
+	inString := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(src):
+			if src[i+1] != 'u' {
+				if out != nil {
+					out = append(out, c, src[i+1])
+				}
+				i++
+				continue
+			}
+			r, ok := hex4(src[i+2:])
+			if !ok || !utf16.IsSurrogate(r) {
+				break
+			}
+			if out == nil {
+				out = append(make([]byte, 0, len(src)), src[:i]...)
+			}
+			if r < 0xdc00 && i+11 < len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
+				if lo, ok := hex4(src[i+8:]); ok && lo >= 0xdc00 && lo <= 0xdfff {
+					out = fmt.Appendf(out, `\U%08x`, utf16.DecodeRune(r, lo))
+					i += 11
+					continue
+				}
+			}
+			out = append(out, `\ufffd`...)
+			i += 5
+			continue
+		}
+		if out != nil {
+			out = append(out, c)
+		}
+	}
+	return out, out != nil
 }
 
 // blankJSONC returns src with the comments (// and /* */) and trailing

@@ -197,6 +197,53 @@ func TestBlankJSONC(t *testing.T) {
 	}
 }
 
+// TestManyAliases: a YAML file that merges its anchors hundreds of times
+// (fixtures, CI matrices) is chunked by its keys; an alias bomb is still
+// refused (testdata/files/k8s/bomb.yaml).
+func TestManyAliases(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("base: &base\n  region: eu-west-1\n  retries: 3\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "share_%03d:\n  <<: *base\n  name: share-%d\n", i, i)
+	}
+	res, warn := newChunker(t).Config([]byte(b.String()), core.Chunk{SourceURI: "repo/mocked.yaml", FilePath: "mocked.yaml", Language: "yaml", Corpus: core.CodeConfig, RepoName: "repo"})
+	if warn != "" || len(res.Chunks) < 2 || res.Chunks[0].SymbolKind == "" {
+		t.Errorf("warning %q, %d chunks; want it chunked by its keys", warn, len(res.Chunks))
+	}
+}
+
+// TestYAMLSurrogates: JSON's surrogate pairs become YAML's \U escapes
+// (a lone half \ufffd), escaped backslashes and text outside strings are
+// left alone, and a JSON file holding them is chunked by its keys.
+func TestYAMLSurrogates(t *testing.T) {
+	for _, tt := range []struct {
+		name, src, want string
+		ok              bool
+	}{
+		{"none", `{"g": "\u00e9"}`, `{"g": "\u00e9"}`, false},
+		{"pair", `{"glyph": "\ud834\udd1e", "n": 1}`, `{"glyph": "\U0001d11e", "n": 1}`, true},
+		{"upper-case hex", `["\uD83D\uDE00"]`, `["\U0001f600"]`, true},
+		{"lone halves", `["\ud834x", "\udc00"]`, `["\ufffdx", "\ufffd"]`, true},
+		{"escaped backslash", `["\\ud834\\udd1e"]`, `["\\ud834\\udd1e"]`, false},
+		{"escaped quote", `["a\"\ud834\udd1e"]`, `["a\"\U0001d11e"]`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := yamlSurrogates([]byte(tt.src))
+			if !ok {
+				got = []byte(tt.src)
+			}
+			if string(got) != tt.want || ok != tt.ok {
+				t.Errorf("yamlSurrogates(%s) = %s, %v; want %s, %v", tt.src, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+	src := "{\n  \"fonts\": {\"music\": \"\\ud834\\udd1e\"},\n  \"widths\": {\"a\": 7}\n}\n"
+	res, warn := newChunker(t).Config([]byte(src), core.Chunk{SourceURI: "repo/glyphs.json", FilePath: "glyphs.json", Language: "json", Corpus: core.CodeConfig, RepoName: "repo"})
+	if warn != "" || len(res.Chunks) == 0 || res.Chunks[0].SymbolKind == "" {
+		t.Errorf("glyphs.json: warning %q, chunks %+v; want it chunked by its keys", warn, res.Chunks)
+	}
+}
+
 // TestHashPinnedRequirements: the hashes of a pip-compile
 // --generate-hashes file are left out of its text (they were most of a
 // real index's chunks); packages, versions and line numbers stay.
