@@ -381,6 +381,15 @@ func (b *builder) container(it item, scope []string, depth int) {
 			headEnd = rest[0].end
 			rest = rest[1:]
 		}
+		if len(rest) > 0 && rest[0].def != nil && rest[0].test == m.test &&
+			b.tokens(it.start, headEnd) <= bareSignature && b.tokens(it.start, rest[0].end) <= b.c.opts.Budget {
+			// A bare signature (class Api extends EventEmitter {) is no
+			// chunk of its own, found by its name and nothing else: it
+			// takes its first member, as it takes small ones above.
+			m.extra = append(m.extra, rest[0].def.name())
+			headEnd = rest[0].end
+			rest = rest[1:]
+		}
 		b.emit(it.start, headEnd, m)
 	}
 	b.scopeItems(rest, inner, false, true, depth+1)
@@ -389,6 +398,11 @@ func (b *builder) container(it item, scope []string, depth int) {
 		b.pieces[last].end = it.end
 	}
 }
+
+// bareSignature is the most tokens of a container's signature, with
+// nothing of its body, that takes its first member into its chunk
+// whatever that member's size (up to the budget).
+const bareSignature = 24
 
 // split cuts [start, end) of node n along its children: consecutive
 // children are merged greedily up to the budget, a child over the budget

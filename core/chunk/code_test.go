@@ -539,3 +539,34 @@ func TestCrumbsJoinNeighbours(t *testing.T) {
 		})
 	}
 }
+
+// TestBareSignatureTakesFirstMember: a class too big for one chunk whose
+// signature has nothing under it (no docstring, no fields) is not a chunk
+// of one line: the signature takes its first member, whatever its size,
+// and the chunk is named for both.
+func TestBareSignatureTakesFirstMember(t *testing.T) {
+	doc := strings.Repeat("        :param workspace_sid: the workspace that holds the task queue\n", 12)
+	step := strings.Repeat("        this.emit('progress', { step: this.step++, total: this.total });\n", 14)
+	tests := []struct {
+		path, src, want string
+	}{
+		{"twilio/task_queues.py", "class TaskQueuesStatisticsList(ListResource):\n\n    def __init__(self, version, workspace_sid):\n        \"\"\"\n        Initialize the TaskQueuesStatisticsList\n\n" + doc + "        \"\"\"\n        super().__init__(version)\n        self._uri = '/Workspaces/{}/TaskQueues/Statistics'.format(workspace_sid)\n\n" +
+			strings.Repeat("    def stream_%[1]d(self, limit=None):\n        \"\"\"Streams the statistics of page %[1]d.\"\"\"\n"+doc+"        return self._version.stream(self.page(limit))\n\n", 4),
+			"TaskQueuesStatisticsList, __init__"},
+		{"lib/api.js", "class Api extends EventEmitter {\n  constructor(token) {\n    super();\n" + step + "  }\n\n" +
+			strings.Repeat("  async send(method, params) {\n"+step+"    return this.request(method, params);\n  }\n\n", 5) + "}\n",
+			"Api, constructor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res := chunkFile(t, newChunker(t), tt.path, []byte(tt.src))
+			checkInvariants(t, tt.src, res.Chunks)
+			if len(res.Chunks) < 2 {
+				t.Fatalf("%d chunks; want the class cut into several", len(res.Chunks))
+			}
+			if first := res.Chunks[0]; first.SymbolName != tt.want || first.LineEnd == first.LineStart {
+				t.Errorf("first chunk %s %q lines %d-%d; want %q with its first member", first.SymbolKind, first.SymbolName, first.LineStart, first.LineEnd, tt.want)
+			}
+		})
+	}
+}
