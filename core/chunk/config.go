@@ -141,10 +141,9 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 			}
 		}
 		if err != nil && base.Language == "json" {
-			// JSON writes a character outside the BMP as a UTF-16
-			// surrogate pair ("\ud834\udd1e"), which YAML refuses:
-			// read with each pair as YAML's \U escape, lines unchanged.
-			if clean, ok := yamlSurrogates(src); ok {
+			// JSON that YAML cannot read: surrogate pairs, \/, a raw
+			// DEL (yamlEscapes), lines unchanged.
+			if clean, ok := yamlEscapes(src); ok {
 				if d, err2 := parseYAMLDocs(clean); err2 == nil {
 					docs, err = d, nil
 				}
@@ -338,11 +337,11 @@ func (g *neighbours) flush() {
 	g.start, g.end, g.names, g.parts = 0, 0, nil, 0
 }
 
-// yamlSurrogates returns src with the surrogate escapes in its strings
-// written as YAML reads them: a pair (\ud834\udd1e) as one \U escape, a
-// lone half as \ufffd; ok is false when there were none. Only columns
-// move.
-func yamlSurrogates(src []byte) ([]byte, bool) {
+// yamlEscapes returns src with what JSON allows in its strings and YAML
+// refuses written as YAML reads it: a surrogate pair (\ud834\udd1e) as one
+// \U escape, a lone half as \ufffd, an escaped slash (\/) as a slash and
+// a raw DEL as \x7f; ok is false when there was none. Only columns move.
+func yamlEscapes(src []byte) ([]byte, bool) {
 	hex4 := func(b []byte) (rune, bool) {
 		if len(b) < 4 {
 			return 0, false
@@ -351,13 +350,28 @@ func yamlSurrogates(src []byte) ([]byte, bool) {
 		return rune(v), err == nil
 	}
 	var out []byte
+	start := func(i int) {
+		if out == nil {
+			out = append(make([]byte, 0, len(src)+16), src[:i]...)
+		}
+	}
 	inString := false
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
 		case c == '"':
 			inString = !inString
+		case c == 0x7f && inString:
+			start(i)
+			out = append(out, `\x7f`...)
+			continue
 		case c == '\\' && inString && i+1 < len(src):
+			if src[i+1] == '/' {
+				start(i)
+				out = append(out, '/')
+				i++
+				continue
+			}
 			if src[i+1] != 'u' {
 				if out != nil {
 					out = append(out, c, src[i+1])
@@ -369,9 +383,7 @@ func yamlSurrogates(src []byte) ([]byte, bool) {
 			if !ok || !utf16.IsSurrogate(r) {
 				break
 			}
-			if out == nil {
-				out = append(make([]byte, 0, len(src)), src[:i]...)
-			}
+			start(i)
 			if r < 0xdc00 && i+11 < len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
 				if lo, ok := hex4(src[i+8:]); ok && lo >= 0xdc00 && lo <= 0xdfff {
 					out = fmt.Appendf(out, `\U%08x`, utf16.DecodeRune(r, lo))

@@ -212,10 +212,11 @@ func TestManyAliases(t *testing.T) {
 	}
 }
 
-// TestYAMLSurrogates: JSON's surrogate pairs become YAML's \U escapes
-// (a lone half \ufffd), escaped backslashes and text outside strings are
-// left alone, and a JSON file holding them is chunked by its keys.
-func TestYAMLSurrogates(t *testing.T) {
+// TestYAMLEscapes: JSON's surrogate pairs become YAML's \U escapes
+// (a lone half \ufffd), \/ a slash and a raw DEL \x7f; escaped backslashes
+// and text outside strings are left alone, and a JSON file holding them
+// is chunked by its keys.
+func TestYAMLEscapes(t *testing.T) {
 	for _, tt := range []struct {
 		name, src, want string
 		ok              bool
@@ -226,18 +227,21 @@ func TestYAMLSurrogates(t *testing.T) {
 		{"lone halves", `["\ud834x", "\udc00"]`, `["\ufffdx", "\ufffd"]`, true},
 		{"escaped backslash", `["\\ud834\\udd1e"]`, `["\\ud834\\udd1e"]`, false},
 		{"escaped quote", `["a\"\ud834\udd1e"]`, `["a\"\U0001d11e"]`, true},
+		{"escaped slash", `{"$schema": "http:\/\/json-schema.org\/draft-04\/schema#"}`, `{"$schema": "http://json-schema.org/draft-04/schema#"}`, true},
+		{"raw DEL", "[\"a \x7f delete\"]", `["a \x7f delete"]`, true},
+		{"DEL outside strings", "[1]\x7f", "[1]\x7f", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := yamlSurrogates([]byte(tt.src))
+			got, ok := yamlEscapes([]byte(tt.src))
 			if !ok {
 				got = []byte(tt.src)
 			}
 			if string(got) != tt.want || ok != tt.ok {
-				t.Errorf("yamlSurrogates(%s) = %s, %v; want %s, %v", tt.src, got, ok, tt.want, tt.ok)
+				t.Errorf("yamlEscapes(%s) = %s, %v; want %s, %v", tt.src, got, ok, tt.want, tt.ok)
 			}
 		})
 	}
-	src := "{\n  \"fonts\": {\"music\": \"\\ud834\\udd1e\"},\n  \"widths\": {\"a\": 7}\n}\n"
+	src := "{\n  \"$schema\": \"http:\\/\\/json-schema.org\\/schema#\",\n  \"fonts\": {\"music\": \"\\ud834\\udd1e\"},\n  \"widths\": {\"a\": 7}\n}\n"
 	res, warn := newChunker(t).Config([]byte(src), core.Chunk{SourceURI: "repo/glyphs.json", FilePath: "glyphs.json", Language: "json", Corpus: core.CodeConfig, RepoName: "repo"})
 	if warn != "" || len(res.Chunks) == 0 || res.Chunks[0].SymbolKind == "" {
 		t.Errorf("glyphs.json: warning %q, chunks %+v; want it chunked by its keys", warn, res.Chunks)
