@@ -417,13 +417,24 @@ func addressOf(name, value string) (addr, bool) {
 // name is as often an event hub's, a bucket's or a queue's as a host's,
 // so it makes no node, while BILLING_HOST=billing may be a service of another
 // repository.
+//
+// A name that ends in a word of choice (PLOT_BACKEND=agg,
+// CACHE_BACKEND=memory, BUILD_TARGET=release) is held to the same: its
+// bare value is as often an implementation's as a host's.
 func (b *builder) bareName(name string, a addr) bool {
-	if a.scheme != "" || a.port != "" || strings.Contains(a.host, ".") || len(words(name)) > 1 {
+	if a.scheme != "" || a.port != "" || strings.Contains(a.host, ".") {
+		return false
+	}
+	if ws := words(name); len(ws) > 1 && !choiceWords[ws[len(ws)-1]] {
 		return false
 	}
 	n, _, _ := b.lookupHost(a.host)
 	return n == ""
 }
+
+// choiceWords end the variable names whose bare value may choose an
+// implementation rather than name a host.
+var choiceWords = map[string]bool{"backend": true, "target": true}
 
 // isLocal reports whether a host is this machine.
 func isLocal(host string) bool {

@@ -132,6 +132,8 @@ func TestParseAddress(t *testing.T) {
 		{"{DATABASE_URL}", "none"},
 		{"0:7", "none"}, // a number is no host
 		{"8080", "none"},
+		{"0x80000", "none"}, // UBOOT_KERNEL_ADDR=${UBOOT_KERNEL_ADDR:-0x80000}
+		{"0xCAFE:80", "none"},
 		{"", "none"},
 	}
 	for _, tt := range tests {

@@ -666,11 +666,13 @@ func parseAddress(v string) (addr, bool) {
 	h := strings.SplitN(v, ",", 2)[0]
 	h = strings.SplitN(h, "/", 2)[0]
 	host, port, _ := strings.Cut(h, ":")
-	if host == "" || strings.ContainsAny(host, " ={}$") || strings.Trim(host, "0123456789") == "" {
-		return addr{}, false // a number is no host's name
+	if host == "" || strings.ContainsAny(host, " ={}$") || strings.Trim(host, "0123456789") == "" || hexNumber.MatchString(host) {
+		return addr{}, false // a number (0x80000, a load address) is no host's name
 	}
 	return addr{host: strings.ToLower(host), port: port}, true
 }
+
+var hexNumber = lazyre.New(`^0[xX][0-9a-fA-F]+$`)
 
 var genericAffix = lazyre.New(`^(?:svc-)|(?:-service|-svc|-api|-server|-srv|-app|-http|-grpc)$`)
 
