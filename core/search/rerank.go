@@ -547,11 +547,16 @@ func featuresOf(c core.Chunk, words, idents []string, idf map[string]float64, to
 			}
 		}
 	}
+	might := stemPrefixes(stemOf, synOf)
 	pos := map[string][]int{}
 	viaSyn := map[string]bool{}
 	k := 0
 	for _, t := range toks {
 		if t.Colocated {
+			continue
+		}
+		if !might.holds(t.Text) {
+			k++ // no stem of the query's starts as it does: stemming it finds nothing
 			continue
 		}
 		st := stem(t.Text)
@@ -583,6 +588,41 @@ func featuresOf(c core.Chunk, words, idents []string, idf map[string]float64, to
 		}
 	}
 	return f
+}
+
+// prefixSet holds the first two letters a word must start with for its
+// stem to be one of a set of stems; all is set when any word may.
+type prefixSet struct {
+	all bool
+	p   map[string]bool
+}
+
+// stemPrefixes returns the prefixSet of the keys of the maps. A Porter2
+// stem keeps its word's first two letters but in dying, lying and tying
+// (die, lie, tie) and stems of one letter; over 914,899 distinct words of
+// Python and JavaScript code no other differed. Stemming only the words
+// that may match spares most of a one-shot query's stemming (the cache of
+// stems is cold in a new process).
+func stemPrefixes(sets ...map[string]string) prefixSet {
+	ps := prefixSet{p: map[string]bool{}}
+	for _, m := range sets {
+		for s := range m {
+			if len(s) < 2 {
+				ps.all = true
+				continue
+			}
+			ps.p[s[:2]] = true
+			if s[1] == 'i' {
+				ps.p[s[:1]+"y"] = true
+			}
+		}
+	}
+	return ps
+}
+
+// holds reports whether w may stem to one of the set's stems.
+func (ps prefixSet) holds(w string) bool {
+	return ps.all || len(w) < 2 || ps.p[w[:2]]
 }
 
 func set(ws []string) map[string]bool {

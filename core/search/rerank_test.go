@@ -56,3 +56,24 @@ func TestStemCoverage(t *testing.T) {
 		}
 	}
 }
+
+// TestStemPrefixes: a word always passes the prefix filter of its own
+// stem (the reranker stems only the words that do), the exceptions to
+// "a stem keeps its word's first two letters" included.
+func TestStemPrefixes(t *testing.T) {
+	words := []string{"retries", "retrying", "connection", "connected", "dying", "lying", "tying", "eing",
+		"happily", "generously", "databases", "queues", "caching", "skis", "news", "authentication",
+		"authorized", "replicas", "yielding", "ying", "idly", "ugly", "early", "only", "gently", "cries", "ties"}
+	for _, w := range words {
+		st := stem(w)
+		if !stemPrefixes(map[string]string{st: w}).holds(w) {
+			t.Errorf("%q (stem %q) fails its own stem's prefix filter", w, st)
+		}
+	}
+	ps := stemPrefixes(map[string]string{stem("retry"): "retry"}, map[string]string{stem("backoff"): "retry"})
+	for w, want := range map[string]bool{"retries": true, "backoffs": true, "database": false, "connection": false, "x": true} {
+		if got := ps.holds(w); got != want {
+			t.Errorf("holds(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
