@@ -352,7 +352,13 @@ var hostLabelRE = lazyre.New(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 // placeholderHosts are host names examples and templates use.
 var placeholderHosts = map[string]bool{"example": true, "your": true, "changeme": true, "host": true, "hostname": true,
 	"server": true, "myhost": true, "xxx": true, "localhost": true, "none": true, "null": true, "true": true, "false": true,
-	"todo": true, "placeholder": true, "default": true}
+	"todo": true, "placeholder": true, "default": true, "unknown": true}
+
+// placeholderURLHosts are the hosts of URLs written to be replaced
+// (http://unknown/hooks, https://example:8443): fewer than placeholderHosts,
+// for a service may well be named server or host.
+var placeholderURLHosts = map[string]bool{"unknown": true, "example": true, "your": true, "changeme": true, "xxx": true,
+	"myhost": true, "none": true, "null": true, "true": true, "false": true, "todo": true, "placeholder": true}
 
 // pdoRE reads a PDO-style DSN: mysql:host=db;dbname=shop.
 var pdoRE = lazyre.New(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
@@ -377,7 +383,7 @@ func addressOf(name, value string) (addr, bool) {
 	}
 	if strings.Contains(v, "://") || strings.Contains(v, "=") && strings.Contains(v, ";") {
 		a, ok := parseAddress(v)
-		if ok && a.host != "" {
+		if ok && a.host != "" && !placeholderURLHosts[a.host] {
 			return a, true
 		}
 		return addr{}, false
@@ -727,6 +733,9 @@ func (b *builder) expandHost(s, addr string) []string {
 				}
 			}
 			for _, v := range vals {
+				if strings.Contains(v, "://") || strings.ContainsAny(v, "/ ") {
+					continue // a URL or a path is no host: http://{address} with address = "http://relay:9000"
+				}
 				next = append(next, h[:m[0]]+v+h[m[1]:])
 			}
 		}
