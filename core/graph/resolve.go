@@ -688,6 +688,11 @@ func (b *builder) hostNode(host string) (string, float64, string) {
 	return n, f, how
 }
 
+// cloudMetadataHosts are the names of clouds' instance metadata servers
+// (where a workload asks for its identity token): external hosts, though
+// they end in .internal.
+var cloudMetadataHosts = map[string]bool{"metadata.google.internal": true, "metadata.goog": true}
+
 // lookupHost is hostNode without making a node: for an external host it
 // returns "" and no reason.
 func (b *builder) lookupHost(host string) (string, float64, string) {
@@ -701,8 +706,8 @@ func (b *builder) lookupHost(host string) (string, float64, string) {
 		}
 	}
 	label := strings.SplitN(host, ".", 2)[0]
-	internal := !strings.Contains(host, ".") || strings.HasSuffix(host, ".svc.cluster.local") || strings.HasSuffix(host, ".svc") ||
-		strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal")
+	internal := (!strings.Contains(host, ".") || strings.HasSuffix(host, ".svc.cluster.local") || strings.HasSuffix(host, ".svc") ||
+		strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal")) && !cloudMetadataHosts[host]
 	if internal {
 		if n, ok := b.alias[label]; ok {
 			return n, 0.85, "host matched by its first label"
