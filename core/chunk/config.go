@@ -154,6 +154,12 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 			// its text, not a fault.
 			return c.fallback(src, base, ""), ""
 		}
+		if err != nil && base.Language == "json" && jsonStream(src) {
+			// JSON Lines, or JSON values one after another (a log, an
+			// export, a test's fixtures), under .json: no fault, and no
+			// keys of one document to chunk by.
+			return c.fallback(src, base, ""), ""
+		}
 		if err != nil {
 			msg := err.Error()
 			if base.Language == "json" {
@@ -459,6 +465,23 @@ func blankJSONC(src []byte) ([]byte, bool) {
 // jsonError describes why src is not JSON, with the line, or returns
 // fallback when encoding/json accepts it (JSON5-ish input the YAML parser
 // refused for its own reasons).
+// jsonStream reports whether src is two or more JSON values one after
+// another (JSON Lines, or pretty-printed values back to back) and nothing
+// else.
+func jsonStream(src []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	n := 0
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			return n >= 2
+		} else if err != nil {
+			return false
+		}
+		n++
+	}
+}
+
 func jsonError(src []byte, fallback string) string {
 	var v any
 	err := json.Unmarshal(src, &v)

@@ -142,8 +142,9 @@ func TestConfigLargeKeys(t *testing.T) {
 }
 
 // TestConfigCommentsOnly: a YAML file holding only comments is a file
-// with no keys, indexed as its text without a warning; one that does not
-// parse still warns, a JSON file in JSON's terms.
+// with no keys, indexed as its text without a warning, and so is a stream
+// of JSON values (JSON Lines); one that does not parse still warns, a
+// JSON file in JSON's terms.
 func TestConfigCommentsOnly(t *testing.T) {
 	c := newChunker(t)
 	for _, tt := range []struct {
@@ -155,6 +156,9 @@ func TestConfigCommentsOnly(t *testing.T) {
 		{"broken.yaml", "yaml", "a: [1, 2\nb: }\n", "indexed as text: yaml: line"},
 		{"appsettings.json", "json", "{\n  \"Logging\": {\n    \"LogLevel\": \"Debug\",\n  ]\n}\n", "indexed as text: json: line 4: invalid character ']'"},
 		{"truncated.json", "json", "{\"a\":", "indexed as text: json: line 1: unexpected end of JSON input"},
+		{"events.json", "json", "{\"level\":\"info\",\"msg\":\"order placed\"}\n{\"level\":\"error\",\"msg\":\"payment declined\"}\n", ""},
+		{"fixtures.json", "json", "{\n  \"id\": 1\n}\n{\n  \"id\": 2\n}\n", ""},
+		{"half-stream.json", "json", "{\"id\": 1}\n{\"id\":\n", "indexed as text: json: line 2"},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			base := core.Chunk{SourceURI: "repo/" + tt.path, FilePath: tt.path, Language: tt.lang, Corpus: core.CodeConfig, RepoName: "repo"}
