@@ -290,3 +290,37 @@ func TestHashPinnedRequirements(t *testing.T) {
 		t.Errorf("%d chunks for 120 packages, want a few", len(res.Chunks))
 	}
 }
+
+// TestHeadingKeepsItsLongSection: a heading followed by more than one
+// chunk holds (a runbook's forty links under "Troubleshooting Pointers")
+// starts the first window of its section, whether the section before it
+// is a chunk of its own or tiny (which would join the next section): it
+// is neither a chunk of one line nor the last line of the chunk before.
+func TestHeadingKeepsItsLongSection(t *testing.T) {
+	for _, intro := range []string{
+		"Gitaly serves Git over gRPC to the web and API fleets.\n",
+		strings.Repeat("Gitaly serves Git over gRPC to the web and API fleets; every repository lives on one shard.\n", 4),
+	} {
+		var b strings.Builder
+		b.WriteString("# Gitaly\n\n" + intro + "\n## Troubleshooting Pointers\n\n")
+		for i := range 45 {
+			fmt.Fprintf(&b, "* [Gitaly error rate is too high on shard %d of the fleet](gitaly-error-rate-%d.md)\n", i, i)
+		}
+		b.WriteString("\n## Logging\n\n* [Gitaly logs](https://logs.example.com/gitaly)\n")
+		src := b.String()
+		res := newChunker(t).Markdown([]byte(src), core.Chunk{SourceURI: "repo/docs/gitaly/README.md", FilePath: "docs/gitaly/README.md", Language: "markdown", Corpus: core.DocRunbook, RepoName: "repo"})
+		checkInvariants(t, src, res.Chunks)
+		var first *core.Chunk
+		for i, c := range res.Chunks {
+			if strings.HasSuffix(strings.TrimSpace(c.Text), "## Troubleshooting Pointers") {
+				t.Errorf("intro of %d bytes: chunk %d ends with the heading: %q", len(intro), i, c.Text)
+			}
+			if first == nil && c.SymbolName == "Troubleshooting Pointers" {
+				first = &res.Chunks[i]
+			}
+		}
+		if first == nil || !strings.HasPrefix(first.Text, "## Troubleshooting Pointers\n\n* [Gitaly error rate") {
+			t.Errorf("intro of %d bytes: the section's first chunk %+v; want the heading and the first links", len(intro), first)
+		}
+	}
+}

@@ -161,8 +161,18 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 			for l := bl.level + 1; l <= 3; l++ {
 				path[l] = ""
 			}
-		} else if groupBlocks > 0 && b.tokens(gs, end) > budget {
-			flush(bl.start)
+		} else if groupBlocks > 0 && !headingOnly && b.tokens(gs, end) > budget {
+			// A heading stays with what follows it even when that is
+			// too long for one chunk (a list of forty links under
+			// "Troubleshooting Pointers"): the windows cut it below the
+			// heading, not after it. A heading that ends a group (a tiny
+			// section joined to it) opens the next one instead.
+			if prev := blocks[i-1]; prev.level >= 1 && prev.level <= 3 && prev.start > gs {
+				flush(prev.start)
+				groupBlocks = 1
+			} else {
+				flush(bl.start)
+			}
 		}
 		if bl.isFence && groupBlocks == 0 {
 			groupFence = bl.fenced
