@@ -35,11 +35,16 @@ var (
 // under a test directory or test project. Search gives such files a lower
 // prior; the service graph ignores their calls, which go to fakes.
 func IsTestPath(p string) bool {
-	if testFileRE.MatchString(path.Base(p)) {
+	// Each pattern is tried only on a name that holds what it needs
+	// (test, spec; a suffix test, tests or specs; the prefix testdata):
+	// the search asks this of every candidate chunk.
+	if base := strings.ToLower(path.Base(p)); (strings.Contains(base, "test") || strings.Contains(base, "spec")) && testFileRE.MatchString(base) {
 		return true
 	}
 	for i, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
-		if testDirs[d] || testProjectRE.MatchString(d) || testDataRE.MatchString(d) {
+		if testDirs[d] ||
+			(strings.HasSuffix(d, "test") || strings.HasSuffix(d, "tests") || strings.HasSuffix(d, "specs")) && testProjectRE.MatchString(d) ||
+			strings.HasPrefix(d, "testdata") && testDataRE.MatchString(d) {
 			return true
 		}
 		// A repository's top-level integration/ is its integration test

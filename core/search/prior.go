@@ -54,9 +54,26 @@ var (
 // isTranslationCatalog reports whether a file holds translations of a
 // user interface's text: a catalog format, or data in a translations
 // folder.
+// isCIConfig reports whether p is a CI pipeline's file (ciConfigRE, tried
+// only on a YAML file or a Jenkinsfile).
+func isCIConfig(p string) bool {
+	lp := strings.ToLower(p)
+	return (strings.HasSuffix(lp, ".yml") || strings.HasSuffix(lp, ".yaml") || strings.HasSuffix(lp, "jenkinsfile")) && ciConfigRE.MatchString(p)
+}
+
 func isTranslationCatalog(p string) bool {
-	if translationFileRE.MatchString(p) {
+	// The patterns end in an extension: it is tested first (the search
+	// asks this of every candidate chunk).
+	switch strings.ToLower(path.Ext(p)) {
+	case ".po", ".pot", ".xlf", ".xliff", ".arb", ".strings", ".ftl":
 		return true
+	case ".resx", ".properties":
+		if translationFileRE.MatchString(p) {
+			return true
+		}
+	case ".json", ".yaml", ".yml", ".toml", ".ini", ".xml", ".js", ".ts":
+	default:
+		return false
 	}
 	if !translationDataRE.MatchString(p) {
 		return false
@@ -98,7 +115,7 @@ func filePrior(c core.Chunk, queryWords map[string]bool, message bool, p Params)
 			return 1, ""
 		}
 		return p.BoilerplatePrior, "translation catalog"
-	case ciConfigRE.MatchString(c.FilePath):
+	case isCIConfig(c.FilePath):
 		for w := range queryWords {
 			if ciWords[w] || testWords[w] {
 				return 1, ""
