@@ -324,3 +324,16 @@ func TestHeadingKeepsItsLongSection(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyLastHeading: a heading that ends its file with nothing under
+// it joins the chunk before it rather than being a chunk of one line.
+func TestEmptyLastHeading(t *testing.T) {
+	src := "# PrometheusOperatorListErrors\n\n## Meaning\n\nErrors while performing list operations in the controller.\n\n" +
+		"## Diagnosis\n\n- Check the logs of the Prometheus Operator pod for list errors.\n- Check that the service account's token is mounted and valid.\n- Check the operator's RBAC: it must list the resources it watches in every namespace.\n\n## Mitigation\n"
+	res := newChunker(t).Markdown([]byte(src), core.Chunk{SourceURI: "repo/runbooks/ListErrors.md", FilePath: "runbooks/ListErrors.md", Language: "markdown", Corpus: core.DocRunbook, RepoName: "repo"})
+	checkInvariants(t, src, res.Chunks)
+	last := res.Chunks[len(res.Chunks)-1]
+	if strings.TrimSpace(last.Text) == "## Mitigation" || !strings.HasSuffix(last.Text, "## Mitigation") {
+		t.Errorf("last chunk %q; want the section before it, ending with the empty heading", last.Text)
+	}
+}

@@ -182,6 +182,12 @@ func (c *Chunker) Markdown(src []byte, base core.Chunk) Result {
 		headingOnly = bl.level >= 1 && bl.level <= 3 && (groupBlocks == 0 || headingOnly)
 		groupBlocks++
 	}
+	if n := len(b.pieces); headingOnly && n > 0 && b.pieces[n-1].end == gs && b.tokens(b.pieces[n-1].start, uint(len(src))) <= budget {
+		// A heading that ends the file with nothing under it (a
+		// runbook's empty "## Mitigation") joins the chunk before it.
+		b.pieces[n-1].end = uint(len(src))
+		gs = uint(len(src))
+	}
 	flush(uint(len(src)))
 	if body > 0 {
 		// Front matter joins the first section when they fit together.
