@@ -591,7 +591,7 @@ func (b *builder) cover() {
 		if len(p.meta.section) > 0 {
 			c.SectionPath = strings.Join(p.meta.section, " > ")
 			parts = append(parts, p.meta.section...)
-		} else if p.meta.symbol != "" && p.meta.kind != "header" && p.meta.kind != "group" && !groupKinds[p.meta.kind] {
+		} else if p.meta.symbol != "" && !groupKinds[p.meta.kind] {
 			parts = append(parts, p.meta.symbol)
 		}
 		c.ContextPrefix = strings.Join(parts, " > ")
