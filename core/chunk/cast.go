@@ -459,13 +459,14 @@ func (b *builder) windows(start, end uint, m meta) {
 }
 
 // lineStart moves off back to the start of its line when only
-// indentation precedes it there, but not before floor: a chunk of an
+// indentation (or a stray carriage return) precedes it there, but not
+// before floor: a chunk of an
 // indented method or of a piece of a long declaration keeps its first
 // line's indentation, so that its text reads as the file does and two
 // neighbouring chunks shown together line up.
 func (b *builder) lineStart(off, floor uint) uint {
 	s := off
-	for s > floor && (b.src[s-1] == ' ' || b.src[s-1] == '\t') {
+	for s > floor && b.src[s-1] != '\n' && isSpace(b.src[s-1]) {
 		s--
 	}
 	if s == 0 || b.src[s-1] == '\n' {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -336,4 +337,33 @@ func TestEmptyLastHeading(t *testing.T) {
 	if strings.TrimSpace(last.Text) == "## Mitigation" || !strings.HasSuffix(last.Text, "## Mitigation") {
 		t.Errorf("last chunk %q; want the section before it, ending with the empty heading", last.Text)
 	}
+}
+
+// FuzzDocsAndConfig chunks arbitrary text as Markdown and as each config
+// format: no input may panic the chunkers, JSON's escape rewriting
+// included, and the chunks must stay inside the file and cover it.
+func FuzzDocsAndConfig(f *testing.F) {
+	c := newChunker(f)
+	f.Add([]byte("# T\n\n## Troubleshooting Pointers\n\n* [a](b.md)\n\n## Mitigation\n"), uint8(0))
+	f.Add([]byte(`{"s": "\ud834\udd1e \/ \u00e9", "lone": "\udc00"}`+"\n"), uint8(1))
+	f.Add([]byte("{\"a\":1}\n{\"a\":2}\n"), uint8(1))
+	f.Add([]byte("base: &b\n  x: 1\nc:\n  <<: *b\n"), uint8(2))
+	f.Add([]byte("<project><groupId>a</groupId><name>n</name></project>\n"), uint8(3))
+	f.Add([]byte("[package]\nname = \"a\"\n[dependencies]\n"), uint8(4))
+	langs := []string{"markdown", "json", "yaml", "xml", "toml", "ini"}
+	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
+		if len(src) > 32<<10 || !utf8.Valid(src) {
+			return
+		}
+		lang := langs[int(which)%len(langs)]
+		base := core.Chunk{SourceURI: "repo/f", FilePath: "f", Language: lang, Corpus: core.CodeConfig, RepoName: "repo"}
+		var res Result
+		if lang == "markdown" {
+			base.Corpus = core.DocReadme
+			res = c.Markdown(src, base)
+		} else {
+			res, _ = c.Config(src, base)
+		}
+		checkInvariants(t, string(src), res.Chunks)
+	})
 }
