@@ -119,6 +119,7 @@ fuzz: deps
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzWindow -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzTerraformOutputs -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzCode -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzDocsAndConfig -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/chunk
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseTrace -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParseRequests -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
 	$(GO) test -tags $(TAGS) -run '^$$' -fuzz FuzzParsePodNames -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./core/search
