@@ -370,9 +370,11 @@ func (c *Chunker) parse(l *lang, src []byte) (*ts.Tree, int) {
 	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
 	tree := p.Parse(src, nil)
 	if tree == nil {
-		// Timed out (or cancelled): the parser must be reset before reuse.
-		p.Reset()
-		l.release(p)
+		// Timed out (or cancelled). The parser is closed, not reset and
+		// reused: tree-sitter 0.25's reset leaves a parse cancelled while
+		// balancing its tree marked as such, and the next parse aborts
+		// the process on an assertion (finished_tree).
+		p.Close()
 		return nil, 0
 	}
 	l.release(p)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -568,5 +569,28 @@ func TestBareSignatureTakesFirstMember(t *testing.T) {
 				t.Errorf("first chunk %s %q lines %d-%d; want %q with its first member", first.SymbolKind, first.SymbolName, first.LineStart, first.LineEnd, tt.want)
 			}
 		})
+	}
+}
+
+// TestTimedOutParserNotReused: a parse that runs past the chunker's
+// timeout falls back to windows, and the next file of that language still
+// parses: tree-sitter 0.25 aborted the process on an assertion when a
+// parser whose parse was cancelled was reset and used again.
+func TestTimedOutParserNotReused(t *testing.T) {
+	c, err := New(Options{Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	slow := []byte(strings.Repeat("x => ", 1500)) // error recovery over a lambda chain: seconds to parse
+	for i := range 2 {
+		res := chunkFile(t, c, "src/main/java/Chain.java", slow)
+		if !strings.Contains(res.Fallback, "parse took longer than") {
+			t.Fatalf("round %d: fallback %q, want the timeout", i, res.Fallback)
+		}
+		ok := chunkFile(t, c, "src/main/java/Ledger.java", []byte("class Ledger {\n    long balance() { return 0; }\n}\n"))
+		if ok.Fallback != "" || len(ok.Chunks) == 0 || ok.Chunks[0].SymbolName != "Ledger" {
+			t.Fatalf("round %d: the next file: fallback %q, %d chunks", i, ok.Fallback, len(ok.Chunks))
+		}
 	}
 }
