@@ -336,7 +336,7 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 
 // bareHeader is the most tokens of a file header that is one package or
 // namespace line and nothing else (no imports, no comment): Java's
-// reverse-domain names run long (package com.example.shop.shipping.rates;).
+// reverse-domain names run long (package org.example.ledger.settlement.batch;).
 const bareHeader = 24
 
 func (b *builder) flushHeader(h *group) {

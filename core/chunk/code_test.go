@@ -420,13 +420,13 @@ func TestBareHeaderJoinsFirstChunk(t *testing.T) {
 	decl := map[string]string{
 		"queue/pqueue.go": "type inFlightQueue []*Message\n\n// Len reports how many messages are in flight.\nfunc (q inFlightQueue) Len() int { return len(q) }\n",
 		"src/Queue.java":  "public class Queue {\n    /** Reports how many messages are in flight. */\n    public int len() { return this.items.size() + this.deferred.size(); }\n}\n",
-		"src/main/java/com/acme/robotics/shipping/Ship.java": "/**\n * Bean to hold shipping information\n **/\npublic class Ship {\n    private long distance;\n    private double cost;\n}\n",
+		"src/main/java/org/example/payments/settlement/reconciliation/Batch.java": "/**\n * A day's card payments, netted per merchant.\n **/\npublic class Batch {\n    private long merchantId;\n    private double net;\n}\n",
 		"Billing/Totals.cs": "public static class Totals {\n    /// <summary>Sums the invoice lines.</summary>\n    public static decimal Sum(Invoice i) => i.Lines.Sum(l => l.Amount);\n}\n",
 	}
 	header := map[string][2]string{
 		"queue/pqueue.go": {"package queue\n\nimport \"sync\"\n\n", "package queue\n\nimport (\n\t\"container/heap\"\n\t\"sync\"\n\t\"time\"\n)\n\n"},
 		"src/Queue.java":  {"package com.shop.queue;\n\n", "package com.shop.queue;\n\nimport java.util.List;\nimport java.util.concurrent.locks.ReentrantLock;\n\n"},
-		"src/main/java/com/acme/robotics/shipping/Ship.java": {"package com.acme.robotics.shipping;\n\n", "package com.acme.robotics.shipping;\n\nimport java.util.Objects;\nimport java.time.Duration;\n\n"},
+		"src/main/java/org/example/payments/settlement/reconciliation/Batch.java": {"package org.example.payments.settlement.reconciliation;\n\n", "package org.example.payments.settlement.reconciliation;\n\nimport java.util.Objects;\nimport java.time.Duration;\n\n"},
 		"Billing/Totals.cs": {"// Totals.\nnamespace Shop.Billing;\n\n", "// Totals of invoices, summed per line and rounded per currency.\nnamespace Shop.Billing;\n\n"},
 	}
 	for path, body := range decl {

@@ -57,21 +57,7 @@ func (b *builder) keyed(m *yaml.Node, scope []string, end int, lineStart func(in
 	if m == nil || m.Kind != yaml.MappingNode {
 		return
 	}
-	var g struct {
-		start, end uint
-		names      []string
-	}
-	flush := func() {
-		switch len(g.names) {
-		case 0:
-			return
-		case 1:
-			b.emit(g.start, g.end, meta{symbol: g.names[0], kind: kind, scope: scope})
-		default:
-			b.emit(g.start, g.end, meta{symbol: strings.Join(g.names, ", "), kind: kind + "s", scope: scope})
-		}
-		g.names = nil
-	}
+	g := neighbours{b: b, kind: kind, scope: scope}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		to := end
@@ -81,7 +67,7 @@ func (b *builder) keyed(m *yaml.Node, scope []string, end int, lineStart func(in
 		start, stop := lineStart(k.Line), lineStart(to)
 		size := b.tokens(start, stop)
 		if size > b.c.opts.Budget {
-			flush()
+			g.flush()
 			if v.Kind == yaml.MappingNode && depth < 6 && len(v.Content) > 0 {
 				// The key line itself joins the first child's chunk.
 				inner := append(append([]string(nil), scope...), k.Value)
@@ -95,16 +81,9 @@ func (b *builder) keyed(m *yaml.Node, scope []string, end int, lineStart func(in
 			}
 			continue
 		}
-		if len(g.names) > 0 && b.tokens(g.start, stop) > b.c.opts.Budget {
-			flush()
-		}
-		if len(g.names) == 0 {
-			g.start = start
-		}
-		g.end = stop
-		g.names = append(g.names, k.Value)
+		g.add(start, stop, k.Value)
 	}
-	flush()
+	g.flush()
 }
 
 // lineStarter returns a function from 1-based line numbers to byte offsets.
@@ -286,13 +265,15 @@ func (c *Chunker) xmlElements(src []byte, base core.Chunk) Result {
 	return Result{Chunks: b.chunks}
 }
 
-// neighbours groups the neighbouring parts of a config file (sections,
-// elements) into chunks up to the budget: one part keeps its name and
-// kind, several are named "a, b, c" with the kind's plural; a part over
-// the budget is windowed alone.
+// neighbours groups the neighbouring parts of a config file (YAML keys,
+// sections, elements) into chunks up to the budget: one part keeps its
+// name and kind, several are named "a, b, c" with the kind's plural; a
+// part over the budget is windowed alone. A part may be empty (keys of a
+// flow mapping on one line): its name still counts.
 type neighbours struct {
 	b          *builder
 	kind       string
+	scope      []string
 	start, end uint
 	names      []string
 	parts      int
@@ -300,13 +281,10 @@ type neighbours struct {
 
 // add adds the part [start, end) named name ("" for none).
 func (g *neighbours) add(start, end uint, name string) {
-	if end <= start {
-		return
-	}
 	budget := g.b.c.opts.Budget
 	if g.b.tokens(start, end) > budget {
 		g.flush()
-		m := meta{symbol: name, kind: g.kind}
+		m := meta{symbol: name, kind: g.kind, scope: g.scope}
 		if name == "" {
 			m.kind = ""
 		}
@@ -331,7 +309,7 @@ func (g *neighbours) flush() {
 	if g.parts == 0 {
 		return
 	}
-	m := meta{}
+	m := meta{scope: g.scope}
 	switch len(g.names) {
 	case 0:
 	case 1:

@@ -354,11 +354,16 @@ var placeholderHosts = map[string]bool{"example": true, "your": true, "changeme"
 	"server": true, "myhost": true, "xxx": true, "localhost": true, "none": true, "null": true, "true": true, "false": true,
 	"todo": true, "placeholder": true, "default": true, "unknown": true}
 
-// placeholderURLHosts are the hosts of URLs written to be replaced
-// (http://unknown/hooks, https://example:8443): fewer than placeholderHosts,
-// for a service may well be named server or host.
-var placeholderURLHosts = map[string]bool{"unknown": true, "example": true, "your": true, "changeme": true, "xxx": true,
-	"myhost": true, "none": true, "null": true, "true": true, "false": true, "todo": true, "placeholder": true}
+// placeholderURLHost reports whether h, a URL's host, was written to be
+// replaced (http://unknown/hooks, https://example:8443): a placeholder
+// host but for the words a service (or this machine) may well be named.
+func placeholderURLHost(h string) bool {
+	switch h {
+	case "host", "hostname", "server", "localhost", "default":
+		return false
+	}
+	return placeholderHosts[h]
+}
 
 // pdoRE reads a PDO-style DSN: mysql:host=db;dbname=shop.
 var pdoRE = lazyre.New(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
@@ -383,7 +388,7 @@ func addressOf(name, value string) (addr, bool) {
 	}
 	if strings.Contains(v, "://") || strings.Contains(v, "=") && strings.Contains(v, ";") {
 		a, ok := parseAddress(v)
-		if ok && a.host != "" && !placeholderURLHosts[a.host] {
+		if ok && a.host != "" && !placeholderURLHost(a.host) {
 			return a, true
 		}
 		return addr{}, false

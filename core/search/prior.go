@@ -39,9 +39,6 @@ var (
 	// culture (Strings.de.resx), Java resource bundles of a locale
 	// (messages_de.properties).
 	translationFileRE = lazyre.New(`(?i)(\.(po|pot|xlf|xliff|arb|strings|ftl)|\.[a-z]{2}(-[a-z]{2,4})?\.resx|_[a-z]{2}(_[a-z]{2})?\.properties)$`)
-	// translationDataRE are the data formats translation folders hold
-	// (i18next's locales/en.json, Rails' config/locales/de.yml).
-	translationDataRE = lazyre.New(`(?i)\.(json|ya?ml|properties|toml|ini|xml|resx|js|ts)$`)
 	// translationDirs are the folders of translation catalogs.
 	translationDirs = set([]string{"locale", "locales", "i18n", "l10n", "translations", "translation", "lang", "langs", "languages", "lc_messages"})
 	// i18nWords in a query ask about translations or the text a user
@@ -51,9 +48,6 @@ var (
 		"string", "strings", "says", "shown", "displayed", "gettext", "po"})
 )
 
-// isTranslationCatalog reports whether a file holds translations of a
-// user interface's text: a catalog format, or data in a translations
-// folder.
 // isCIConfig reports whether p is a CI pipeline's file (ciConfigRE, tried
 // only on a YAML file or a Jenkinsfile).
 func isCIConfig(p string) bool {
@@ -61,9 +55,11 @@ func isCIConfig(p string) bool {
 	return (strings.HasSuffix(lp, ".yml") || strings.HasSuffix(lp, ".yaml") || strings.HasSuffix(lp, "jenkinsfile")) && ciConfigRE.MatchString(p)
 }
 
+// isTranslationCatalog reports whether a file holds translations of a
+// user interface's text: a catalog format, or data in a translations
+// folder. The extension is tested first (the search asks this of every
+// candidate chunk).
 func isTranslationCatalog(p string) bool {
-	// The patterns end in an extension: it is tested first (the search
-	// asks this of every candidate chunk).
 	switch strings.ToLower(path.Ext(p)) {
 	case ".po", ".pot", ".xlf", ".xliff", ".arb", ".strings", ".ftl":
 		return true
@@ -72,10 +68,9 @@ func isTranslationCatalog(p string) bool {
 			return true
 		}
 	case ".json", ".yaml", ".yml", ".toml", ".ini", ".xml", ".js", ".ts":
+		// The data formats translation folders hold (i18next's
+		// locales/en.json, Rails' config/locales/de.yml).
 	default:
-		return false
-	}
-	if !translationDataRE.MatchString(p) {
 		return false
 	}
 	for _, d := range strings.Split(strings.ToLower(path.Dir(p)), "/") {
