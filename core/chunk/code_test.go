@@ -496,9 +496,10 @@ func TestFlowJavaScript(t *testing.T) {
 		name     string
 		src      []byte
 		fallback bool
+		symbol   string // a declaration the chunks must find
 	}{
-		{"flow", src, false},
-		{"broken", []byte("function (((( {\n  ]] ) => <<\n}}}} ))\n" + strings.Repeat("@@ ## $$ ((\n", 20)), true},
+		{"flow", src, false, "quoteParcel"},
+		{"broken", []byte("function (((( {\n  ]] ) => <<\n}}}} ))\n" + strings.Repeat("@@ ## $$ ((\n", 20)), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -506,10 +507,15 @@ func TestFlowJavaScript(t *testing.T) {
 			if got := res.Fallback != ""; got != tt.fallback {
 				t.Fatalf("fallback %q, want fallback %v", res.Fallback, tt.fallback)
 			}
+			found := tt.symbol == ""
 			for _, ch := range res.Chunks {
 				if ch.Language != "javascript" {
 					t.Errorf("chunk %s:%d is %q, want javascript", ch.FilePath, ch.LineStart, ch.Language)
 				}
+				found = found || ch.SymbolName == tt.symbol
+			}
+			if !found {
+				t.Errorf("no chunk declares %s: the Flow-typed file was not read along its syntax", tt.symbol)
 			}
 		})
 	}
