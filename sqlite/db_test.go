@@ -944,6 +944,27 @@ func TestKNNWhileVectorsReplaced(t *testing.T) {
 	}
 }
 
+// TestMissingVectorTable: a reader that searched the vector table in the
+// moment a re-embedding crawl had dropped it, and found it made again when
+// it looked why, still reports ErrVectorsReplaced (CI saw "no such table:
+// vec_chunks" reach a user once in 26 queries during a crawl).
+func TestMissingVectorTable(t *testing.T) {
+	tests := []struct {
+		err  error
+		want bool
+	}{
+		{errors.New("no such table: vec_chunks"), true},
+		{fmt.Errorf("vector search in c.db: %w", errors.New("no such table: vec_bits")), true},
+		{errors.New("no such table: chunks"), false},
+		{errors.New("database is locked"), false},
+	}
+	for _, tt := range tests {
+		if got := missingVectorTable(tt.err); got != tt.want {
+			t.Errorf("missingVectorTable(%q) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
 // TestLastRunOfAKilledCrawl: a run left "running" by a crawl whose
 // process is gone (its lock went with it) reads as interrupted; one whose
 // process holds the lock on the database file reads as running. No file

@@ -202,7 +202,7 @@ func (db *DB) bm25Error(match string, err error) error {
 // instead (knnPaged): exact vec0 KNN reads every float vector.
 func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
 	hits, err := db.knn(ctx, v, k, f)
-	if err != nil && ctx.Err() == nil && db.vectorsReplaced(ctx) {
+	if err != nil && ctx.Err() == nil && (missingVectorTable(err) || db.vectorsReplaced(ctx)) {
 		return nil, fmt.Errorf("vector search in %s: %w", db.path, core.ErrVectorsReplaced)
 	}
 	return hits, err
@@ -216,6 +216,14 @@ func (db *DB) vectorsReplaced(ctx context.Context) bool {
 	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'),
 		coalesce((SELECT value FROM meta WHERE key = 'embedder_id'), '')`).Scan(&table, &id)
 	return err == nil && (table == 0 || id != db.Embedder().ID)
+}
+
+// missingVectorTable reports whether err is SQLite's "no such table" for
+// a vector table: a crawl dropped it while this reader searched it. By the
+// time vectorsReplaced looks, a crawl that re-embeds with the same
+// embedder may have made the table again.
+func missingVectorTable(err error) bool {
+	return strings.Contains(err.Error(), "no such table: vec_")
 }
 
 func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
