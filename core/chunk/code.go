@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -368,7 +369,10 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 func (c *Chunker) parse(l *lang, src []byte) (*ts.Tree, int) {
 	p := l.parser()
 	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
-	tree := p.Parse(src, nil)
+	tree, done := c.parseBounded(p, src)
+	if !done {
+		return nil, 0
+	}
 	if tree == nil {
 		// Timed out (or cancelled). The parser is closed, not reset and
 		// reused: tree-sitter 0.25's reset leaves a parse cancelled while
@@ -383,6 +387,45 @@ func (c *Chunker) parse(l *lang, src []byte) (*ts.Tree, int) {
 		errBytes = l.errorBytes(root, src)
 	}
 	return tree, errBytes
+}
+
+// abandonedParses counts the parses parseBounded stopped waiting for
+// that are still running.
+var abandonedParses atomic.Int32
+
+// maxAbandonedParses bounds them: each holds a core until tree-sitter
+// returns. Past it a parse is waited for however long it takes.
+var maxAbandonedParses = int32(max(1, runtime.NumCPU()/2))
+
+// parseBounded parses src with p and waits for it half as long again as
+// the chunker's timeout; done is false when it stopped waiting. Tree-sitter
+// looks at its clock only between parse actions, and some actions take
+// time that grows with the square of the input: wrapping a whole file of
+// syntax errors into one at its end (40 KB of Java "x => " repeated runs
+// 87 s past a 0.5 s timeout). A parse not waited for runs on in its own
+// goroutine, which closes its tree and its parser when it returns.
+func (c *Chunker) parseBounded(p *ts.Parser, src []byte) (tree *ts.Tree, done bool) {
+	if abandonedParses.Load() >= maxAbandonedParses {
+		return p.Parse(src, nil), true
+	}
+	result := make(chan *ts.Tree, 1)
+	go func() { result <- p.Parse(src, nil) }()
+	wait := time.NewTimer(c.opts.Timeout * 3 / 2)
+	defer wait.Stop()
+	select {
+	case tree := <-result:
+		return tree, true
+	case <-wait.C:
+	}
+	abandonedParses.Add(1)
+	go func() {
+		if tree := <-result; tree != nil {
+			tree.Close()
+		}
+		p.Close()
+		abandonedParses.Add(-1)
+	}()
+	return nil, false
 }
 
 // rustTestAttr is an attribute that makes the item after it test code:

@@ -600,3 +600,40 @@ func TestTimedOutParserNotReused(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowParseNotWaitedFor: a parse that tree-sitter runs far past the
+// chunker's timeout (it looks at its clock only between parse actions)
+// is not waited for: the file falls back to windows at once and the parse
+// ends on its own, closing its parser.
+func TestSlowParseNotWaitedFor(t *testing.T) {
+	settled := func() bool {
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if abandonedParses.Load() == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if !settled() { // another test's parse
+		t.Fatal("a parse left running by another test never ended")
+	}
+	// long enough for tree-sitter to reach the end of the file, where it
+	// stops looking at its clock
+	c, err := New(Options{Timeout: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// error recovery over a lambda chain: seconds to parse, most of them
+	// spent wrapping the whole file into one error at its end
+	res := chunkFile(t, c, "src/main/java/Chain.java", []byte(strings.Repeat("x => ", 1500)))
+	if !strings.Contains(res.Fallback, "parse took longer than") || len(res.Chunks) == 0 {
+		t.Fatalf("fallback %q, %d chunks; want windows for the timeout", res.Fallback, len(res.Chunks))
+	}
+	if n := abandonedParses.Load(); n != 1 {
+		t.Fatalf("%d parses left running, want 1 (the chunker waited for tree-sitter to return)", n)
+	}
+	if !settled() {
+		t.Error("the parse left running never ended")
+	}
+}
