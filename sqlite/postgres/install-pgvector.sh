@@ -13,7 +13,9 @@ postgres=$(command -v postgres || ls /usr/lib/postgresql/*/bin/postgres 2>/dev/n
 [ -n "$postgres" ] || { echo "pgvector: no PostgreSQL server found; nothing to install" >&2; exit 1; }
 major=$("$postgres" --version | sed -E 's/.* ([0-9]+)(\.[0-9]+)*.*/\1/')
 pg_config=/usr/lib/postgresql/$major/bin/pg_config
-if [ ! -x "$pg_config" ] || [ ! -f "$("$pg_config" --pgxs 2>/dev/null || echo /nonexistent)" ]; then
+# The headers, not pgxs.mk alone: a machine may have pgxs.mk without them.
+if [ ! -x "$pg_config" ] || [ ! -f "$("$pg_config" --pgxs 2>/dev/null || echo /nonexistent)" ] ||
+	[ ! -f "$("$pg_config" --includedir-server 2>/dev/null || echo /nonexistent)/postgres.h" ]; then
 	echo "pgvector: installing postgresql-server-dev-$major for the server headers"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get install -y -qq "postgresql-server-dev-$major" >/dev/null 2>&1 ||
