@@ -174,14 +174,17 @@ func (m *Static) scale(i int32) float64 {
 func dot8(a, b []byte) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += int32(int8(a[i])) * int32(int8(b[i]))
-		s1 += int32(int8(a[i+1])) * int32(int8(b[i+1]))
-		s2 += int32(int8(a[i+2])) * int32(int8(b[i+2]))
-		s3 += int32(int8(a[i+3])) * int32(int8(b[i+3]))
+	// four bytes a step, each step's slices cut to four so that the
+	// compiler checks no bounds inside it
+	for len(a) >= 4 && len(b) >= 4 {
+		x, y := a[:4:4], b[:4:4]
+		s0 += int32(int8(x[0])) * int32(int8(y[0]))
+		s1 += int32(int8(x[1])) * int32(int8(y[1]))
+		s2 += int32(int8(x[2])) * int32(int8(y[2]))
+		s3 += int32(int8(x[3])) * int32(int8(y[3]))
+		a, b = a[4:], b[4:]
 	}
-	for ; i < len(a); i++ {
+	for i := range a {
 		s0 += int32(int8(a[i])) * int32(int8(b[i]))
 	}
 	return s0 + s1 + s2 + s3

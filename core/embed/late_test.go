@@ -158,3 +158,23 @@ func BenchmarkRescore(b *testing.B) {
 		}
 	}
 }
+
+// TestDot8 checks dot8 against the plain sum over lengths that end in
+// each of its four-byte steps' remainders, with the extreme values.
+func TestDot8(t *testing.T) {
+	for n := range 11 {
+		a, b := make([]byte, n), make([]byte, n+3) // b may be longer
+		want := int32(0)
+		for i := range n {
+			x, y := int8(i*37-128), int8(127-i*29)
+			if i%3 == 0 {
+				x = -128
+			}
+			a[i], b[i] = byte(x), byte(y)
+			want += int32(x) * int32(y)
+		}
+		if got := dot8(a, b); got != want {
+			t.Errorf("dot8 over %d bytes = %d, want %d", n, got, want)
+		}
+	}
+}
