@@ -400,29 +400,37 @@ var maxAbandonedParses = int32(max(1, runtime.NumCPU()/2))
 // parseBounded parses src with p and waits for it half as long again as
 // the chunker's timeout; done is false when it stopped waiting. Tree-sitter
 // looks at its clock only between parse actions, and some actions take
-// time that grows with the square of the input: wrapping a whole file of
-// syntax errors into one at its end (40 KB of Java "x => " repeated runs
-// 87 s past a 0.5 s timeout). A parse not waited for runs on in its own
-// goroutine, which closes its tree and its parser when it returns.
+// time (and memory) that grows with the square of the input: wrapping a
+// whole file of syntax errors into one at its end (48 KB of Java "x =>"
+// lines ran 87 s past a 10 s timeout).
 func (c *Chunker) parseBounded(p *ts.Parser, src []byte) (tree *ts.Tree, done bool) {
+	return waitBounded(c.opts.Timeout*3/2, func() *ts.Tree { return p.Parse(src, nil) }, p.Close)
+}
+
+// waitBounded runs parse and waits for it at most wait; done is false when
+// it stopped waiting. A parse not waited for runs on in its own goroutine,
+// which closes its tree and calls closeParser when it returns. Past
+// maxAbandonedParses of them still running, parse is waited for however
+// long it takes.
+func waitBounded(wait time.Duration, parse func() *ts.Tree, closeParser func()) (tree *ts.Tree, done bool) {
 	if abandonedParses.Load() >= maxAbandonedParses {
-		return p.Parse(src, nil), true
+		return parse(), true
 	}
 	result := make(chan *ts.Tree, 1)
-	go func() { result <- p.Parse(src, nil) }()
-	wait := time.NewTimer(c.opts.Timeout * 3 / 2)
-	defer wait.Stop()
+	go func() { result <- parse() }()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	select {
 	case tree := <-result:
 		return tree, true
-	case <-wait.C:
+	case <-timer.C:
 	}
 	abandonedParses.Add(1)
 	go func() {
 		if tree := <-result; tree != nil {
 			tree.Close()
 		}
-		p.Close()
+		closeParser()
 		abandonedParses.Add(-1)
 	}()
 	return nil, false
