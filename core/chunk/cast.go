@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"slices"
 	"sort"
 	"strings"
@@ -289,7 +290,7 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 		if inHeader {
 			inHeader = false
 			if header.items == 1 && !headerComment && header.tokens <= bareHeader &&
-				!strings.Contains(strings.TrimSpace(string(b.src[header.start:header.end])), "\n") {
+				!bytes.Contains(bytes.TrimSpace(b.src[header.start:header.end]), []byte("\n")) {
 				// A bare package or namespace line says nothing a
 				// chunk of its own could answer: cover joins it to
 				// the first chunk after it.

@@ -369,7 +369,12 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 func (c *Chunker) parse(l *lang, src []byte) (*ts.Tree, int) {
 	p := l.parser()
 	p.SetTimeoutMicros(uint64(c.opts.Timeout / time.Microsecond))
-	tree, done := c.parseBounded(p, src)
+	// Waited for half as long again as the timeout: tree-sitter looks at
+	// its clock only between parse actions, and some actions take time
+	// (and memory) that grows with the square of the input, such as
+	// wrapping a whole file of syntax errors into one at its end (48 KB
+	// of Java "x =>" lines ran 87 s past a 10 s timeout).
+	tree, done := waitBounded(c.opts.Timeout*3/2, func() *ts.Tree { return p.Parse(src, nil) }, p.Close)
 	if !done {
 		return nil, 0
 	}
@@ -389,23 +394,13 @@ func (c *Chunker) parse(l *lang, src []byte) (*ts.Tree, int) {
 	return tree, errBytes
 }
 
-// abandonedParses counts the parses parseBounded stopped waiting for
-// that are still running.
+// abandonedParses counts the parses waitBounded stopped waiting for that
+// are still running.
 var abandonedParses atomic.Int32
 
 // maxAbandonedParses bounds them: each holds a core until tree-sitter
 // returns. Past it a parse is waited for however long it takes.
 var maxAbandonedParses = int32(max(1, runtime.NumCPU()/2))
-
-// parseBounded parses src with p and waits for it half as long again as
-// the chunker's timeout; done is false when it stopped waiting. Tree-sitter
-// looks at its clock only between parse actions, and some actions take
-// time (and memory) that grows with the square of the input: wrapping a
-// whole file of syntax errors into one at its end (48 KB of Java "x =>"
-// lines ran 87 s past a 10 s timeout).
-func (c *Chunker) parseBounded(p *ts.Parser, src []byte) (tree *ts.Tree, done bool) {
-	return waitBounded(c.opts.Timeout*3/2, func() *ts.Tree { return p.Parse(src, nil) }, p.Close)
-}
 
 // waitBounded runs parse and waits for it at most wait; done is false when
 // it stopped waiting. A parse not waited for runs on in its own goroutine,

@@ -440,9 +440,6 @@ func blankJSONC(src []byte) ([]byte, bool) {
 	return out, changed
 }
 
-// jsonError describes why src is not JSON, with the line, or returns
-// fallback when encoding/json accepts it (JSON5-ish input the YAML parser
-// refused for its own reasons).
 // jsonStream reports whether src is two or more JSON values one after
 // another (JSON Lines, or pretty-printed values back to back) and nothing
 // else.
@@ -460,6 +457,9 @@ func jsonStream(src []byte) bool {
 	}
 }
 
+// jsonError describes why src is not JSON, with the line, or returns
+// fallback when encoding/json accepts it (JSON5-ish input the YAML parser
+// refused for its own reasons).
 func jsonError(src []byte, fallback string) string {
 	var v any
 	err := json.Unmarshal(src, &v)
