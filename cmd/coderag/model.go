@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -44,7 +45,8 @@ nearest 50 by one vector per text, scored again token by token; "one
 vector" is the first stage alone), of BM25 alone and of the two fused,
 each query ranking every held-out chunk (a held-out comment that a
 training package also holds, copied, is not asked: the model has seen
-it). With
+it), over all queries and by the language of each pair ("markdown" is
+heading -> section). With
 --name-pairs, every function, method or type that no comment documents
 adds a pair of its name's words ("parse header") and its chunk without the
 name; they train, and are not asked in the report. 'make model' runs it on
@@ -265,6 +267,22 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	}
 	fmt.Fprintf(io.out, "held-out MRR@10 (%d queries over %d chunks): model %.3f (one vector %.3f)  BM25 %.3f  fused %.3f\n",
 		h.Queries, h.Docs, h.Model, h.Pooled, h.BM25, h.Fused)
+	langs := make([]string, 0, len(h.ByLang))
+	for l := range h.ByLang {
+		langs = append(langs, l)
+	}
+	sort.Slice(langs, func(i, j int) bool {
+		a, b := h.ByLang[langs[i]], h.ByLang[langs[j]]
+		if a.Queries != b.Queries {
+			return a.Queries > b.Queries
+		}
+		return langs[i] < langs[j]
+	})
+	for _, l := range langs {
+		s := h.ByLang[l]
+		fmt.Fprintf(io.out, "  %-12s %6d queries: model %.3f (one vector %.3f)  BM25 %.3f  fused %.3f  model-BM25 %+.3f\n",
+			l, s.Queries, s.Model, s.Pooled, s.BM25, s.Fused, s.Model-s.BM25)
+	}
 	if o.out != "" {
 		fmt.Fprintf(io.out, "wrote %s\n", o.out)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -114,11 +115,14 @@ func TestModelCommand(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	var rep struct {
-		Sources map[string]int              `json:"sources"`
-		Train   int                         `json:"train_pairs"`
-		HeldOut struct{ Queries, Docs int } `json:"held_out"`
-		ModelID string                      `json:"model_id"`
-		Loss    []float64                   `json:"loss"`
+		Sources map[string]int `json:"sources"`
+		Train   int            `json:"train_pairs"`
+		HeldOut struct {
+			Queries, Docs int
+			ByLang        map[string]struct{ Queries int }
+		} `json:"held_out"`
+		ModelID string    `json:"model_id"`
+		Loss    []float64 `json:"loss"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
@@ -126,12 +130,24 @@ func TestModelCommand(t *testing.T) {
 	if rep.Sources["fx"] < 10 || rep.Train == 0 || rep.HeldOut.Queries == 0 || len(rep.Loss) != 2 || !strings.HasPrefix(rep.ModelID, "builtin:static-8d-") {
 		t.Errorf("report: %s", stdout)
 	}
+	byLang := 0
+	for _, s := range rep.HeldOut.ByLang {
+		byLang += s.Queries
+	}
+	if byLang != rep.HeldOut.Queries {
+		t.Errorf("held-out queries by language %d, in all %d: %s", byLang, rep.HeldOut.Queries, stdout)
+	}
 	if _, err := os.Stat(pairs); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = coderag(t, "model", "--evaluate", out, "--pairs", pairs, "--held-out", "2")
 	if code != 0 || !strings.Contains(stdout, rep.ModelID) || !strings.Contains(stdout, "held-out MRR@10") {
 		t.Errorf("--evaluate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for lang := range rep.HeldOut.ByLang {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(lang) + ` +\d+ queries: model `).MatchString(stdout) {
+			t.Errorf("--evaluate has no line for the held-out %s queries:\n%s", lang, stdout)
+		}
 	}
 	// Pairs mined without names do not train a model asked to learn them.
 	code, _, stderr = coderag(t, "model", "--name-pairs", "--pairs", pairs, "--dim", "8", "--batch", "4", "--epochs", "1")

@@ -20,6 +20,16 @@ type HeldOutReport struct {
 	Pooled        float64 // the model's first stage alone: one vector per text
 	BM25          float64 // Okapi BM25 over the same tokens alone
 	Fused         float64 // the two lists fused by reciprocal rank (k 60)
+	// ByLang splits the report by the language of each query's pair (of
+	// the file it was mined from; "markdown" is heading -> section),
+	// each ranking the same pool: where the model trails BM25.
+	ByLang map[string]HeldOutScores
+}
+
+// HeldOutScores is MRR@10 of one language's held-out queries.
+type HeldOutScores struct {
+	Queries                    int
+	Model, Pooled, BM25, Fused float64
 }
 
 // EvalHeldOut measures emb against BM25 on held-out pairs (at most maxQ
@@ -100,14 +110,28 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 	if err := g.Wait(); err != nil {
 		return rep, err
 	}
-	for _, r := range got {
+	rep.ByLang = map[string]HeldOutScores{}
+	for k, r := range got {
 		rep.Model += r.model
 		rep.Pooled += r.pooled
 		rep.BM25 += r.bm25
 		rep.Fused += r.fused
+		lang := held[qi[k]].Lang
+		s := rep.ByLang[lang]
+		s.Queries++
+		s.Model += r.model
+		s.Pooled += r.pooled
+		s.BM25 += r.bm25
+		s.Fused += r.fused
+		rep.ByLang[lang] = s
 	}
 	n := float64(len(qi))
 	rep.Model, rep.Pooled, rep.BM25, rep.Fused = rep.Model/n, rep.Pooled/n, rep.BM25/n, rep.Fused/n
+	for lang, s := range rep.ByLang {
+		n := float64(s.Queries)
+		s.Model, s.Pooled, s.BM25, s.Fused = s.Model/n, s.Pooled/n, s.BM25/n, s.Fused/n
+		rep.ByLang[lang] = s
+	}
 	return rep, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -132,8 +133,31 @@ func TestTrainModel(t *testing.T) {
 	procs := runtime.GOMAXPROCS(1)
 	one, err := EvalHeldOut(ctx, held, e, 100)
 	runtime.GOMAXPROCS(procs)
-	if err != nil || one != rep {
+	if err != nil || !reflect.DeepEqual(one, rep) {
 		t.Errorf("held-out on one core: %+v (%v), on %d: %+v", one, err, procs, rep)
+	}
+	// By language: every query counted once, in its own language, and
+	// the languages' scores, weighed by their queries, are the whole's.
+	mixed := append([]TextPair(nil), held...)
+	for i := range mixed {
+		if i%3 == 0 {
+			mixed[i].Lang = "python"
+		}
+	}
+	rep, err = EvalHeldOut(ctx, mixed, e, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.ByLang) != 2 || rep.ByLang["go"].Queries+rep.ByLang["python"].Queries != rep.Queries || rep.ByLang["python"].Queries == 0 {
+		t.Fatalf("by language: %+v of %d queries, want go and python", rep.ByLang, rep.Queries)
+	}
+	var model, bm float64
+	for _, s := range rep.ByLang {
+		model += s.Model * float64(s.Queries)
+		bm += s.BM25 * float64(s.Queries)
+	}
+	if n := float64(rep.Queries); math.Abs(model/n-rep.Model) > 1e-9 || math.Abs(bm/n-rep.BM25) > 1e-9 {
+		t.Errorf("by language the model %.4f, BM25 %.4f; the whole %.4f, %.4f", model/n, bm/n, rep.Model, rep.BM25)
 	}
 	if _, _, err := TrainModel(ctx, pairs[:10], opts); err == nil {
 		t.Error("fewer pairs than a batch trained")
