@@ -279,9 +279,12 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 		return langs[i] < langs[j]
 	})
 	for _, l := range langs {
-		s := h.ByLang[l]
+		s, name := h.ByLang[l], l
+		if name == "" {
+			name = "(no language)" // pairs files written before pairs had one
+		}
 		fmt.Fprintf(io.out, "  %-12s %6d queries: model %.3f (one vector %.3f)  BM25 %.3f  fused %.3f  model-BM25 %+.3f\n",
-			l, s.Queries, s.Model, s.Pooled, s.BM25, s.Fused, s.Model-s.BM25)
+			name, s.Queries, s.Model, s.Pooled, s.BM25, s.Fused, s.Model-s.BM25)
 	}
 	if o.out != "" {
 		fmt.Fprintf(io.out, "wrote %s\n", o.out)
