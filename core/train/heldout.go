@@ -15,21 +15,36 @@ import (
 // HeldOutReport is MRR@10 on held-out pairs: each query ranks every
 // held-out document (the pool), and its own document is the answer.
 type HeldOutReport struct {
-	Queries, Docs int
-	Model         float64 // the embedding model alone, both stages when it has two (embed.Rescorer)
-	Pooled        float64 // the model's first stage alone: one vector per text
-	BM25          float64 // Okapi BM25 over the same tokens alone
-	Fused         float64 // the two lists fused by reciprocal rank (k 60)
-	// ByLang splits the report by the language of each query's pair (of
+	HeldOutScores     // over every query asked
+	Docs          int // the pool
+	// ByLang splits the scores by the language of each query's pair (of
 	// the file it was mined from; "markdown" is heading -> section),
 	// each ranking the same pool: where the model trails BM25.
 	ByLang map[string]HeldOutScores
 }
 
-// HeldOutScores is MRR@10 of one language's held-out queries.
+// HeldOutScores is MRR@10 of a set of held-out queries.
 type HeldOutScores struct {
-	Queries                    int
-	Model, Pooled, BM25, Fused float64
+	Queries int
+	Model   float64 // the embedding model alone, both stages when it has two (embed.Rescorer)
+	Pooled  float64 // the model's first stage alone: one vector per text
+	BM25    float64 // Okapi BM25 over the same tokens alone
+	Fused   float64 // the two lists fused by reciprocal rank (k 60)
+}
+
+// add counts one query's reciprocal ranks (a sum until mean).
+func (s *HeldOutScores) add(r HeldOutScores) {
+	s.Queries++
+	s.Model += r.Model
+	s.Pooled += r.Pooled
+	s.BM25 += r.BM25
+	s.Fused += r.Fused
+}
+
+// mean turns the sums of add into means over the queries.
+func (s *HeldOutScores) mean() {
+	n := float64(s.Queries)
+	s.Model, s.Pooled, s.BM25, s.Fused = s.Model/n, s.Pooled/n, s.BM25/n, s.Fused/n
 }
 
 // EvalHeldOut measures emb against BM25 on held-out pairs (at most maxQ
@@ -58,7 +73,7 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 		}
 		qi = s
 	}
-	rep := HeldOutReport{Queries: len(qi), Docs: len(docs)}
+	rep := HeldOutReport{HeldOutScores: HeldOutScores{Queries: len(qi)}, Docs: len(docs)}
 	if len(qi) == 0 {
 		return rep, nil
 	}
@@ -78,8 +93,7 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 	rs, _ := emb.(embed.Rescorer)
 	// Each query's reciprocal ranks, asked on every core and summed in
 	// query order (the same sums, in the same order, however many cores).
-	type rrs struct{ model, pooled, bm25, fused float64 }
-	got := make([]rrs, len(qi))
+	got := make([]HeldOutScores, len(qi)) // each query's reciprocal ranks
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range runtime.GOMAXPROCS(0) {
@@ -94,7 +108,7 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 				}
 				i := qi[k]
 				dense := denseRank(qv[k], dv, 100)
-				r := rrs{pooled: rr(dense, gold[i])}
+				r := HeldOutScores{Pooled: rr(dense, gold[i])}
 				if rs != nil {
 					var err error
 					if dense, err = rescore(gctx, rs, qs[k], qv[k], docs, dv, dense); err != nil {
@@ -102,7 +116,7 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 					}
 				}
 				lex := bm.rank(qs[k], 100)
-				r.model, r.bm25, r.fused = rr(dense, gold[i]), rr(lex, gold[i]), rr(rrf(dense, lex), gold[i])
+				r.Model, r.BM25, r.Fused = rr(dense, gold[i]), rr(lex, gold[i]), rr(rrf(dense, lex), gold[i])
 				got[k] = r
 			}
 		})
@@ -110,27 +124,20 @@ func EvalHeldOut(ctx context.Context, held []TextPair, emb embed.Embedder, maxQ 
 	if err := g.Wait(); err != nil {
 		return rep, err
 	}
+	all := HeldOutScores{}
 	rep.ByLang = map[string]HeldOutScores{}
 	for k, r := range got {
-		rep.Model += r.model
-		rep.Pooled += r.pooled
-		rep.BM25 += r.bm25
-		rep.Fused += r.fused
+		all.add(r)
 		lang := held[qi[k]].Lang
 		s := rep.ByLang[lang]
-		s.Queries++
-		s.Model += r.model
-		s.Pooled += r.pooled
-		s.BM25 += r.bm25
-		s.Fused += r.fused
+		s.add(r)
 		rep.ByLang[lang] = s
 	}
-	n := float64(len(qi))
-	rep.Model, rep.Pooled, rep.BM25, rep.Fused = rep.Model/n, rep.Pooled/n, rep.BM25/n, rep.Fused/n
-	for lang, s := range rep.ByLang {
-		n := float64(s.Queries)
-		s.Model, s.Pooled, s.BM25, s.Fused = s.Model/n, s.Pooled/n, s.BM25/n, s.Fused/n
-		rep.ByLang[lang] = s
+	all.mean()
+	rep.HeldOutScores = all
+	for l, s := range rep.ByLang {
+		s.mean()
+		rep.ByLang[l] = s
 	}
 	return rep, nil
 }
