@@ -100,9 +100,10 @@ type minedFile struct {
 	code bool
 }
 
-// walkMined walks root in lexical order and calls fn with every regular
-// file no larger than opts.MaxFileSize outside the skipped directories,
-// with the pairs mined from it.
+// walkMined walks root (a directory, or a symbolic link to one) in
+// lexical order and calls fn with every regular file no larger than
+// opts.MaxFileSize outside the skipped directories, with the pairs mined
+// from it.
 func walkMined(ctx context.Context, root string, opts MineOptions, fn func(minedFile) error) error {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = 256 << 10
@@ -117,6 +118,19 @@ func walkMined(ctx context.Context, root string, opts MineOptions, fn func(mined
 	for _, s := range opts.Skip {
 		skip[s] = true
 	}
+	// A root given as a symbolic link (a source folder linked into a
+	// work folder) is walked as the folder it names: WalkDir does not
+	// follow a link, and would mine nothing.
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("mine %s: %w", root, err)
+	}
+	if info, err := os.Stat(resolved); err != nil {
+		return fmt.Errorf("mine %s: %w", root, err)
+	} else if !info.IsDir() {
+		return fmt.Errorf("mine %s: not a directory", root)
+	}
+	root = resolved
 	ch, err := chunk.New(chunk.Options{})
 	if err != nil {
 		return err

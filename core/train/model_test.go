@@ -454,3 +454,44 @@ func mustShipped(t *testing.T) *embed.Static {
 	}
 	return m
 }
+
+// TestMineTextRoots mines a source folder given as a symbolic link (a
+// work folder of links to fetched sources) as the folder itself, and
+// refuses a root that is a file or missing, naming it, instead of mining
+// nothing.
+func TestMineTextRoots(t *testing.T) {
+	ctx := context.Background()
+	want, err := MineText(ctx, "fx", fixture, MineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "linked")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	got, err := MineText(ctx, "fx", link, MineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("through a link: %d pairs, want the folder's %d, the same", len(got), len(want))
+	}
+	file := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(file, []byte("# Notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ root, want string }{
+		{file, "not a directory"},
+		{filepath.Join(dir, "missing"), "no such file"},
+	} {
+		_, err := MineText(ctx, "fx", tt.root, MineOptions{})
+		if err == nil || !strings.Contains(err.Error(), tt.root) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("MineText(%s): error %v, want one naming it and saying %q", tt.root, err, tt.want)
+		}
+	}
+}
