@@ -150,8 +150,9 @@ tune: build
 # from the sources core/embed/model/README.md lists, fetched into
 # MODEL_WORK by core/embed/model/sources.sh (Debian packages, installed or
 # downloaded and unpacked as debian.txt pins them; pinned npm tarballs; the
-# Go toolchain and module caches; 6.5 GB). About 50 minutes on 2 cores
-# once they are fetched: 7 to mine the pairs, 42 to train and report.
+# Go toolchain and module caches; 6.5 GB). About 80 minutes on 2 cores
+# once they are fetched (2026-11-28): 35 to mine the pairs, 31 to train,
+# 12 to report on the held-out pairs.
 # Rebuild afterwards: the binary embeds the model.
 MODEL_WORK ?= /tmp/coderag-model
 model: build
