@@ -289,7 +289,7 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 		}
 		if inHeader {
 			inHeader = false
-			if header.items == 1 && !headerComment && header.tokens <= bareHeader &&
+			if header.items == 1 && !headerComment && header.tokens <= b.bareHeaderTokens() &&
 				!bytes.Contains(bytes.TrimSpace(b.src[header.start:header.end]), []byte("\n")) {
 				// A bare package or namespace line says nothing a
 				// chunk of its own could answer: cover joins it to
@@ -340,6 +340,20 @@ func (b *builder) scopeItems(items []item, scope []string, root, inContainer boo
 // reverse-domain names run long (package org.example.ledger.settlement.batch;).
 const bareHeader = 24
 
+// keptHeader is bareHeader under Options.KeepSmall: a package line of up
+// to 8 tokens (package http, package com.example;) still joins the first
+// declaration, as it did before bareHeader grew to 24.
+const keptHeader = 8
+
+// bareHeaderTokens is the most tokens of a bare package line that joins
+// the first declaration: bareHeader, or keptHeader under KeepSmall.
+func (b *builder) bareHeaderTokens() int {
+	if b.c.opts.KeepSmall {
+		return keptHeader
+	}
+	return bareHeader
+}
+
 func (b *builder) flushHeader(h *group) {
 	if h.items > 0 {
 		b.emit(h.start, h.end, meta{kind: "header", symbol: b.tags.pkg})
@@ -382,7 +396,7 @@ func (b *builder) container(it item, scope []string, depth int) {
 			headEnd = rest[0].end
 			rest = rest[1:]
 		}
-		if len(rest) > 0 && rest[0].def != nil && rest[0].test == m.test &&
+		if !b.c.opts.KeepSmall && len(rest) > 0 && rest[0].def != nil && rest[0].test == m.test &&
 			b.tokens(it.start, headEnd) <= bareSignature && b.tokens(it.start, rest[0].end) <= b.c.opts.Budget {
 			// A bare signature (class Api extends EventEmitter {) is no
 			// chunk of its own, found by its name and nothing else: it
@@ -565,7 +579,9 @@ func (b *builder) cover() {
 		prevEnd = p.end
 	}
 	gap(prevEnd, uint(len(b.src)))
-	out = b.joinCrumbs(out)
+	if !b.c.opts.KeepSmall {
+		out = b.joinCrumbs(out)
+	}
 
 	lines := newLineIndex(b.src)
 	b.pieces = nil

@@ -108,6 +108,14 @@ type Options struct {
 	MaxErrorShare float64
 	// Window configures the fallback windows.
 	Window WindowOptions
+	// KeepSmall leaves pieces too small to answer a search alone as
+	// chunks of their own where a crawl joins them to a neighbour: a
+	// nameless crumb or a one-import file header (joinCrumbs), a package
+	// line of 9 to 24 tokens (bareHeader), a container's bare signature
+	// (bareSignature). The model's miner sets it, so that a doc comment
+	// is paired with its own declaration and not with the import or the
+	// class line beside it.
+	KeepSmall bool
 }
 
 // lang is a grammar ready for use: its compiled query and a pool of

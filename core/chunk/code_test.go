@@ -579,6 +579,53 @@ func TestBareSignatureTakesFirstMember(t *testing.T) {
 	}
 }
 
+// TestKeepSmall: with Options.KeepSmall (the model's miner) the pieces a
+// crawl joins to a neighbour stay chunks of their own: a one-import
+// header, a nameless crumb, a package line of more than 8 tokens, a bare
+// class signature; a short package line still joins.
+func TestKeepSmall(t *testing.T) {
+	body := strings.Repeat("    total += line.amount * line.quantity;\n", 30)
+	step := strings.Repeat("        this.emit('progress', { step: this.step++, total: this.total });\n", 14)
+	tests := []struct {
+		path, src string
+		joined    string // the first line of a chunk a crawl makes, which KeepSmall's chunks start elsewhere
+		alone     string // the text of a chunk KeepSmall keeps apart, "" for none
+	}{
+		{"src/options.ts", "import type { Shop } from './shop';\n\nexport interface ReindexOptions {\n  shop: Shop;\n  full: boolean;\n}\n", "import type { Shop } from './shop';", "import type { Shop } from './shop';"},
+		{"lib/invoice.js", "class Invoice {\n  total(lines) {\n    let total = 0;\n    for (const line of lines) {\n" + body + "    }\n    return total;\n  }\n}\n\nmodule.exports = Invoice;\n", "class Invoice {", "module.exports = Invoice;"},
+		{"src/main/java/org/example/ledger/settlement/Batch.java", "package org.example.ledger.settlement.batch;\n\nclass Batch {\n    long total() { return 0; }\n}\n", "package org.example.ledger.settlement.batch;", "package org.example.ledger.settlement.batch;"},
+		{"lib/api.js", "class Api extends EventEmitter {\n  constructor(token) {\n    super();\n" + step + "  }\n\n" +
+			strings.Repeat("  async send(method, params) {\n"+step+"    return this.request(method, params);\n  }\n\n", 5) + "}\n", "class Api extends EventEmitter {", "class Api extends EventEmitter {"},
+		{"ledger/batch.go", "package ledger\n\nfunc Total() int { return 0 }\n", "package ledger", ""},
+	}
+	kept, err := New(Options{KeepSmall: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close()
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			crawl := chunkFile(t, newChunker(t), tt.path, []byte(tt.src))
+			if !slices.ContainsFunc(crawl.Chunks, func(c core.Chunk) bool {
+				return strings.HasPrefix(c.Text, tt.joined) && strings.TrimSpace(c.Text) != tt.joined
+			}) {
+				t.Fatalf("a crawl's chunks %q: want %q joined to a neighbour", texts(crawl.Chunks), tt.joined)
+			}
+			res := chunkFile(t, kept, tt.path, []byte(tt.src))
+			checkInvariants(t, tt.src, res.Chunks)
+			if tt.alone == "" {
+				if len(res.Chunks) != len(crawl.Chunks) {
+					t.Errorf("KeepSmall chunks %q; want a crawl's %q", texts(res.Chunks), texts(crawl.Chunks))
+				}
+				return
+			}
+			if !slices.ContainsFunc(res.Chunks, func(c core.Chunk) bool { return strings.TrimSpace(c.Text) == tt.alone }) {
+				t.Errorf("KeepSmall chunks %q; want %q a chunk of its own", texts(res.Chunks), tt.alone)
+			}
+		})
+	}
+}
+
 // TestTimedOutParserNotReused: a parse that runs past the chunker's
 // timeout falls back to windows, and the next file of that language still
 // parses: tree-sitter 0.25 aborted the process on an assertion when a
@@ -648,4 +695,13 @@ func TestSlowParseNotWaitedFor(t *testing.T) {
 	if !settled() {
 		t.Fatal("the parse left running is still counted after it returned")
 	}
+}
+
+// texts returns the chunks' texts, for messages.
+func texts(chunks []core.Chunk) []string {
+	var out []string
+	for _, c := range chunks {
+		out = append(out, c.Text)
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,49 @@ func TestMineText(t *testing.T) {
 	}
 	if len(pairs) < len(mined)*3/4 {
 		t.Errorf("%d text pairs of %d mined pairs: most comments lost their chunk", len(pairs), len(mined))
+	}
+}
+
+// TestMineTextOwnDeclaration: a comment's document is its own
+// declaration, not what a crawl joins to it (chunk.Options.KeepSmall): a
+// file's one import, and a class line whose docstring the mining blanked.
+func TestMineTextOwnDeclaration(t *testing.T) {
+	root := t.TempDir()
+	fields := strings.Repeat("  /** How the quote is rounded. */\n  rounding: 'up' | 'down' | 'nearest';\n", 3)
+	body := strings.Repeat("        self.rates[zone] = self.loader.load(zone, self.currency, self.rounding)\n", 14)
+	files := map[string]string{
+		"quotes/options.ts": "import type { Zone } from './zone';\n\n/** Settings of a shipping quote for one parcel. */\nexport interface QuoteOptions {\n  zone: Zone;\n" + fields + "}\n",
+		"quotes/table.py": "class RateTable:\n    \"\"\"The shipping rates of every zone, loaded once per currency.\"\"\"\n\n    def __init__(self, loader, currency):\n        \"\"\"Loads the rates of each zone the loader knows.\"\"\"\n        self.loader = loader\n        self.currency = currency\n" + body +
+			"\n    def rate(self, zone, weight):\n        \"\"\"Returns the rate of a parcel of this weight.\"\"\"\n" + body + "        return self.rates[zone] * weight\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pairs, err := MineText(context.Background(), "fx", root, MineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		query, inDoc, notInDoc string
+	}{
+		{"Settings of a shipping quote for one parcel.", "interface QuoteOptions", "import type"},
+		{"Loads the rates of each zone the loader knows.", "def __init__", "class RateTable"},
+	}
+	for _, tt := range tests {
+		i := slices.IndexFunc(pairs, func(p TextPair) bool { return p.Query == tt.query })
+		if i < 0 {
+			t.Errorf("no pair for %q in %d pairs", tt.query, len(pairs))
+			continue
+		}
+		if doc := pairs[i].Doc; !strings.Contains(doc, tt.inDoc) || strings.Contains(doc, tt.notInDoc) {
+			t.Errorf("pair %q: want %q and not %q in its document:\n%s", tt.query, tt.inDoc, tt.notInDoc, doc)
+		}
 	}
 }
 
