@@ -153,8 +153,11 @@ tune: build
 # Go toolchain and module caches; 6.5 GB). About 80 minutes on 2 cores
 # once they are fetched (2026-11-28): 35 to mine the pairs, 31 to train,
 # 12 to report on the held-out pairs.
-# Rebuild afterwards: the binary embeds the model.
+# Rebuild afterwards: the binary embeds the model. The mined pairs are
+# kept and read again when they exist; their file is named for how they
+# were mined (each comment with its own declaration, chunk.Options.KeepSmall),
+# so a work folder mined before that is mined again, not reused.
 MODEL_WORK ?= /tmp/coderag-model
 model: build
-	$(BIN) model --out core/embed/model/static.bin --pairs $(MODEL_WORK)/pairs.jsonl \
+	$(BIN) model --out core/embed/model/static.bin --pairs $(MODEL_WORK)/pairs-own-declarations.jsonl \
 		--epochs 4 --ppmi-init $$(core/embed/model/sources.sh $(MODEL_WORK))
