@@ -591,12 +591,12 @@ func TestKeepSmall(t *testing.T) {
 		joined    string // the first line of a chunk a crawl makes, which KeepSmall's chunks start elsewhere
 		alone     string // the text of a chunk KeepSmall keeps apart, "" for none
 	}{
-		{"src/options.ts", "import type { Shop } from './shop';\n\nexport interface ReindexOptions {\n  shop: Shop;\n  full: boolean;\n}\n", "import type { Shop } from './shop';", "import type { Shop } from './shop';"},
+		{"src/options.ts", "import type { Tenant } from './tenant';\n\nexport interface ReindexOptions {\n  tenant: Tenant;\n  full: boolean;\n}\n", "import type { Tenant } from './tenant';", "import type { Tenant } from './tenant';"},
 		{"lib/invoice.js", "class Invoice {\n  total(lines) {\n    let total = 0;\n    for (const line of lines) {\n" + body + "    }\n    return total;\n  }\n}\n\nmodule.exports = Invoice;\n", "class Invoice {", "module.exports = Invoice;"},
-		{"src/main/java/org/example/ledger/settlement/Batch.java", "package org.example.ledger.settlement.batch;\n\nclass Batch {\n    long total() { return 0; }\n}\n", "package org.example.ledger.settlement.batch;", "package org.example.ledger.settlement.batch;"},
+		{"src/main/java/org/example/invoicing/settlement/Batch.java", "package org.example.invoicing.settlement.batch;\n\nclass Batch {\n    long total() { return 0; }\n}\n", "package org.example.invoicing.settlement.batch;", "package org.example.invoicing.settlement.batch;"},
 		{"lib/api.js", "class Api extends EventEmitter {\n  constructor(token) {\n    super();\n" + step + "  }\n\n" +
 			strings.Repeat("  async send(method, params) {\n"+step+"    return this.request(method, params);\n  }\n\n", 5) + "}\n", "class Api extends EventEmitter {", "class Api extends EventEmitter {"},
-		{"ledger/batch.go", "package ledger\n\nfunc Total() int { return 0 }\n", "package ledger", ""},
+		{"invoicing/batch.go", "package invoicing\n\nfunc Total() int { return 0 }\n", "package invoicing", ""},
 	}
 	kept, err := New(Options{KeepSmall: true})
 	if err != nil {

@@ -67,16 +67,15 @@ func TestMineTextOwnDeclaration(t *testing.T) {
 	fields := strings.Repeat("  /** How the quote is rounded. */\n  rounding: 'up' | 'down' | 'nearest';\n", 3)
 	body := strings.Repeat("        self.rates[zone] = self.loader.load(zone, self.currency, self.rounding)\n", 14)
 	files := map[string]string{
-		"quotes/options.ts": "import type { Zone } from './zone';\n\n/** Settings of a shipping quote for one parcel. */\nexport interface QuoteOptions {\n  zone: Zone;\n" + fields + "}\n",
-		"quotes/table.py": "class RateTable:\n    \"\"\"The shipping rates of every zone, loaded once per currency.\"\"\"\n\n    def __init__(self, loader, currency):\n        \"\"\"Loads the rates of each zone the loader knows.\"\"\"\n        self.loader = loader\n        self.currency = currency\n" + body +
+		"quotes/options.ts": "import type { Zone } from './zone';\n\n/** Settings of a freight quote for one parcel. */\nexport interface QuoteOptions {\n  zone: Zone;\n" + fields + "}\n",
+		"quotes/table.py": "class RateTable:\n    \"\"\"The freight rates of every zone, loaded once per currency.\"\"\"\n\n    def __init__(self, loader, currency):\n        \"\"\"Loads the rates of each zone the loader knows.\"\"\"\n        self.loader = loader\n        self.currency = currency\n" + body +
 			"\n    def rate(self, zone, weight):\n        \"\"\"Returns the rate of a parcel of this weight.\"\"\"\n" + body + "        return self.rates[zone] * weight\n",
 	}
+	if err := os.Mkdir(filepath.Join(root, "quotes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for name, src := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -87,7 +86,7 @@ func TestMineTextOwnDeclaration(t *testing.T) {
 	tests := []struct {
 		query, inDoc, notInDoc string
 	}{
-		{"Settings of a shipping quote for one parcel.", "interface QuoteOptions", "import type"},
+		{"Settings of a freight quote for one parcel.", "interface QuoteOptions", "import type"},
 		{"Loads the rates of each zone the loader knows.", "def __init__", "class RateTable"},
 	}
 	for _, tt := range tests {
