@@ -317,17 +317,27 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 			names = append(names, s.Name)
 		}
 	}
-	nameW := colWidth(22, 40, names)
+	place := func(s graph.Service) string {
+		if s.Directory != "" && s.Directory != "." {
+			return s.Repo + "/" + s.Directory
+		}
+		return s.Repo
+	}
+	var places, langs []string
+	for _, s := range g.Services {
+		if s.Kind != graph.KindUnresolved {
+			places, langs = append(places, place(s)), append(langs, s.Language)
+		}
+	}
+	// A column as wide as its longest value (up to a cap), so that a
+	// deep directory does not push the counts out of line.
+	nameW, placeW, langW := colWidth(22, 64, names), colWidth(14, 70, places), colWidth(6, 12, langs)
 	for _, s := range g.Services {
 		if s.Kind == graph.KindUnresolved {
 			continue
 		}
 		up, down := ix.Degree(s.Name)
-		place := s.Repo
-		if s.Directory != "" && s.Directory != "." {
-			place += "/" + s.Directory
-		}
-		fmt.Fprintf(w, "  %-*s %-9s %-32s %-11s %2d↑ %2d↓\n", nameW, s.Name, s.Kind, place, s.Language, up, down)
+		fmt.Fprintf(w, "  %-*s %-9s %-*s %-*s %2d↑ %2d↓\n", nameW, s.Name, s.Kind, placeW, place(s), langW, s.Language, up, down)
 	}
 	deps, unresolved, entry, topics := g.Partition()
 	// One set of column widths for every edge table, so they line up.
@@ -335,7 +345,7 @@ func printWholeGraph(w io.Writer, st textStyles, g *graph.Graph) error {
 	for _, e := range g.Edges {
 		srcs, dsts, labels = append(srcs, e.Source), append(dsts, e.Target), append(labels, graphviz.EdgeLabel(e))
 	}
-	srcW, dstW, labelW := colWidth(16, 30, srcs), colWidth(18, 30, dsts), colWidth(24, 60, labels)
+	srcW, dstW, labelW := colWidth(16, 48, srcs), colWidth(18, 48, dsts), colWidth(24, 60, labels)
 	printEdge := func(e graph.Edge) {
 		fmt.Fprintf(w, "  %-*s -> %-*s %-*s %.2f  %s\n", srcW, e.Source, dstW, e.Target, labelW, graphviz.EdgeLabel(e), e.Confidence, st.dim(evidenceText(e)))
 	}

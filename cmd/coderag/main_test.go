@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -814,8 +815,23 @@ func TestGraphCommand(t *testing.T) {
 			}
 		})
 	}
+	// The services' counts line up, however deep a service's directory.
+	_, out, _ := coderag(t, "graph", "--db", db)
+	col := -1
+	for _, line := range strings.Split(out, "\n") {
+		i := strings.Index(line, "↑ ")
+		if i < 0 || strings.Contains(line, "depend on it") {
+			continue
+		}
+		if c := utf8.RuneCountInString(line[:i]); col < 0 {
+			col = c
+		} else if c != col {
+			t.Errorf("graph: a service's ↑ at column %d, the first one's at %d:\n%s", c, col, out)
+			break
+		}
+	}
 	// JSON in the documented shape, and DOT that is the same every time.
-	_, out, _ := coderag(t, "graph", "--db", db, "-s", "cart", "--upstream", "--format", "json")
+	_, out, _ = coderag(t, "graph", "--db", db, "-s", "cart", "--upstream", "--format", "json")
 	var js struct {
 		Services []struct {
 			Name    string   `json:"name"`
