@@ -38,13 +38,13 @@ func (db *DB) ServiceNames(ctx context.Context) ([]string, error) {
 	return core.SystemNames(names), nil
 }
 
-// UpdateMentions runs find over the file path and text of every chunk of
+// UpdateMentions runs find over the repository, file path and text of every chunk of
 // the given corpus types and records the services it returns: all of them in the
 // chunk's meta "services", the first as its service_name unless the chunk
 // names its own service (a runbook's front matter). It returns how many
 // chunks changed. It runs in one transaction. With ingest.LinkNew it
 // visits only the chunks of files not linked yet.
-func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(file, text string) []string) (int, error) {
+func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(repo, file, text string) []string) (int, error) {
 	if len(corpora) == 0 {
 		return 0, nil
 	}
@@ -57,7 +57,7 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 	for i, c := range corpora {
 		args[i] = string(c)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT pk, file_path, text, meta, service_name FROM chunks c WHERE corpus_type IN (?`+
+	rows, err := tx.QueryContext(ctx, `SELECT pk, repo_name, file_path, text, meta, service_name FROM chunks c WHERE corpus_type IN (?`+
 		strings.Repeat(",?", len(corpora)-1)+`)`+scopeSQL(scope), args...)
 	if err != nil {
 		return 0, db.wrap("record service mentions in", err)
@@ -70,14 +70,14 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 	var changes []change
 	for rows.Next() {
 		var pk int64
-		var file, text, metaJSON, service string
-		if err := rows.Scan(&pk, &file, &text, &metaJSON, &service); err != nil {
+		var repo, file, text, metaJSON, service string
+		if err := rows.Scan(&pk, &repo, &file, &text, &metaJSON, &service); err != nil {
 			rows.Close()
 			return 0, db.wrap("record service mentions in", err)
 		}
 		meta := map[string]string{}
 		json.Unmarshal([]byte(metaJSON), &meta)
-		found := find(file, text)
+		found := find(repo, file, text)
 		newService := service
 		if service == "" || meta["service_from"] == "mention" {
 			newService = ""

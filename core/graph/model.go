@@ -80,6 +80,60 @@ type Dir struct {
 	Repo, Path, Why string
 }
 
+// Owners finds the service a file belongs to by the folders services own.
+type Owners struct {
+	dirs map[string][]ownedDir // repo -> its owned folders, the deepest first
+}
+
+type ownedDir struct{ path, service string }
+
+// Owners returns the folders the graph's services own, for About.
+func (g *Graph) Owners() Owners {
+	o := Owners{dirs: map[string][]ownedDir{}}
+	for _, s := range g.Services {
+		for _, d := range s.OwnedDirs() {
+			o.dirs[d.Repo] = append(o.dirs[d.Repo], ownedDir{d.Path, s.Name})
+		}
+	}
+	for _, ds := range o.dirs {
+		sort.SliceStable(ds, func(i, j int) bool {
+			a, b := ds[i], ds[j]
+			if (a.path == ".") != (b.path == ".") {
+				return b.path == "."
+			}
+			if len(a.path) != len(b.path) {
+				return len(a.path) > len(b.path)
+			}
+			return a.service < b.service
+		})
+	}
+	return o
+}
+
+// About returns the service a document of file in repo is about by where
+// it lies: the one of the deepest owned folder (or the file itself) that
+// holds it, the first name on a tie, "" when none does. It is the rule a
+// store's AssignOwners gives code by, except that a service owning the
+// whole repository counts only when it is the repository's one service: a
+// repository of one service documents that service, but a monorepo's root
+// service does not own the design notes its docs folder keeps about the
+// others.
+func (o Owners) About(repo, file string) string {
+	ds := o.dirs[repo]
+	for _, d := range ds {
+		if d.path == "." {
+			if len(ds) == 1 {
+				return d.service
+			}
+			return ""
+		}
+		if file == d.path || strings.HasPrefix(file, d.path+"/") {
+			return d.service
+		}
+	}
+	return ""
+}
+
 // Alias is another name a service is reached by.
 type Alias struct {
 	Name string

@@ -43,7 +43,7 @@ type Store interface {
 	ServiceNames(ctx context.Context) ([]string, error)
 	// UpdateMentions records, for every chunk of the corpus types in
 	// scope, the services find returns for its file's path and its text.
-	UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope LinkScope, find func(file, text string) []string) (int, error)
+	UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope LinkScope, find func(repo, file, text string) []string) (int, error)
 	// The facts the service graph is built from, and the graph.
 	Resources(ctx context.Context) ([]core.ResourceAt, error)
 	Calls(ctx context.Context) ([]core.CallAt, error)
@@ -496,14 +496,15 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "-m" + strconv.Itoa(mentionRules) + "/"
 
 // mentionRules numbers the rules that join documents and conversations
-// to the services they mention (mention.Matcher.FindIn and the names it
+// to the services they mention (mention.Matcher.FindAbout and the names it
 // is given). It changes whenever those rules would join some unchanged
 // chunk differently, so that the next crawl of an existing index joins
 // all of them again. 2: a file named after a service is about it;
 // unresolved targets and Kubernetes' own words are no services. 3: nor
 // are the workloads of a test's manifests (core.DeclaresSystem). 4: a
-// chart deploying one service names that service.
-const mentionRules = 4
+// chart deploying one service names that service. 5: a document in a
+// service's folder is about that service (graph.Owners.About).
+const mentionRules = 5
 
 // GraphOutdated reports whether linkKey, the link key an index records,
 // says an older graph builder made its graph: the next crawl makes it
@@ -555,9 +556,6 @@ func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScop
 		return err
 	}
 	m := mention.New(names)
-	find := m.FindIn
-	// A subchart's name (its files' service) is a name of the one service
-	// it deploys: a document naming it is about that service.
 	if gr, ok := c.store.(interface {
 		Graph(context.Context) (*graph.Graph, error)
 	}); ok && g == nil {
@@ -565,20 +563,24 @@ func (c *Crawler) linkMentions(ctx context.Context, sum *Summary, scope LinkScop
 			return err
 		}
 	}
+	find := func(_, file, text string) []string { return m.FindIn(file, text) }
 	if g != nil {
-		if canon := chartServices(g); len(canon) > 0 {
-			find = func(file, text string) []string {
-				var out []string
-				for _, n := range m.FindIn(file, text) {
-					if s, ok := canon[n]; ok {
-						n = s
-					}
-					if !slices.Contains(out, n) {
-						out = append(out, n)
-					}
+		// A document in a service's folder is about that service; a
+		// subchart's name (its files' service) is a name of the one
+		// service it deploys, so a document naming it is about that
+		// service.
+		owners, canon := g.Owners(), chartServices(g)
+		find = func(repo, file, text string) []string {
+			var out []string
+			for _, n := range m.FindAbout(file, owners.About(repo, file), text) {
+				if s, ok := canon[n]; ok {
+					n = s
 				}
-				return out
+				if !slices.Contains(out, n) {
+					out = append(out, n)
+				}
 			}
+			return out
 		}
 	}
 	n, err := c.store.UpdateMentions(context.WithoutCancel(ctx), mentionCorpora, scope, find)

@@ -121,11 +121,20 @@ func tokens(text string) []token {
 // most mentioned first. A section of a document named after a service is
 // about that service even where it mentions another more often.
 func (m *Matcher) FindIn(file, text string) []string {
-	named := m.Find(fileWords(file))
-	if len(named) == 0 {
-		return m.Find(text)
+	return m.FindAbout(file, "", text)
+}
+
+// FindAbout is FindIn for a chunk whose file lies in the folder of the
+// service owner ("" for none): the services its file's name names come
+// first, then owner, then those its text mentions. A service's README or
+// runbook in its own folder is about that service however often it names
+// the database it reads from; a file named after another service there
+// is about that one.
+func (m *Matcher) FindAbout(file, owner, text string) []string {
+	out := m.Find(fileWords(file))
+	if owner != "" && !slices.Contains(out, owner) {
+		out = append(out, owner)
 	}
-	out := named
 	for _, s := range m.Find(text) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)

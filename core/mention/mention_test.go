@@ -47,24 +47,37 @@ func BenchmarkFind(b *testing.B) {
 }
 
 func TestFindIn(t *testing.T) {
-	m := New([]string{"cart", "checkout", "redis", "orders-api"})
+	m := New([]string{"cart", "checkout", "redis", "orders-api", "frontend"})
 	tests := []struct {
-		file, text string
-		want       string
+		file, owner, text string
+		want              string
 	}{
 		// The file's name says what the section is about, though another
 		// service is mentioned more.
-		{"docs/server-commands/orders-api.md", "--redis string: the redis address; --redis-db int: the redis database", "orders-api, redis"},
-		{"runbooks/cart-restarts.md", "restart checkout, then cart", "cart, checkout"},
-		{"slack/checkout-oncall/2024-05-01.json", "redis is down again", "checkout, redis"},
-		{"#cart", "checkout fails", "cart, checkout"},
-		{"docs/2024-05-01.md", "checkout fails", "checkout"},
-		{"docs/overview.md", "cart calls checkout; checkout calls redis", "checkout, cart, redis"},
-		{`runbooks\orders-api.md`, "", "orders-api"},
+		{"docs/server-commands/orders-api.md", "", "--redis string: the redis address; --redis-db int: the redis database", "orders-api, redis"},
+		{"runbooks/cart-restarts.md", "", "restart checkout, then cart", "cart, checkout"},
+		{"slack/checkout-oncall/2024-05-01.json", "", "redis is down again", "checkout, redis"},
+		{"#cart", "", "checkout fails", "cart, checkout"},
+		{"docs/2024-05-01.md", "", "checkout fails", "checkout"},
+		{"docs/overview.md", "", "cart calls checkout; checkout calls redis", "checkout, cart, redis"},
+		{`runbooks\orders-api.md`, "", "", "orders-api"},
+		// A README in a service's folder is about that service, before
+		// the store it mentions more and though its name is too common a
+		// word to count as a mention.
+		{"src/cart/README.md", "cart", "cart keeps baskets in redis; redis holds them for a day", "cart, redis"},
+		{"src/web/README.md", "frontend", "the frontend calls checkout", "frontend, checkout"},
+		// A file there named after another service is about that one.
+		{"src/cart/docs/redis.md", "cart", "eviction", "redis, cart"},
+		{"src/cart/docs/cart.md", "cart", "", "cart"},
 	}
 	for _, tt := range tests {
-		if got := strings.Join(m.FindIn(tt.file, tt.text), ", "); got != tt.want {
-			t.Errorf("FindIn(%q, %q) = %q, want %q", tt.file, tt.text, got, tt.want)
+		if got := strings.Join(m.FindAbout(tt.file, tt.owner, tt.text), ", "); got != tt.want {
+			t.Errorf("FindAbout(%q, %q, %q) = %q, want %q", tt.file, tt.owner, tt.text, got, tt.want)
+		}
+		if tt.owner == "" {
+			if got := strings.Join(m.FindIn(tt.file, tt.text), ", "); got != tt.want {
+				t.Errorf("FindIn(%q, %q) = %q, want %q", tt.file, tt.text, got, tt.want)
+			}
 		}
 	}
 }

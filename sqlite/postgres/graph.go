@@ -476,11 +476,11 @@ func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, er
 	return int(tag.RowsAffected()), nil
 }
 
-// UpdateMentions runs find over the text of every chunk in scope of the
+// UpdateMentions runs find over the repository, file path and text of every chunk in scope of the
 // given corpus types and records the services it returns: all of them in
 // the chunk's meta "services", the first as its service_name unless the
 // chunk names its own service. It returns how many chunks changed.
-func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(file, text string) []string) (int, error) {
+func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, scope ingest.LinkScope, find func(repo, file, text string) []string) (int, error) {
 	if len(corpora) == 0 {
 		return 0, nil
 	}
@@ -490,21 +490,21 @@ func (db *DB) UpdateMentions(ctx context.Context, corpora []core.CorpusType, sco
 		cs[i] = string(c)
 	}
 	a := args{cs}
-	rows, err := db.pool.Query(ctx, `SELECT pk, file_path, text, meta, service_name FROM chunks c WHERE corpus_type = ANY($1::text[])`+db.scopeSQL(scope, &a), a...)
+	rows, err := db.pool.Query(ctx, `SELECT pk, repo_name, file_path, text, meta, service_name FROM chunks c WHERE corpus_type = ANY($1::text[])`+db.scopeSQL(scope, &a), a...)
 	if err != nil {
 		return 0, db.wrap(what, err)
 	}
 	var b pgx.Batch
 	for rows.Next() {
 		var pk int64
-		var file, text, metaJSON, service string
-		if err := rows.Scan(&pk, &file, &text, &metaJSON, &service); err != nil {
+		var repo, file, text, metaJSON, service string
+		if err := rows.Scan(&pk, &repo, &file, &text, &metaJSON, &service); err != nil {
 			rows.Close()
 			return 0, db.wrap(what, err)
 		}
 		meta := map[string]string{}
 		json.Unmarshal([]byte(metaJSON), &meta)
-		found := find(file, text)
+		found := find(repo, file, text)
 		newService := service
 		if service == "" || meta["service_from"] == "mention" {
 			newService = ""
