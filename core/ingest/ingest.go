@@ -503,7 +503,9 @@ var graphStamp = "graph-" + strconv.Itoa(graph.BuilderVersion) + "-m" + strconv.
 // unresolved targets and Kubernetes' own words are no services. 3: nor
 // are the workloads of a test's manifests (core.DeclaresSystem). 4: a
 // chart deploying one service names that service. 5: a document in a
-// service's folder is about that service (graph.Owners.About).
+// service's folder is about that service (graph.Owners.About); a name of
+// one word common in technical prose counts only where it is written as
+// a name (mention.Common).
 const mentionRules = 5
 
 // GraphOutdated reports whether linkKey, the link key an index records,

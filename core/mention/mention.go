@@ -7,13 +7,51 @@
 package mention
 
 import (
+	_ "embed"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
+
+//go:generate go run -tags sqlite_fts5 ./internal/gencommon -o common.txt $GOROOT/src /usr/lib/python3.11
+
+// commonTxt lists the words too common in technical prose to be taken
+// for a service's name without a sign that they name one (see cued):
+// those of at least 0.2% of the doc comments and docstrings of the Go
+// and Python standard libraries ("user", "load", "search", "store"), as
+// internal/gencommon counts them.
+//
+//go:embed common.txt
+var commonTxt string
+
+var commonWords = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, l := range strings.Split(commonTxt, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out[l] = true
+		}
+	}
+	return out
+})
+
+// Common reports whether word (lower case) is one of technical prose's
+// common words (commonTxt), which names a service in text only where
+// the text marks it as a name.
+func Common(word string) bool { return commonWords()[word] }
+
+// serviceNouns follow a word that names a service ("the user service",
+// "user pods", "search-api"): a common word before one of them is a
+// name.
+var serviceNouns = map[string]bool{
+	"service": true, "services": true, "svc": true, "microservice": true, "api": true, "server": true,
+	"servers": true, "pod": true, "pods": true, "deployment": true, "deployments": true, "container": true,
+	"containers": true, "instance": true, "instances": true, "replica": true, "replicas": true,
+	"endpoint": true, "endpoints": true, "app": true, "oncall": true,
+}
 
 // generic are names too common in prose to count as a service mention on
 // their own, even when a deploy file uses them.
@@ -38,14 +76,16 @@ var generic = map[string]bool{
 type Matcher struct {
 	names  map[string]string // normalized word sequence ("catalog stock worker") -> service
 	firsts map[string]bool   // first words of names of several words
+	cued   map[string]bool   // names of one common word: they count only as marked names
 	max    int               // longest name in words
 }
 
 // New returns a Matcher for the services. Names shorter than three
 // letters and names of generic words only (api, web-server, helm-chart)
-// are left out.
+// are left out; a name of one common word (user, load) is found only
+// where the text marks it as a name (see cued).
 func New(services []string) *Matcher {
-	m := &Matcher{names: map[string]string{}, firsts: map[string]bool{}}
+	m := &Matcher{names: map[string]string{}, firsts: map[string]bool{}, cued: map[string]bool{}}
 	for _, s := range services {
 		if strings.HasPrefix(s, "?") {
 			continue // an unresolved call's target, not a service
@@ -57,6 +97,9 @@ func New(services []string) *Matcher {
 		}
 		if _, dup := m.names[key]; !dup {
 			m.names[key] = s
+		}
+		if len(ws) == 1 && Common(key) {
+			m.cued[key] = true
 		}
 		if len(ws) > 1 {
 			m.firsts[ws[0]] = true
@@ -92,8 +135,8 @@ func split(s string) []string {
 }
 
 type token struct {
-	word  string
-	start int
+	word       string
+	start, end int // byte offsets in the text
 }
 
 func tokens(text string) []token {
@@ -105,12 +148,12 @@ func tokens(text string) []token {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			out = append(out, token{strings.ToLower(text[start:i]), start})
+			out = append(out, token{strings.ToLower(text[start:i]), start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, token{strings.ToLower(text[start:]), start})
+		out = append(out, token{strings.ToLower(text[start:]), start, len(text)})
 	}
 	return out
 }
@@ -161,7 +204,10 @@ func fileWords(file string) string {
 // Find returns the services text mentions, the most mentioned first (ties
 // in order of first mention). A multi-word name matches its words joined
 // by any separators ("catalog-stock-worker", "catalog stock worker"); the
-// longest name wins where names overlap.
+// longest name wins where names overlap. A name of one common word counts
+// only where cued finds it marked as a name: "the user service" and
+// "http://user:8080" mention a service user, "the user logs in" does
+// not.
 func (m *Matcher) Find(text string) []string {
 	if m == nil || len(m.names) == 0 {
 		return nil
@@ -184,7 +230,8 @@ func (m *Matcher) Find(text string) []string {
 			if k > 1 && toks[i+k-1].start-toks[i].start > len(strings.Join(parts, ""))+2*(k-1) {
 				continue
 			}
-			if s, ok := m.names[strings.Join(parts, " ")]; ok {
+			key := strings.Join(parts, " ")
+			if s, ok := m.names[key]; ok && (k > 1 || !m.cued[key] || cued(text, toks, i)) {
 				if _, seen := first[s]; !seen {
 					first[s] = toks[i].start
 				}
@@ -209,4 +256,32 @@ func (m *Matcher) Find(text string) []string {
 		return first[out[i]] < first[out[j]]
 	})
 	return out
+}
+
+// cued reports whether the common word toks[i] of text is written as a
+// name: it is all the text (a file named after it), it is followed by a
+// word that says it is a service (user service, user-api, search pods),
+// or it is a host (http://user/, user:8080, user.prod.svc.cluster.local).
+// In code quotes alone (`user`) it is as often a field or a parameter.
+func cued(text string, toks []token, i int) bool {
+	if len(toks) == 1 {
+		return true
+	}
+	t := toks[i]
+	if i+1 < len(toks) && serviceNouns[toks[i+1].word] && toks[i+1].start-t.end <= 2 {
+		return true
+	}
+	rest := text[t.end:]
+	// A URL's host is the name, not a longer one (https://user-images.example.com).
+	if strings.HasSuffix(text[:t.start], "://") && (rest == "" || !strings.ContainsRune("-_", rune(rest[0]))) {
+		return true
+	}
+	if len(rest) > 1 && rest[0] == ':' && rest[1] >= '0' && rest[1] <= '9' {
+		return true
+	}
+	if strings.HasPrefix(rest, ".") {
+		host, _, _ := strings.Cut(rest, " ")
+		return strings.Contains(strings.ToLower(host), ".svc")
+	}
+	return false
 }

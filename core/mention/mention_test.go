@@ -1,6 +1,7 @@
 package mention
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,58 @@ func TestFindIn(t *testing.T) {
 				t.Errorf("FindIn(%q, %q) = %q, want %q", tt.file, tt.text, got, tt.want)
 			}
 		}
+	}
+}
+
+// TestFindCommonWords checks that a service named by one word common in
+// technical prose is found only where the text writes it as a name.
+func TestFindCommonWords(t *testing.T) {
+	m := New([]string{"search", "profile", "billing", "search-ranking"})
+	tests := []struct {
+		file, text, want string
+	}{
+		{"notes.md", "search is slow for users today", ""},
+		{"notes.md", "users search their profile", ""},
+		{"notes.md", "billing is down", "billing"},
+		{"notes.md", "the search service is slow", "search"},
+		{"notes.md", "search-api returns 503", "search"},
+		{"notes.md", "restart the search pods, then the profile svc", "search, profile"},
+		{"notes.md", "delete the jobs of a `search` and `profile`", ""},
+		{"notes.md", "GET http://search/q timed out", "search"},
+		{"notes.md", "see https://search-images.example.com/a.png", ""},
+		{"notes.md", "dial tcp search:8080: connection refused", "search"},
+		{"notes.md", "search.prod.svc.cluster.local does not resolve", "search"},
+		{"notes.md", "search ranking regressed", "search-ranking"},
+		// A file named after the service alone is about it; a file whose
+		// name uses the word in a phrase is not.
+		{"runbooks/search.md", "restart it", "search"},
+		{"runbooks/search-latency.md", "restart it", ""},
+		{"slack/search-oncall/2024-05-01.json", "it is back", "search"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(m.FindIn(tt.file, tt.text), ", "); got != tt.want {
+			t.Errorf("FindIn(%q, %q) = %q, want %q", tt.file, tt.text, got, tt.want)
+		}
+	}
+	if !Common("user") || Common("billing") {
+		t.Errorf("Common: user %v, billing %v", Common("user"), Common("billing"))
+	}
+}
+
+// TestCommonList checks the embedded list internal/gencommon writes:
+// sorted lower-case words, as many as the real list holds.
+func TestCommonList(t *testing.T) {
+	var words []string
+	for _, l := range strings.Split(commonTxt, "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if l != strings.ToLower(strings.TrimSpace(l)) || strings.ContainsAny(l, " -_0123456789") {
+			t.Errorf("common.txt: %q is no lower-case word", l)
+		}
+		words = append(words, l)
+	}
+	if len(words) < 500 || !slices.IsSorted(words) {
+		t.Errorf("common.txt: %d words, sorted %v", len(words), slices.IsSorted(words))
 	}
 }
