@@ -185,7 +185,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 39
+const BuilderVersion = 40
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1742,8 +1742,8 @@ func helmExpr(expr string, values map[string]string) (string, bool) {
 // mount is a file or folder of a repository a compose service mounts.
 type mount struct{ repo, path, service string }
 
-// composeMounts are the files and folders compose services mount, in
-// the compose files' order. A relative path is the compose file's
+// composeMounts are the files and folders compose services mount that
+// the index holds, in the compose files' order. A relative path is the compose file's
 // folder's, or, in a file given after another (docker compose -f
 // base.yml -f extra/override.yml), the first file's: the folder above
 // where the path exists.
@@ -1769,7 +1769,10 @@ func (b *builder) composeMounts() []mount {
 				}
 			}
 			repo, at, ok := locate(b.in.Roots, r.Repo, at)
-			if !ok {
+			// A folder the repository does not hold is made when the
+			// service runs (./.data/minio, ignored by git): no place
+			// of the service's.
+			if !ok || at != "." && !paths[[2]string{repo, at}] {
 				continue
 			}
 			out = append(out, mount{repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})

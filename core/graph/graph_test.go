@@ -169,6 +169,22 @@ func TestResolutionPaths(t *testing.T) {
 					}
 				}
 			}
+			// "places": "name dir" must be the folder the node's code
+			// is in ("-" for none known).
+			for _, f := range a.Files {
+				if f.Name != "places" {
+					continue
+				}
+				for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					name, dir, _ := strings.Cut(l, " ")
+					if dir == "-" {
+						dir = ""
+					}
+					if s := g.Service(name); s == nil || s.Directory != dir {
+						t.Errorf("place of %s: %+v, want %q", name, s, dir)
+					}
+				}
+			}
 			var extra []string
 			for k, e := range got {
 				if !want[k] {
