@@ -165,8 +165,14 @@ type Resource struct {
 	// ConfigMaps a Kubernetes workload's pods mount as files
 	// ("configmap:NAME"); EnvFiles the env files a compose service loads
 	// (env_file), relative to the compose file.
-	Volumes   []string `json:"volumes,omitempty"`
-	EnvFiles  []string `json:"env_files,omitempty"`
+	Volumes  []string `json:"volumes,omitempty"`
+	EnvFiles []string `json:"env_files,omitempty"`
+	// Reads are the files of folders a compose service mounts that its
+	// command or entrypoint names, as host paths relative to the compose
+	// file: ./config/loki.yaml for -config.file=/etc/loki/loki.yaml with
+	// ./config mounted at /etc/loki. Of such a folder, the service reads
+	// those.
+	Reads     []string `json:"reads,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Programs are what a workload's containers (not its init
 	// containers) or a compose service run, as written: the first word

@@ -637,15 +637,18 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 			}
 		}
 	}
+	var mounted [][2]string // host folder or file, where the container sees it
 	for _, v := range list(s["volumes"]) {
-		src := str(v)
+		src, target := str(v), ""
 		if m, ok := v.(map[string]any); ok {
-			src = str(m["source"])
+			src, target = str(m["source"]), str(m["target"])
 		} else if i := strings.IndexByte(src, ':'); i > 0 {
-			src = src[:i]
+			src, target, _ = strings.Cut(src, ":")
+			target, _, _ = strings.Cut(target, ":")
 		}
 		if strings.HasPrefix(src, ".") {
 			r.Volumes = append(r.Volumes, src)
+			mounted = append(mounted, [2]string{src, target})
 		}
 	}
 	// The entrypoint, when set, runs the command as its arguments.
@@ -655,6 +658,7 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 	} else {
 		r.Programs = programWords(r.Programs, commandItems(s["command"]), true)
 	}
+	r.Reads = mountedReads(mounted, append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
 	}
@@ -969,4 +973,32 @@ func (c *Chunker) HelmTemplate(src []byte, base core.Chunk) Result {
 
 func lineStartOf(src []byte, off int) int {
 	return bytes.LastIndexByte(src[:off], '\n') + 1
+}
+
+// mountedReads returns the files of mounted folders that a command names,
+// as host paths: -config.file=/etc/loki/loki.yaml with ./config mounted
+// at /etc/loki/ is ./config/loki.yaml (core.Resource.Reads).
+func mountedReads(mounted [][2]string, items []string) []string {
+	var out []string
+	for _, it := range items {
+		for _, w := range strings.Fields(it) {
+			w = strings.Trim(w, `"'`)
+			if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+				w = v
+			}
+			if !strings.HasPrefix(w, "/") {
+				continue
+			}
+			w = path.Clean(w)
+			for _, m := range mounted {
+				target := path.Clean(m[1])
+				if rest, ok := strings.CutPrefix(w, target+"/"); ok && m[1] != "" && target != "/" {
+					if p := path.Join(m[0], rest); !slices.Contains(out, p) {
+						out = append(out, p)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -200,3 +200,24 @@ func FuzzPrograms(f *testing.F) {
 		}
 	})
 }
+
+func TestMountedReads(t *testing.T) {
+	mounted := [][2]string{{"./config", "/etc/app/"}, {"./rules", "/rules"}, {"./app.yaml", "/etc/other/app.yaml"}, {"./data", ""}}
+	tests := []struct {
+		items []string
+		want  string
+	}{
+		{[]string{"-config.file=/etc/app/app.yaml -target=read"}, "config/app.yaml"},
+		{[]string{"--config.file=/etc/app/app.yaml", "--rules", "/rules/alerts/high.yml"}, "config/app.yaml rules/alerts/high.yml"},
+		{[]string{"/usr/bin/app", "-config", "'/etc/app/sub/../app.yaml'"}, "config/app.yaml"},
+		// A mounted file, a path outside every mount, a relative path
+		// and a word are no files of a mounted folder.
+		{[]string{"--config=/etc/other/app.yaml", "--log=/var/log/app.log", "conf/app.yaml", "serve"}, ""},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(mountedReads(mounted, tt.items), " "); got != tt.want {
+			t.Errorf("mountedReads(%q) = %q, want %q", tt.items, got, tt.want)
+		}
+	}
+}

@@ -185,7 +185,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 40
+const BuilderVersion = 41
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1739,8 +1739,25 @@ func helmExpr(expr string, values map[string]string) (string, bool) {
 	return val, have
 }
 
-// mount is a file or folder of a repository a compose service mounts.
-type mount struct{ repo, path, service string }
+// mount is a file or folder of a repository a compose service mounts;
+// reads, the files of the folder its command names (core.Resource.Reads).
+type mount struct {
+	repo, path, service string
+	reads               []string
+}
+
+// holds reports whether the service reads file through the mount: the
+// file mounted, or a file of the folder mounted that its command names
+// when it names any.
+func (m mount) holds(repo, file string) bool {
+	if m.repo != repo {
+		return false
+	}
+	if m.path == file {
+		return true
+	}
+	return strings.HasPrefix(file, m.path+"/") && (len(m.reads) == 0 || slices.Contains(m.reads, file))
+}
 
 // composeMounts are the files and folders compose services mount that
 // the index holds, in the compose files' order. A relative path is the compose file's
@@ -1775,7 +1792,13 @@ func (b *builder) composeMounts() []mount {
 			if !ok || at != "." && !paths[[2]string{repo, at}] {
 				continue
 			}
-			out = append(out, mount{repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name)})
+			var reads []string
+			for _, rd := range r.Reads {
+				if rel, ok := strings.CutPrefix(rd, path.Clean(v)+"/"); ok {
+					reads = append(reads, path.Join(at, rel))
+				}
+			}
+			out = append(out, mount{repo, at, first(b.alias[strings.ToLower(r.Name)], r.Name), reads})
 		}
 	}
 	return out

@@ -196,7 +196,8 @@ func (b *builder) collectValues() {
 			})
 		case r.Kind == core.ResourceConfigFile:
 			// A config file is the settings of the services that mount it
-			// (the file, or a folder above it; a ConfigMap's file, the
+			// (the file, or a folder above it unless the service's command
+			// names other files of that folder; a ConfigMap's file, the
 			// workloads that mount the ConfigMap), each of them.
 			var mounters []string
 			via := path.Base(r.File)
@@ -205,7 +206,7 @@ func (b *builder) collectValues() {
 				mounters, via = cmMounters[r.Repo+"\x00"+cm], key+" of ConfigMap "+cm
 			} else {
 				for _, m := range b.mounts {
-					if m.repo == r.Repo && (m.path == r.File || strings.HasPrefix(r.File, m.path+"/")) {
+					if m.holds(r.Repo, r.File) {
 						mounters = appendUnique(mounters, m.service)
 					}
 				}
