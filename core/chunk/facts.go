@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -408,6 +409,23 @@ func (x *extractor) goStubConstructor(call *ts.Node) bool {
 	return false
 }
 
+// jsStub reports whether the constructor of new FooClient(...) in
+// JavaScript or TypeScript, service, can be a gRPC stub: one imported
+// from gRPC or generated protobuf code (./gen/cart_grpc_pb,
+// ../proto/cart), or, where the file does not say where it comes from
+// (a package a loaded proto defines, a namespace import), one of a file
+// that imports such code. new QueryClient({...}) of a React library and
+// an app's own SearchClient class are no gRPC calls.
+func (x *extractor) jsStub(service *ts.Node) bool {
+	root, _, _ := strings.Cut(service.Utf8Text(x.src), ".")
+	if mod, ok := x.imports[root]; ok {
+		return generatedPath(strings.TrimSuffix(mod, path.Ext(mod)))
+	}
+	return slices.ContainsFunc(x.fileImports, func(imp string) bool {
+		return generatedPath(strings.TrimSuffix(imp, path.Ext(imp)))
+	})
+}
+
 // generatedPath reports whether a Go import path looks like generated
 // protobuf or gRPC code (.../genproto, .../cartpb, .../grpc_health_v1).
 func generatedPath(p string) bool {
@@ -501,6 +519,9 @@ func (x *extractor) extract(m *match) []fact {
 	case m.has("grpc"):
 		n := m.first("grpc")
 		if x.l.name == "go" && m.has("grpc.service") && !x.goStubConstructor(n) {
+			return nil
+		}
+		if (x.l.name == "javascript" || x.l.name == "typescript" || x.l.name == "tsx") && m.has("grpc.service") && !x.jsStub(m.first("grpc.service")) {
 			return nil
 		}
 		c := core.Call{Kind: core.CallGRPC, System: "grpc", Line: x.line(n), Text: x.firstLine(n)}
