@@ -197,16 +197,21 @@ func (b *builder) collectValues() {
 		case r.Kind == core.ResourceConfigFile:
 			// A config file is the settings of the services that mount it
 			// (the file, or a folder above it unless the service's command
-			// names other files of that folder; a ConfigMap's file, the
-			// workloads that mount the ConfigMap), each of them.
+			// names other files of that folder or another service mounts
+			// the file itself; a ConfigMap's file, the workloads that
+			// mount the ConfigMap), each of them.
 			var mounters []string
 			via := path.Base(r.File)
 			if rest, ok := strings.CutPrefix(r.Name, "configmap:"); ok {
 				cm, key, _ := strings.Cut(rest, "/")
 				mounters, via = cmMounters[r.Repo+"\x00"+cm], key+" of ConfigMap "+cm
 			} else {
+				// A file a service mounts on its own is that service's,
+				// not also the config of one mounting a folder above it
+				// (Grafana's provisioning folder holding Tempo's file).
+				own := slices.ContainsFunc(b.mounts, func(m mount) bool { return m.repo == r.Repo && m.path == r.File })
 				for _, m := range b.mounts {
-					if m.holds(r.Repo, r.File) {
+					if m.holds(r.Repo, r.File) && (!own || m.path == r.File) {
 						mounters = appendUnique(mounters, m.service)
 					}
 				}
