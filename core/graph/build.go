@@ -415,11 +415,11 @@ func imageKind(images []string) string {
 		b := strings.ToLower(core.ImageName(img))
 		switch {
 		case containsAny(b, "postgres", "mysql", "mariadb", "mongo", "mssql", "sqlserver", "cockroach", "cassandra", "oracle", "timescale", "clickhouse",
-			"influxdb", "neo4j"):
+			"influxdb", "neo4j", "scylla", "couchdb", "couchbase", "yugabyte", "tidb", "arangodb", "ravendb", "surrealdb", "dynamodb"):
 			return KindDatabase
-		case containsAny(b, "redis", "memcached", "valkey", "keydb", "dragonfly", "garnet"):
+		case containsAny(b, "redis", "memcached", "valkey", "keydb", "dragonfly", "garnet", "hazelcast"):
 			return KindCache
-		case containsAny(b, "kafka", "rabbitmq", "nats", "redpanda", "activemq", "pulsar"):
+		case containsAny(b, "kafka", "rabbitmq", "nats", "redpanda", "activemq", "pulsar", "mosquitto", "emqx", "nsqd", "hivemq"):
 			return KindQueue
 		}
 	}
