@@ -139,6 +139,12 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 			// keys of one document to chunk by.
 			return c.fallback(src, base, ""), ""
 		}
+		if err != nil && isTemplate(src) {
+			// A template of the format ({{ .Shards }}, {% if %}: an
+			// Elasticsearch mapping, a Nomad job's config) is not the
+			// format until rendered: its text, not a fault.
+			return c.fallback(src, base, ""), ""
+		}
 		if err != nil {
 			msg := err.Error()
 			if base.Language == "json" {
@@ -438,6 +444,13 @@ func blankJSONC(src []byte) ([]byte, bool) {
 		}
 	}
 	return out, changed
+}
+
+// isTemplate reports whether src holds template directives: Go and Helm
+// ({{ ... }}), Jinja ({% ... %}).
+func isTemplate(src []byte) bool {
+	return bytes.Contains(src, []byte("{{")) && bytes.Contains(src, []byte("}}")) ||
+		bytes.Contains(src, []byte("{%")) && bytes.Contains(src, []byte("%}"))
 }
 
 // jsonStream reports whether src is two or more JSON values one after

@@ -144,8 +144,9 @@ func TestConfigLargeKeys(t *testing.T) {
 
 // TestConfigCommentsOnly: a YAML file holding only comments is a file
 // with no keys, indexed as its text without a warning, and so is a stream
-// of JSON values (JSON Lines); one that does not parse still warns, a
-// JSON file in JSON's terms.
+// of JSON values (JSON Lines) and a template (Go, Jinja) that does not
+// parse until rendered; one that does not parse still warns, a JSON file
+// in JSON's terms.
 func TestConfigCommentsOnly(t *testing.T) {
 	c := newChunker(t)
 	for _, tt := range []struct {
@@ -160,6 +161,10 @@ func TestConfigCommentsOnly(t *testing.T) {
 		{"events.json", "json", "{\"level\":\"info\",\"msg\":\"order placed\"}\n{\"level\":\"error\",\"msg\":\"payment declined\"}\n", ""},
 		{"fixtures.json", "json", "{\n  \"id\": 1\n}\n{\n  \"id\": 2\n}\n", ""},
 		{"half-stream.json", "json", "{\"id\": 1}\n{\"id\":\n", "indexed as text: json: line 2"},
+		// Templates are text until rendered: no fault of the file.
+		{"mapping-7.json", "json", "{\n  \"settings\": {\n    \"number_of_shards\": {{ .Shards }}\n  }\n}\n", ""},
+		{"job.yml", "yaml", "consul:\n  host: {{ env \"NODE_IP\" }}:8500\n", ""},
+		{"inventory.yml", "yaml", "{% for h in hosts %}\n- {{ h }}\n{% endfor %}\n", ""},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			base := core.Chunk{SourceURI: "repo/" + tt.path, FilePath: tt.path, Language: tt.lang, Corpus: core.CodeConfig, RepoName: "repo"}
