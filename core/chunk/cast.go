@@ -242,11 +242,12 @@ func (b *builder) flush(g *group, scope []string, inContainer bool) {
 		m = b.meta(g.defs[0], scope, inContainer)
 	default:
 		// Each name once: a Rust type and its impl blocks (impl Display
-		// for E, impl From<X> for E) are one name.
+		// for E, impl From<X> for E) are one name. Go's blank identifier
+		// (var _ Iface = (*impl)(nil)) names nothing.
 		var names []string
 		kind := g.defs[0].kind
 		for _, d := range g.defs {
-			if n := d.name(); !slices.Contains(names, n) {
+			if n := d.name(); n != "_" && !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 			if d.kind != kind {

@@ -14,6 +14,8 @@ import (
 // ErrOutOfStock is returned when a reservation cannot be satisfied.
 var ErrOutOfStock = errors.New("out of stock")
 
+var _ fmt.Stringer = Item{}
+
 const (
 	// DefaultTTL is how long a reservation holds.
 	DefaultTTL = 15 * time.Minute
