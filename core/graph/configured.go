@@ -352,6 +352,19 @@ func isTelemetry(name string) bool {
 	return false
 }
 
+// telemetryBackend reports whether node t is telemetry infrastructure
+// named so (an OpenTelemetry collector, Jaeger, Prometheus, a log
+// shipper) rather than a service whose code the index holds: a
+// metrics-api built from the repository's ./metrics-api is a dependency
+// like any other, whatever its name says.
+func (b *builder) telemetryBackend(t string) bool {
+	if !isTelemetry(t) {
+		return false
+	}
+	n := b.nodes[t]
+	return n == nil || n.Language == ""
+}
+
 // hostLabelRE is what a host name (or its first label) looks like.
 var hostLabelRE = lazyre.New(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
@@ -682,7 +695,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	}
 	typ := edgeType(nil, a, v.name)
 	t, factor, how := b.target(a, typ)
-	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || isTelemetry(t) || slices.Contains(v.peers, t) {
+	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || b.telemetryBackend(t) || slices.Contains(v.peers, t) {
 		return
 	}
 	typ = edgeType(b.nodes[t], a, v.name)
@@ -977,7 +990,7 @@ func (b *builder) proxies() {
 					typ = EdgeGRPC
 				}
 				t, factor, how := b.target(a, typ)
-				if t == "" || t == s || isTelemetry(t) {
+				if t == "" || t == s || b.telemetryBackend(t) {
 					continue
 				}
 				ev := Evidence{r.ChunkID, r.Repo, r.File, be.Line}
