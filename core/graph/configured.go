@@ -623,7 +623,7 @@ func (b *builder) configured() {
 				b.codeAddress(s, v)
 				continue
 			}
-			if t, ok := best[v.name]; !ok || v.tier != t || isTelemetry(v.name) {
+			if t, ok := best[v.name]; !ok || v.tier != t {
 				continue
 			}
 			if v.shared && !b.reads[s][v.name] {
@@ -666,9 +666,6 @@ func (b *builder) speaksGRPC(s string) bool {
 // codeAddress adds the edge of an address the code builds, its host
 // filled from the service's environment.
 func (b *builder) codeAddress(s string, v envVal) {
-	if isTelemetry(v.name) {
-		return
-	}
 	for _, val := range b.expandHost(s, v.value) {
 		b.configuredEdge(s, v, val)
 	}
@@ -694,6 +691,14 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		return
 	}
 	typ := edgeType(nil, a, v.name)
+	// A variable for telemetry (OTEL_EXPORTER_OTLP_ENDPOINT, METRICS_HOST)
+	// names a backend to report to, no dependency, unless the index holds
+	// that service's code (a metrics-api of the company's own).
+	if isTelemetry(v.name) {
+		if n, _, _ := b.lookupHost(a.host); n == "" || b.nodes[n] == nil || b.nodes[n].Language == "" {
+			return
+		}
+	}
 	t, factor, how := b.target(a, typ)
 	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || b.telemetryBackend(t) || slices.Contains(v.peers, t) {
 		return
