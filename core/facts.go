@@ -169,8 +169,8 @@ type Resource struct {
 	EnvFiles []string `json:"env_files,omitempty"`
 	// Reads are the files of folders a compose service mounts that its
 	// command or entrypoint names, as host paths relative to the compose
-	// file: ./config/loki.yaml for -config.file=/etc/loki/loki.yaml with
-	// ./config mounted at /etc/loki. Of such a folder, the service reads
+	// file: ./config/app.yaml for -config.file=/etc/app/app.yaml with
+	// ./config mounted at /etc/app. Of such a folder, the service reads
 	// those.
 	Reads     []string `json:"reads,omitempty"`
 	DependsOn []string `json:"depends_on,omitempty"`

@@ -976,8 +976,8 @@ func lineStartOf(src []byte, off int) int {
 }
 
 // mountedReads returns the files of mounted folders that a command names,
-// as host paths: -config.file=/etc/loki/loki.yaml with ./config mounted
-// at /etc/loki/ is ./config/loki.yaml (core.Resource.Reads).
+// as host paths: -config.file=/etc/app/app.yaml with ./config mounted
+// at /etc/app/ is ./config/app.yaml (core.Resource.Reads).
 func mountedReads(mounted [][2]string, items []string) []string {
 	var out []string
 	for _, it := range items {

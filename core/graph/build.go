@@ -1760,10 +1760,10 @@ func (m mount) holds(repo, file string) bool {
 }
 
 // composeMounts are the files and folders compose services mount that
-// the index holds, in the compose files' order. A relative path is the compose file's
-// folder's, or, in a file given after another (docker compose -f
-// base.yml -f extra/override.yml), the first file's: the folder above
-// where the path exists.
+// the index holds, in the compose files' order. A relative path is the
+// compose file's folder's, or, in a file given after another (docker
+// compose -f base.yml -f extra/override.yml), the first file's: the
+// folder above where the path exists.
 func (b *builder) composeMounts() []mount {
 	var out []mount
 	var paths map[[2]string]bool // repo and path of every file and folder
