@@ -185,7 +185,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 42
+const BuilderVersion = 43
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -822,6 +822,25 @@ func (b *builder) filePaths() map[[2]string]bool {
 	return paths
 }
 
+// codeDirs returns the folders, by repository, that hold code (not
+// tests) at any depth.
+func (b *builder) codeDirs() map[[2]string]bool {
+	out := map[[2]string]bool{}
+	for _, f := range b.in.Files {
+		if codeLanguage(f[1]) == "" || core.IsTestPath(f[1]) {
+			continue
+		}
+		for d := path.Dir(f[1]); d != "." && d != "/"; d = path.Dir(d) {
+			k := [2]string{f[0], d}
+			if out[k] {
+				break
+			}
+			out[k] = true
+		}
+	}
+	return out
+}
+
 // Why a service owns a file or folder. whyMounted: its compose service
 // mounts it; whyBuilt: its compose service is built from it.
 const (
@@ -876,13 +895,21 @@ func (b *builder) ownership() {
 	}
 	// Compose builds: the folder of the Dockerfile a service builds with
 	// (context ./ with dockerfile src/cart/Dockerfile is src/cart), or its
-	// context. A folder several services build from belongs to none.
+	// context, also where the Dockerfile's folder holds no code (a
+	// .docker/ or docker/ folder of Dockerfiles). A folder several
+	// services build from belongs to none.
 	builds := map[[2]string][]string{}
+	var codeDirs map[[2]string]bool
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceCompose && r.Build != "" && !strings.Contains(r.Build, "://") {
 			dir := path.Join(path.Dir(r.File), r.Build)
 			if r.Dockerfile != "" && !strings.HasPrefix(r.Dockerfile, "-") {
-				dir = path.Dir(path.Join(dir, r.Dockerfile))
+				if codeDirs == nil {
+					codeDirs = b.codeDirs()
+				}
+				if df := path.Dir(path.Join(dir, r.Dockerfile)); codeDirs[[2]string{r.Repo, df}] {
+					dir = df
+				}
 			}
 			repo, dir, ok := locate(b.in.Roots, r.Repo, dir)
 			if !ok {
@@ -1054,7 +1081,9 @@ func (b *builder) ownership() {
 		if d[1] == "." {
 			continue
 		}
-		if s, ok := b.alias[strings.ToLower(path.Base(d[1]))]; ok && b.nodes[s].Kind == KindService {
+		// A test's image of the service (test/conformance/cart) is not
+		// its code.
+		if s, ok := b.alias[strings.ToLower(path.Base(d[1]))]; ok && b.nodes[s].Kind == KindService && !core.IsTestPath(d[1]+"/") {
 			add(d[0], d[1], s, "folder")
 		}
 	}

@@ -204,6 +204,22 @@ func TestResolutionPaths(t *testing.T) {
 	}
 }
 
+// TestTestImageFolder checks that a folder of a test named after a
+// service (test/conformance/idp, holding a Dockerfile) is none of the
+// service's folders.
+func TestTestImageFolder(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "dockerfilefolder.txtar"))
+	s := g.Service("idp")
+	if s == nil {
+		t.Fatal("no service idp")
+	}
+	for _, d := range s.Dirs {
+		if strings.HasPrefix(d.Path, "test/") || strings.HasPrefix(d.Path, ".docker") {
+			t.Errorf("idp owns %s (%s)", d.Path, d.Why)
+		}
+	}
+}
+
 // TestRepositoryLanguage checks that a repository that stands for its
 // code, as a node made from its Dockerfile or because no service owns
 // its code (devcompose), has the language its code is in.
