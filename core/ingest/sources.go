@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
@@ -425,10 +426,20 @@ func (r *sourceReader) channel(f core.File) fileResult {
 	return r.clean(res, cr.Chunks)
 }
 
-// clean passes raw chunks through the scrub gate.
+// clean passes raw chunks through the scrub gate. The sections of a
+// changelog are marked release notes: it names its services in every
+// section, and lists of what mentions a service put it after the rest.
 func (r *sourceReader) clean(res fileResult, raw []core.Chunk, people ...string) fileResult {
 	seen := make(map[string]bool, len(raw))
+	notes := res.file.Corpus == core.DocReadme && core.IsReleaseNotes(res.file.Path)
 	for _, rc := range raw {
+		if notes {
+			rc.Meta = maps.Clone(rc.Meta)
+			if rc.Meta == nil {
+				rc.Meta = map[string]string{}
+			}
+			rc.Meta["release_notes"] = "true"
+		}
 		if seen[rc.ID] {
 			res.skip = fmt.Sprintf("two chunks with the same id (%s lines %d-%d): a chunker bug, please report it", rc.SourceURI, rc.LineStart, rc.LineEnd)
 			res.chunks = nil

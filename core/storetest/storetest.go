@@ -64,6 +64,7 @@ func Run(t *testing.T, open Open) {
 		{"ChunkingVersion", testChunkingVersion},
 		{"ServiceNames", testServiceNames},
 		{"ChartMentions", testChartMentions},
+		{"MentionOrder", testMentionOrder},
 		{"OwnedFolders", testOwnedFolders},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
@@ -1055,6 +1056,38 @@ func testChartMentions(t *testing.T, s Store) {
 		t.Fatalf("the subchart is no name of its service: %+v", sv)
 	}
 	docsJoinedTo(t, s, "quota-engine-server")
+}
+
+// testMentionOrder: what mentions a service lists a changelog's dated
+// sections after an undated runbook, newest first among the rest.
+func testMentionOrder(t *testing.T, s Store) {
+	m, ok := s.(interface {
+		Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error)
+	})
+	if !ok {
+		t.Skip("the store lists no mentions")
+	}
+	crawlShop(t, s, map[string]string{
+		"docker-compose.yml": "services:\n  invoicing:\n    build: ./invoicing\n",
+		"invoicing/main.go":  "package main\n\nfunc main() {}\n",
+		"CHANGELOG.md": "# Changelog\n\n## 2.1.0 (2026-05-02)\n\n- invoicing: totals rounded per line, not per invoice.\n\n" +
+			"## 2.0.0 (2026-03-11)\n\n- invoicing: the tax rules moved to their own table.\n",
+		"runbooks/invoicing-stuck.md": "# Invoices stuck in pending\n\nRestart invoicing after the tax table migration.\n",
+	})
+	got, total, err := m.Mentions(context.Background(), "invoicing", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, c := range got {
+		files = append(files, c.FilePath)
+	}
+	if total != 3 || len(files) != 3 || files[0] != "runbooks/invoicing-stuck.md" || files[1] != "CHANGELOG.md" {
+		t.Errorf("Mentions = %v (%d in all), want the runbook, then the changelog's two sections", files, total)
+	}
+	if len(got) == 3 && !strings.Contains(got[1].Text, "2.1.0") {
+		t.Errorf("the changelog's newest section is not first: %q", got[1].Text)
+	}
 }
 
 // testOwnedFolders: a service owns every folder the graph gives it, not

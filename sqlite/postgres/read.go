@@ -155,7 +155,7 @@ func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.C
 	}
 	out, err := db.chunks(ctx, what, `SELECT `+chunkrow.Cols+` FROM chunks c LEFT JOIN files f ON f.id = c.file_id
 		WHERE `+where+`
-		ORDER BY c."timestamp" = '', c."timestamp" DESC, coalesce(f.mtime, 0) DESC, c.source_id, c.file_path, c.line_start
+		ORDER BY (c.meta::jsonb ->> 'release_notes') IS NOT NULL, c."timestamp" = '', c."timestamp" DESC, coalesce(f.mtime, 0) DESC, c.source_id, c.file_path, c.line_start
 		LIMIT $3`, mentionCorpora, service, limit)
 	return out, total, err
 }
