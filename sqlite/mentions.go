@@ -131,16 +131,20 @@ func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.C
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunks c WHERE `+where, args...).Scan(&total); err != nil {
 		return nil, 0, db.wrap("find mentions of "+service+" in", err)
 	}
-	// Release notes (a changelog names its services in every section)
-	// come after the rest. Dated chunks (a message's time, a document's
-	// or section's stated date) come first, newest first; then undated
-	// documents by their file's modification time (a checkout's is not a
-	// date worth putting above a dated incident). The sections of one
-	// document keep their order.
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+chunkrow.Cols+` FROM chunks c
+	// Dated chunks (a message's time, a document's or section's stated
+	// date) come first, newest first; then undated documents by their
+	// file's modification time (a checkout's is not a date worth putting
+	// above a dated incident). The sections of one document keep their
+	// order. Of release notes (a changelog names its services in every
+	// section) only each file's newest entry keeps its place; the older
+	// ones come after the rest.
+	rows, err := db.sql.QueryContext(ctx, `WITH m AS (
+			SELECT c.pk, json_extract(c.meta, '$.release_notes') IS NOT NULL
+				AND row_number() OVER (PARTITION BY c.file_id ORDER BY c.timestamp DESC, c.line_start) > 1 AS older
+			FROM chunks c WHERE `+where+`)
+		SELECT `+chunkrow.Cols+` FROM chunks c JOIN m ON m.pk = c.pk
 		LEFT JOIN files f ON f.id = c.file_id
-		WHERE `+where+`
-		ORDER BY json_extract(c.meta, '$.release_notes') IS NOT NULL, c.timestamp = '', c.timestamp DESC, coalesce(f.mtime, 0) DESC,
+		ORDER BY m.older, c.timestamp = '', c.timestamp DESC, coalesce(f.mtime, 0) DESC,
 			c.source_id, c.file_path, c.line_start LIMIT ?`,
 		append(args, limit)...)
 	if err != nil {

@@ -35,7 +35,7 @@ type Backend interface {
 	Chunk(ctx context.Context, id string) (core.Chunk, error)
 	Graph(ctx context.Context) (*graph.Graph, error)
 	// Mentions returns the conversation and doc chunks that mention a
-	// service, newest first (release notes last), and how many there are in all.
+	// service, newest first (older release notes last), and how many there are in all.
 	Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error)
 }
 

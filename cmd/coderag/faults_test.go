@@ -268,9 +268,9 @@ func TestReadOnlyDatabase(t *testing.T) {
 // TestMentionsNewestFirst (issue 23, item 13): the conversations and docs
 // about a service are ordered by their date: an ADR's "Date:" line, a
 // runbook's front matter; undated documents after them by their files'
-// modification times; not by path and line. Release notes come last, by
-// their entries' dates: a changelog names its services in every section
-// and would bury the rest.
+// modification times; not by path and line. A changelog's newest entry
+// keeps its date's place; its older entries come after the rest: a
+// changelog names its services in every section and would bury the rest.
 func TestMentionsNewestFirst(t *testing.T) {
 	repo := t.TempDir()
 	write := func(rel, text string) {
@@ -299,7 +299,7 @@ func TestMentionsNewestFirst(t *testing.T) {
 		t.Fatal(errs)
 	}
 	_, out, _ := coderag(t, "graph", "--db", db, "--service", "tally", "--mentions", "20")
-	want := []string{"0002-tally-outbox.md", "tally-lag.md", "overview.md", "notes.md", "CHANGELOG.md:1-5 2024-02-01", "CHANGELOG.md:7-9 2021-05-01"}
+	want := []string{"CHANGELOG.md:1-5 2024-02-01", "0002-tally-outbox.md", "tally-lag.md", "overview.md", "notes.md", "CHANGELOG.md:7-9 2021-05-01"}
 	last := -1
 	for _, w := range want {
 		i := strings.Index(out, w)

@@ -431,7 +431,7 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 			printRoutes(w, st, g, name)
 		}
 		if len(v.mentions) > 0 {
-			fmt.Fprintln(w, st.bold(fmt.Sprintf("\nmentioned in (%d, newest first, release notes last)", v.mentionCount)))
+			fmt.Fprintln(w, st.bold(fmt.Sprintf("\nmentioned in (%d, newest first; older release notes last)", v.mentionCount)))
 			for _, c := range v.mentions {
 				c = c.Printable()
 				loc := c.Location()

@@ -29,7 +29,7 @@ type index interface {
 	pack.Store
 	Stats(ctx context.Context) (core.Stats, error)
 	// Mentions returns the conversation and doc chunks that mention a
-	// service, newest first (release notes last), and how many there are in all.
+	// service, newest first (older release notes last), and how many there are in all.
 	Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error)
 	ask.History
 	search.GraphReader

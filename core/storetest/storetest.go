@@ -1058,8 +1058,9 @@ func testChartMentions(t *testing.T, s Store) {
 	docsJoinedTo(t, s, "quota-engine-server")
 }
 
-// testMentionOrder: what mentions a service lists a changelog's dated
-// sections after an undated runbook, newest first among the rest.
+// testMentionOrder: what mentions a service lists a changelog's newest
+// entry by its date, its older entries after the rest (an undated
+// runbook).
 func testMentionOrder(t *testing.T, s Store) {
 	m, ok := s.(interface {
 		Mentions(ctx context.Context, service string, limit int) ([]core.Chunk, int, error)
@@ -1082,11 +1083,11 @@ func testMentionOrder(t *testing.T, s Store) {
 	for _, c := range got {
 		files = append(files, c.FilePath)
 	}
-	if total != 3 || len(files) != 3 || files[0] != "runbooks/invoicing-stuck.md" || files[1] != "CHANGELOG.md" {
-		t.Errorf("Mentions = %v (%d in all), want the runbook, then the changelog's two sections", files, total)
+	if total != 3 || len(files) != 3 || files[0] != "CHANGELOG.md" || files[1] != "runbooks/invoicing-stuck.md" || files[2] != "CHANGELOG.md" {
+		t.Errorf("Mentions = %v (%d in all), want the changelog's newest entry, the runbook, the older entry", files, total)
 	}
-	if len(got) == 3 && !strings.Contains(got[1].Text, "2.1.0") {
-		t.Errorf("the changelog's newest section is not first: %q", got[1].Text)
+	if len(got) == 3 && (!strings.Contains(got[0].Text, "2.1.0") || !strings.Contains(got[2].Text, "2.0.0")) {
+		t.Errorf("the changelog's entries out of order: %q, then %q", got[0].Text, got[2].Text)
 	}
 }
 

@@ -153,9 +153,14 @@ func (db *DB) Mentions(ctx context.Context, service string, limit int) ([]core.C
 	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM chunks c WHERE `+where, mentionCorpora, service).Scan(&total); err != nil {
 		return nil, 0, db.wrap(what, err)
 	}
-	out, err := db.chunks(ctx, what, `SELECT `+chunkrow.Cols+` FROM chunks c LEFT JOIN files f ON f.id = c.file_id
-		WHERE `+where+`
-		ORDER BY (c.meta::jsonb ->> 'release_notes') IS NOT NULL, c."timestamp" = '', c."timestamp" DESC, coalesce(f.mtime, 0) DESC, c.source_id, c.file_path, c.line_start
+	// Newest first, each changelog's older entries after the rest (the
+	// SQLite store's Mentions says why).
+	out, err := db.chunks(ctx, what, `WITH m AS (
+			SELECT c.pk, (c.meta::jsonb ->> 'release_notes') IS NOT NULL
+				AND row_number() OVER (PARTITION BY c.file_id ORDER BY c."timestamp" DESC, c.line_start) > 1 AS older
+			FROM chunks c WHERE `+where+`)
+		SELECT `+chunkrow.Cols+` FROM chunks c JOIN m ON m.pk = c.pk LEFT JOIN files f ON f.id = c.file_id
+		ORDER BY m.older, c."timestamp" = '', c."timestamp" DESC, coalesce(f.mtime, 0) DESC, c.source_id, c.file_path, c.line_start
 		LIMIT $3`, mentionCorpora, service, limit)
 	return out, total, err
 }
