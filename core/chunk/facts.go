@@ -403,10 +403,24 @@ func (x *extractor) goStubConstructor(call *ts.Node) bool {
 	}
 	for _, imp := range x.fileImports {
 		if imp == "google.golang.org/grpc" || !known && generatedPath(imp) {
-			return true
+			// A package whose path says nothing (a service's own
+			// historyservice) makes a stub of a connection: grpcConn,
+			// c.conn, cc; s3.NewPresignClient(client) and
+			// esclient.NewSignedHttpClient(cfg) beside gRPC code do not.
+			return !known || connectionName(arg.Utf8Text(x.src))
 		}
 	}
 	return false
+}
+
+// connectionName reports whether an argument is named as a connection
+// is: conn, grpcConn, s.connection, cc.
+func connectionName(arg string) bool {
+	if i := strings.LastIndexByte(arg, '.'); i >= 0 {
+		arg = arg[i+1:]
+	}
+	arg = strings.ToLower(arg)
+	return strings.Contains(arg, "conn") || arg == "cc"
 }
 
 // jsStub reports whether the constructor of new FooClient(...) in
