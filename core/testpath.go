@@ -8,14 +8,16 @@ import (
 	"coderag/core/internal/lazyre"
 )
 
-// testDirs are directories that hold tests, and the helpers and test
-// doubles only tests use (Go's internal/testhelpers, testutil; mockery's
-// and gomock's mocks, fakes).
+// testDirs are directories that hold tests, and the helpers, test
+// doubles and recorded outputs only tests use (Go's internal/testhelpers,
+// testutil; mockery's and gomock's mocks, fakes; snapshots).
 var testDirs = map[string]bool{
 	"test": true, "tests": true, "__tests__": true, "e2e": true, "spec": true, "specs": true, "cypress": true,
 	"testdata": true, "fixtures": true, "integration-tests": true, "testing": true,
 	"testhelpers": true, "testhelper": true, "testutil": true, "testutils": true, "testsupport": true,
 	"mocks": true, "mock": true, "fakes": true, "fake": true, "testdoubles": true, "__mocks__": true,
+	// Snapshot tests' recorded outputs (Jest, cupaloy).
+	"__snapshots__": true, ".snapshots": true,
 }
 
 var (
