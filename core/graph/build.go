@@ -185,7 +185,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 43
+const BuilderVersion = 44
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1816,9 +1816,10 @@ func (b *builder) composeMounts() []mount {
 			}
 			repo, at, ok := locate(b.in.Roots, r.Repo, at)
 			// A folder the repository does not hold is made when the
-			// service runs (./.data/minio, ignored by git): no place
-			// of the service's.
-			if !ok || at != "." && !paths[[2]string{repo, at}] {
+			// service runs (./.data/minio, ignored by git), and a
+			// test's data (./testdata/certs) is a test's: no place of
+			// the service's.
+			if !ok || at != "." && (!paths[[2]string{repo, at}] || core.IsTestPath(at+"/")) {
 				continue
 			}
 			var reads []string
