@@ -258,17 +258,49 @@ func (m *Matcher) Find(text string) []string {
 	return out
 }
 
+// outageNouns, outageVerbs and outageState follow a service's name in
+// what on-call engineers write: "search outage", "search oomkilled", and
+// after is, was, went or keeps: "search is down", "search went down",
+// "search keeps crashlooping". Prose says them of a common word only as
+// a quantity: "the load is down to 30%".
+var (
+	outageNouns = map[string]bool{"outage": true, "oomkilled": true, "crashloopbackoff": true}
+	outageVerbs = map[string]bool{"is": true, "was": true, "went": true, "are": true, "were": true, "keeps": true}
+	outageState = map[string]bool{"down": true, "degraded": true, "unavailable": true, "unreachable": true,
+		"unhealthy": true, "crashlooping": true, "oomkilled": true, "flapping": true}
+)
+
+// outageSaid reports whether the words after a name say it is out.
+func outageSaid(next []token) bool {
+	if len(next) > 0 && outageNouns[next[0].word] {
+		return true
+	}
+	if len(next) < 2 || !outageVerbs[next[0].word] || !outageState[next[1].word] {
+		return false
+	}
+	// down to 30%, down by half, down 20 percent: a quantity fell.
+	if next[1].word == "down" && len(next) > 2 {
+		w := next[2].word
+		return w != "to" && w != "by" && w != "from" && (w[0] < '0' || w[0] > '9')
+	}
+	return true
+}
+
 // cued reports whether the common word toks[i] of text is written as a
 // name: it is all the text (a file named after it), it is followed by a
-// word that says it is a service (user service, user-api, search pods),
-// or it is a host (http://user/, user:8080, user.prod.svc.cluster.local).
-// In code quotes alone (`user`) it is as often a field or a parameter.
+// word that says it is a service (user service, user-api, search pods)
+// or that it is out (search is down, search outage), or it is a host
+// (http://user/, user:8080, user.prod.svc.cluster.local). In code quotes
+// alone (`user`) it is as often a field or a parameter.
 func cued(text string, toks []token, i int) bool {
 	if len(toks) == 1 {
 		return true
 	}
 	t := toks[i]
 	if i+1 < len(toks) && serviceNouns[toks[i+1].word] && toks[i+1].start-t.end <= 2 {
+		return true
+	}
+	if outageSaid(toks[i+1:]) {
 		return true
 	}
 	rest := text[t.end:]

@@ -102,6 +102,14 @@ func TestFindCommonWords(t *testing.T) {
 		{"notes.md", "dial tcp search:8080: connection refused", "search"},
 		{"notes.md", "search.prod.svc.cluster.local does not resolve", "search"},
 		{"notes.md", "search ranking regressed", "search-ranking"},
+		// What on-call engineers write when it is out.
+		{"slack/incidents/2024-05-01.json", "search is down again", "search"},
+		{"slack/incidents/2024-05-01.json", "looks like search went down at 14:02", "search"},
+		{"slack/incidents/2024-05-01.json", "profile keeps crashlooping", "profile"},
+		{"slack/incidents/2024-05-01.json", "search outage in eu-west", "search"},
+		{"notes.md", "the search is down to 20 ms since the cache", ""},
+		{"notes.md", "profile views are down 30 percent", ""},
+		{"notes.md", "users search less when the page is down", ""},
 		// A file named after the service alone is about it; a file whose
 		// name uses the word in a phrase is not.
 		{"runbooks/search.md", "restart it", "search"},
