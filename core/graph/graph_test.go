@@ -204,6 +204,22 @@ func TestResolutionPaths(t *testing.T) {
 	}
 }
 
+// TestGRPCFrameworkServices checks that clients of gRPC's own services
+// (health, reflection) whose address is unknown are no unresolved
+// dependency, and an application's own HealthService still is.
+func TestGRPCFrameworkServices(t *testing.T) {
+	g, _ := crawl(t, filepath.Join("testdata", "grpcframework.txtar"))
+	var unresolved []string
+	for _, e := range g.Edges {
+		if s := g.Service(e.Target); s != nil && s.Kind == graph.KindUnresolved {
+			unresolved = append(unresolved, e.Target+" "+e.Method)
+		}
+	}
+	if strings.Join(unresolved, ", ") != "?grpc:Health Health" {
+		t.Errorf("unresolved: %q, want the application's HealthService alone", unresolved)
+	}
+}
+
 // TestTestImageFolder checks that a folder of a test named after a
 // service (test/conformance/idp, holding a Dockerfile) is none of the
 // service's folders.

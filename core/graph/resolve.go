@@ -1084,6 +1084,12 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 			return
 		}
 	}
+	// The gRPC framework's own services, which a server answers besides
+	// its own (health checking, reflection), name no dependency when the
+	// address they are asked at is not known: a probe or a tool.
+	if grpcFrameworkService(service, c.Text) {
+		return
+	}
 	raw := service
 	if raw == "" {
 		raw = rawTarget(dial)
@@ -1094,6 +1100,22 @@ func (b *builder) grpcCall(src string, c core.CallAt, ev Evidence) {
 		via = "no address, and only " + src + "'s own code registers " + raw
 	}
 	b.addEdge(Edge{Source: src, Target: b.unresolved("grpc:" + raw), Type: EdgeGRPC, Method: service, Via: via}, ev)
+}
+
+// grpcFrameworkService reports whether a client of gRPC service, made
+// by code text, is one of gRPC's own: reflection, channelz, and the
+// health service of grpc.health.v1 (grpc_health_v1.NewHealthClient, not
+// an application's own HealthService).
+func grpcFrameworkService(service, text string) bool {
+	switch service {
+	case "ServerReflection", "Channelz":
+		return true
+	case "Health":
+		t := strings.ToLower(text)
+		return strings.Contains(t, "health_v1") || strings.Contains(t, "healthpb") || strings.Contains(t, "health.v1") ||
+			strings.Contains(t, "healthgrpc") || strings.Contains(t, "health_pb")
+	}
+	return false
 }
 
 func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
