@@ -28,6 +28,7 @@ type modelOptions struct {
 	opts      train.ModelOptions
 	json      bool
 	namePairs bool
+	crawl     bool
 }
 
 const modelLong = `Model trains the built-in embedding model (--embedder builtin) from source
@@ -49,8 +50,11 @@ it), over all queries and by the language of each pair ("markdown" is
 heading -> section). With
 --name-pairs, every function, method or type that no comment documents
 adds a pair of its name's words ("parse header") and its chunk without the
-name; they train, and are not asked in the report. 'make model' runs it on
-the sources listed in core/embed/model/README.md.`
+name; they train, and are not asked in the report. With --evaluate and
+--crawl-chunks, the report's documents are chunked as a crawl chunks them
+(an import line or a bare class line joined to its neighbour), as
+questions search them; the held-out packages are the same. 'make model'
+runs it on the sources listed in core/embed/model/README.md.`
 
 func newModelCmd(io *ioStreams) *cobra.Command {
 	o := &modelOptions{}
@@ -83,6 +87,7 @@ func newModelCmd(io *ioStreams) *cobra.Command {
 	f.Uint64Var(&o.opts.Seed, "seed", 1, "random seed")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.BoolVar(&o.namePairs, "name-pairs", false, "also mine (name, body without the name) pairs of undocumented functions, methods and types")
+	f.BoolVar(&o.crawl, "crawl-chunks", false, "with --evaluate: mine the documents as a crawl chunks them (small pieces joined), as questions search them")
 	return cmd
 }
 
@@ -112,6 +117,11 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 	if o.opts.Lead.N < 0 || o.opts.Lead.Weight <= 0 || o.opts.Lead.Weight > 100 {
 		return usagef("--lead must be 0 or more and --lead-weight above 0 and at most 100")
 	}
+	if o.crawl && o.load == "" {
+		// Models trained on joined documents lost on questions
+		// (docs/eval.md, "The documents of the pairs").
+		return usagef("--crawl-chunks is for a report (--evaluate FILE), not for training")
+	}
 	var logMu sync.Mutex // sources are mined concurrently
 	logf := func(format string, a ...any) {
 		if !o.json {
@@ -134,6 +144,9 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 			}
 			if (names > 0) != o.namePairs {
 				return usagef("%s holds %d name pairs, and --name-pairs is %v: delete it to mine the sources again, or match the flag", o.pairs, names, o.namePairs)
+			}
+			if len(pairs) > 0 && (pairs[0].Chunks == "crawl") != o.crawl {
+				return usagef("%s was mined with --crawl-chunks %v, and it is %v now: name another --pairs file, or match the flag", o.pairs, !o.crawl, o.crawl)
 			}
 		} else if !os.IsNotExist(err) {
 			return err
@@ -164,7 +177,7 @@ func modelRun(cmd *cobra.Command, io *ioStreams, o *modelOptions, args []string)
 		for i, s := range srcs {
 			g.Go(func() error {
 				t0 := time.Now()
-				f, err := train.MineText(gctx, s.name, s.dir, train.MineOptions{NamePairs: o.namePairs})
+				f, err := train.MineText(gctx, s.name, s.dir, train.MineOptions{NamePairs: o.namePairs, CrawlChunks: o.crawl})
 				if err != nil {
 					return err
 				}

@@ -54,6 +54,12 @@ type MineOptions struct {
 	// type chunk without a doc comment: its name's words as the query,
 	// the chunk without the name as the document.
 	NamePairs bool
+	// CrawlChunks makes MineText's documents the chunks a crawl makes,
+	// the small pieces a crawl joins to a neighbour (an import line, a
+	// bare class line) joined, as questions search them: for a held-out
+	// report that sees what a question sees, not for training (models
+	// trained on them lost on questions; docs/eval.md).
+	CrawlChunks bool
 }
 
 // minedLangs are the languages mined: those with doc comment conventions

@@ -101,6 +101,35 @@ func TestMineTextOwnDeclaration(t *testing.T) {
 	}
 }
 
+// TestMineTextCrawlChunks: with CrawlChunks a comment's document is the
+// chunk a crawl makes, the one-import header joined to the declaration,
+// and the pair says how it was chunked.
+func TestMineTextCrawlChunks(t *testing.T) {
+	root := t.TempDir()
+	fields := strings.Repeat("  /** How the quote is rounded. */\n  rounding: 'up' | 'down' | 'nearest';\n", 3)
+	src := "import type { Zone } from './zone';\n\n/** Settings of a freight quote for one parcel. */\nexport interface QuoteOptions {\n  zone: Zone;\n" + fields + "}\n"
+	if err := os.WriteFile(filepath.Join(root, "options.ts"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		crawl  bool
+		joined bool
+		chunks string
+	}{{false, false, ""}, {true, true, "crawl"}} {
+		pairs, err := MineText(context.Background(), "fx", root, MineOptions{CrawlChunks: tt.crawl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(pairs, func(p TextPair) bool { return p.Query == "Settings of a freight quote for one parcel." })
+		if i < 0 {
+			t.Fatalf("crawl %v: no pair in %d", tt.crawl, len(pairs))
+		}
+		if got := strings.Contains(pairs[i].Doc, "import type"); got != tt.joined || pairs[i].Chunks != tt.chunks {
+			t.Errorf("crawl %v: import in the document %v, chunks %q; want %v, %q:\n%s", tt.crawl, got, pairs[i].Chunks, tt.joined, tt.chunks, pairs[i].Doc)
+		}
+	}
+}
+
 // synthPairs are pairs of a made-up language: each topic has its own
 // query words and code words, so only training can tie them together.
 func synthPairs(n int) []TextPair {

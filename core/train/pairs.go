@@ -28,6 +28,10 @@ type TextPair struct {
 	// declarations (MineOptions.NamePairs); empty for a doc comment or
 	// heading.
 	Kind string `json:"kind,omitempty"`
+	// Chunks is "crawl" when the document was chunked as a crawl chunks
+	// it (MineOptions.CrawlChunks), empty when its small neighbours were
+	// kept apart, as training wants.
+	Chunks string `json:"chunks,omitempty"`
 }
 
 // MineText walks root as Mine does and returns (query, chunk text) pairs:
@@ -43,10 +47,15 @@ func MineText(ctx context.Context, source, root string, opts MineOptions) ([]Tex
 	// A comment's document is its own declaration, without the import
 	// or class line a crawl joins to it: the shipped model was trained
 	// so, and models trained with the joining lost on questions
-	// (docs/eval.md, "The documents of the pairs").
-	ch, err := chunk.New(chunk.Options{KeepSmall: true})
+	// (docs/eval.md, "The documents of the pairs"). opts.CrawlChunks
+	// joins them, for a report.
+	ch, err := chunk.New(chunk.Options{KeepSmall: !opts.CrawlChunks})
 	if err != nil {
 		return nil, err
+	}
+	chunking := ""
+	if opts.CrawlChunks {
+		chunking = "crawl"
 	}
 	var out []TextPair
 	err = walkMined(ctx, root, opts, func(f minedFile) error {
@@ -77,12 +86,13 @@ func MineText(ctx context.Context, source, root string, opts MineOptions) ([]Tex
 			if len(embed.Tokens(doc)) < 3 {
 				continue
 			}
-			out = append(out, TextPair{Query: p.Query, Doc: doc, Source: source, Group: p.Group, Lang: p.Lang})
+			out = append(out, TextPair{Query: p.Query, Doc: doc, Source: source, Group: p.Group, Lang: p.Lang, Chunks: chunking})
 		}
 		if opts.NamePairs && f.code {
 			for _, c := range chunks {
 				if !paired[c.ByteStart] {
 					if p, ok := namePair(c, source, f.rel, f.lang); ok {
+						p.Chunks = chunking
 						out = append(out, p)
 					}
 				}
