@@ -21,7 +21,7 @@ func TestIsTestPath(t *testing.T) {
 		{"pkg/testutil/server.go", true},
 		{"reposerver/cache/mocks/cache.go", true},
 		{"src/__mocks__/axios.js", true},
-		{"src/components/__snapshots__/Cart.test.tsx.snap", true},
+		{"src/components/__snapshots__/InvoiceRow.test.tsx.snap", true},
 		{"client/.snapshots/TestHandler-case=fetch.json", true},
 		{"backup/snapshots/restore.go", false},
 		{"pkg/clientset/fake/clientset.go", true},

@@ -48,7 +48,7 @@ func BenchmarkFind(b *testing.B) {
 }
 
 func TestFindIn(t *testing.T) {
-	m := New([]string{"cart", "checkout", "redis", "orders-api", "frontend"})
+	m := New([]string{"cart", "checkout", "redis", "orders-api", "billing", "backend"})
 	tests := []struct {
 		file, owner, text string
 		want              string
@@ -65,11 +65,11 @@ func TestFindIn(t *testing.T) {
 		// A README in a service's folder is about that service, before
 		// the store it mentions more and though its name is too common a
 		// word to count as a mention.
-		{"src/cart/README.md", "cart", "cart keeps baskets in redis; redis holds them for a day", "cart, redis"},
-		{"src/web/README.md", "frontend", "the frontend calls checkout", "frontend, checkout"},
+		{"src/billing/README.md", "billing", "billing keeps invoices in redis; redis holds them for a day", "billing, redis"},
+		{"src/api/README.md", "backend", "the backend calls billing", "backend, billing"},
 		// A file there named after another service is about that one.
-		{"src/cart/docs/redis.md", "cart", "eviction", "redis, cart"},
-		{"src/cart/docs/cart.md", "cart", "", "cart"},
+		{"src/billing/docs/redis.md", "billing", "eviction", "redis, billing"},
+		{"src/billing/docs/billing.md", "billing", "", "billing"},
 	}
 	for _, tt := range tests {
 		if got := strings.Join(m.FindAbout(tt.file, tt.owner, tt.text), ", "); got != tt.want {
