@@ -22,7 +22,7 @@ import (
 // commonTxt lists the words too common in technical prose to be taken
 // for a service's name without a sign that they name one (see cued):
 // those of at least 0.2% of the doc comments and docstrings of the Go
-// and Python standard libraries ("user", "load", "search", "store"), as
+// and Python standard libraries ("search", "store", "profile", "index"), as
 // internal/gencommon counts them.
 //
 //go:embed common.txt
@@ -43,8 +43,8 @@ var commonWords = sync.OnceValue(func() map[string]bool {
 // the text marks it as a name.
 func Common(word string) bool { return commonWords()[word] }
 
-// serviceNouns follow a word that names a service ("the user service",
-// "user pods", "search-api"): a common word before one of them is a
+// serviceNouns follow a word that names a service ("the search service",
+// "search pods", "search-api"): a common word before one of them is a
 // name.
 var serviceNouns = map[string]bool{
 	"service": true, "services": true, "svc": true, "microservice": true, "api": true, "server": true,
@@ -82,7 +82,7 @@ type Matcher struct {
 
 // New returns a Matcher for the services. Names shorter than three
 // letters and names of generic words only (api, web-server, helm-chart)
-// are left out; a name of one common word (user, load) is found only
+// are left out; a name of one common word (search, profile) is found only
 // where the text marks it as a name (see cued).
 func New(services []string) *Matcher {
 	m := &Matcher{names: map[string]string{}, firsts: map[string]bool{}, cued: map[string]bool{}}
@@ -205,8 +205,8 @@ func fileWords(file string) string {
 // in order of first mention). A multi-word name matches its words joined
 // by any separators ("catalog-stock-worker", "catalog stock worker"); the
 // longest name wins where names overlap. A name of one common word counts
-// only where cued finds it marked as a name: "the user service" and
-// "http://user:8080" mention a service user, "the user logs in" does
+// only where cued finds it marked as a name: "the search service" and
+// "http://search:8080" mention a service search, "users search" does
 // not.
 func (m *Matcher) Find(text string) []string {
 	if m == nil || len(m.names) == 0 {
@@ -262,7 +262,7 @@ func (m *Matcher) Find(text string) []string {
 // what on-call engineers write: "search outage", "search oomkilled", and
 // after is, was, went or keeps: "search is down", "search went down",
 // "search keeps crashlooping". Prose says them of a common word only as
-// a quantity: "the load is down to 30%".
+// a quantity: "the index is down to 30%".
 var (
 	outageNouns = map[string]bool{"outage": true, "oomkilled": true, "crashloopbackoff": true}
 	outageVerbs = map[string]bool{"is": true, "was": true, "went": true, "are": true, "were": true, "keeps": true}
@@ -288,10 +288,10 @@ func outageSaid(next []token) bool {
 
 // cued reports whether the common word toks[i] of text is written as a
 // name: it is all the text (a file named after it), it is followed by a
-// word that says it is a service (user service, user-api, search pods)
+// word that says it is a service (search service, search-api, search pods)
 // or that it is out (search is down, search outage), or it is a host
-// (http://user/, user:8080, user.prod.svc.cluster.local). In code quotes
-// alone (`user`) it is as often a field or a parameter.
+// (http://search/, search:8080, search.prod.svc.cluster.local). In code
+// quotes alone (`search`) it is as often a field or a parameter.
 func cued(text string, toks []token, i int) bool {
 	if len(toks) == 1 {
 		return true
@@ -304,7 +304,7 @@ func cued(text string, toks []token, i int) bool {
 		return true
 	}
 	rest := text[t.end:]
-	// A URL's host is the name, not a longer one (https://user-images.example.com).
+	// A URL's host is the name, not a longer one (https://search-images.example.com).
 	if strings.HasSuffix(text[:t.start], "://") && (rest == "" || !strings.ContainsRune("-_", rune(rest[0]))) {
 		return true
 	}
