@@ -250,6 +250,11 @@ func compile(name string, g grammar) (*lang, error) {
 	return l, nil
 }
 
+// js reports whether the language is JavaScript or TypeScript (with TSX).
+func (l *lang) js() bool {
+	return l.name == "javascript" || l.name == "typescript" || l.name == "tsx"
+}
+
 // parser takes a parser from the free list or makes one.
 func (l *lang) parser() *ts.Parser {
 	select {
@@ -347,7 +352,7 @@ func (c *Chunker) Code(src []byte, base core.Chunk) (Result, error) {
 		}
 		facts.facts = kept
 	}
-	if l.name == "javascript" || l.name == "typescript" || l.name == "tsx" {
+	if l.js() {
 		if fr := fileRoutes(base.FilePath, src); len(fr) > 0 {
 			facts.facts = append(facts.facts, fr...)
 			sort.SliceStable(facts.facts, func(i, j int) bool { return facts.facts[i].at < facts.facts[j].at })

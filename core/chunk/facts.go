@@ -535,7 +535,7 @@ func (x *extractor) extract(m *match) []fact {
 		if x.l.name == "go" && m.has("grpc.service") && !x.goStubConstructor(n) {
 			return nil
 		}
-		if (x.l.name == "javascript" || x.l.name == "typescript" || x.l.name == "tsx") && m.has("grpc.service") && !x.jsStub(m.first("grpc.service")) {
+		if x.l.js() && m.has("grpc.service") && !x.jsStub(m.first("grpc.service")) {
 			return nil
 		}
 		c := core.Call{Kind: core.CallGRPC, System: "grpc", Line: x.line(n), Text: x.firstLine(n)}

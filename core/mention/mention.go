@@ -76,7 +76,6 @@ var generic = map[string]bool{
 type Matcher struct {
 	names  map[string]string // normalized word sequence ("catalog stock worker") -> service
 	firsts map[string]bool   // first words of names of several words
-	cued   map[string]bool   // names of one common word: they count only as marked names
 	max    int               // longest name in words
 }
 
@@ -85,7 +84,7 @@ type Matcher struct {
 // are left out; a name of one common word (search, profile) is found only
 // where the text marks it as a name (see cued).
 func New(services []string) *Matcher {
-	m := &Matcher{names: map[string]string{}, firsts: map[string]bool{}, cued: map[string]bool{}}
+	m := &Matcher{names: map[string]string{}, firsts: map[string]bool{}}
 	for _, s := range services {
 		if strings.HasPrefix(s, "?") {
 			continue // an unresolved call's target, not a service
@@ -97,9 +96,6 @@ func New(services []string) *Matcher {
 		}
 		if _, dup := m.names[key]; !dup {
 			m.names[key] = s
-		}
-		if len(ws) == 1 && Common(key) {
-			m.cued[key] = true
 		}
 		if len(ws) > 1 {
 			m.firsts[ws[0]] = true
@@ -231,7 +227,7 @@ func (m *Matcher) Find(text string) []string {
 				continue
 			}
 			key := strings.Join(parts, " ")
-			if s, ok := m.names[key]; ok && (k > 1 || !m.cued[key] || cued(text, toks, i)) {
+			if s, ok := m.names[key]; ok && (k > 1 || !Common(key) || cued(text, toks, i)) {
 				if _, seen := first[s]; !seen {
 					first[s] = toks[i].start
 				}
@@ -312,7 +308,10 @@ func cued(text string, toks []token, i int) bool {
 		return true
 	}
 	if strings.HasPrefix(rest, ".") {
-		host, _, _ := strings.Cut(rest, " ")
+		host := rest
+		if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+			host = rest[:i]
+		}
 		return strings.Contains(strings.ToLower(host), ".svc")
 	}
 	return false

@@ -101,6 +101,7 @@ func TestFindCommonWords(t *testing.T) {
 		{"notes.md", "see https://search-images.example.com/a.png", ""},
 		{"notes.md", "dial tcp search:8080: connection refused", "search"},
 		{"notes.md", "search.prod.svc.cluster.local does not resolve", "search"},
+		{"notes.md", "users search.\nfluent.logging.svc is the log sink", ""},
 		{"notes.md", "search ranking regressed", "search-ranking"},
 		// What on-call engineers write when it is out.
 		{"slack/incidents/2024-05-01.json", "search is down again", "search"},
