@@ -612,6 +612,14 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		}
 	}
 	for _, p := range list(s["ports"]) {
+		if m, ok := p.(map[string]any); ok {
+			// The long syntax ({target: 80, published: 8080}), written
+			// as the short one: PUBLISHED:TARGET, or TARGET alone.
+			p = str(m["target"])
+			if pub := str(m["published"]); pub != "" {
+				p = pub + ":" + str(m["target"])
+			}
+		}
 		r.Ports = append(r.Ports, str(p))
 	}
 	switch d := s["depends_on"].(type) {

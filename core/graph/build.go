@@ -175,6 +175,9 @@ type builder struct {
 	// mounts are the files and folders compose services mount
 	// (composeMounts, found by ownership).
 	mounts []mount
+	// published are the compose services of each repository that publish
+	// each port of the machine (publishers).
+	published map[[2]string][]string
 	// envOrigins say where a ConfigMap's value read from an env file
 	// nobody committed comes from, by repository, ConfigMap file and key.
 	envOrigins map[[3]string]envOrigin
@@ -185,7 +188,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 45
+const BuilderVersion = 46
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.

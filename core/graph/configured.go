@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"coderag/core"
@@ -39,6 +40,12 @@ type envVal struct {
 	// is from: an address of one of them is that one's own (its listen or
 	// base URL), not a dependency of the others.
 	peers []string
+	// onMachine says the value may be read on the developer's machine
+	// rather than only inside a container (code's defaults, a service's
+	// settings and config files): its localhost:PORT is what a compose
+	// file publishes there (machineTarget). localOnly says only such
+	// addresses of it count (a config file no deploy file mounts).
+	onMachine, localOnly bool
 }
 
 // collectValues gathers, per service, every value its environment may
@@ -192,7 +199,7 @@ func (b *builder) collectValues() {
 		case r.Kind == core.ResourceSettings:
 			s := b.ownerOf(r.Repo, r.File)
 			keyed(r, func(k, v string, at Evidence) {
-				add(s, envVal{name: k, value: v, via: path.Base(r.File), ev: at, tier: tierDeploy})
+				add(s, envVal{name: k, value: v, via: path.Base(r.File), ev: at, tier: tierDeploy, onMachine: true})
 			})
 		case r.Kind == core.ResourceConfigFile:
 			// A config file is the settings of the services that mount it
@@ -221,6 +228,15 @@ func (b *builder) collectValues() {
 					add(svc, envVal{name: k, value: v, via: via + " mounted by " + svc, ev: at, tier: tierDeploy, peers: mounters})
 				})
 			}
+			// A config file no container mounts, in a service's code:
+			// the code's, read where it runs, which for its addresses
+			// on the machine (a development config's 127.0.0.1:3306)
+			// is the developer's machine.
+			if s := b.ownerOf(r.Repo, r.File); len(mounters) == 0 && s != "" && b.nodes[s] != nil && b.nodes[s].Language != "" && !core.IsTestPath(r.File) {
+				keyed(r, func(k, v string, at Evidence) {
+					add(s, envVal{name: k, value: v, via: via, ev: at, tier: tierDeploy, onMachine: true, localOnly: true})
+				})
+			}
 		case r.Kind == core.ResourceDockerfile:
 			s := b.ownerOf(r.Repo, r.File)
 			for _, e := range r.Env {
@@ -240,7 +256,7 @@ func (b *builder) collectValues() {
 		}
 		if bd.Kind == core.BindAddress {
 			name := first(bd.Field, "address")
-			add(s, envVal{name: name, value: bd.Value, via: "address in code", ev: Evidence{bd.ChunkID, bd.Repo, bd.File, bd.Line}, tier: tierCode})
+			add(s, envVal{name: name, value: bd.Value, via: "address in code", ev: Evidence{bd.ChunkID, bd.Repo, bd.File, bd.Line}, tier: tierCode, onMachine: true})
 			continue
 		}
 		if bd.Field != "" {
@@ -254,7 +270,7 @@ func (b *builder) collectValues() {
 		}
 		b.reads[s][bd.Env] = true
 		if bd.Default != "" {
-			add(s, envVal{name: bd.Env, value: bd.Default, via: "default in code", ev: Evidence{bd.ChunkID, bd.Repo, bd.File, bd.Line}, tier: tierCode})
+			add(s, envVal{name: bd.Env, value: bd.Default, via: "default in code", ev: Evidence{bd.ChunkID, bd.Repo, bd.File, bd.Line}, tier: tierCode, onMachine: true})
 		}
 	}
 }
@@ -465,6 +481,111 @@ func (b *builder) bareName(name string, a addr) bool {
 // choiceWords end the variable names whose bare value may choose an
 // implementation rather than name a host.
 var choiceWords = map[string]bool{"backend": true, "target": true}
+
+// machineTarget is the node that an address on the machine (a.host is
+// local) of a value of service s reaches. A development compose file runs
+// a repository's databases and publishes their ports on the developer's
+// machine, where the code runs and reaches them at localhost:PORT; a
+// container reaches that machine as host.docker.internal. So the address
+// is the one compose service of s's repository that publishes its port
+// there; failing that, host.docker.internal:PORT is the repository's own
+// code, when it has one service of code (running on the machine). A
+// localhost address read only inside a container (onMachine false: a
+// compose or Kubernetes environment, a mounted file) is the container
+// itself, or a sidecar: none.
+func (b *builder) machineTarget(s string, a addr, onMachine bool) (string, float64, string) {
+	n := b.nodes[s]
+	docker := a.host == "host.docker.internal"
+	if n == nil || a.port == "" || !docker && !onMachine {
+		return "", 0, "localhost"
+	}
+	switch pubs := b.publishers(n.Repo, a.port); {
+	case len(pubs) == 1:
+		return pubs[0], 0.8, "port " + a.port + " of the machine is published by compose service " + pubs[0]
+	case len(pubs) > 1:
+		return "", 0, "port " + a.port + " of the machine is published by several compose services"
+	}
+	if docker {
+		var code []string
+		for _, m := range b.nodes {
+			if m.Repo == n.Repo && m.Language != "" && m.Kind == KindService && m.Name != s {
+				code = append(code, m.Name)
+			}
+		}
+		if len(code) == 1 {
+			return code[0], 0.7, "host.docker.internal is the machine running compose, where the repository's code " + code[0] + " runs"
+		}
+	}
+	return "", 0, "localhost"
+}
+
+// ownAddress reports whether a variable names the address a service
+// listens on (listenAddress, BIND_ADDR, server.listener): its own, even
+// where a compose file publishes that port for another.
+func ownAddress(name string) bool {
+	for _, w := range words(name) {
+		switch w {
+		case "listen", "listener", "bind":
+			return true
+		}
+	}
+	return false
+}
+
+// publishers returns the compose services of repo that publish port on
+// the machine running them (ports: "3306:3306", "127.0.0.1:9200:9200",
+// {published: 19090, target: 9090}, ranges "9000-9002:9000-9002"), in
+// name order.
+func (b *builder) publishers(repo, port string) []string {
+	if b.published == nil {
+		b.published = map[[2]string][]string{}
+		for _, r := range b.in.Resources {
+			if r.Kind != core.ResourceCompose {
+				continue
+			}
+			name := b.alias[strings.ToLower(r.Name)]
+			if name == "" {
+				continue
+			}
+			for _, p := range r.Ports {
+				for _, hp := range hostPorts(p) {
+					k := [2]string{r.Repo, hp}
+					if !slices.Contains(b.published[k], name) {
+						b.published[k] = append(b.published[k], name)
+						slices.Sort(b.published[k])
+					}
+				}
+			}
+		}
+	}
+	return b.published[[2]string{repo, port}]
+}
+
+// hostPorts are the ports of the machine a compose port mapping publishes:
+// none for a container port alone (the machine's port is chosen at
+// random), at most 64 of a range.
+func hostPorts(mapping string) []string {
+	m, _, _ := strings.Cut(strings.TrimSpace(mapping), "/") // 53:53/udp
+	parts := strings.Split(m, ":")
+	if len(parts) < 2 {
+		return nil
+	}
+	host := parts[len(parts)-2] // [IP:]HOST:CONTAINER
+	lo, hi, isRange := strings.Cut(host, "-")
+	if !isRange {
+		hi = lo
+	}
+	from, err1 := strconv.Atoi(lo)
+	to, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || from <= 0 || to < from || to-from >= 64 {
+		return nil
+	}
+	var out []string
+	for p := from; p <= to; p++ {
+		out = append(out, strconv.Itoa(p))
+	}
+	return out
+}
 
 // isLocal reports whether a host is this machine.
 func isLocal(host string) bool {
@@ -684,7 +805,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		return
 	}
 	a, ok := addressOf(v.name, val)
-	if !ok {
+	if !ok || v.localOnly && !isLocal(a.host) {
 		return
 	}
 	if b.bareName(v.name, a) {
@@ -700,6 +821,9 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		}
 	}
 	t, factor, how := b.target(a, typ)
+	if t == "" && isLocal(a.host) && !ownAddress(v.name) {
+		t, factor, how = b.machineTarget(s, a, v.onMachine)
+	}
 	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || b.telemetryBackend(t) || slices.Contains(v.peers, t) {
 		return
 	}

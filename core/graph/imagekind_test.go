@@ -1,6 +1,9 @@
 package graph
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestImageKind(t *testing.T) {
 	tests := []struct {
@@ -22,6 +25,29 @@ func TestImageKind(t *testing.T) {
 	for _, tt := range tests {
 		if got := imageKind([]string{tt.image}); got != tt.want {
 			t.Errorf("imageKind(%q) = %q, want %q", tt.image, got, tt.want)
+		}
+	}
+}
+
+// TestHostPorts: the ports of the machine a compose port mapping
+// publishes, in each syntax compose accepts.
+func TestHostPorts(t *testing.T) {
+	for _, tc := range []struct {
+		mapping string
+		want    []string
+	}{
+		{"3306:3306", []string{"3306"}},
+		{"8088:8080", []string{"8088"}},
+		{"127.0.0.1:9200:9200", []string{"9200"}},
+		{"53:53/udp", []string{"53"}},
+		{"9000-9002:9000-9002", []string{"9000", "9001", "9002"}},
+		{"8080", nil},            // a container port: the machine's is chosen at random
+		{"1-65535:1-65535", nil}, // not a service's port
+		{"${PORT}:80", nil},      // left uninterpolated
+		{"", nil},
+	} {
+		if got := hostPorts(tc.mapping); !slices.Equal(got, tc.want) {
+			t.Errorf("hostPorts(%q) = %v, want %v", tc.mapping, got, tc.want)
 		}
 	}
 }
