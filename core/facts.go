@@ -181,6 +181,12 @@ type Resource struct {
 	// program (/usr/local/bin/cart, ./server; not /etc/app.yaml). The
 	// graph finds the program's code by its name.
 	Programs []string `json:"programs,omitempty"`
+	// Migrates says the workload's containers (not its init containers)
+	// run a database migration and exit: their command or args say
+	// migrate (kratos migrate sql, manage.py migrate, rails db:migrate,
+	// prisma migrate deploy, alembic upgrade). Such a job mounts its
+	// application's whole configuration but talks to the database only.
+	Migrates bool `json:"migrates,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`
 	// References are the resources an Aspire resource is wired to

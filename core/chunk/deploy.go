@@ -356,6 +356,7 @@ func resource(o map[string]any) resourceInfo {
 		}
 	}
 	containers := list(obj(pod, "containers"))
+	res.Migrates = len(containers) > 0
 	for i, ct := range append(containers, list(obj(pod, "initContainers"))...) {
 		if img := str(obj(ct, "image")); img != "" && i < len(containers) {
 			images = append(images, img)
@@ -365,6 +366,7 @@ func resource(o map[string]any) resourceInfo {
 		if i < len(containers) {
 			res.Programs = programWords(res.Programs, commandItems(obj(ct, "command")), true)
 			res.Programs = programWords(res.Programs, commandItems(obj(ct, "args")), false)
+			res.Migrates = res.Migrates && migrationCommand(append(commandItems(obj(ct, "command")), commandItems(obj(ct, "args"))...))
 		}
 		for _, p := range list(obj(ct, "ports")) {
 			ports = append(ports, str(obj(p, "containerPort")))
@@ -667,6 +669,7 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		r.Programs = programWords(r.Programs, commandItems(s["command"]), true)
 	}
 	r.Reads = mountedReads(mounted, append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
+	r.Migrates = migrationCommand(append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
 	}

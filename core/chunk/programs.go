@@ -276,3 +276,25 @@ func shellFields(s string) []string {
 	}
 	return out
 }
+
+// migrationCommand reports whether a command (with its args) runs a
+// database migration (core.Resource.Migrates): a word of it is migrate,
+// migration or migrations, or ends in :migrate (rails db:migrate), or it
+// runs alembic upgrade. Split at spaces as a shell would.
+func migrationCommand(items []string) bool {
+	var words []string
+	for _, it := range items {
+		for _, w := range strings.Fields(it) {
+			words = append(words, strings.ToLower(strings.Trim(w, `"';&|()`)))
+		}
+	}
+	for i, w := range words {
+		switch {
+		case w == "migrate" || w == "migration" || w == "migrations" || strings.HasSuffix(w, ":migrate"):
+			return true
+		case path.Base(w) == "alembic" && slices.Contains(words[i+1:], "upgrade"):
+			return true
+		}
+	}
+	return false
+}

@@ -221,3 +221,27 @@ func TestMountedReads(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrationCommand: the commands of database migration jobs, across
+// the tools that run them, and commands that only mention a migration.
+func TestMigrationCommand(t *testing.T) {
+	for _, tt := range []struct {
+		items []string
+		want  bool
+	}{
+		{[]string{"-c /etc/config/identity.yml migrate sql -e --yes"}, true},
+		{[]string{"python", "manage.py", "migrate", "--noinput"}, true},
+		{[]string{"sh", "-c", "bundle exec rails db:migrate && exit 0"}, true},
+		{[]string{"npx", "prisma", "migrate", "deploy"}, true},
+		{[]string{"alembic", "-c", "/etc/alembic.ini", "upgrade", "head"}, true},
+		{[]string{"/app/bin/migrations"}, false}, // a path: the program's own name says nothing
+		{[]string{"serve", "-c", "/etc/config/identity.yml", "--dev"}, false},
+		{[]string{"gunicorn", "--migrate-timeout=30", "app.wsgi"}, false},
+		{[]string{"pip", "install", "--upgrade", "alembic"}, false},
+		{nil, false},
+	} {
+		if got := migrationCommand(tt.items); got != tt.want {
+			t.Errorf("migrationCommand(%q) = %v, want %v", tt.items, got, tt.want)
+		}
+	}
+}

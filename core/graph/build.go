@@ -178,6 +178,9 @@ type builder struct {
 	// published are the compose services of each repository that publish
 	// each port of the machine (publishers).
 	published map[[2]string][]string
+	// migrating are the services that only migrate a database
+	// (migrationJob).
+	migrating map[string]bool
 	// envOrigins say where a ConfigMap's value read from an env file
 	// nobody committed comes from, by repository, ConfigMap file and key.
 	envOrigins map[[3]string]envOrigin
@@ -188,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 46
+const BuilderVersion = 47
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.

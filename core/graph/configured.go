@@ -519,6 +519,33 @@ func (b *builder) machineTarget(s string, a addr, onMachine bool) (string, float
 	return "", 0, "localhost"
 }
 
+// migrationJob reports whether service s is a database migration job:
+// a compose service or Kubernetes workload of it migrates
+// (core.Resource.Migrates) and none runs another program. One that names
+// no program says nothing (a compose override file that sets only the
+// job's database address).
+func (b *builder) migrationJob(s string) bool {
+	if b.migrating == nil {
+		b.migrating = map[string]bool{}
+		runs := map[string]bool{} // services some workload of which does not migrate
+		for _, r := range b.in.Resources {
+			if r.Kind != core.ResourceCompose && !core.IsWorkload(r.Kind) {
+				continue
+			}
+			n := b.alias[strings.ToLower(r.Service)]
+			if r.Migrates {
+				b.migrating[n] = true
+			} else if len(r.Programs) > 0 {
+				runs[n] = true
+			}
+		}
+		for n := range runs {
+			delete(b.migrating, n)
+		}
+	}
+	return b.migrating[s]
+}
+
 // ownAddress reports whether a variable names the address a service
 // listens on (listenAddress, BIND_ADDR, server.listener): its own, even
 // where a compose file publishes that port for another.
@@ -839,6 +866,9 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	via := fmt.Sprintf("configured: %s = %s (%s)", v.name, val, v.via)
 	if strings.Contains(val, "@") || strings.Contains(strings.ToLower(val), "password") {
 		via = fmt.Sprintf("configured: %s (%s)", v.name, v.via) // never repeat credentials
+	}
+	if typ != EdgeDB && b.migrationJob(s) {
+		return // the application's config it mounts, but it only migrates the database
 	}
 	e := Edge{Source: s, Target: t, Type: typ, Method: method, URL: redactURL(val), Confidence: round(conf * factor), Via: join(via, how), configured: true}
 	if typ == EdgeDB && a.db != "" {
