@@ -139,7 +139,7 @@ func (c *Chunker) Config(src []byte, base core.Chunk) (Result, string) {
 			// keys of one document to chunk by.
 			return c.fallback(src, base, ""), ""
 		}
-		if err != nil && isTemplate(src) {
+		if err != nil && (isTemplate(src) || base.Language == "json" && placeholderJSON(src)) {
 			// A template of the format ({{ .Shards }}, {% if %}: an
 			// Elasticsearch mapping, a Nomad job's config) is not the
 			// format until rendered: its text, not a fault.
@@ -451,6 +451,19 @@ func blankJSONC(src []byte) ([]byte, bool) {
 func isTemplate(src []byte) bool {
 	return bytes.Contains(src, []byte("{{")) && bytes.Contains(src, []byte("}}")) ||
 		bytes.Contains(src, []byte("{%")) && bytes.Contains(src, []byte("%}"))
+}
+
+// placeholderJSON reports whether src is JSON but for a placeholder
+// written where a value goes (an envsubst or shell template:
+// "params": ${CUSTOM_ATTRIBUTES}): the first thing encoding/json refuses
+// is ${.
+func placeholderJSON(src []byte) bool {
+	var v any
+	var se *json.SyntaxError
+	if err := json.Unmarshal(src, &v); !errors.As(err, &se) || se.Offset < 1 || se.Offset > int64(len(src)) {
+		return false
+	}
+	return bytes.HasPrefix(src[se.Offset-1:], []byte("${"))
 }
 
 // jsonStream reports whether src is two or more JSON values one after

@@ -145,7 +145,8 @@ func TestConfigLargeKeys(t *testing.T) {
 // TestConfigCommentsOnly: a YAML file holding only comments is a file
 // with no keys, indexed as its text without a warning, and so is a stream
 // of JSON values (JSON Lines) and a template (Go, Jinja) that does not
-// parse until rendered; one that does not parse still warns, a JSON file
+// parse until rendered (a JSON file with an envsubst placeholder as a
+// value too); one that does not parse still warns, a JSON file
 // in JSON's terms.
 func TestConfigCommentsOnly(t *testing.T) {
 	c := newChunker(t)
@@ -165,6 +166,8 @@ func TestConfigCommentsOnly(t *testing.T) {
 		{"mapping-7.json", "json", "{\n  \"settings\": {\n    \"number_of_shards\": {{ .Shards }}\n  }\n}\n", ""},
 		{"job.yml", "yaml", "consul:\n  host: {{ env \"NODE_IP\" }}:8500\n", ""},
 		{"inventory.yml", "yaml", "{% for h in hosts %}\n- {{ h }}\n{% endfor %}\n", ""},
+		{"reindex.json", "json", "{\n  \"script\": {\n    \"source\": \"${SCRIPT}\",\n    \"params\": ${PARAMS}\n  }\n}\n", ""},
+		{"broken-env.json", "json", "{\n  \"home\": \"${HOME}\",\n  ]\n}\n", "indexed as text: json: line 3: invalid character ']'"},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			base := core.Chunk{SourceURI: "repo/" + tt.path, FilePath: tt.path, Language: tt.lang, Corpus: core.CodeConfig, RepoName: "repo"}
