@@ -181,6 +181,12 @@ type Resource struct {
 	// program (/usr/local/bin/cart, ./server; not /etc/app.yaml). The
 	// graph finds the program's code by its name.
 	Programs []string `json:"programs,omitempty"`
+	// Flags are the NAME=VALUE options a workload's containers' (not its
+	// init containers') or a compose service's command and args pass
+	// (volume -master="master:9333", --redis-url redis://cache:6379), a
+	// list's items one each (-peers=a:9333,b:9333): read as its
+	// environment is.
+	Flags []EnvVar `json:"flags,omitempty"`
 	// Migrates says the workload's containers (not its init containers)
 	// run a database migration and exit: their command or args say
 	// migrate (kratos migrate sql, manage.py migrate, rails db:migrate,

@@ -364,9 +364,13 @@ func resource(o map[string]any) resourceInfo {
 			initImages = append(initImages, img)
 		}
 		if i < len(containers) {
-			res.Programs = programWords(res.Programs, commandItems(obj(ct, "command")), true)
-			res.Programs = programWords(res.Programs, commandItems(obj(ct, "args")), false)
+			if cmd := commandItems(obj(ct, "command")); len(cmd) > 0 {
+				res.Programs = programWords(res.Programs, append(cmd, commandItems(obj(ct, "args"))...), true)
+			} else {
+				res.Programs = programWords(res.Programs, commandItems(obj(ct, "args")), false)
+			}
 			res.Migrates = res.Migrates && migrationCommand(append(commandItems(obj(ct, "command")), commandItems(obj(ct, "args"))...))
+			res.Flags = append(res.Flags, commandFlags(append(commandItems(obj(ct, "command")), commandItems(obj(ct, "args"))...))...)
 		}
 		for _, p := range list(obj(ct, "ports")) {
 			ports = append(ports, str(obj(p, "containerPort")))
@@ -663,13 +667,15 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 	}
 	// The entrypoint, when set, runs the command as its arguments.
 	if ep := commandItems(s["entrypoint"]); len(ep) > 0 {
-		r.Programs = programWords(r.Programs, ep, true)
-		r.Programs = programWords(r.Programs, commandItems(s["command"]), false)
+		// The command is the entrypoint's arguments: one command line
+		// (an entrypoint ["/bin/sh"] and a command -c "...").
+		r.Programs = programWords(r.Programs, append(ep, commandItems(s["command"])...), true)
 	} else {
 		r.Programs = programWords(r.Programs, commandItems(s["command"]), true)
 	}
 	r.Reads = mountedReads(mounted, append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
 	r.Migrates = migrationCommand(append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
+	r.Flags = commandFlags(append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
 	}
@@ -741,6 +747,24 @@ func composeEnvLines(svc *yaml.Node, r *core.Resource) {
 	}
 	for i := range r.Env {
 		r.Env[i].Line = lines[r.Env[i].Name]
+	}
+	// A flag is on the line of the command's item that holds it.
+	for i := 0; i+1 < len(svc.Content); i += 2 {
+		if k := svc.Content[i].Value; k != "command" && k != "entrypoint" {
+			continue
+		}
+		cmd := svc.Content[i+1]
+		items := []*yaml.Node{cmd}
+		if cmd.Kind == yaml.SequenceNode {
+			items = cmd.Content
+		}
+		for j := range r.Flags {
+			for _, it := range items {
+				if r.Flags[j].Line == 0 && strings.Contains(it.Value, r.Flags[j].Name) && strings.Contains(it.Value, r.Flags[j].Value) {
+					r.Flags[j].Line = it.Line
+				}
+			}
+		}
 	}
 }
 

@@ -52,8 +52,22 @@ func programWords(out []string, items []string, command bool) []string {
 			}
 		}
 	}
+	// A script's later statements run tools (echo ... | /usr/bin/app
+	// upload): the service's program is in its first.
+	end := len(words)
+	if script >= 0 {
+		for k := script; k < len(words); k++ {
+			if w := words[k]; w == "&&" || w == "||" || w == "|" || w == ";" || strings.HasSuffix(w, ";") {
+				end = k + 1
+				break
+			}
+		}
+	}
 	for k, w := range words {
-		if w == "" || strings.ContainsAny(w, "={}$*") || strings.HasPrefix(w, "-") {
+		if k >= script && script >= 0 {
+			w = strings.TrimRight(w, ";&|")
+		}
+		if w == "" || strings.ContainsAny(w, "={}$*") || strings.HasPrefix(w, "-") || k >= end {
 			continue
 		}
 		isPath := strings.HasPrefix(w, "/") || strings.HasPrefix(w, "./")
@@ -298,3 +312,57 @@ func migrationCommand(items []string) bool {
 	}
 	return false
 }
+
+// maxFlags bounds a resource's Flags.
+const maxFlags = 32
+
+// commandFlags returns the options a command and its args pass
+// (core.Resource.Flags), items split at spaces as a shell would: -name=value
+// and --name=value, and --name value where the value looks like an
+// address (host:port, a URL; a bare word after a flag may as well be an
+// argument). A comma-separated list of addresses is one option per item.
+func commandFlags(items []string) []core.EnvVar {
+	var words []string
+	for _, it := range items {
+		words = append(words, strings.Fields(it)...)
+	}
+	var out []core.EnvVar
+	add := func(name, value string) {
+		name = strings.TrimLeft(name, "-")
+		value = strings.TrimRight(strings.Trim(value, `"'`), ";&|")
+		if name == "" || value == "" || len(out) >= maxFlags {
+			return
+		}
+		parts := strings.Split(value, ",")
+		for _, p := range parts {
+			if len(parts) > 1 && !strings.Contains(p, ":") {
+				parts = []string{value} // not a list of addresses
+				break
+			}
+		}
+		for _, p := range parts {
+			if p != "" && len(out) < maxFlags {
+				out = append(out, core.EnvVar{Name: name, Value: p})
+			}
+		}
+	}
+	for i := 0; i < len(words); i++ {
+		w := strings.Trim(words[i], `"'`)
+		if !strings.HasPrefix(w, "-") || w == "-" || w == "--" {
+			continue
+		}
+		if name, value, ok := strings.Cut(w, "="); ok {
+			add(name, value)
+			continue
+		}
+		if i+1 < len(words) {
+			next := strings.Trim(words[i+1], `"'`)
+			if !strings.HasPrefix(next, "-") && (strings.Contains(next, "://") || hostPortRE.MatchString(next)) {
+				add(w, next)
+				i++
+			}
+		}
+	}
+	return out
+}
+

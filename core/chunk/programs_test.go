@@ -27,6 +27,9 @@ func TestProgramWords(t *testing.T) {
 		{"files are not programs", []string{"/usr/bin/app", "-conf", "/etc/Corefile", "/dev/", "/srv/tls.crt", "/opt/app/bin/worker"}, false, []string{"/usr/bin/app", "/opt/app/bin/worker"}},
 		{"flags and templates", []string{"--listen=:{{ .Values.port }}", "$(HOME)/bin/x", "{{ .Values.cmd }}"}, false, nil},
 		{"once each", []string{"/cart", "/cart"}, true, []string{"/cart"}},
+		// A script's later statements run tools, not the service.
+		{"sh -c, tools after the first statement", []string{"/bin/sh", "-c", "/opt/seed/wait; sleep 30; echo hi | /usr/bin/store upload -server=a:9333; done"}, true, []string{"/bin/sh", "/opt/seed/wait"}},
+		{"sh -c, && ends the first statement", []string{"sh", "-c", "./migrate && /usr/bin/app serve"}, true, []string{"sh", "./migrate"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,6 +245,29 @@ func TestMigrationCommand(t *testing.T) {
 	} {
 		if got := migrationCommand(tt.items); got != tt.want {
 			t.Errorf("migrationCommand(%q) = %v, want %v", tt.items, got, tt.want)
+		}
+	}
+}
+
+// TestCommandFlags: the options a command passes, in each way a shell
+// command or an args list writes them.
+func TestCommandFlags(t *testing.T) {
+	for _, tt := range []struct {
+		items []string
+		want  []core.EnvVar
+	}{
+		{[]string{`volume -ip=volume -master="master:9333" -port=8080`}, []core.EnvVar{{Name: "ip", Value: "volume"}, {Name: "master", Value: "master:9333"}, {Name: "port", Value: "8080"}}},
+		{[]string{"--queue-url", "amqp://broker:5672", "--verbose", "run"}, []core.EnvVar{{Name: "queue-url", Value: "amqp://broker:5672"}}},
+		{[]string{"--broker kafka:9092"}, []core.EnvVar{{Name: "broker", Value: "kafka:9092"}}},
+		{[]string{"-peers=a:7100,b:7100"}, []core.EnvVar{{Name: "peers", Value: "a:7100"}, {Name: "peers", Value: "b:7100"}}},
+		{[]string{"-c", "echo x | /usr/bin/store upload -server=a:9333; sleep 5"}, []core.EnvVar{{Name: "server", Value: "a:9333"}}},
+		{[]string{"--tags=a,b"}, []core.EnvVar{{Name: "tags", Value: "a,b"}}},
+		{[]string{"--config", "/etc/app.yaml", "serve"}, nil}, // a path after a flag may be an argument
+		{[]string{"sh", "-c", "exec app --db=postgres://db:5432/app"}, []core.EnvVar{{Name: "db", Value: "postgres://db:5432/app"}}},
+		{[]string{"-", "--", "--="}, nil},
+	} {
+		if d := cmp.Diff(tt.want, commandFlags(tt.items)); d != "" {
+			t.Errorf("commandFlags(%q) (-want +got):\n%s", tt.items, d)
 		}
 	}
 }

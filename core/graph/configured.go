@@ -178,6 +178,9 @@ func (b *builder) collectValues() {
 					add(s, envVal{name: e.Name, value: e.Value, via: r.Kind + " " + r.Name, ev: at, tier: tierDeploy})
 				}
 			}
+			for _, f := range r.Flags {
+				add(s, envVal{name: f.Name, value: f.Value, via: r.Kind + " " + r.Name + "'s flag -" + f.Name, ev: evidenceAt(r, f.Line), tier: tierDeploy})
+			}
 		case r.Kind == core.ResourceHelmTemplate:
 			s := b.alias[strings.ToLower(r.Service)]
 			values := b.helmValues[r.Repo+"/"+path.Dir(path.Dir(r.File))]
@@ -195,6 +198,9 @@ func (b *builder) collectValues() {
 			s := b.alias[strings.ToLower(r.Name)]
 			for _, e := range r.Env {
 				add(s, envVal{name: e.Name, value: e.Value, via: via, ev: evidenceAt(r, e.Line), tier: tierDeploy})
+			}
+			for _, f := range r.Flags {
+				add(s, envVal{name: f.Name, value: f.Value, via: "flag -" + f.Name + " of " + via, ev: evidenceAt(r, f.Line), tier: tierDeploy})
 			}
 		case r.Kind == core.ResourceSettings:
 			s := b.ownerOf(r.Repo, r.File)
