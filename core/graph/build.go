@@ -191,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 47
+const BuilderVersion = 48
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -902,19 +902,26 @@ func (b *builder) ownership() {
 	// Compose builds: the folder of the Dockerfile a service builds with
 	// (context ./ with dockerfile src/cart/Dockerfile is src/cart), or its
 	// context, also where the Dockerfile's folder holds no code (a
-	// .docker/ or docker/ folder of Dockerfiles). A folder several
-	// services build from belongs to none.
+	// .docker/ or docker/ folder of Dockerfiles). Where the index holds no
+	// such folder (a nested module a snapshot leaves out), the code is
+	// unknown: the context is only what the Dockerfile copies from. A
+	// folder several services build from belongs to none.
 	builds := map[[2]string][]string{}
-	var codeDirs map[[2]string]bool
+	var codeDirs, paths map[[2]string]bool
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceCompose && r.Build != "" && !strings.Contains(r.Build, "://") {
 			dir := path.Join(path.Dir(r.File), r.Build)
 			if r.Dockerfile != "" && !strings.HasPrefix(r.Dockerfile, "-") {
 				if codeDirs == nil {
-					codeDirs = b.codeDirs()
+					codeDirs, paths = b.codeDirs(), b.filePaths()
 				}
-				if df := path.Dir(path.Join(dir, r.Dockerfile)); codeDirs[[2]string{r.Repo, df}] {
+				df := path.Dir(path.Join(dir, r.Dockerfile))
+				if codeDirs[[2]string{r.Repo, df}] {
 					dir = df
+				} else if df != dir && !paths[[2]string{r.Repo, df}] {
+					if _, _, ok := locate(b.in.Roots, r.Repo, df); ok {
+						continue
+					}
 				}
 			}
 			repo, dir, ok := locate(b.in.Roots, r.Repo, dir)
