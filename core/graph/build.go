@@ -191,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 48
+const BuilderVersion = 49
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1132,7 +1132,7 @@ func (b *builder) ownership() {
 	for repo := range repos {
 		if s, ok := b.alias[strings.ToLower(repo)]; ok && b.nodes[s].Kind == KindService {
 			add(repo, "", s, whyRepository)
-		} else if len(declared[repo]) == 1 {
+		} else if len(declared[repo]) == 1 && !b.exampleDeployed(declared[repo][0]) {
 			add(repo, "", declared[repo][0], whyRepository)
 		}
 	}
@@ -1164,6 +1164,23 @@ func (b *builder) ownership() {
 			n.Language = best
 		}
 	}
+}
+
+// exampleDeployed reports whether every deploy file that declares
+// service s is an example's (examples/operator/operator.yaml): an example
+// deploys something, often another project's image, and says nothing of
+// which service the repository's code is.
+func (b *builder) exampleDeployed(s string) bool {
+	n := b.nodes[s]
+	if n == nil || len(n.Declared) == 0 {
+		return false
+	}
+	for _, ev := range n.Declared {
+		if !core.IsExamplePath(ev.File) {
+			return false
+		}
+	}
+	return true
 }
 
 // standForCode makes a service of each repository that stands for its
