@@ -79,3 +79,40 @@ func TestGraphServiceFolders(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphServiceDeclaredIn: a service that many compose files define
+// (one per set-up) lists the first four in `graph --service` and how many
+// more; --json lists them all.
+func TestGraphServiceDeclaredIn(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "relay")
+	for i := 1; i <= 6; i++ {
+		p := filepath.Join(repo, "compose", fmt.Sprintf("setup%d.yml", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("services:\n  relay:\n    image: example/relay:1.%d\n  vault:\n    image: example/vault:2.0\n    environment:\n      RELAY_URL: http://relay:8700\n", i)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(dir, "x.db")
+	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
+		t.Fatalf("crawl: %s", errs)
+	}
+	code, out, errs := coderag(t, "graph", "--db", db, "--service", "relay")
+	want := "declared in relay/compose/setup1.yml:2, relay/compose/setup2.yml:2, relay/compose/setup3.yml:2, relay/compose/setup4.yml:2 … 2 more (--json lists them)\n"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("graph --service relay: exit %d, want %q in\n%s%s", code, want, out, errs)
+	}
+	code, out, errs = coderag(t, "graph", "--db", db, "--service", "relay", "--json")
+	var got struct{ Services []jsonService }
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("graph --service relay --json: exit %d\n%s%s", code, out, errs)
+	}
+	for _, s := range got.Services {
+		if s.Name == "relay" && len(s.Declared) != 6 {
+			t.Errorf("graph --json: relay declared in %+v, want 6 files", s.Declared)
+		}
+	}
+}

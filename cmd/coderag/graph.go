@@ -397,7 +397,15 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 			for _, d := range s.Declared {
 				ds = append(ds, fmt.Sprintf("%s/%s:%d", d.Repo, d.File, d.Line))
 			}
-			fmt.Fprintf(w, "  %s %s\n", st.dim("declared in"), strings.Join(ds, ", "))
+			// A service many compose files define (one per set-up): the
+			// first few, then how many more.
+			const shown = 4
+			more := ""
+			if len(ds) > shown {
+				more = st.dim(fmt.Sprintf(" … %d more (--json lists them)", len(ds)-shown))
+				ds = ds[:shown]
+			}
+			fmt.Fprintf(w, "  %s %s%s\n", st.dim("declared in"), strings.Join(ds, ", "), more)
 		}
 		if dirs := s.OwnedDirs(); len(dirs) > 1 {
 			var ds []string
