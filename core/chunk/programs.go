@@ -365,4 +365,3 @@ func commandFlags(items []string) []core.EnvVar {
 	}
 	return out
 }
-
