@@ -530,6 +530,12 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 					r.Env[j].Value = s.scrubValue(r.Env[j].Name, r.Env[j].Value)
 				}
 			}
+			if len(r.Flags) > 0 { // a command's --db-password=...
+				r.Flags = append([]core.EnvVar(nil), r.Flags...)
+				for j := range r.Flags {
+					r.Flags[j].Value = s.scrubValue(r.Flags[j].Name, r.Flags[j].Value)
+				}
+			}
 			if len(r.Data) > 0 {
 				d := make(map[string]string, len(r.Data))
 				for k, v := range r.Data {
@@ -561,6 +567,9 @@ func (g *Gate) Clean(c core.Chunk, people ...string) (CleanChunk, error) {
 			r := &c.Resources[i]
 			for j := range r.Env {
 				r.Env[j].Value = s.knownWords(r.Env[j].Value)
+			}
+			for j := range r.Flags {
+				r.Flags[j].Value = s.knownWords(r.Flags[j].Value)
 			}
 			for k, v := range r.Data {
 				r.Data[k] = s.knownWords(v)

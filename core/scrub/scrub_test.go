@@ -463,6 +463,30 @@ func TestCleanSecretFoundLater(t *testing.T) {
 	}
 }
 
+// TestCleanResourceFlags: a compose command's flag that carries a secret
+// (core.Resource.Flags) loses it as an environment variable would; an
+// address flag is kept.
+func TestCleanResourceFlags(t *testing.T) {
+	c := chunk(core.CodeDeploy, "services:\n  relay:\n    command: relay --db-password=Zt7FlagPw42 --upstream=vault:8200\n")
+	c.Language = "yaml"
+	c.Resources = []core.Resource{{Kind: core.ResourceCompose, Name: "relay", Service: "relay",
+		Flags: []core.EnvVar{{Name: "db-password", Value: "Zt7FlagPw42"}, {Name: "upstream", Value: "vault:8200"}}}}
+	cc, err := New(Options{}).Clean(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := cc.Chunk()
+	if f := got.Resources[0].Flags; f[0].Value == "Zt7FlagPw42" || f[1].Value != "vault:8200" {
+		t.Errorf("flags %+v: want the password gone and the address kept", f)
+	}
+	if strings.Contains(got.Text, "Zt7FlagPw42") {
+		t.Errorf("text keeps the password: %q", got.Text)
+	}
+	if c.Resources[0].Flags[0].Value != "Zt7FlagPw42" {
+		t.Error("Clean changed its input's flags")
+	}
+}
+
 // TestCleanMetaLists checks that a list of env values in metadata loses
 // its secrets item by item and keeps the rest.
 func TestCleanMetaLists(t *testing.T) {
