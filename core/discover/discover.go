@@ -140,6 +140,9 @@ func pathSkip(p string, inBuild bool, corpus core.CorpusType) string {
 		return "lock file"
 	}
 	ext := path.Ext(lbase)
+	if ext == "" && fuzzDir(path.Dir(p)) {
+		return "fuzz corpus (test input)"
+	}
 	keep := corpus == core.CodeDeploy || corpus == core.DocReadme || corpus == core.DocRunbook || corpus == core.DocADR
 	// A Word document classified as documentation is extracted, not
 	// skipped as binary.
@@ -162,6 +165,19 @@ func pathSkip(p string, inBuild bool, corpus core.CorpusType) string {
 		}
 	}
 	return ""
+}
+
+// fuzzDir reports whether a folder holds a fuzzer's inputs: it or a
+// folder above is named for fuzzing (Go's testdata/fuzz/FuzzParse,
+// cargo-fuzz's fuzz/corpus, .fuzzer/fuzz_parser_seeds). Its files without
+// an extension are inputs (random bytes named by their hash), not code.
+func fuzzDir(dir string) bool {
+	for _, d := range strings.Split(strings.ToLower(dir), "/") {
+		if strings.Contains(d, "fuzz") {
+			return true
+		}
+	}
+	return false
 }
 
 // Walk walks fsys from its root and returns the files to index and the

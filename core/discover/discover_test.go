@@ -397,6 +397,33 @@ func TestCoverageDirs(t *testing.T) {
 	}
 }
 
+// TestFuzzCorpus: a fuzzer's inputs (files without an extension under a
+// folder named for fuzzing) are skipped as test input; the fuzz targets
+// beside them, and a product's files without an extension elsewhere, are
+// indexed.
+func TestFuzzCorpus(t *testing.T) {
+	fsys := fstest.MapFS{
+		"parser/testdata/fuzz/FuzzParse/5f3c9a1e7b": {Data: []byte("go test fuzz v1\nstring(\"\\xff\\x00relation\")\n")},
+		"parser/fuzz_test.go":                       {Data: []byte("package parser\n\nfunc FuzzParse() {}\n")},
+		".fuzzer/parser_seeds/0d773a8ebf8db7e5":     {Data: []byte("tuple:\x92\x93\n")},
+		"fuzz/corpus/decode/a94a8fe5ccb19ba6":       {Data: []byte("\x00\x01\x02")},
+		"fuzz/fuzz_targets/decode.rs":               {Data: []byte("fn main() {}\n")},
+		"scripts/bootstrap":                         {Data: []byte("#!/bin/sh\necho ok\n")},
+	}
+	got := walked(t, fsys, Options{})
+	want := []string{
+		"fuzz/fuzz_targets/decode.rs",
+		"parser/fuzz_test.go",
+		"scripts/bootstrap",
+		".fuzzer/parser_seeds/0d773a8ebf8db7e5: fuzz corpus (test input)",
+		"fuzz/corpus/decode/a94a8fe5ccb19ba6: fuzz corpus (test input)",
+		"parser/testdata/fuzz/FuzzParse/5f3c9a1e7b: fuzz corpus (test input)",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("fuzz corpus (-want +got):\n%s", d)
+	}
+}
+
 // TestNonUTF8Names: a file or directory whose name is not UTF-8 (Latin-1
 // from an old archive) cannot be opened through io/fs; it is skipped with
 // that reason, not as "unreadable: invalid argument", and the walk goes on.
