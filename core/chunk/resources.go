@@ -94,8 +94,9 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 	var keys []core.KeyLine
 	keep := func(key, v string, line int) {
 		// Prometheus's scrape targets are what it watches, not what it
-		// depends on.
-		if strings.HasPrefix(key, "scrape_configs.") {
+		// depends on; so are those of a Prometheus config another
+		// program embeds (an OpenTelemetry collector's receiver).
+		if strings.HasPrefix(key, "scrape_configs.") || strings.Contains(key, ".scrape_configs.") {
 			return
 		}
 		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && networkAddress(v) {
