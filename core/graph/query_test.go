@@ -123,6 +123,8 @@ func TestParseAddress(t *testing.T) {
 		{"http://cart.shop.svc.cluster.local:8080/api", "http cart.shop.svc.cluster.local 8080 /api "},
 		{"postgresql://shop:<PASSWORD>@postgres:5432/shopdb", "postgresql postgres 5432  shopdb"},
 		{"redis:6379,abortConnect=false", " redis 6379  "},
+		{"mysql://root:<PASSWORD>@mysqld:3306/grants&max_conns=20", "mysql mysqld 3306  grants"},
+		{"cockroach://root@crdb:26257/identity?sslmode=disable", "cockroach crdb 26257  identity"},
 		{"Host=db;Database=orders;Username=x", " db   orders"},
 		{"Server=tcp:sql.example.com,1433;Initial Catalog=ledger", " sql.example.com   ledger"},
 		{"b-1.kafka:9092,b-2.kafka:9092", " b-1.kafka 9092  "},

@@ -638,8 +638,10 @@ func parseAddress(v string) (addr, bool) {
 		a := addr{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Hostname()), port: u.Port(), path: u.Path}
 		switch {
 		case strings.HasPrefix(a.scheme, "postgres"), strings.HasPrefix(a.scheme, "mysql"), strings.HasPrefix(a.scheme, "mongodb"),
-			a.scheme == "sqlserver", a.scheme == "mariadb", a.scheme == "cockroachdb", strings.HasPrefix(a.scheme, "jdbc"):
-			a.db = strings.Trim(u.Path, "/")
+			a.scheme == "sqlserver", a.scheme == "mariadb", a.scheme == "cockroachdb", a.scheme == "cockroach", strings.HasPrefix(a.scheme, "jdbc"):
+			// Options joined with & where ? was meant (/mysql&max_conns=20)
+			// are no part of the database's name.
+			a.db, _, _ = strings.Cut(strings.Trim(u.Path, "/"), "&")
 			a.path = ""
 		}
 		return a, true
