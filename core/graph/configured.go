@@ -46,6 +46,9 @@ type envVal struct {
 	// file publishes there (machineTarget). localOnly says only such
 	// addresses of it count (a config file no deploy file mounts).
 	onMachine, localOnly bool
+	// flag says the value is a command-line option's: a bare word
+	// (-target=querier) is an address only under an address's name.
+	flag bool
 }
 
 // collectValues gathers, per service, every value its environment may
@@ -179,7 +182,7 @@ func (b *builder) collectValues() {
 				}
 			}
 			for _, f := range r.Flags {
-				add(s, envVal{name: f.Name, value: f.Value, via: r.Kind + " " + r.Name + "'s flag -" + f.Name, ev: evidenceAt(r, f.Line), tier: tierDeploy})
+				add(s, envVal{name: f.Name, value: f.Value, via: r.Kind + " " + r.Name + "'s flag -" + f.Name, ev: evidenceAt(r, f.Line), tier: tierDeploy, flag: true})
 			}
 		case r.Kind == core.ResourceHelmTemplate:
 			s := b.alias[strings.ToLower(r.Service)]
@@ -200,7 +203,7 @@ func (b *builder) collectValues() {
 				add(s, envVal{name: e.Name, value: e.Value, via: via, ev: evidenceAt(r, e.Line), tier: tierDeploy})
 			}
 			for _, f := range r.Flags {
-				add(s, envVal{name: f.Name, value: f.Value, via: "flag -" + f.Name + " of " + via, ev: evidenceAt(r, f.Line), tier: tierDeploy})
+				add(s, envVal{name: f.Name, value: f.Value, via: "flag -" + f.Name + " of " + via, ev: evidenceAt(r, f.Line), tier: tierDeploy, flag: true})
 			}
 		case r.Kind == core.ResourceSettings:
 			s := b.ownerOf(r.Repo, r.File)
@@ -238,7 +241,7 @@ func (b *builder) collectValues() {
 			// the code's, read where it runs, which for its addresses
 			// on the machine (a development config's 127.0.0.1:3306)
 			// is the developer's machine.
-			if s := b.ownerOf(r.Repo, r.File); len(mounters) == 0 && s != "" && b.nodes[s] != nil && b.nodes[s].Language != "" && !core.IsTestPath(r.File) {
+			if s := b.ownerOf(r.Repo, r.File); len(mounters) == 0 && s != "" && b.nodes[s] != nil && b.nodes[s].Language != "" && !core.IsTestPath(r.File) && !exampleName(r.File) {
 				keyed(r, func(k, v string, at Evidence) {
 					add(s, envVal{name: k, value: v, via: via, ev: at, tier: tierDeploy, onMachine: true, localOnly: true})
 				})
@@ -506,6 +509,11 @@ func (b *builder) machineTarget(s string, a addr, onMachine bool) (string, float
 		return "", 0, "localhost"
 	}
 	switch pubs := b.publishers(n.Repo, a.port); {
+	case len(pubs) == 1 && !docker && !b.infrastructure(pubs[0], a):
+		// A repository often holds several development set-ups: an
+		// application port (8080) one of them publishes is no sign the
+		// code means that one; a database's, cache's or broker's is.
+		return "", 0, "port " + a.port + " of the machine is published by compose service " + pubs[0] + ", no database, cache or broker"
 	case len(pubs) == 1:
 		return pubs[0], 0.8, "port " + a.port + " of the machine is published by compose service " + pubs[0]
 	case len(pubs) > 1:
@@ -552,6 +560,28 @@ func (b *builder) migrationJob(s string) bool {
 	return b.migrating[s]
 }
 
+// addressName reports whether an option's name says its value is an
+// address (-master.host, --redis-addr, -filer.url), so that a bare host
+// name is one; -target=querier picks a mode.
+func addressName(name string) bool {
+	ws := words(name)
+	if len(ws) == 0 {
+		return false
+	}
+	switch ws[len(ws)-1] {
+	case "host", "hostname", "addr", "address", "server", "servers", "url", "uri", "endpoint", "broker", "brokers":
+		return true
+	}
+	return false
+}
+
+// exampleName reports whether a file is named as an example of a config
+// (example-config.yaml, config.sample.yml), not the one a program reads.
+func exampleName(file string) bool {
+	base := strings.ToLower(path.Base(file))
+	return strings.Contains(base, "example") || strings.Contains(base, "sample")
+}
+
 // ownAddress reports whether a variable names the address a service
 // listens on (listenAddress, BIND_ADDR, server.listener): its own, even
 // where a compose file publishes that port for another.
@@ -561,6 +591,21 @@ func ownAddress(name string) bool {
 		case "listen", "listener", "bind":
 			return true
 		}
+	}
+	return false
+}
+
+// infrastructure reports whether node t, reached at address a, is a
+// database, cache or message broker: by its image, or by the address's
+// well-known port.
+func (b *builder) infrastructure(t string, a addr) bool {
+	switch b.nodes[t].Kind {
+	case KindDatabase, KindCache, KindQueue:
+		return true
+	}
+	switch wellKnownPorts[a.port] {
+	case EdgeDB, EdgeCache, EdgeQueue:
+		return true
 	}
 	return false
 }
@@ -841,7 +886,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	if !ok || v.localOnly && !isLocal(a.host) {
 		return
 	}
-	if b.bareName(v.name, a) {
+	if b.bareName(v.name, a) || v.flag && a.port == "" && a.scheme == "" && !addressName(v.name) {
 		return
 	}
 	typ := edgeType(nil, a, v.name)
