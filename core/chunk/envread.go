@@ -1,6 +1,8 @@
 package chunk
 
 import (
+	"reflect"
+	"strconv"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -168,6 +170,18 @@ func envReads(root *ts.Node, ev *evaluator) []fact {
 			}
 		}
 		switch {
+		case kind == "field_declaration" && n.ChildByFieldName("tag") != nil:
+			// A Go struct field whose tag gives its environment variable
+			// and default (kelseyhightower/envconfig, caarlos0/env,
+			// cleanenv, creasty/defaults): the library reads the variable
+			// and falls back to the default.
+			if env, def, ok := tagDefault(n.ChildByFieldName("tag").Utf8Text(ev.src), n, ev.src); ok {
+				field := ""
+				if nm := n.ChildByFieldName("name"); nm != nil {
+					field = nm.Utf8Text(ev.src)
+				}
+				add(n.StartByte(), int(n.StartPosition().Row)+1, env, def, field)
+			}
 		case envReadKinds[kind]:
 			if v := ev.eval(n, 0); v.origin == core.FromEnv && v.env != "" {
 				def := v.def
@@ -210,6 +224,40 @@ func envReads(root *ts.Node, ev *evaluator) []fact {
 		}
 	}
 	return out
+}
+
+// tagDefault reads a Go struct field's tag for the default a
+// configuration library gives it (default:"...", envDefault:"...",
+// env-default:"...") and the environment variable it is read from
+// (env:"NAME"; envconfig:"name" and a field without one, as envconfig
+// names it, upper case). ok is false without a default.
+func tagDefault(tag string, field *ts.Node, src []byte) (env, def string, ok bool) {
+	tag = strings.Trim(tag, "`")
+	if strings.HasPrefix(tag, `"`) {
+		if u, err := strconv.Unquote(tag); err == nil {
+			tag = u
+		}
+	}
+	st := reflect.StructTag(tag)
+	for _, k := range []string{"default", "envDefault", "env-default"} {
+		if v, found := st.Lookup(k); found && v != "" {
+			def = v
+			break
+		}
+	}
+	if def == "" {
+		return "", "", false
+	}
+	name, _, _ := strings.Cut(st.Get("env"), ",")
+	if name == "" {
+		name, _, _ = strings.Cut(st.Get("envconfig"), ",")
+	}
+	if name == "" {
+		if nm := field.ChildByFieldName("name"); nm != nil {
+			name = nm.Utf8Text(src)
+		}
+	}
+	return strings.ToUpper(name), def, true
 }
 
 // assignedName is the variable, field, parameter or key an expression is
