@@ -292,25 +292,46 @@ func shellFields(s string) []string {
 }
 
 // migrationCommand reports whether a command (with its args) runs a
-// database migration (core.Resource.Migrates): a word of it is migrate,
-// migration or migrations, or ends in :migrate (rails db:migrate), or it
-// runs alembic upgrade. Split at spaces as a shell would.
+// database migration and only that (core.Resource.Migrates): a word of
+// it is migrate, migration or migrations, or ends in :migrate (rails
+// db:migrate), or it runs alembic upgrade, and no statement follows (an
+// application that migrates and then serves, ./app migrate && ./app
+// serve, is the application). Split at spaces as a shell would.
 func migrationCommand(items []string) bool {
 	var words []string
 	for _, it := range items {
-		for _, w := range strings.Fields(it) {
-			words = append(words, strings.ToLower(strings.Trim(w, `"';&|()`)))
-		}
+		words = append(words, strings.Fields(it)...)
 	}
-	for i, w := range words {
+	// runsAfter reports whether the statement from word i on runs a
+	// program (not exit 0, echo done, true).
+	runsAfter := func(i int) bool {
+		if i >= len(words) {
+			return false
+		}
+		switch strings.Trim(words[i], `"'`) {
+		case "exit", "true", "echo", "sleep", ":", "":
+			return false
+		}
+		return true
+	}
+	migrates := false
+	for i, raw := range words {
+		w := strings.ToLower(strings.Trim(raw, `"';&|()`))
 		switch {
+		case migrates && (raw == "&&" || raw == "||" || raw == ";" || raw == "|"):
+			if runsAfter(i + 1) {
+				return false // something runs after the migration
+			}
 		case w == "migrate" || w == "migration" || w == "migrations" || strings.HasSuffix(w, ":migrate"):
-			return true
-		case path.Base(w) == "alembic" && slices.Contains(words[i+1:], "upgrade"):
-			return true
+			migrates = true
+		case path.Base(w) == "alembic" && slices.ContainsFunc(words[i+1:], func(x string) bool { return strings.Trim(x, `"';&|()`) == "upgrade" }):
+			migrates = true
+		}
+		if migrates && strings.HasSuffix(strings.TrimRight(raw, `"')`), ";") && runsAfter(i+1) {
+			return false // a statement follows: alembic upgrade head; exec app
 		}
 	}
-	return false
+	return migrates
 }
 
 // maxFlags bounds a resource's Flags.

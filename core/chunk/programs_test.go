@@ -237,7 +237,10 @@ func TestMigrationCommand(t *testing.T) {
 		{[]string{"sh", "-c", "bundle exec rails db:migrate && exit 0"}, true},
 		{[]string{"npx", "prisma", "migrate", "deploy"}, true},
 		{[]string{"alembic", "-c", "/etc/alembic.ini", "upgrade", "head"}, true},
-		{[]string{"/app/bin/migrations"}, false}, // a path: the program's own name says nothing
+		{[]string{"/app/bin/migrations"}, false},                                     // a path: the program's own name says nothing
+		{[]string{"sh", "-c", "./app migrate && exec ./app serve"}, false},           // migrates, then serves: the application
+		{[]string{"sh", "-c", "alembic upgrade head; exec gunicorn app:api"}, false}, // likewise
+		{[]string{"sh", "-c", "sleep 5 && ./app migrate"}, true},                     // waits, then migrates
 		{[]string{"serve", "-c", "/etc/config/identity.yml", "--dev"}, false},
 		{[]string{"gunicorn", "--migrate-timeout=30", "app.wsgi"}, false},
 		{[]string{"pip", "install", "--upgrade", "alembic"}, false},
