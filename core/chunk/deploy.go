@@ -468,7 +468,17 @@ func resource(o map[string]any) resourceInfo {
 				if len(data[k]) > maxConfigFile {
 					continue
 				}
-				if fd, fk := configAddresses([]byte(data[k]), strings.ToLower(path.Ext(k))); len(fd) > 0 {
+				ext := strings.ToLower(path.Ext(k))
+				if ext == "" && strings.Contains(strings.TrimSpace(data[k]), "\n") {
+					// A block of YAML under a key of no file's name (a
+					// controller's artifactRepository: |, persistence: |),
+					// but for the links a UI shows (links: |).
+					if uiLinks(k) {
+						continue
+					}
+					ext = ".yaml"
+				}
+				if fd, fk := configAddresses([]byte(data[k]), ext); len(fd) > 0 {
 					ri.files = append(ri.files, core.Resource{Kind: core.ResourceConfigFile, Name: "configmap:" + ri.name + "/" + k, Data: fd, Keys: fk})
 				}
 			}

@@ -274,3 +274,41 @@ func TestCommandFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigAddressesHostPort: a host and its port under keys of their
+// own are one address, kept under the host's key; a host with no port,
+// or a port beside a host that has one, stays as it was; Envoy's
+// socket_address keeps its form; a UI's links are none.
+func TestConfigAddressesHostPort(t *testing.T) {
+	src := `persistence:
+  postgresql:
+    host: jobsdb
+    port: 5432
+    database: jobs
+cache:
+  hosts: "127.0.0.1"
+  port: 6379
+search:
+  server: "index:9200"
+  port: 9300
+admin:
+  socket_address:
+    address: xds
+    port_value: 18000
+links:
+  - name: Completed runs
+    url: http://runs?label=completed
+`
+	data, keys := configAddresses([]byte(src), ".yaml")
+	want := map[string]string{
+		"persistence.postgresql.host": "jobsdb:5432",
+		"search.server":               "index:9200",
+		"admin.socket_address":        "xds:18000",
+	}
+	if d := cmp.Diff(want, data); d != "" {
+		t.Errorf("configAddresses (-want +got):\n%s", d)
+	}
+	if len(keys) != 3 || keys[0] != (core.KeyLine{Key: "persistence.postgresql.host", Line: 3}) {
+		t.Errorf("keys %+v: want the host's line first", keys)
+	}
+}

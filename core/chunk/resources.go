@@ -96,7 +96,8 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 		// Prometheus's scrape targets are what it watches, not what it
 		// depends on; so are those of a Prometheus config another
 		// program embeds (an OpenTelemetry collector's receiver).
-		if strings.HasPrefix(key, "scrape_configs.") || strings.Contains(key, ".scrape_configs.") {
+		if strings.HasPrefix(key, "scrape_configs.") || strings.Contains(key, ".scrape_configs.") ||
+			uiLinks(key) {
 			return
 		}
 		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && networkAddress(v) {
@@ -147,10 +148,32 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 					keep(prefix, host.Value+":"+port.Value, host.Line)
 					return
 				}
+				// A host and its port under keys of their own
+				// (postgresql: {host: db, port: 5432}): one address.
+				hostKey, joined := "", ""
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					switch k := n.Content[i].Value; strings.ToLower(k) {
+					case "host", "hostname", "server":
+						if v := n.Content[i+1]; v.Kind == yaml.ScalarNode {
+							hostKey, host = k, v
+						}
+					case "port":
+						if v := n.Content[i+1]; v.Kind == yaml.ScalarNode && strings.Trim(v.Value, "0123456789") == "" && v.Value != "" {
+							port = v
+						}
+					}
+				}
+				if hostKey != "" && port != nil && !strings.Contains(host.Value, ":") {
+					joined = hostKey
+				}
 				for i := 0; i+1 < len(n.Content); i += 2 {
 					key := n.Content[i].Value
 					if prefix != "" {
 						key = prefix + "." + key
+					}
+					if joined != "" && n.Content[i].Value == joined {
+						keep(key, host.Value+":"+port.Value, host.Line)
+						continue
 					}
 					walk(n.Content[i+1], key)
 				}
@@ -165,6 +188,14 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 		walk(docs[0].Content[0], "")
 	}
 	return data, keys
+}
+
+// uiLinks reports whether a config key holds the links a UI shows
+// (links: [{name, url}]): addresses for people to follow, not ones the
+// program calls.
+func uiLinks(key string) bool {
+	k := "." + strings.ToLower(key) + "."
+	return strings.Contains(k, ".links.")
 }
 
 // networkSchemes are the URL schemes of services a config file may name

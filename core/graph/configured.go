@@ -151,6 +151,40 @@ func (b *builder) collectValues() {
 			}
 		}
 	}
+	// A ConfigMap named after a workload (workflow-controller-configmap)
+	// that no workload loads or mounts, and that holds blocks of YAML
+	// under keys of no file's name (artifactRepository: |), is the one
+	// that workload's program reads through the Kubernetes API, by name
+	// and key. (One of files, reports-config's reports.json, is for
+	// mounting: unmounted, it configures nobody.)
+	readByName := map[string]string{} // repository and ConfigMap -> service
+	for _, r := range b.in.Resources {
+		if !core.IsWorkload(r.Kind) {
+			continue
+		}
+		s := b.alias[strings.ToLower(r.Service)]
+		if s == "" {
+			continue
+		}
+		for _, suffix := range []string{"-configmap", "-config", "-cm"} {
+			cm := r.Name + suffix
+			if len(loaders[cm]) > 0 || len(cmMounters[r.Repo+"\x00"+cm]) > 0 {
+				continue
+			}
+			if slices.ContainsFunc(b.cms[cm], func(v core.ResourceAt) bool { return v.Repo == r.Repo && keyedBlocks(v.Data) }) {
+				readByName[r.Repo+"\x00"+cm] = s
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(readByName)) {
+		repo, cm, _ := strings.Cut(k, "\x00")
+		for _, v := range b.cms[cm] {
+			if v.Repo == repo {
+				cmValues(readByName[k], cm, "", "", evidenceOf(v), false)
+				break
+			}
+		}
+	}
 	for _, r := range b.in.Resources {
 		switch {
 		case core.IsWorkload(r.Kind):
@@ -221,6 +255,9 @@ func (b *builder) collectValues() {
 			if rest, ok := strings.CutPrefix(r.Name, "configmap:"); ok {
 				cm, key, _ := strings.Cut(rest, "/")
 				mounters, via = cmMounters[r.Repo+"\x00"+cm], key+" of ConfigMap "+cm
+				if s, ok := readByName[r.Repo+"\x00"+cm]; ok && len(mounters) == 0 {
+					mounters, via = []string{s}, key+" of ConfigMap "+cm+" (read by name)"
+				}
 			} else {
 				// A file a service mounts on its own is that service's,
 				// not also the config of one mounting a folder above it
@@ -558,6 +595,18 @@ func (b *builder) migrationJob(s string) bool {
 		}
 	}
 	return b.migrating[s]
+}
+
+// keyedBlocks reports whether a ConfigMap's data holds a block of lines
+// under a key of no file's name (persistence: |), as a program reading it
+// by key expects, rather than files to mount (config.yaml: |).
+func keyedBlocks(data map[string]string) bool {
+	for k, v := range data {
+		if path.Ext(k) == "" && strings.Contains(strings.TrimSpace(v), "\n") {
+			return true
+		}
+	}
+	return false
 }
 
 // addressName reports whether an option's name says its value is an
