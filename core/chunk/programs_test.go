@@ -312,3 +312,20 @@ links:
 		t.Errorf("keys %+v: want the host's line first", keys)
 	}
 }
+
+// TestConfigFileSchemas: a JSON Schema (by name, or by its $schema)
+// describes a configuration: its example addresses configure nothing,
+// and neither do examples: keys in a config.
+func TestConfigFileSchemas(t *testing.T) {
+	schema := `{"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"check_session_url": {"type": "string", "examples": ["https://session-store-host"]}}}`
+	for _, name := range []string{"spec/config.schema.json", "spec/authorizer.json"} {
+		base := core.Chunk{FilePath: name, Corpus: core.CodeConfig}
+		if r, ok := configFileResource(base, []byte(schema)); ok {
+			t.Errorf("%s: a schema gave addresses %v", name, r.Data)
+		}
+	}
+	data, _ := configAddresses([]byte("upstream:\n  url: http://relay:8080\n  examples:\n    - http://other-host:9000\n  example: http://third-host:9000\n"), ".yaml")
+	if d := cmp.Diff(map[string]string{"upstream.url": "http://relay:8080"}, data); d != "" {
+		t.Errorf("examples kept (-want +got):\n%s", d)
+	}
+}

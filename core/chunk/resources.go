@@ -74,7 +74,7 @@ const maxConfigFile = 256 << 10
 // under its flattened key, credentials redacted, with its line.
 func configFileResource(base core.Chunk, src []byte) (core.Resource, bool) {
 	name := strings.ToLower(path.Base(base.FilePath))
-	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile {
+	if base.Corpus != core.CodeConfig || len(src) > maxConfigFile || jsonSchema(name, src) {
 		return core.Resource{}, false
 	}
 	data, keys := configAddresses(src, path.Ext(name))
@@ -97,7 +97,7 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 		// depends on; so are those of a Prometheus config another
 		// program embeds (an OpenTelemetry collector's receiver).
 		if strings.HasPrefix(key, "scrape_configs.") || strings.Contains(key, ".scrape_configs.") ||
-			uiLinks(key) {
+			uiLinks(key) || exampleKey(key) {
 			return
 		}
 		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && networkAddress(v) {
@@ -190,12 +190,30 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 	return data, keys
 }
 
+// jsonSchema reports whether a config file is a JSON Schema (named
+// *.schema.json, or declaring its $schema at the top): it describes a
+// configuration, whose example and default addresses configure nothing.
+func jsonSchema(name string, src []byte) bool {
+	if strings.HasSuffix(name, ".schema.json") || strings.HasSuffix(name, ".schema.yaml") || strings.HasSuffix(name, ".schema.yml") {
+		return true
+	}
+	head := src[:min(len(src), 512)]
+	return bytes.Contains(head, []byte(`"$schema"`)) && bytes.Contains(head, []byte("json-schema.org"))
+}
+
 // uiLinks reports whether a config key holds the links a UI shows
 // (links: [{name, url}]): addresses for people to follow, not ones the
 // program calls.
 func uiLinks(key string) bool {
 	k := "." + strings.ToLower(key) + "."
 	return strings.Contains(k, ".links.")
+}
+
+// exampleKey reports whether a config key holds examples (examples: [...],
+// example: ...), as documentation and OpenAPI files write them.
+func exampleKey(key string) bool {
+	k := "." + strings.ToLower(key) + "."
+	return strings.Contains(k, ".examples.") || strings.Contains(k, ".example.")
 }
 
 // networkSchemes are the URL schemes of services a config file may name

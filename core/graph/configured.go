@@ -1041,11 +1041,15 @@ func (b *builder) declareHosts() bool {
 	made := false
 	for _, s := range b.sortedNodes() {
 		for _, v := range b.vals[s] {
-			if v.shared && !b.reads[s][v.name] || isTelemetry(v.name) {
+			// Of a config file only its local addresses count
+			// (localOnly), and a flag's bare word is a mode, not a host,
+			// unless its name says address: no node for either.
+			if v.shared && !b.reads[s][v.name] || isTelemetry(v.name) || v.localOnly {
 				continue
 			}
 			a, ok := addressOf(v.name, v.value)
-			if !ok || isLocal(a.host) || isPlaceholderDomain(a.host) || b.bareName(v.name, a) {
+			if !ok || isLocal(a.host) || isPlaceholderDomain(a.host) || b.bareName(v.name, a) ||
+				v.flag && a.port == "" && a.scheme == "" && !addressName(v.name) {
 				continue
 			}
 			n, _, how := b.lookupHost(a.host)
