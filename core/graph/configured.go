@@ -539,13 +539,30 @@ var choiceWords = map[string]bool{"backend": true, "target": true}
 // localhost address read only inside a container (onMachine false: a
 // compose or Kubernetes environment, a mounted file) is the container
 // itself, or a sidecar: none.
-func (b *builder) machineTarget(s string, a addr, onMachine bool) (string, float64, string) {
+//
+// Where several publish the port (alternative set-ups: Elasticsearch or
+// OpenSearch on 9200), the one the variable's name names is meant
+// (...elasticsearch.server_urls).
+func (b *builder) machineTarget(s string, a addr, name string, onMachine bool) (string, float64, string) {
 	n := b.nodes[s]
 	docker := a.host == "host.docker.internal"
 	if n == nil || a.port == "" || !docker && !onMachine {
 		return "", 0, "localhost"
 	}
-	switch pubs := b.publishers(n.Repo, a.port); {
+	pubs := b.publishers(n.Repo, a.port)
+	if len(pubs) > 1 {
+		ws := words(name)
+		var named []string
+		for _, p := range pubs {
+			if slices.Contains(ws, strings.ToLower(p)) {
+				named = append(named, p)
+			}
+		}
+		if len(named) == 1 {
+			pubs = named
+		}
+	}
+	switch {
 	case len(pubs) == 1 && !docker && !b.infrastructure(pubs[0], a):
 		// A repository often holds several development set-ups: an
 		// application port (8080) one of them publishes is no sign the
@@ -949,7 +966,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	}
 	t, factor, how := b.target(a, typ)
 	if t == "" && isLocal(a.host) && !ownAddress(v.name) {
-		t, factor, how = b.machineTarget(s, a, v.onMachine)
+		t, factor, how = b.machineTarget(s, a, v.name, v.onMachine)
 	}
 	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || b.telemetryBackend(t) || slices.Contains(v.peers, t) {
 		return
