@@ -414,6 +414,20 @@ func isTelemetry(name string) bool {
 	return false
 }
 
+// telemetryVar reports whether variable name of service s is named for
+// telemetry (isTelemetry) by a word other than the service's own name: a
+// tracing product's own settings (jaeger_storage.backends... of the
+// jaeger service) are its configuration, not an exporter's.
+func telemetryVar(s, name string) bool {
+	own := words(s)
+	for _, w := range words(name) {
+		if telemetryWords[w] && !slices.Contains(own, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // telemetryBackend reports whether node t is telemetry infrastructure
 // named so (an OpenTelemetry collector, Jaeger, Prometheus, a log
 // shipper) rather than a service whose code the index holds: a
@@ -959,7 +973,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	// A variable for telemetry (OTEL_EXPORTER_OTLP_ENDPOINT, METRICS_HOST)
 	// names a backend to report to, no dependency, unless the index holds
 	// that service's code (a metrics-api of the company's own).
-	if isTelemetry(v.name) {
+	if telemetryVar(s, v.name) {
 		if n, _, _ := b.lookupHost(a.host); n == "" || b.nodes[n] == nil || b.nodes[n].Language == "" {
 			return
 		}
@@ -1061,7 +1075,7 @@ func (b *builder) declareHosts() bool {
 			// Of a config file only its local addresses count
 			// (localOnly), and a flag's bare word is a mode, not a host,
 			// unless its name says address: no node for either.
-			if v.shared && !b.reads[s][v.name] || isTelemetry(v.name) || v.localOnly {
+			if v.shared && !b.reads[s][v.name] || telemetryVar(s, v.name) || v.localOnly {
 				continue
 			}
 			a, ok := addressOf(v.name, v.value)
