@@ -191,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 55
+const BuilderVersion = 56
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1132,7 +1132,7 @@ func (b *builder) ownership() {
 	for repo := range repos {
 		if s, ok := b.alias[strings.ToLower(repo)]; ok && b.nodes[s].Kind == KindService {
 			add(repo, "", s, whyRepository)
-		} else if len(declared[repo]) == 1 && !b.exampleDeployed(declared[repo][0]) {
+		} else if len(declared[repo]) == 1 && !b.exampleDeployed(declared[repo][0]) && !b.infraImageOnly(declared[repo][0]) {
 			add(repo, "", declared[repo][0], whyRepository)
 		}
 	}
@@ -1182,6 +1182,39 @@ func (b *builder) exampleDeployed(s string) bool {
 	}
 	return true
 }
+
+// infraImageOnly reports whether every deploy file that declares service
+// s runs a well-known infrastructure product's image (a database, cache
+// or broker by imageKind, a telemetry backend, a search engine, object
+// store, proxy or mail catcher) and builds nothing: a repository's
+// development compose file that runs one such image alone runs what its
+// code uses, not its code.
+func (b *builder) infraImageOnly(s string) bool {
+	found := false
+	for _, r := range b.in.Resources {
+		if !declaresNode(r) || b.alias[strings.ToLower(r.Service)] != s {
+			continue
+		}
+		if r.Build != "" || len(r.Images) == 0 {
+			return false
+		}
+		for _, img := range r.Images {
+			base := strings.ToLower(core.ImageName(img))
+			if imageKind([]string{img}) == KindService && !isTelemetry(base) && !infraProducts[base] {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
+}
+
+// infraProducts are images of infrastructure a repository's code uses
+// (by their name without registry, namespace or tag), beside the
+// databases, caches, brokers and telemetry backends named elsewhere.
+var infraProducts = map[string]bool{"elasticsearch": true, "opensearch": true, "kibana": true, "minio": true, "nginx": true,
+	"traefik": true, "haproxy": true, "envoy": true, "consul": true, "vault": true, "etcd": true, "zookeeper": true,
+	"keycloak": true, "localstack": true, "mailhog": true, "mailpit": true, "wiremock": true, "azurite": true}
 
 // standForCode makes a service of each repository that stands for its
 // code: one that declares no service, or whose deploy files declare only
