@@ -84,22 +84,11 @@ func TestGraphServiceFolders(t *testing.T) {
 // (one per set-up) lists the first four in `graph --service` and how many
 // more; --json lists them all.
 func TestGraphServiceDeclaredIn(t *testing.T) {
-	dir := t.TempDir()
-	repo := filepath.Join(dir, "relay")
+	files := map[string]string{}
 	for i := 1; i <= 6; i++ {
-		p := filepath.Join(repo, "compose", fmt.Sprintf("setup%d.yml", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		text := fmt.Sprintf("services:\n  relay:\n    image: example/relay:1.%d\n  vault:\n    image: example/vault:2.0\n    environment:\n      RELAY_URL: http://relay:8700\n", i)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files[fmt.Sprintf("relay/compose/setup%d.yml", i)] = fmt.Sprintf("services:\n  relay:\n    image: example/relay:1.%d\n  vault:\n    image: example/vault:2.0\n    environment:\n      RELAY_URL: http://relay:8700\n", i)
 	}
-	db := filepath.Join(dir, "x.db")
-	if code, _, errs := coderag(t, "crawl", "--db", db, "--repo-path", repo, "--progress", "none"); code != 0 {
-		t.Fatalf("crawl: %s", errs)
-	}
+	db := crawlFiles(t, t.TempDir(), files)
 	code, out, errs := coderag(t, "graph", "--db", db, "--service", "relay")
 	want := "declared in relay/compose/setup1.yml:2, relay/compose/setup2.yml:2, relay/compose/setup3.yml:2, relay/compose/setup4.yml:2 … 2 more (--json lists them)\n"
 	if code != 0 || !strings.Contains(out, want) {

@@ -397,15 +397,8 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 			for _, d := range s.Declared {
 				ds = append(ds, fmt.Sprintf("%s/%s:%d", d.Repo, d.File, d.Line))
 			}
-			// A service many compose files define (one per set-up): the
-			// first few, then how many more.
-			const shown = 4
-			more := ""
-			if len(ds) > shown {
-				more = st.dim(fmt.Sprintf(" … %d more (--json lists them)", len(ds)-shown))
-				ds = ds[:shown]
-			}
-			fmt.Fprintf(w, "  %s %s%s\n", st.dim("declared in"), strings.Join(ds, ", "), more)
+			// A service many compose files define (one per set-up).
+			fmt.Fprintf(w, "  %s %s\n", st.dim("declared in"), firstOf(st, ds, 4))
 		}
 		if dirs := s.OwnedDirs(); len(dirs) > 1 {
 			var ds []string
@@ -413,15 +406,8 @@ func printServiceView(w io.Writer, st textStyles, g *graph.Graph, v view, o *gra
 				ds = append(ds, strings.TrimSuffix(d.Repo+"/"+d.Path, "/."))
 			}
 			slices.Sort(ds)
-			// A program of a monorepo imports dozens of packages: the
-			// first few, then how many more (--json lists them all).
-			const shown = 8
-			more := ""
-			if len(ds) > shown {
-				more = st.dim(fmt.Sprintf(" … %d more (--json lists them)", len(ds)-shown))
-				ds = ds[:shown]
-			}
-			fmt.Fprintf(w, "  %s %s%s\n", st.dim("code in"), strings.Join(ds, ", "), more)
+			// A program of a monorepo imports dozens of packages.
+			fmt.Fprintf(w, "  %s %s\n", st.dim("code in"), firstOf(st, ds, 8))
 		}
 		var in, out []graph.Hop
 		for _, e := range g.Edges {
@@ -696,4 +682,13 @@ func writeSVG(ctx context.Context, w io.Writer, v view) error {
 		return fmt.Errorf("dot -Tsvg: %w: %s", err, strings.TrimSpace(errb.String()))
 	}
 	return nil
+}
+
+// firstOf joins the first shown items and says how many more there are
+// (--json lists them all).
+func firstOf(st textStyles, items []string, shown int) string {
+	if len(items) <= shown {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:shown], ", ") + st.dim(fmt.Sprintf(" … %d more (--json lists them)", len(items)-shown))
 }
