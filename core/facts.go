@@ -1,6 +1,9 @@
 package core
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // CallKind says what an outbound call talks to.
 type CallKind string
@@ -388,4 +391,12 @@ func IsWorkload(kind string) bool {
 		return true
 	}
 	return false
+}
+
+// KeyedBlock reports whether a ConfigMap's data key holds a block of
+// lines under a key of no file's name (persistence: |): configuration a
+// program reads by key through the Kubernetes API, rather than a file to
+// mount (config.yaml: |).
+func KeyedBlock(key, value string) bool {
+	return path.Ext(key) == "" && strings.Contains(strings.TrimSpace(value), "\n")
 }

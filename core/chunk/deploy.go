@@ -364,13 +364,13 @@ func resource(o map[string]any) resourceInfo {
 			initImages = append(initImages, img)
 		}
 		if i < len(containers) {
-			if cmd := commandItems(obj(ct, "command")); len(cmd) > 0 {
-				res.Programs = programWords(res.Programs, append(cmd, commandItems(obj(ct, "args"))...), true)
-			} else {
-				res.Programs = programWords(res.Programs, commandItems(obj(ct, "args")), false)
-			}
-			res.Migrates = res.Migrates && migrationCommand(append(commandItems(obj(ct, "command")), commandItems(obj(ct, "args"))...))
-			res.Flags = append(res.Flags, commandFlags(append(commandItems(obj(ct, "command")), commandItems(obj(ct, "args"))...))...)
+			// The args are the command's arguments: one command line
+			// (or the image's entrypoint's, without a command).
+			cmd := commandItems(obj(ct, "command"))
+			line := append(cmd, commandItems(obj(ct, "args"))...)
+			res.Programs = programWords(res.Programs, line, len(cmd) > 0)
+			res.Migrates = res.Migrates && migrationCommand(line)
+			res.Flags = append(res.Flags, commandFlags(line)...)
 		}
 		for _, p := range list(obj(ct, "ports")) {
 			ports = append(ports, str(obj(p, "containerPort")))
@@ -469,7 +469,7 @@ func resource(o map[string]any) resourceInfo {
 					continue
 				}
 				ext := strings.ToLower(path.Ext(k))
-				if ext == "" && strings.Contains(strings.TrimSpace(data[k]), "\n") {
+				if core.KeyedBlock(k, data[k]) {
 					// A block of YAML under a key of no file's name (a
 					// controller's artifactRepository: |, persistence: |),
 					// but for the links a UI shows (links: |).
@@ -676,16 +676,13 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 		}
 	}
 	// The entrypoint, when set, runs the command as its arguments.
-	if ep := commandItems(s["entrypoint"]); len(ep) > 0 {
-		// The command is the entrypoint's arguments: one command line
-		// (an entrypoint ["/bin/sh"] and a command -c "...").
-		r.Programs = programWords(r.Programs, append(ep, commandItems(s["command"])...), true)
-	} else {
-		r.Programs = programWords(r.Programs, commandItems(s["command"]), true)
-	}
-	r.Reads = mountedReads(mounted, append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
-	r.Migrates = migrationCommand(append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
-	r.Flags = commandFlags(append(commandItems(s["entrypoint"]), commandItems(s["command"])...))
+	// The command is the entrypoint's arguments when it has one: one
+	// command line (an entrypoint ["/bin/sh"] and a command -c "...").
+	cmdline := append(commandItems(s["entrypoint"]), commandItems(s["command"])...)
+	r.Programs = programWords(r.Programs, cmdline, true)
+	r.Reads = mountedReads(mounted, cmdline)
+	r.Migrates = migrationCommand(cmdline)
+	r.Flags = commandFlags(cmdline)
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
 	}

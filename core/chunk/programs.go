@@ -34,11 +34,9 @@ func commandItems(v any) []string {
 // expressions and paths of files rather than programs (/etc/app.yaml,
 // /dev/fuse) are not programs.
 func programWords(out []string, items []string, command bool) []string {
-	var words []string
-	for _, it := range items {
-		for _, w := range strings.Fields(it) {
-			words = append(words, strings.Trim(w, `"'`))
-		}
+	words := commandWords(items)
+	for i, w := range words {
+		words[i] = strings.Trim(w, `"'`)
 	}
 	script := -1 // the index of a shell script's first word
 	if command && len(words) > 2 && shells[path.Base(words[0])] {
@@ -79,6 +77,17 @@ func programWords(out []string, items []string, command bool) []string {
 		}
 	}
 	return out
+}
+
+// commandWords splits a command's items (a list's, or a shell form's one
+// string) at spaces as a shell would, quotes left on: sh -c "a; b" is
+// sh, -c, "a;, b".
+func commandWords(items []string) []string {
+	var words []string
+	for _, it := range items {
+		words = append(words, strings.Fields(it)...)
+	}
+	return words
 }
 
 // shells are the programs that run a script given with -c.
@@ -298,10 +307,7 @@ func shellFields(s string) []string {
 // application that migrates and then serves, ./app migrate && ./app
 // serve, is the application). Split at spaces as a shell would.
 func migrationCommand(items []string) bool {
-	var words []string
-	for _, it := range items {
-		words = append(words, strings.Fields(it)...)
-	}
+	words := commandWords(items)
 	// runsAfter reports whether the statement from word i on runs a
 	// program (not exit 0, echo done, true).
 	runsAfter := func(i int) bool {
@@ -343,10 +349,7 @@ const maxFlags = 32
 // address (host:port, a URL; a bare word after a flag may as well be an
 // argument). A comma-separated list of addresses is one option per item.
 func commandFlags(items []string) []core.EnvVar {
-	var words []string
-	for _, it := range items {
-		words = append(words, strings.Fields(it)...)
-	}
+	words := commandWords(items)
 	var out []core.EnvVar
 	add := func(name, value string) {
 		name = strings.TrimLeft(name, "-")

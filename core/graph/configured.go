@@ -633,11 +633,18 @@ func (b *builder) migrationJob(s string) bool {
 // by key expects, rather than files to mount (config.yaml: |).
 func keyedBlocks(data map[string]string) bool {
 	for k, v := range data {
-		if path.Ext(k) == "" && strings.Contains(strings.TrimSpace(v), "\n") {
+		if core.KeyedBlock(k, v) {
 			return true
 		}
 	}
 	return false
+}
+
+// modeWord reports whether v is a flag whose value a is a bare word
+// under a name that says no address (-target=querier): a mode, not a
+// host.
+func (v envVal) modeWord(a addr) bool {
+	return v.flag && a.port == "" && a.scheme == "" && !addressName(v.name)
 }
 
 // addressName reports whether an option's name says its value is an
@@ -966,7 +973,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	if !ok || v.localOnly && !isLocal(a.host) {
 		return
 	}
-	if b.bareName(v.name, a) || v.flag && a.port == "" && a.scheme == "" && !addressName(v.name) {
+	if b.bareName(v.name, a) || v.modeWord(a) {
 		return
 	}
 	typ := edgeType(nil, a, v.name)
@@ -1080,7 +1087,7 @@ func (b *builder) declareHosts() bool {
 			}
 			a, ok := addressOf(v.name, v.value)
 			if !ok || isLocal(a.host) || isPlaceholderDomain(a.host) || b.bareName(v.name, a) ||
-				v.flag && a.port == "" && a.scheme == "" && !addressName(v.name) {
+				v.modeWord(a) {
 				continue
 			}
 			n, _, how := b.lookupHost(a.host)
