@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -667,6 +668,82 @@ func TestHeldVerbatim(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := heldVerbatim(tt.q, tt.run); got != tt.want {
 				t.Errorf("heldVerbatim(%q) = %v, want %v", tt.q, got, tt.want)
+			}
+		})
+	}
+}
+
+// busyIndex is a listIndex that counts how many of its lists run at once
+// and in which order they start.
+type busyIndex struct {
+	listIndex
+	mu2     sync.Mutex
+	running int
+	most    int
+	started []string
+}
+
+func (b *busyIndex) enter(name string) func() {
+	b.mu2.Lock()
+	b.running++
+	b.most = max(b.most, b.running)
+	b.started = append(b.started, name)
+	b.mu2.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	return func() {
+		b.mu2.Lock()
+		b.running--
+		b.mu2.Unlock()
+	}
+}
+
+func (b *busyIndex) BM25(ctx context.Context, index, match string, k int, f core.Filter) ([]core.Hit, error) {
+	defer b.enter("bm25-" + index)()
+	return b.listIndex.BM25(ctx, index, match, k, f)
+}
+
+func (b *busyIndex) FileBM25(ctx context.Context, match, best string, k int, f core.Filter) ([]core.Hit, error) {
+	defer b.enter("file")()
+	return b.listIndex.FileBM25(ctx, match, best, k, f)
+}
+
+func (b *busyIndex) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]core.Hit, error) {
+	defer b.enter("knn")()
+	return b.listIndex.KNN(ctx, v, k, f)
+}
+
+// TestListsRunOnePerCore: the retrieval lists run no more at once than
+// the process has cores (each holds a database connection, and more at
+// once than cores only cost CPU), every one of them runs, and when they
+// wait for a core the whole-file list, the slowest, starts before the
+// other BM25 lists.
+func TestListsRunOnePerCore(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		t.Run(fmt.Sprint(procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			idx := &busyIndex{listIndex: listIndex{
+				code:  ranked("bm25-code", chunkAt("a", "a.go", 1, 10, core.CodeLogic)),
+				dense: ranked("dense", chunkAt("b", "b.go", 1, 10, core.CodeLogic)),
+			}}
+			res, err := New(idx, Options{Embedder: fixedEmbedder{id: "t"}}).Search(context.Background(),
+				Query{Text: "database connection refused while reading the config"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if idx.most > procs {
+				t.Errorf("%d lists ran at once on %d cores, want at most %d (lists %v)", idx.most, procs, procs, res.Lists)
+			}
+			if idx.knnCalls != 1 || len(res.Lists) != 4 || len(idx.started) != 4 {
+				t.Errorf("lists %v, KNN asked %d times: want every list run once", res.Lists, idx.knnCalls)
+			}
+			var bm25 []string
+			for _, s := range idx.started {
+				if s != "knn" {
+					bm25 = append(bm25, s)
+				}
+			}
+			if procs <= 2 && (len(bm25) == 0 || bm25[0] != "file") {
+				t.Errorf("BM25 lists started in the order %v, want the whole-file list first", bm25)
 			}
 		})
 	}
