@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -282,6 +283,11 @@ func (db *DB) usePrefilter(ctx context.Context) bool {
 // ScoresPhrases reports that FTS5 scores a quoted phrase as one term
 // (search.PhraseScorer).
 func (db *DB) ScoresPhrases() bool { return true }
+
+// ListsAtOnce is how many of a query's retrieval lists run at once
+// (search.ListLimiter): as many as the process has cores, for the file
+// is searched in this process, on its CPU.
+func (db *DB) ListsAtOnce() int { return runtime.GOMAXPROCS(0) }
 
 // TermDocs returns the number of chunks and, for each of the given code
 // tokens (lower-case, as codetok emits them), the number of chunks that

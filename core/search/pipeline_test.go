@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -674,9 +673,10 @@ func TestHeldVerbatim(t *testing.T) {
 }
 
 // busyIndex is a listIndex that counts how many of its lists run at once
-// and in which order they start.
+// and in which order they start; limit is its ListsAtOnce.
 type busyIndex struct {
 	listIndex
+	limit   int
 	mu2     sync.Mutex
 	running int
 	most    int
@@ -697,6 +697,8 @@ func (b *busyIndex) enter(name string) func() {
 	}
 }
 
+func (b *busyIndex) ListsAtOnce() int { return b.limit }
+
 func (b *busyIndex) BM25(ctx context.Context, index, match string, k int, f core.Filter) ([]core.Hit, error) {
 	defer b.enter("bm25-" + index)()
 	return b.listIndex.BM25(ctx, index, match, k, f)
@@ -712,26 +714,36 @@ func (b *busyIndex) KNN(ctx context.Context, v []float32, k int, f core.Filter) 
 	return b.listIndex.KNN(ctx, v, k, f)
 }
 
-// TestListsRunOnePerCore: the retrieval lists run no more at once than
-// the process has cores (each holds a database connection, and more at
-// once than cores only cost CPU), every one of them runs, and when they
-// wait for a core the whole-file list, the slowest, starts before the
-// other BM25 lists.
-func TestListsRunOnePerCore(t *testing.T) {
-	for _, procs := range []int{1, 2, 4} {
-		t.Run(fmt.Sprint(procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			idx := &busyIndex{listIndex: listIndex{
+// TestListsAtOnce: a query runs no more of its retrieval lists at once
+// than the index allows (the SQLite file: one per core; each list holds
+// a connection, and more at once than cores only cost CPU), every one of
+// them runs, and when they wait their turn the whole-file list, the
+// slowest, starts before the other BM25 lists. An index without a limit
+// (a database server) runs them all at once.
+func TestListsAtOnce(t *testing.T) {
+	for _, limit := range []int{1, 2, 4, 0} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			idx := &busyIndex{limit: limit, listIndex: listIndex{
 				code:  ranked("bm25-code", chunkAt("a", "a.go", 1, 10, core.CodeLogic)),
 				dense: ranked("dense", chunkAt("b", "b.go", 1, 10, core.CodeLogic)),
 			}}
-			res, err := New(idx, Options{Embedder: fixedEmbedder{id: "t"}}).Search(context.Background(),
+			var index Index = idx
+			if limit == 0 {
+				index = &idx.listIndex // no ListsAtOnce
+			}
+			res, err := New(index, Options{Embedder: fixedEmbedder{id: "t"}}).Search(context.Background(),
 				Query{Text: "database connection refused while reading the config"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if idx.most > procs {
-				t.Errorf("%d lists ran at once on %d cores, want at most %d (lists %v)", idx.most, procs, procs, res.Lists)
+			if limit == 0 {
+				if len(res.Lists) != 4 {
+					t.Errorf("lists %v, want four", res.Lists)
+				}
+				return
+			}
+			if idx.most > limit {
+				t.Errorf("%d lists ran at once, want at most %d (lists %v)", idx.most, limit, res.Lists)
 			}
 			if idx.knnCalls != 1 || len(res.Lists) != 4 || len(idx.started) != 4 {
 				t.Errorf("lists %v, KNN asked %d times: want every list run once", res.Lists, idx.knnCalls)
@@ -742,7 +754,7 @@ func TestListsRunOnePerCore(t *testing.T) {
 					bm25 = append(bm25, s)
 				}
 			}
-			if procs <= 2 && (len(bm25) == 0 || bm25[0] != "file") {
+			if limit == 1 && (len(bm25) == 0 || bm25[0] != "file") {
 				t.Errorf("BM25 lists started in the order %v, want the whole-file list first", bm25)
 			}
 		})

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +51,15 @@ type Lister interface {
 // the plan leaves out included.
 type PhraseScorer interface {
 	ScoresPhrases() bool
+}
+
+// ListLimiter is an Index whose lists cost the process's own CPU (the
+// SQLite file, searched in this process): a query runs at most
+// ListsAtOnce of its retrieval lists at once. An index without it (a
+// database server, whose lists wait on the network) runs them all at
+// once.
+type ListLimiter interface {
+	ListsAtOnce() int
 }
 
 // FilterValuer is an Index that knows the values of a filter field
@@ -302,13 +310,15 @@ type listRun struct {
 
 // runLists runs a query's retrieval lists with filter f: the BM25 lists
 // (code, prose, synonyms, definitions, message, whole files) and the
-// dense list, as many at once as the process has cores (GOMAXPROCS),
-// each on a connection of its own. More at once than cores gains no time
-// and costs CPU: each list's connection maps the file and faults its
-// pages in anew, and the goroutines wait on each other's cores (on two
-// cores, seven lists at once took 25% more CPU than two at a time, for
-// the same elapsed time when the machine is quiet and more when it is
-// not).
+// dense list, each on a connection of its own, as many at once as the
+// index says (ListLimiter; the SQLite file: as many as the process has
+// cores), else all at once. More at once than cores gains an in-process
+// index no time and costs CPU: each list's connection maps the file and
+// faults its pages in anew, and the goroutines wait on each other's
+// cores (on two cores, seven lists at once took 7% more CPU than two at
+// a time, and more wall time at the 95th percentile). The dense list
+// takes its turn once its query is embedded: an embedding server's
+// answer is not the process's CPU.
 func (e *Engine) runLists(ctx context.Context, q listQuery, f core.Filter) (listRun, error) {
 	whole, sh, usage, depth := q.whole, q.shingles, q.usage, q.depth
 	type denseResult struct {
@@ -316,15 +326,26 @@ func (e *Engine) runLists(ctx context.Context, q listQuery, f core.Filter) (list
 		warn string
 		err  error
 	}
-	slots := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	slots := make(chan struct{}, 16) // more than a query has lists
+	if l, ok := e.idx.(ListLimiter); ok {
+		slots = make(chan struct{}, max(1, l.ListsAtOnce()))
+	}
 	var run listRun
 	var denseCh chan denseResult
 	if e.opts.Embedder != nil {
 		denseCh = make(chan denseResult, 1)
-		slots <- struct{}{}
 		go func() {
-			defer func() { <-slots }()
-			hits, warn, err := e.dense(ctx, q.text, q.vector, depth, f)
+			held := false
+			vector := func() ([][]float32, error) {
+				v, err := q.vector()
+				slots <- struct{}{}
+				held = true
+				return v, err
+			}
+			hits, warn, err := e.dense(ctx, q.text, vector, depth, f)
+			if held {
+				<-slots
+			}
 			denseCh <- denseResult{hits, warn, err}
 		}()
 	}
