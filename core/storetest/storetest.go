@@ -71,6 +71,65 @@ func Run(t *testing.T, open Open) {
 	}
 }
 
+// WriteOrder: two crawls of the same sources write their files in
+// whatever order the workers finish, so rows get other keys; the answers
+// must not change with them. Copies of one file (a vendored helper, a
+// generated client) tie in every list; with fewer wanted than copies,
+// the ones returned are chosen by content (core.SettleTies: by path),
+// whichever order they were written in. Not yet part of Run: the SQLite
+// store cuts its BM25, whole-file and small-index vector lists at k
+// with ties in row order, and fails it.
+func WriteOrder(t *testing.T, open Open) {
+	forward, backward := open(t), open(t)
+	ctx := context.Background()
+	const copies = 12
+	text := "// Backoff waits between attempts, doubling the delay up to a cap.\nfunc Backoff(attempt int) time.Duration { return base << attempt }"
+	vec := []float32{0.6, 0.8, 0, 0}
+	var files []file
+	for i := range copies {
+		files = append(files, file{fmt.Sprintf("svc%02d/retry/backoff.go", i), "go", core.CodeLogic, []chunk{{"Backoff", text, vec}}})
+	}
+	reversed := slices.Clone(files)
+	slices.Reverse(reversed)
+	for s, fs := range map[Store][]file{forward: files, backward: reversed} {
+		if err := s.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:4d", Dim: 4}); err != nil {
+			t.Fatal(err)
+		}
+		write(t, s, "mono", fs)
+	}
+	answers := func(s Store) map[string][]string {
+		out := map[string][]string{}
+		add := func(name string, hits []core.Hit, err error) {
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out[name] = []string{}
+			for _, h := range hits {
+				out[name] = append(out[name], h.Chunk.FilePath)
+			}
+		}
+		for _, f := range []core.Filter{{}, {Repo: []string{"mono"}}} {
+			hits, err := s.BM25(ctx, "code", `"backoff" OR "delay"`, 3, f)
+			add(fmt.Sprint("bm25 ", f.Repo), hits, err)
+			hits, err = s.FileBM25(ctx, `"backoff" OR "delay"`, `"backoff" OR "delay"`, 3, f)
+			add(fmt.Sprint("files ", f.Repo), hits, err)
+			hits, err = s.KNN(ctx, vec, 3, f)
+			add(fmt.Sprint("knn ", f.Repo), hits, err)
+		}
+		return out
+	}
+	a, b := answers(forward), answers(backward)
+	want := []string{files[0].path, files[1].path, files[2].path}
+	for name, got := range a {
+		if !slices.Equal(got, want) || !slices.Equal(b[name], want) {
+			t.Errorf("%s: written forward %v, backward %v, want %v in both", name, got, b[name], want)
+		}
+	}
+	if len(a) != 6 {
+		t.Errorf("lists answered: %v, want six", a)
+	}
+}
+
 // file is a fixture file: its path, language, corpus type and chunks
 // (symbol, text, and an optional vector).
 type file struct {

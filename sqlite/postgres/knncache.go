@@ -79,7 +79,8 @@ func (db *DB) signs(ctx context.Context, dim int) (*signCache, error) {
 }
 
 // nearest returns the primary keys of the n vectors whose sign bits are
-// nearest q's (Hamming), nearest first, ties by key.
+// nearest q's (Hamming), nearest first, ties by key, and those as near as
+// the n-th.
 func (c *signCache) nearest(q []uint64, n int) []int64 {
 	type cand struct {
 		d  int
@@ -99,8 +100,11 @@ func (c *signCache) nearest(q []uint64, n int) []int64 {
 		}
 		return all[i].pk < all[j].pk
 	})
-	out := make([]int64, 0, min(n, len(all)))
-	for _, c := range all[:min(n, len(all))] {
+	// The n nearest and those as near as the n-th: a tie broken by pk
+	// would be broken by the order a crawl wrote the vectors in.
+	n = keepTied(len(all), n, func(i int) bool { return all[i].d == all[i-1].d })
+	out := make([]int64, 0, n)
+	for _, c := range all[:n] {
 		out = append(out, c.pk)
 	}
 	return out

@@ -6,8 +6,8 @@ import (
 )
 
 // TestSignCacheNearest: sign bits packed across 64-bit words order
-// vectors by Hamming distance, ties by key; the packing matches the bit
-// string PostgreSQL stores (signBits).
+// vectors by Hamming distance, ties by key, those tied with the last
+// kept; the packing matches the bit string PostgreSQL stores (signBits).
 func TestSignCacheNearest(t *testing.T) {
 	const dim = 130 // three words, the last one partial
 	vec := func(flip ...int) []float32 {
@@ -37,6 +37,7 @@ func TestSignCacheNearest(t *testing.T) {
 		want []int64
 	}{
 		{1, []int64{11}},
+		{2, []int64{11, 12, 14}}, // 14 ties the second: kept
 		{3, []int64{11, 12, 14}},
 		{5, []int64{11, 12, 14, 10, 13}},
 		{9, []int64{11, 12, 14, 10, 13}},

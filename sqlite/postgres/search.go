@@ -250,12 +250,17 @@ func (db *DB) indexStats(ctx context.Context, ix index) (indexStats, error) {
 // With a limit, the candidates are first cut to the best
 // max(4 × limit, 100) by ts_rank with the same column weights (a C
 // function that looks up only the query's lexemes); BM25 then ranks
-// those. Without one, every matching row is ranked.
+// those. Without one, every matching row is ranked. Both cuts keep the
+// rows tied with the last one (WITH TIES): a tie broken by the key would
+// be broken by the order a crawl happened to write the rows in, so two
+// crawls of the same sources answered differently (ts_rank is a float4,
+// and ties at the cut are common); the caller orders ties by content
+// (core.SettleTies) and cuts to its k.
 func scoreSQL(ix index, p planned, keyCol, join, where string, limit int, a *args) string {
 	query := a.add(p.query) + `::tsquery`
 	cand := `SELECT d.` + keyCol + `, d.` + ix.tsv + `, d.` + ix.length + ` FROM ` + ix.table + ` d ` + join + ` WHERE d.` + ix.tsv + ` @@ ` + query + where
 	if limit > 0 {
-		cand += ` ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}', d.` + ix.tsv + `, ` + query + `) DESC LIMIT ` + strconv.Itoa(max(4*limit, 100))
+		cand += ` ORDER BY ts_rank('{0.1, 0.2, 0.4, 1.0}', d.` + ix.tsv + `, ` + query + `) DESC FETCH FIRST ` + strconv.Itoa(max(4*limit, 100)) + ` ROWS WITH TIES`
 	}
 	q := `SELECT d.` + keyCol + ` AS key, sum(q.idf * t.tf * ` + ftoa(k1+1) + ` / (t.tf + ` + ftoa(k1) + ` * (` + ftoa(1-b) + ` + ` + ftoa(b) +
 		` * d.` + ix.length + ` / ` + a.add(math.Max(p.avgLen, 1)) + `::float8))) AS score
@@ -265,9 +270,9 @@ func scoreSQL(ix index, p planned, keyCol, join, where string, limit int, a *arg
 		CROSS JOIN LATERAL (SELECT sum(CASE wt WHEN 'A' THEN 10 WHEN 'B' THEN 4 WHEN 'C' THEN 2 ELSE 1 END)::float8 AS tf
 			FROM unnest(u.weights) wt WHERE q.w = '' OR strpos(q.w, wt::text) > 0) t
 		WHERE t.tf > 0
-		GROUP BY d.` + keyCol + ` ORDER BY score DESC, d.` + keyCol
+		GROUP BY d.` + keyCol + ` ORDER BY score DESC`
 	if limit > 0 {
-		q += ` LIMIT ` + strconv.Itoa(limit)
+		q += ` FETCH FIRST ` + strconv.Itoa(limit) + ` ROWS WITH TIES`
 	}
 	return q
 }
@@ -315,8 +320,8 @@ func (db *DB) BM25(ctx context.Context, indexName, match string, k int, f core.F
 		}
 		hits = append(hits, core.Hit{Chunk: c, Score: score, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: score}}})
 	}
-	core.SettleTies(hits)
-	return hits, db.wrap("search", rows.Err())
+	core.SettleTies(hits) // the ties at the cut by content, not by row order
+	return hits[:min(k, len(hits))], db.wrap("search", rows.Err())
 }
 
 // TermDocs returns the number of chunks and the number of chunks that
@@ -431,7 +436,7 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			query := qa.add(bp.query) + `::tsquery`
 			q := `SELECT DISTINCT ON (c.file_id) ` + chunkrow.Cols + `, c.file_id FROM chunks c
 				WHERE c.file_id = ANY(` + qa.add(files) + `::bigint[]) AND c.code_tsv @@ ` + query + filterSQL(f, &qa) + `
-				ORDER BY c.file_id, ts_rank('{0.1, 0.2, 0.4, 1.0}', c.code_tsv, ` + query + `) DESC, c.pk`
+				ORDER BY c.file_id, ts_rank('{0.1, 0.2, 0.4, 1.0}', c.code_tsv, ` + query + `) DESC, c.id`
 			if err := read(q, qa, byFile); err != nil {
 				return nil, db.wrap("read file hits from", err)
 			}
@@ -466,12 +471,9 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 			continue // filtered out
 		}
 		hits = append(hits, core.Hit{Chunk: c, Score: d.score, Lists: []core.ListRank{{List: "bm25-file", Rank: len(hits) + 1, Score: d.score}}})
-		if len(hits) == k {
-			break
-		}
 	}
-	core.SettleTies(hits)
-	return hits, nil
+	core.SettleTies(hits) // the ties at the cut by content, not by row order
+	return hits[:min(k, len(hits))], nil
 }
 
 // knnCandidates is how many candidates per wanted hit the Hamming pass,
@@ -514,7 +516,7 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		bits := a.add(signBits(v))
 		where := filterSQL(f, &a)
 		q = `SELECT v.chunk_pk, v.vec FROM vectors v JOIN chunks c ON c.pk = v.chunk_pk WHERE true` + where +
-			` ORDER BY bit_count(v.bits # ` + bits + `::bit varying), v.chunk_pk LIMIT ` + strconv.Itoa(n)
+			` ORDER BY bit_count(v.bits # ` + bits + `::bit varying) FETCH FIRST ` + strconv.Itoa(n) + ` ROWS WITH TIES`
 	}
 	if rows == nil {
 		r, err := db.pool.Query(ctx, q, a...)
@@ -552,9 +554,9 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		}
 		return cands[i].pk < cands[j].pk
 	})
-	if len(cands) > k {
-		cands = cands[:k]
-	}
+	// The best k and those tied with the k-th (copies of one text):
+	// SettleTies chooses among them by content, not by row order.
+	cands = cands[:keepTied(len(cands), k, func(i int) bool { return cands[i].cos == cands[i-1].cos })]
 	pks := make([]int64, len(cands))
 	for i, c := range cands {
 		pks[i] = c.pk
@@ -583,7 +585,20 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		hits = append(hits, core.Hit{Chunk: ch, Score: c.cos, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: c.cos}}})
 	}
 	core.SettleTies(hits)
-	return hits, db.wrap("read vector hits from", rows.Err())
+	return hits[:min(k, len(hits))], db.wrap("read vector hits from", rows.Err())
+}
+
+// keepTied returns how many of n sorted items to keep for the best k:
+// k, and past it every item tied with the k-th (tied(i): item i ties
+// item i-1).
+func keepTied(n, k int, tied func(i int) bool) int {
+	if n <= k {
+		return n
+	}
+	for k > 0 && k < n && tied(k) {
+		k++
+	}
+	return k
 }
 
 // floatBytes is v as little-endian float32s.
