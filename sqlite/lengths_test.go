@@ -426,3 +426,28 @@ func TestCompactVectors(t *testing.T) {
 		t.Errorf("Compact again = %v, %v; want nothing to do", did, err)
 	}
 }
+
+// TestWholeTies: a list keeps the rows it wants and those tied with the
+// last of them, and reads more when the ties may go on past what it read.
+func TestWholeTies(t *testing.T) {
+	for _, tc := range []struct {
+		scores      []int // best first, as read
+		limit, want int
+		keep        int
+		more        bool
+	}{
+		{[]int{9, 8, 7}, 5, 3, 3, false},                       // fewer than the limit: all there are
+		{[]int{9, 8, 7, 6, 5}, 5, 3, 3, false},                 // no tie at the third
+		{[]int{9, 8, 7, 7, 5}, 5, 3, 4, false},                 // the fourth ties the third
+		{[]int{9, 8, 7, 7, 7}, 5, 3, 5, true},                  // the ties reach the limit: read more
+		{[]int{9, 7, 7, 7, 7}, 5, 2, 5, true},                  // likewise from the second
+		{[]int{7, 7, 7, 7}, 5, 2, 4, false},                    // all tie, all read
+		{[]int{}, 5, 3, 0, false},                              // nothing matched
+		{[]int{9, 8, 7, 6, 6, 6, 6, 6, 6, 1}, 10, 4, 9, false}, // the ties end before the limit
+	} {
+		keep, more := wholeTies(len(tc.scores), tc.limit, tc.want, func(i int) bool { return tc.scores[i] == tc.scores[i-1] })
+		if keep != tc.keep || more != tc.more {
+			t.Errorf("wholeTies(%v, limit %d, want %d) = %d, %v; want %d, %v", tc.scores, tc.limit, tc.want, keep, more, tc.keep, tc.more)
+		}
+	}
+}

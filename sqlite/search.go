@@ -105,36 +105,74 @@ func (db *DB) bm25With(ctx context.Context, r ranking, table, match, where strin
 		SELECT ` + table + `.rowid AS pk, ` + r.expr + ` AS r, ` + r.fresh + ` AS fresh FROM ` + from + `
 		WHERE ` + table + ` MATCH ?` + where + ` ORDER BY r, ` + table + `.rowid LIMIT ?) t
 		JOIN chunks c ON c.pk = t.pk ORDER BY t.r, t.pk`
-	// A few rows past k, so that chunks tied with the k-th are chosen
-	// among by chunk ID (SettleTies), not by row ID.
-	rows, err := db.query(ctx, q, append(append([]any{match}, args...), k+tieRoom)...)
-	if err != nil {
-		return nil, false, db.bm25Error(match, err)
-	}
-	defer rows.Close()
-	var hits []core.Hit
-	for rows.Next() {
-		var rank float64
-		var ok bool
-		c, err := chunkrow.Scan(rows, &rank, &ok)
+	read := func(limit int) ([]core.Hit, bool, error) {
+		rows, err := db.query(ctx, q, append(append([]any{match}, args...), limit)...)
 		if err != nil {
-			return nil, false, db.wrap("read bm25 hits from", err)
+			return nil, false, db.bm25Error(match, err)
 		}
-		if !ok {
-			return nil, false, nil
+		defer rows.Close()
+		var hits []core.Hit
+		for rows.Next() {
+			var rank float64
+			var ok bool
+			c, err := chunkrow.Scan(rows, &rank, &ok)
+			if err != nil {
+				return nil, false, db.wrap("read bm25 hits from", err)
+			}
+			if !ok {
+				return nil, false, nil
+			}
+			hits = append(hits, core.Hit{Chunk: c, Score: -rank, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: -rank}}})
 		}
-		hits = append(hits, core.Hit{Chunk: c, Score: -rank, Lists: []core.ListRank{{List: list, Rank: len(hits) + 1, Score: -rank}}})
+		if err := rows.Err(); err != nil {
+			return nil, false, db.bm25Error(match, err)
+		}
+		return hits, true, nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, db.bm25Error(match, err)
+	// Rows past k, so that chunks tied with the k-th are chosen among by
+	// chunk ID (SettleTies), not by row ID (the order a crawl wrote them
+	// in): as many as it takes to hold the k-th's ties whole.
+	for limit := k + tieRoom; ; limit *= 4 {
+		hits, fresh, err := read(limit)
+		if err != nil || !fresh {
+			return nil, fresh, err
+		}
+		keep, more := wholeTies(len(hits), limit, k, func(i int) bool { return hits[i].Score == hits[i-1].Score })
+		if !more || limit >= maxTieRead {
+			if more {
+				keep = len(hits) // as many copies as that: row order decides the rest
+			}
+			hits = hits[:keep]
+			core.SettleTies(hits)
+			return hits[:min(len(hits), k)], true, nil
+		}
 	}
-	core.SettleTies(hits)
-	return hits[:min(len(hits), k)], true, nil
 }
 
-// tieRoom is how many rows past the k wanted a list reads, to settle ties
-// at the k-th by chunk ID.
+// tieRoom is how many rows past the k wanted a list reads first, to settle
+// ties at the k-th by chunk ID.
 const tieRoom = 8
+
+// maxTieRead is the most rows a list reads to hold the ties of its k-th
+// whole: past it (thousands of copies of one text), the order rows were
+// written in chooses among them.
+const maxTieRead = 4096
+
+// wholeTies returns how many of the n rows read (best first; limit asked)
+// to keep for the want best: want, and past it the rows tied with the
+// want-th. more is true when those ties run to the last row and the limit
+// was reached: they may go on past it, and more rows are to be read.
+// tied(i) is whether row i ties row i-1.
+func wholeTies(n, limit, want int, tied func(i int) bool) (keep int, more bool) {
+	if n <= want {
+		return n, false // want < limit: all there are
+	}
+	keep = want
+	for keep < n && tied(keep) {
+		keep++
+	}
+	return keep, keep == n && n == limit
+}
 
 // List returns up to k chunks the filter admits — code and config first,
 // then docs, then conversations, each in repository, file and line order:
@@ -247,7 +285,6 @@ func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 		return nil, err
 	}
 	conds, metaArgs := metaConds("", f)
-	args := append([]any{blob, k}, metaArgs...)
 	where := ""
 	if len(conds) > 0 {
 		where = " AND " + strings.Join(conds, " AND ")
@@ -255,23 +292,42 @@ func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	pathWhere, pathArgs := filterSQL(core.Filter{Path: f.Path, NotPath: f.NotPath})
 	q := `SELECT ` + chunkrow.Cols + `, v.distance FROM (SELECT chunk_pk, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ?` + where + `) v
 		JOIN chunks c ON c.pk = v.chunk_pk WHERE 1` + pathWhere + ` ORDER BY v.distance`
-	args = append(args, pathArgs...)
-	rows, err := db.query(ctx, q, args...)
-	if err != nil {
-		return nil, db.wrap("vector search in", err)
-	}
-	defer rows.Close()
-	var hits []core.Hit
-	for rows.Next() {
-		var dist float64
-		c, err := chunkrow.Scan(rows, &dist)
+	read := func(limit int) ([]core.Hit, []float64, error) {
+		rows, err := db.query(ctx, q, append(append([]any{blob, limit}, metaArgs...), pathArgs...)...)
 		if err != nil {
-			return nil, db.wrap("read vector hits from", err)
+			return nil, nil, db.wrap("vector search in", err)
 		}
-		hits = append(hits, core.Hit{Chunk: c, Score: 1 - dist, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: 1 - dist}}})
+		defer rows.Close()
+		var hits []core.Hit
+		var dists []float64
+		for rows.Next() {
+			var dist float64
+			c, err := chunkrow.Scan(rows, &dist)
+			if err != nil {
+				return nil, nil, db.wrap("read vector hits from", err)
+			}
+			hits = append(hits, core.Hit{Chunk: c, Score: 1 - dist, Lists: []core.ListRank{{List: "dense", Rank: len(hits) + 1, Score: 1 - dist}}})
+			dists = append(dists, dist)
+		}
+		return hits, dists, db.wrap("vector search in", rows.Err())
 	}
-	core.SettleTies(hits)
-	return hits, db.wrap("vector search in", rows.Err())
+	// Vectors past k, as for BM25 (bm25With): copies of one text tie, and
+	// the vector table would choose among them by row.
+	for limit := k + tieRoom; ; limit *= 4 {
+		hits, dists, err := read(limit)
+		if err != nil {
+			return nil, err
+		}
+		keep, more := wholeTies(len(hits), limit, k, func(i int) bool { return dists[i] == dists[i-1] })
+		if !more || limit >= maxTieRead {
+			if more {
+				keep = len(hits)
+			}
+			hits = hits[:keep]
+			core.SettleTies(hits)
+			return hits[:min(len(hits), k)], nil
+		}
+	}
 }
 
 // usePrefilter reports whether an unfiltered KNN goes through the
@@ -573,41 +629,57 @@ func (db *DB) FileBM25(ctx context.Context, match, best string, k int, f core.Fi
 		}
 		s := score[id.(int64)]
 		hits = append(hits, core.Hit{Chunk: c, Score: s, Lists: []core.ListRank{{List: "bm25-file", Rank: len(hits) + 1, Score: s}}})
-		if len(hits) == k {
-			break
-		}
 	}
-	core.SettleTies(hits)
-	return hits, nil
+	core.SettleTies(hits) // the ties at the cut by content, not by row order
+	return hits[:min(len(hits), k)], nil
 }
 
 // bestFiles returns the n best rows of fts_files for match by r, best
-// first, and their scores; fresh is false when r's row lengths were not
-// those of the index read.
+// first, and their scores, and the rows past them tied with the n-th (so
+// that the order files were written in does not choose among copies);
+// fresh is false when r's row lengths were not those of the index read.
 func (db *DB) bestFiles(ctx context.Context, r ranking, match string, n int) (ids []any, score map[int64]float64, fresh bool, err error) {
-	rows, err := db.query(ctx, `SELECT rowid, `+r.expr+` AS r, `+r.fresh+` FROM fts_files WHERE fts_files MATCH ? ORDER BY r, rowid LIMIT ?`, match, n)
-	if err != nil {
-		return nil, nil, false, db.bm25Error(match, err)
-	}
-	defer rows.Close()
-	score = map[int64]float64{}
-	for rows.Next() {
-		var id int64
-		var rank float64
-		var ok bool
-		if err := rows.Scan(&id, &rank, &ok); err != nil {
-			return nil, nil, false, db.wrap("read file hits from", err)
+	read := func(limit int) (ids []int64, ranks []float64, fresh bool, err error) {
+		rows, err := db.query(ctx, `SELECT rowid, `+r.expr+` AS r, `+r.fresh+` FROM fts_files WHERE fts_files MATCH ? ORDER BY r, rowid LIMIT ?`, match, limit)
+		if err != nil {
+			return nil, nil, false, db.bm25Error(match, err)
 		}
-		if !ok {
-			return nil, nil, false, nil
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var rank float64
+			var ok bool
+			if err := rows.Scan(&id, &rank, &ok); err != nil {
+				return nil, nil, false, db.wrap("read file hits from", err)
+			}
+			if !ok {
+				return nil, nil, false, nil
+			}
+			ids, ranks = append(ids, id), append(ranks, rank)
 		}
-		ids = append(ids, id)
-		score[id] = -rank
+		if err := rows.Err(); err != nil {
+			return nil, nil, false, db.bm25Error(match, err)
+		}
+		return ids, ranks, true, nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, false, db.bm25Error(match, err)
+	for limit := n + tieRoom; ; limit *= 4 {
+		got, ranks, fresh, err := read(limit)
+		if err != nil || !fresh {
+			return nil, nil, fresh, err
+		}
+		keep, more := wholeTies(len(got), limit, n, func(i int) bool { return ranks[i] == ranks[i-1] })
+		if !more || limit >= maxTieRead {
+			if more {
+				keep = len(got)
+			}
+			score = map[int64]float64{}
+			for i, id := range got[:keep] {
+				ids = append(ids, id)
+				score[id] = -ranks[i]
+			}
+			return ids, score, true, nil
+		}
 	}
-	return ids, score, true, nil
 }
 
 // bestChunks returns, for each of the files ids (those whose chunks the

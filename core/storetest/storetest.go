@@ -69,18 +69,16 @@ func Run(t *testing.T, open Open) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
 	}
+	t.Run("WriteOrder", func(t *testing.T) { testWriteOrder(t, open(t), open(t)) })
 }
 
-// WriteOrder: two crawls of the same sources write their files in
+// testWriteOrder: two crawls of the same sources write their files in
 // whatever order the workers finish, so rows get other keys; the answers
 // must not change with them. Copies of one file (a vendored helper, a
 // generated client) tie in every list; with fewer wanted than copies,
 // the ones returned are chosen by content (core.SettleTies: by path),
-// whichever order they were written in. Not yet part of Run: the SQLite
-// store cuts its BM25, whole-file and small-index vector lists at k
-// with ties in row order, and fails it.
-func WriteOrder(t *testing.T, open Open) {
-	forward, backward := open(t), open(t)
+// whichever order they were written in.
+func testWriteOrder(t *testing.T, forward, backward Store) {
 	ctx := context.Background()
 	const copies = 12
 	text := "// Backoff waits between attempts, doubling the delay up to a cap.\nfunc Backoff(attempt int) time.Duration { return base << attempt }"

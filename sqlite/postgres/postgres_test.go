@@ -34,13 +34,6 @@ func TestContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store { return openTest(t) })
 }
 
-// TestWriteOrder: the same files written in two orders give the same
-// answers (storetest.WriteOrder).
-func TestWriteOrder(t *testing.T) {
-	t.Setenv(annEnv, "off") // the sign bits pick the candidates (pgvector's graph depends on the order it was built in)
-	storetest.WriteOrder(t, func(t *testing.T) storetest.Store { return openTest(t) })
-}
-
 // TestKNNCacheMatchesSQL: an unfiltered KNN (candidates from the sign
 // bits in memory) returns what the same search through PostgreSQL's
 // Hamming pass returns (a filter that admits everything), on more vectors
