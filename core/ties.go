@@ -31,3 +31,18 @@ func SettleTies(hits []Hit) {
 		}
 	}
 }
+
+// WithTies returns how many of n items, sorted best first, to keep for
+// the want best: want, and past it the items tied with the want-th, so
+// that SettleTies chooses among copies by content, not by the order a
+// crawl wrote them in. tied(i) reports whether item i ties item i-1.
+func WithTies(n, want int, tied func(i int) bool) int {
+	if n <= want {
+		return n
+	}
+	keep := max(want, 0)
+	for keep > 0 && keep < n && tied(keep) {
+		keep++
+	}
+	return keep
+}

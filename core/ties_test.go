@@ -33,3 +33,22 @@ func TestSettleTies(t *testing.T) {
 		})
 	}
 }
+
+func TestWithTies(t *testing.T) {
+	for _, tc := range []struct {
+		scores []int
+		want   int
+		keep   int
+	}{
+		{[]int{9, 8, 7}, 5, 3},
+		{[]int{9, 8, 7, 6}, 2, 2},
+		{[]int{9, 8, 8, 8, 6}, 2, 4},
+		{[]int{8, 8, 8}, 1, 3},
+		{[]int{8, 8}, 0, 0},
+		{nil, 3, 0},
+	} {
+		if got := WithTies(len(tc.scores), tc.want, func(i int) bool { return tc.scores[i] == tc.scores[i-1] }); got != tc.keep {
+			t.Errorf("WithTies(%v, %d) = %d, want %d", tc.scores, tc.want, got, tc.keep)
+		}
+	}
+}

@@ -164,14 +164,8 @@ const maxTieRead = 4096
 // was reached: they may go on past it, and more rows are to be read.
 // tied(i) is whether row i ties row i-1.
 func wholeTies(n, limit, want int, tied func(i int) bool) (keep int, more bool) {
-	if n <= want {
-		return n, false // want < limit: all there are
-	}
-	keep = want
-	for keep < n && tied(keep) {
-		keep++
-	}
-	return keep, keep == n && n == limit
+	keep = core.WithTies(n, want, tied)
+	return keep, n > want && keep == n && n == limit
 }
 
 // List returns up to k chunks the filter admits — code and config first,

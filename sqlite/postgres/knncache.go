@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"coderag/core"
 )
 
 // signCache holds every vector's sign bits in memory (32 bytes a vector at
@@ -102,7 +104,7 @@ func (c *signCache) nearest(q []uint64, n int) []int64 {
 	})
 	// The n nearest and those as near as the n-th: a tie broken by pk
 	// would be broken by the order a crawl wrote the vectors in.
-	n = keepTied(len(all), n, func(i int) bool { return all[i].d == all[i-1].d })
+	n = core.WithTies(len(all), n, func(i int) bool { return all[i].d == all[i-1].d })
 	out := make([]int64, 0, n)
 	for _, c := range all[:n] {
 		out = append(out, c.pk)

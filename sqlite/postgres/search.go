@@ -556,7 +556,7 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	})
 	// The best k and those tied with the k-th (copies of one text):
 	// SettleTies chooses among them by content, not by row order.
-	cands = cands[:keepTied(len(cands), k, func(i int) bool { return cands[i].cos == cands[i-1].cos })]
+	cands = cands[:core.WithTies(len(cands), k, func(i int) bool { return cands[i].cos == cands[i-1].cos })]
 	pks := make([]int64, len(cands))
 	for i, c := range cands {
 		pks[i] = c.pk
@@ -586,19 +586,6 @@ func (db *DB) KNN(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	}
 	core.SettleTies(hits)
 	return hits[:min(k, len(hits))], db.wrap("read vector hits from", rows.Err())
-}
-
-// keepTied returns how many of n sorted items to keep for the best k:
-// k, and past it every item tied with the k-th (tied(i): item i ties
-// item i-1).
-func keepTied(n, k int, tied func(i int) bool) int {
-	if n <= k {
-		return n
-	}
-	for k > 0 && k < n && tied(k) {
-		k++
-	}
-	return k
 }
 
 // floatBytes is v as little-endian float32s.
