@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -1077,8 +1078,9 @@ func TestPagesKeepRowBytes(t *testing.T) {
 
 // TestPrefilterInSQL: the sign-bit scan inside SQLite (coderag_prefilter,
 // a one-shot query's) picks the very candidates the scan of the pages in
-// memory does, ties at the cut included, and refuses a page that does not
-// fit the query's width.
+// memory does: the want nearest and every vector as near as the last of
+// them (not those of them a page comes first), and refuses a page that
+// does not fit the query's width.
 func TestPrefilterInSQL(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
@@ -1114,6 +1116,36 @@ func TestPrefilterInSQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// nearBy is every vector within the want-th smallest distance, by
+	// brute force, in page order.
+	nearBy := func(qb []uint64, want int) []int64 {
+		type v struct {
+			pk int64
+			d  int
+		}
+		var all []v
+		for p, bs := range pg.bits {
+			for i := 0; 8*words*(i+1) <= len(bs); i++ {
+				d := 0
+				for w := range words {
+					d += bits.OnesCount64(qb[w] ^ binary.LittleEndian.Uint64(bs[8*(words*i+w):]))
+				}
+				all = append(all, v{int64(binary.LittleEndian.Uint64(pg.pks[p][8*i:])), d})
+			}
+		}
+		ds := make([]int, len(all))
+		for i, x := range all {
+			ds[i] = x.d
+		}
+		slices.Sort(ds)
+		var out []int64
+		for _, x := range all {
+			if x.d <= ds[min(want, len(ds))-1] {
+				out = append(out, x.pk)
+			}
+		}
+		return out
+	}
 	for _, want := range []int{1, 20, 333, 1000, n, n + 10} {
 		for trial := range 5 {
 			qb := slices.Clone(patterns[trial%len(patterns)])
@@ -1123,8 +1155,8 @@ func TestPrefilterInSQL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(inGo) != min(want, n) {
-				t.Fatalf("want %d: %d candidates in memory", want, len(inGo))
+			if exp := nearBy(qb, want); !slices.Equal(inGo, exp) || len(inGo) < min(want, n) {
+				t.Fatalf("want %d, query %d: %d candidates in memory, want the %d within the %d-th distance", want, trial, len(inGo), len(exp), want)
 			}
 			if !slices.Equal(inGo, inSQL) {
 				t.Fatalf("want %d, query %d: SQLite picked %d candidates %v..., memory %d %v...", want, trial,

@@ -13,11 +13,12 @@
  *     FROM (SELECT pks, bits FROM vec_pages ORDER BY page)
  *
  * It returns the pks (little-endian int64s, in page order) of the want
- * vectors nearest to the query's bits by Hamming distance: those nearer
- * than the cut, where fewer than want are, then those at the cut in page
- * order until want are taken — the selection knnPaged makes in Go, so the
- * two give the same candidates. A page whose bits do not fit the query's
- * width is an error saying so.
+ * vectors nearest to the query's bits by Hamming distance and every vector
+ * as near as the last of them: those nearer than the cut, where fewer than
+ * want are, and all those at the cut (taking some of them in page order
+ * let the order a crawl wrote the vectors in choose) — the selection
+ * knnPaged makes in Go, so the two give the same candidates. A page whose
+ * bits do not fit the query's width is an error saying so.
  */
 #include <stdint.h>
 #include <string.h>
@@ -141,7 +142,7 @@ static void cr_prefilter_step(sqlite3_context *ctx, int argc, sqlite3_value **ar
 
 static void cr_prefilter_final(sqlite3_context *ctx) {
   cr_prefilter *p = (cr_prefilter *)sqlite3_aggregate_context(ctx, 0);
-  sqlite3_int64 want, acc = 0, room, i, taken = 0;
+  sqlite3_int64 want, acc = 0, i, taken = 0;
   sqlite3_int64 hist[64 * 64 + 1];
   int cut, dim;
   unsigned char *out;
@@ -156,18 +157,17 @@ static void cr_prefilter_final(sqlite3_context *ctx) {
   want = p->want < p->n ? p->want : p->n;
   if (want < 0) want = 0;
   for (cut = 0; cut <= dim && acc + hist[cut] < want; cut++) acc += hist[cut];
-  room = want - acc;
-  out = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)want * 8 + 1);
+  if (cut <= dim) acc += hist[cut];
+  out = (unsigned char *)sqlite3_malloc64((sqlite3_uint64)acc * 8 + 1);
   if (!out) {
     sqlite3_result_error_nomem(ctx);
     goto done;
   }
   for (i = 0; i < p->n; i++) {
     int d = p->dist[i];
-    if (d < cut || (d == cut && room > 0)) {
+    if (d <= cut) {
       sqlite3_uint64 pk = (sqlite3_uint64)p->pks[i];
       int b;
-      if (d == cut) room--;
       for (b = 0; b < 8; b++) out[taken * 8 + b] = (unsigned char)(pk >> (8 * b));
       taken++;
     }
