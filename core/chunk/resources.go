@@ -100,7 +100,7 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 			uiLinks(key) || exampleKey(key) {
 			return
 		}
-		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && networkAddress(v) {
+		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && (networkAddress(v) || localProductHost(key, v)) {
 			data[key] = redactCredentials(v)
 			keys = append(keys, core.KeyLine{Key: key, Line: line})
 		}
@@ -238,6 +238,13 @@ func networkAddress(v string) bool {
 		return networkSchemes[scheme]
 	}
 	return hostPortRE.MatchString(v)
+}
+
+// localProductHost reports whether v is the machine alone (127.0.0.1,
+// localhost) under a key naming a product whose clients know its port
+// (cassandra.hosts): an address, that port on the developer's machine.
+func localProductHost(key, v string) bool {
+	return core.LocalHost(strings.Trim(v, `"'`)) && core.ProductPort(key) != ""
 }
 
 // settingsResource reads the keys and values of a settings file, or the

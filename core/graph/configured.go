@@ -507,11 +507,14 @@ func addressOf(name, value string) (addr, bool) {
 		return a, true
 	}
 	ws := words(name)
-	if len(ws) == 0 || !addressWords[ws[len(ws)-1]] {
+	// A host alone under a word of address (DB_HOST), or the machine's
+	// under a key naming a product whose clients know its port
+	// (cassandra.hosts: 127.0.0.1; machineTarget).
+	if len(ws) == 0 || !addressWords[ws[len(ws)-1]] && !(isLocal(a.host) && core.ProductPort(name) != "") {
 		return addr{}, false
 	}
 	label := strings.SplitN(a.host, ".", 2)[0]
-	if !hostLabelRE.MatchString(label) || placeholderHosts[label] {
+	if !isLocal(a.host) && (!hostLabelRE.MatchString(label) || placeholderHosts[label]) {
 		return addr{}, false
 	}
 	return a, true
@@ -560,6 +563,10 @@ var choiceWords = map[string]bool{"backend": true, "target": true}
 func (b *builder) machineTarget(s string, a addr, name string, onMachine bool) (string, float64, string) {
 	n := b.nodes[s]
 	docker := a.host == "host.docker.internal"
+	if a.port == "" && a.scheme == "" {
+		// A client's default: cassandra.hosts: 127.0.0.1 is port 9042.
+		a.port = core.ProductPort(name)
+	}
 	if n == nil || a.port == "" || !docker && !onMachine {
 		return "", 0, "localhost"
 	}
@@ -753,13 +760,7 @@ func hostPorts(mapping string) []string {
 }
 
 // isLocal reports whether a host is this machine.
-func isLocal(host string) bool {
-	switch host {
-	case "localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal", "::":
-		return true
-	}
-	return strings.HasSuffix(host, ".localhost")
-}
+func isLocal(host string) bool { return core.LocalHost(host) }
 
 // wellKnownPorts say what protocol an address with no scheme speaks. Not
 // 8086 (InfluxDB's, and as often an application's next to 8080): InfluxDB
