@@ -191,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 57
+const BuilderVersion = 58
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1508,9 +1508,21 @@ func builtAs(builds []core.ResourceAt, repo, name string, goDirs map[[2]string]b
 
 // programFolder reports whether the packages in folder dir of repo
 // (which holds none itself) are imported only from inside it or by main
-// packages (those no package imports).
+// packages (those no package imports), and some of them are imported: a
+// folder of main packages alone (tools/s3/presign) holds programs of
+// other names, not the one named like the folder.
 func (b *builder) programFolder(repo, dir string, imported map[[2]string]bool, module string) bool {
 	if module == "" {
+		return false
+	}
+	used := false
+	for k := range imported {
+		if k[0] == repo && strings.HasPrefix(k[1], dir+"/") {
+			used = true
+			break
+		}
+	}
+	if !used {
 		return false
 	}
 	for k, imps := range b.in.GoImports {
