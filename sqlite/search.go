@@ -132,7 +132,7 @@ func (db *DB) bm25With(ctx context.Context, r ranking, table, match, where strin
 	// Rows past k, so that chunks tied with the k-th are chosen among by
 	// chunk ID (SettleTies), not by row ID (the order a crawl wrote them
 	// in): as many as it takes to hold the k-th's ties whole.
-	for limit := k + tieRoom; ; limit *= 4 {
+	for limit := k + tieRoom; ; limit = min(4*limit, maxTieRead) {
 		hits, fresh, err := read(limit)
 		if err != nil || !fresh {
 			return nil, fresh, err
@@ -307,7 +307,7 @@ func (db *DB) knn(ctx context.Context, v []float32, k int, f core.Filter) ([]cor
 	}
 	// Vectors past k, as for BM25 (bm25With): copies of one text tie, and
 	// the vector table would choose among them by row.
-	for limit := k + tieRoom; ; limit *= 4 {
+	for limit := k + tieRoom; ; limit = min(4*limit, maxTieRead) {
 		hits, dists, err := read(limit)
 		if err != nil {
 			return nil, err
@@ -656,7 +656,7 @@ func (db *DB) bestFiles(ctx context.Context, r ranking, match string, n int) (id
 		}
 		return ids, ranks, true, nil
 	}
-	for limit := n + tieRoom; ; limit *= 4 {
+	for limit := n + tieRoom; ; limit = min(4*limit, maxTieRead) {
 		got, ranks, fresh, err := read(limit)
 		if err != nil || !fresh {
 			return nil, nil, fresh, err
