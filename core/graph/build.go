@@ -191,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 58
+const BuilderVersion = 59
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1096,7 +1096,7 @@ func (b *builder) ownership() {
 		}
 		// A test's image of the service (test/conformance/cart) is not
 		// its code.
-		if s, ok := b.alias[strings.ToLower(path.Base(d[1]))]; ok && b.nodes[s].Kind == KindService && !core.IsTestPath(d[1]+"/") {
+		if s, ok := b.alias[strings.ToLower(path.Base(d[1]))]; ok && b.nodes[s].Kind == KindService && !core.IsTestPath(d[1]+"/") && !b.runsRepoImage(s, d[0]) {
 			add(d[0], d[1], s, "folder")
 		}
 	}
@@ -1201,6 +1201,34 @@ func (b *builder) infraImageOnly(s string) bool {
 		for _, img := range r.Images {
 			base := strings.ToLower(core.ImageName(img))
 			if imageKind([]string{img}) == KindService && !isTelemetry(base) && !infraProducts[base] {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
+}
+
+// runsRepoImage reports whether service s, named otherwise than
+// repository repo, runs only the image named after it (chrislusf/seaweedfs
+// in seaweedfs, each service one of its binary's commands) and builds
+// none: its code is the repository's program, found by its command, not a
+// folder named like the service (a crate called server in a sub-project).
+// A service named after the repository is that program (cmd/cortex).
+func (b *builder) runsRepoImage(s, repo string) bool {
+	if strings.EqualFold(s, repo) {
+		return false
+	}
+	found := false
+	for _, r := range b.in.Resources {
+		if !declaresNode(r) || b.alias[strings.ToLower(r.Service)] != s {
+			continue
+		}
+		if r.Build != "" || len(r.Images) == 0 {
+			return false
+		}
+		for _, img := range r.Images {
+			if !strings.EqualFold(core.ImageName(img), repo) {
 				return false
 			}
 		}
