@@ -971,7 +971,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		return
 	}
 	a, ok := addressOf(v.name, val)
-	if !ok || v.localOnly && !isLocal(a.host) {
+	if !ok || v.localOnly && !isLocal(a.host) || downloadHosts[a.host] {
 		return
 	}
 	if b.bareName(v.name, a) || v.modeWord(a) {

@@ -729,6 +729,17 @@ func (b *builder) lookupHost(host string) (string, float64, string) {
 	return "", 0, "host " + host + " is no known service"
 }
 
+// downloadHosts serve toolchains and packages: a script or tool that
+// fetches kubectl or a Go release from them is a developer's or a build's
+// step, never a dependency of the running service.
+var downloadHosts = map[string]bool{"dl.k8s.io": true, "go.dev": true, "golang.org": true, "dl.google.com": true,
+	"get.helm.sh": true, "releases.hashicorp.com": true, "nodejs.org": true, "registry.npmjs.org": true,
+	"pypi.org": true, "files.pythonhosted.org": true, "proxy.golang.org": true, "sh.rustup.rs": true,
+	"static.rust-lang.org": true, "download.docker.com": true, "get.docker.com": true, "deb.debian.org": true,
+	"archive.ubuntu.com": true, "dl-cdn.alpinelinux.org": true, "objects.githubusercontent.com": true,
+	"repo1.maven.org": true, "repo.maven.apache.org": true, "services.gradle.org": true, "api.nuget.org": true,
+	"dot.net": true, "dotnetcli.azureedge.net": true}
+
 // unresolved makes the node that stands for what could not be resolved.
 func (b *builder) unresolved(raw string) string {
 	return b.node("?"+raw, KindUnresolved).Name
@@ -752,6 +763,9 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 	}
 	if why == "" {
 		a, ok := parseAddress(r.value)
+		if ok && downloadHosts[a.host] {
+			return // a tool fetching a release: no dependency
+		}
 		if !ok {
 			why = "address " + r.value + " does not parse"
 		} else {
