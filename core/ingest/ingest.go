@@ -81,6 +81,20 @@ type Store interface {
 // run's end was recorded (the index upkeep it does at the end).
 var ErrRunRecorded = errors.New("the crawl run itself is recorded")
 
+// ErrGraphSuperseded is what Store.WriteGraph returns when it did not
+// write the graph because a source committed after GraphDirty looked: the
+// graph was built from facts that miss it, and that source's crawler
+// builds and links it again. The crawl leaves owners and mentions to it.
+var ErrGraphSuperseded = errors.New("a later commit's crawler writes the graph")
+
+// LinkLocker is a Store that several crawlers write at once (PostgreSQL):
+// a crawl's link phase — graph, owners, mentions — runs under its lock, so
+// that one built from older facts never overwrites a newer one's owners
+// and mentions. unlock releases it.
+type LinkLocker interface {
+	LockLink(ctx context.Context) (unlock func(), err error)
+}
+
 // Compacter is a Store whose indexes a crawl compacts at its end (the
 // SQLite file's full-text indexes, when much was removed from them).
 type Compacter interface {
@@ -447,6 +461,13 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	start := time.Now()
 	defer func() { sum.LinkDuration = time.Since(start) - sum.Graph.Duration }()
 	wctx := context.WithoutCancel(ctx)
+	if l, ok := c.store.(LinkLocker); ok {
+		unlock, err := l.LockLink(wctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	dirty, err := c.store.GraphDirty(wctx)
 	if err != nil {
 		return err
@@ -463,7 +484,9 @@ func (c *Crawler) link(ctx context.Context, sum *Summary) error {
 	sum.Graph.Kept = !dirty
 	var g *graph.Graph // the graph built now; nil when the stored one is kept
 	if dirty {
-		if g, err = c.buildGraph(ctx, sum); err != nil {
+		if g, err = c.buildGraph(ctx, sum); errors.Is(err, ErrGraphSuperseded) {
+			return nil // the later commit's crawler links, after this one
+		} else if err != nil {
 			return err
 		}
 	} else {

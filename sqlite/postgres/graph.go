@@ -25,11 +25,35 @@ var _ ingest.Store = (*DB)(nil)
 // WriteGraph writes under an advisory lock, and only while graph_dirty
 // still holds the value seen: a source committed after it was seen, whose
 // facts the build may have missed, changed the value, and its own crawler
-// (which saw the new value) writes the graph instead. MarkLinked clears
-// graph_dirty only if it still holds the value seen. No update is lost:
-// the last commit's crawler always rebuilds from facts that include every
-// commit.
+// (which saw the new value) writes the graph instead, and this crawler
+// leaves owners and mentions to it (ingest.ErrGraphSuperseded). MarkLinked
+// clears graph_dirty only if it still holds the value seen. No update is
+// lost: the last commit's crawler always rebuilds from facts that include
+// every commit. The link phases themselves run one at a time (LockLink),
+// so a slower crawler's owners and mentions, from its older graph, never
+// land after a newer one's.
 const graphLockSQL = `SELECT pg_advisory_xact_lock(hashtext('coderag graph'))`
+
+// linkLockKey is the advisory lock a crawl's link phase holds (LockLink).
+const linkLockKey = `hashtext('coderag link')`
+
+// LockLink holds the link phase's advisory lock on a connection of its
+// own until unlock (ingest.LinkLocker): two crawlers' link phases never
+// interleave, so owners and mentions always follow the graph written last.
+func (db *DB) LockLink(ctx context.Context) (func(), error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, db.wrap("lock the link phase of", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+linkLockKey+`)`); err != nil {
+		conn.Release()
+		return nil, db.wrap("lock the link phase of", err)
+	}
+	return func() {
+		conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+linkLockKey+`)`)
+		conn.Release()
+	}, nil
+}
 
 // newDirtyMark is a value no other commit sets.
 func newDirtyMark() string {
@@ -73,7 +97,8 @@ func (db *DB) seenDirty() string {
 
 // WriteGraph replaces the service graph in one transaction: readers see
 // the old graph or the new one. A graph built from facts older than the
-// last commit is not written (its crawler's rebuild will be).
+// last commit is not written (ingest.ErrGraphSuperseded: its crawler's
+// rebuild will be).
 func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 	what := "write the service graph to"
 	tx, err := db.pool.Begin(ctx)
@@ -87,7 +112,7 @@ func (db *DB) WriteGraph(ctx context.Context, g *graph.Graph) error {
 	if cur, err := db.meta(ctx, tx, "graph_dirty"); err != nil {
 		return db.wrap(what, err)
 	} else if cur != db.seenDirty() {
-		return nil // a later commit's crawler writes it
+		return ingest.ErrGraphSuperseded // a later commit's crawler writes it
 	}
 	old := map[string]int64{}
 	rows, err := tx.Query(ctx, `SELECT name, id FROM services`)

@@ -2,14 +2,18 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"coderag/core"
 	"coderag/core/embed"
+	"coderag/core/graph"
+	"coderag/core/ingest"
 	"coderag/core/scrub"
 
 	"coderag/core/storetest"
@@ -197,5 +201,65 @@ func TestWriterRole(t *testing.T) {
 	}
 	if _, err := reader.BeginSource(ctx, 0, core.Source{Kind: core.SourceRepo, Path: "/src/other", Name: "other"}); err == nil {
 		t.Error("the read-only role began writing a source")
+	}
+}
+
+// TestLinkUnderNewerCommit: a graph built before another source committed
+// is not written (ingest.ErrGraphSuperseded), so its crawler leaves the
+// link to the committer's; and two link phases never run at once.
+func TestLinkUnderNewerCommit(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	open := func() *DB {
+		db, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	db := open()
+	if err := db.UseEmbedder(ctx, core.EmbedderInfo{ID: "test:4", Dim: 4}); err != nil {
+		t.Fatal(err)
+	}
+	vec := func() []float32 { return []float32{1, 0, 0, 0} }
+	writeSource(t, db, "first", 1, vec)
+	if _, err := db.GraphDirty(ctx); err != nil {
+		t.Fatal(err)
+	}
+	writeSource(t, db, "second", 1, vec) // commits after this crawl looked
+	if err := db.WriteGraph(ctx, &graph.Graph{}); !errors.Is(err, ingest.ErrGraphSuperseded) {
+		t.Fatalf("WriteGraph of a graph older than the last commit = %v, want ErrGraphSuperseded", err)
+	}
+	if dirty, err := db.GraphDirty(ctx); err != nil || !dirty {
+		t.Fatalf("GraphDirty after a superseded write = %v, %v; want dirty", dirty, err)
+	}
+	if err := db.WriteGraph(ctx, &graph.Graph{}); err != nil {
+		t.Fatalf("WriteGraph after looking again = %v", err)
+	}
+
+	unlock, err := db.LockLink(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := open() // another crawler's handle: a session of its own
+	got := make(chan struct{})
+	go func() {
+		u, err := other.LockLink(ctx)
+		if err == nil {
+			u()
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second link phase took the lock while the first held it")
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlock()
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second link phase never got the lock")
 	}
 }
