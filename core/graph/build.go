@@ -1190,23 +1190,10 @@ func (b *builder) exampleDeployed(s string) bool {
 // development compose file that runs one such image alone runs what its
 // code uses, not its code.
 func (b *builder) infraImageOnly(s string) bool {
-	found := false
-	for _, r := range b.in.Resources {
-		if !declaresNode(r) || b.alias[strings.ToLower(r.Service)] != s {
-			continue
-		}
-		if r.Build != "" || len(r.Images) == 0 {
-			return false
-		}
-		for _, img := range r.Images {
-			base := strings.ToLower(core.ImageName(img))
-			if imageKind([]string{img}) == KindService && !isTelemetry(base) && !infraProducts[base] {
-				return false
-			}
-		}
-		found = true
-	}
-	return found
+	return b.onlyImages(s, func(img string) bool {
+		base := strings.ToLower(core.ImageName(img))
+		return imageKind([]string{img}) != KindService || isTelemetry(base) || infraProducts[base]
+	})
 }
 
 // runsRepoImage reports whether service s, named otherwise than
@@ -1216,9 +1203,13 @@ func (b *builder) infraImageOnly(s string) bool {
 // folder named like the service (a crate called server in a sub-project).
 // A service named after the repository is that program (cmd/cortex).
 func (b *builder) runsRepoImage(s, repo string) bool {
-	if strings.EqualFold(s, repo) {
-		return false
-	}
+	return !strings.EqualFold(s, repo) && b.onlyImages(s, func(img string) bool { return strings.EqualFold(core.ImageName(img), repo) })
+}
+
+// onlyImages reports whether service s is declared by some deploy file,
+// and every one that declares it builds nothing and runs only images ok
+// accepts.
+func (b *builder) onlyImages(s string, ok func(img string) bool) bool {
 	found := false
 	for _, r := range b.in.Resources {
 		if !declaresNode(r) || b.alias[strings.ToLower(r.Service)] != s {
@@ -1228,7 +1219,7 @@ func (b *builder) runsRepoImage(s, repo string) bool {
 			return false
 		}
 		for _, img := range r.Images {
-			if !strings.EqualFold(core.ImageName(img), repo) {
+			if !ok(img) {
 				return false
 			}
 		}
