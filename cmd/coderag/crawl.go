@@ -57,7 +57,9 @@ Sources:
   --slack-export PATH      a Slack export: the export folder (channels.json,
                            users.json, a folder of YYYY-MM-DD.json files per
                            channel), the same as a .zip, or one JSON array
-                           of messages
+                           of messages. An export folder inside a repository
+                           or another directory is read the same way, not
+                           as JSON files
   --transcripts-dir DIR    meeting transcripts: WebVTT, SRT, Zoom chat logs,
                            "Speaker: text" files, Markdown with **Speaker**
   --runbooks-dir DIR       a folder of runbooks (Markdown, text, Word and

@@ -9,9 +9,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -551,5 +553,46 @@ func TestSlackChannelHash(t *testing.T) {
 		if h == edited[name] {
 			t.Errorf("%s: hash unchanged after a user was renamed", name)
 		}
+	}
+}
+
+func TestExportDirs(t *testing.T) {
+	tests := []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"an export in a folder", []string{"README.md", "ops/chat/users.json", "ops/chat/channels.json", "ops/chat/incidents/2024-03-14.json", "ops/chat/incidents/2024-03-15.json"}, []string{"ops/chat"}},
+		{"at the root, private channels only", []string{"users.json", "groups.json", "oncall/2024-01-02.json"}, []string{"."}},
+		{"two exports", []string{"a/users.json", "a/dms.json", "a/D1/2024-01-02.json", "b/x/users.json", "b/x/mpims.json", "b/x/m1/2023-12-31.json"}, []string{"a", "b/x"}},
+		{"an export inside another is part of it", []string{"e/users.json", "e/channels.json", "e/general/2024-01-02.json", "e/general/users.json", "e/general/channels.json", "e/general/sub/2024-01-03.json"}, []string{"e"}},
+		{"no day files: an application's fixtures", []string{"fixtures/users.json", "fixtures/channels.json", "fixtures/messages.json"}, nil},
+		{"day files beside the lists, not in channel folders", []string{"d/users.json", "d/channels.json", "d/2024-01-02.json"}, nil},
+		{"no user list", []string{"f/channels.json", "f/general/2024-01-02.json"}, nil},
+		{"no channel list", []string{"g/users.json", "g/general/2024-01-02.json"}, nil},
+		{"a file named like a day", []string{"h/users.json", "h/channels.json", "h/general/2024-01-02.json.bak"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ExportDirs(tt.paths); !slices.Equal(got, tt.want) {
+				t.Errorf("ExportDirs = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOpenSlackFS opens an export from a file system, as a crawl does for
+// an export folder inside a repository.
+func TestOpenSlackFS(t *testing.T) {
+	exp, err := OpenSlackFS(os.DirFS(filepath.Join("..", "..", "testdata", "sample", "slack")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exp.Close()
+	if len(exp.Channels) == 0 || len(exp.Users) == 0 || len(exp.Problems) != 0 {
+		t.Errorf("channels %d, users %d, problems %v; want the sample's channels and users", len(exp.Channels), len(exp.Users), exp.Problems)
+	}
+	if _, err := OpenSlackFS(fstest.MapFS{"notes.txt": {Data: []byte("hello")}}, Options{}); err == nil || !strings.Contains(err.Error(), "not a Slack export") {
+		t.Errorf("a folder of notes: %v; want not a Slack export", err)
 	}
 }

@@ -173,6 +173,26 @@ func OpenSlack(p string, opts Options) (*SlackExport, error) {
 	default:
 		return nil, fmt.Errorf("slack export %s: want a directory, a .zip or a .json file", p)
 	}
+	if _, err := e.open(); err != nil {
+		return nil, fmt.Errorf("slack export %s: %w", p, err)
+	}
+	return e, nil
+}
+
+// OpenSlackFS opens the Slack export folder at the root of fsys: an
+// export found inside a repository or a folder of documents (ExportDirs).
+// It fails only when fsys holds no Slack export at all.
+func OpenSlackFS(fsys fs.FS, opts Options) (*SlackExport, error) {
+	e := &SlackExport{Users: map[string]SlackUser{}, opts: opts.withDefaults(), names: map[string]string{}, fsys: fsys}
+	if _, err := e.open(); err != nil {
+		return nil, fmt.Errorf("slack export: %w", err)
+	}
+	return e, nil
+}
+
+// open finds the export inside e.fsys and reads its user and channel
+// lists.
+func (e *SlackExport) open() (*SlackExport, error) {
 	var dir string
 	var outside []string
 	e.fsys, dir, outside = exportRoot(e.fsys)
@@ -181,7 +201,7 @@ func OpenSlack(p string, opts Options) (*SlackExport, error) {
 	}
 	if err := e.load(); err != nil {
 		e.Close()
-		return nil, fmt.Errorf("slack export %s: %w", p, err)
+		return nil, err
 	}
 	return e, nil
 }
@@ -1140,3 +1160,48 @@ func lineIndex(data []byte) lines {
 }
 
 func (l lines) line(off int) int { return sort.SearchInts(l, off) + 1 }
+
+// ExportDirs returns the folders among paths (slash-separated file paths
+// of a walk) that hold a Slack export: users.json, a channel list
+// (channels.json, groups.json, dms.json or mpims.json) and a channel
+// folder with a YYYY-MM-DD.json day file. A repository or a folder of
+// documents keeps an export's JSON as it came; read as configuration it
+// would index raw message records and members' names unscrubbed. An
+// export inside another is part of it: only the outermost is returned,
+// sorted.
+func ExportDirs(paths []string) []string {
+	users, lists, days := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, p := range paths {
+		dir, name := path.Split(p)
+		dir = strings.TrimSuffix(dir, "/")
+		if dir == "" {
+			dir = "."
+		}
+		switch {
+		case name == "users.json":
+			users[dir] = true
+		case metaFiles[name] != "":
+			lists[dir] = true
+		case dayFile.MatchString(name) && dir != ".":
+			days[path.Dir(dir)] = true
+		}
+	}
+	var out []string
+	for dir := range users {
+		if lists[dir] && days[dir] {
+			out = append(out, dir)
+		}
+	}
+	sort.Strings(out)
+	kept := out[:0]
+	for _, d := range out {
+		inside := false
+		for _, k := range kept {
+			inside = inside || k == "." || strings.HasPrefix(d, k+"/")
+		}
+		if !inside {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}

@@ -741,7 +741,7 @@ func (c *Crawler) crawlSourceMode(ctx context.Context, runID int64, src core.Sou
 	var mounts []chunk.FileMount
 	done := 0
 	todo := found.Files
-	if u.slack == nil && len(u.stored) > 0 {
+	if u.src.Kind != core.SourceSlackExport && len(u.stored) > 0 {
 		todo = nil
 		for _, f := range found.Files {
 			sf, ok := u.statUnchanged(f)

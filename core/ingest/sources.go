@@ -31,8 +31,14 @@ type sourceReader struct {
 	fsys  fs.FS
 	found discover.Result
 
-	slack    *convo.SlackExport
-	channels map[string]convo.SlackChannel // by unit path ("#incidents")
+	// exports are the Slack exports the source is or holds: a Slack
+	// export source, or the export folders a directory holds
+	// (convo.ExportDirs), each read as conversations, not as JSON files.
+	exports  []*convo.SlackExport
+	channels map[string]slackUnit // by unit path ("#incidents", "chat/export/#incidents")
+	// exportMTime is the newest modification time of the files of the
+	// export folders a directory holds.
+	exportMTime int64
 
 	// stored is what an incremental crawl finds in the store, by path.
 	stored map[string]StoredFile
@@ -42,23 +48,13 @@ type sourceReader struct {
 // read at all.
 func (c *Crawler) open(ctx context.Context, src core.Source, warm *warmer) (*sourceReader, error) {
 	r := &sourceReader{c: c, src: src}
+	r.channels = map[string]slackUnit{}
 	if src.Kind == core.SourceSlackExport {
 		exp, err := convo.OpenSlack(src.Path, c.opts.Convo)
 		if err != nil {
 			return nil, err
 		}
-		r.slack, r.channels = exp, map[string]convo.SlackChannel{}
-		for _, p := range exp.Problems {
-			r.found.Skips = append(r.found.Skips, discover.Skip{Path: p.Path, Reason: p.Reason})
-		}
-		for _, ch := range exp.Channels {
-			unit := "#" + ch.Name
-			if _, dup := r.channels[unit]; dup {
-				unit += "~" + ch.ID
-			}
-			r.channels[unit] = ch
-			r.found.Files = append(r.found.Files, core.File{Path: unit, Corpus: core.ConvoSlack})
-		}
+		r.addExport(exp, "")
 		return r, nil
 	}
 	r.fsys = c.opts.FS(src.Path)
@@ -75,12 +71,97 @@ func (c *Crawler) open(ctx context.Context, src core.Source, warm *warmer) (*sou
 		return nil, err
 	}
 	r.found = found
+	r.openExports()
 	return r, nil
 }
 
+// slackUnit is one conversation of a Slack export, indexed as one unit.
+type slackUnit struct {
+	exp *convo.SlackExport
+	ch  convo.SlackChannel
+	dir string // the export's folder in a directory source; "" for a Slack export source
+}
+
+// addExport makes each conversation of exp a unit, named "#channel" in a
+// Slack export source and "dir/#channel" for an export folder dir of a
+// directory.
+func (r *sourceReader) addExport(exp *convo.SlackExport, dir string) {
+	r.exports = append(r.exports, exp)
+	prefix := ""
+	if dir != "" && dir != "." {
+		prefix = dir + "/"
+	}
+	for _, p := range exp.Problems {
+		r.found.Skips = append(r.found.Skips, discover.Skip{Path: prefix + p.Path, Reason: p.Reason})
+	}
+	for _, ch := range exp.Channels {
+		unit := prefix + "#" + ch.Name
+		if _, dup := r.channels[unit]; dup {
+			unit += "~" + ch.ID
+		}
+		r.channels[unit] = slackUnit{exp: exp, ch: ch, dir: dir}
+		r.found.Files = append(r.found.Files, core.File{Path: unit, Corpus: core.ConvoSlack})
+	}
+}
+
+// openExports reads the Slack export folders the walk found
+// (convo.ExportDirs) as conversations instead of files: their JSON
+// would be indexed as configuration, raw message records with the
+// members' names and e-mail addresses unscrubbed. Only the files the walk
+// kept are read (ignore and exclude rules hold); the members' names are
+// scrubbed from every file of the source after. A folder that does not
+// open as an export stays files.
+func (r *sourceReader) openExports() {
+	paths := make([]string, len(r.found.Files))
+	for i, f := range r.found.Files {
+		paths[i] = f.Path
+	}
+	dirs := convo.ExportDirs(paths)
+	if len(dirs) == 0 {
+		return
+	}
+	var names []string
+	for _, dir := range dirs {
+		sub, err := fs.Sub(r.fsys, dir)
+		if err != nil {
+			continue
+		}
+		exp, err := convo.OpenSlackFS(sub, r.c.opts.Convo)
+		if err != nil {
+			continue
+		}
+		prefix := dir + "/"
+		if dir == "." {
+			prefix = ""
+		}
+		kept := map[string]bool{}
+		files := r.found.Files[:0]
+		for _, f := range r.found.Files {
+			if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
+				kept[rel] = true
+				r.exportMTime = max(r.exportMTime, f.ModTime)
+				continue
+			}
+			files = append(files, f)
+		}
+		r.found.Files = files
+		chans := exp.Channels[:0]
+		for _, ch := range exp.Channels {
+			ch.Files = slices.DeleteFunc(ch.Files, func(f string) bool { return !kept[f] })
+			if len(ch.Files) > 0 {
+				chans = append(chans, ch)
+			}
+		}
+		exp.Channels = chans
+		r.addExport(exp, dir)
+		names = append(names, exp.Names()...)
+	}
+	r.c.gate.AddNames(names...)
+}
+
 func (r *sourceReader) close() {
-	if r.slack != nil {
-		r.slack.Close()
+	for _, exp := range r.exports {
+		exp.Close()
 	}
 }
 
@@ -155,7 +236,8 @@ type unitHash struct{ path, hash string }
 // indexed (units), a directory's newest file modification time among the
 // files the walk found.
 func (r *sourceReader) fingerprint(units []unitHash) (contentHash string, newestMTime int64) {
-	if r.slack == nil {
+	if r.src.Kind != core.SourceSlackExport {
+		newestMTime = r.exportMTime
 		for _, f := range r.found.Files {
 			newestMTime = max(newestMTime, f.ModTime)
 		}
@@ -257,14 +339,14 @@ func (r *sourceReader) processSafely(f core.File) (res fileResult) {
 // process reads, chunks and scrubs one unit. Problems with it become a
 // skip reason; process never fails the crawl.
 func (r *sourceReader) process(f core.File) fileResult {
-	if r.slack != nil {
+	if u, ok := r.channels[f.Path]; ok {
 		// A channel whose files hash as stored is not parsed.
 		if sf, ok := r.stored[f.Path]; ok {
-			if h, _ := r.slack.ChannelHash(r.channels[f.Path]); stamp(h) == sf.Hash {
+			if h, _ := u.exp.ChannelHash(u.ch); stamp(h) == sf.Hash {
 				return fileResult{file: f, hash: sf.Hash, unchanged: true}
 			}
 		}
-		return r.channel(f)
+		return r.channel(f, u)
 	}
 	c := r.c
 	res := fileResult{file: f}
@@ -413,15 +495,24 @@ func (r *sourceReader) process(f core.File) fileResult {
 	return r.clean(res, raw, people...)
 }
 
-// channel chunks one conversation of a Slack export.
-func (r *sourceReader) channel(f core.File) fileResult {
-	ch := r.channels[f.Path]
+// channel chunks one conversation of a Slack export. The chunks of an
+// export folder of a directory name their files from the directory's
+// root.
+func (r *sourceReader) channel(f core.File, u slackUnit) fileResult {
 	base := core.Chunk{SourceURI: r.src.Name, RepoName: r.src.Name, Corpus: core.ConvoSlack}
-	cr := r.slack.Channel(ch, base)
+	prefix := ""
+	if u.dir != "" && u.dir != "." {
+		prefix = u.dir + "/"
+		base.SourceURI += "/" + u.dir
+	}
+	cr := u.exp.Channel(u.ch, base)
 	res := fileResult{file: f, hash: stamp(cr.Hash), bytes: cr.Bytes}
 	res.file.Size = cr.Bytes
 	for _, p := range cr.Problems {
-		res.problems = append(res.problems, discover.Skip{Path: p.Path, Reason: p.Reason})
+		res.problems = append(res.problems, discover.Skip{Path: prefix + p.Path, Reason: p.Reason})
+	}
+	for i := range cr.Chunks {
+		cr.Chunks[i].FilePath = prefix + cr.Chunks[i].FilePath
 	}
 	return r.clean(res, cr.Chunks)
 }
