@@ -409,6 +409,27 @@ func (t *Transcript) parseMarkdown(text string, off int) error {
 	return nil
 }
 
+// IsChatLog reports whether src is a meeting's chat log as Zoom saves
+// it ("00:05:07<TAB>Name:<TAB>text" or "00:05:07 From Name to Everyone:
+// text" lines): at least three such lines, and at least half of the
+// lines not blank. Such a file, found among a repository's or a folder's
+// documents, is a transcript, whose speakers are scrubbed, not a text
+// document.
+func IsChatLog(src []byte) bool {
+	lines, nonBlank := 0, 0
+	for _, l := range strings.Split(string(src), "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		nonBlank++
+		if zoomChat.MatchString(l) || zoomFrom.MatchString(l) {
+			lines++
+		}
+	}
+	return lines >= 3 && lines*2 >= nonBlank
+}
+
 // parseLines reads Zoom chat logs and "Speaker: text" transcripts; lines
 // that name no speaker continue the turn before them.
 func (t *Transcript) parseLines(text string, off int) error {

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 
 	"coderag/core"
+	"coderag/core/convo"
 	"coderag/core/internal/lazyre"
 )
 
@@ -270,6 +271,10 @@ func Inspect(f core.File, data []byte) (core.File, string) {
 	if f.Corpus == core.DocReadme && !f.Ruled {
 		if c := docByHeadings(f.Path, f.Language, data); c != "" {
 			f.Corpus = c
+		}
+		if f.Language == "text" && convo.IsChatLog(data) {
+			// A meeting's chat log saved beside its recording.
+			f.Corpus = core.ConvoTranscript
 		}
 	}
 	if f.Corpus == core.CodeLogic || f.Corpus == core.CodeConfig {
