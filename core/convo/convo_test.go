@@ -596,3 +596,24 @@ func TestOpenSlackFS(t *testing.T) {
 		t.Errorf("a folder of notes: %v; want not a Slack export", err)
 	}
 }
+
+// TestSlackFiles: an export's files are its metadata, read or not, and
+// its conversations' files; a document beside them is not one.
+func TestSlackFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"users.json":            {Data: []byte(`[{"id": "U1", "name": "ana"}]`)},
+		"channels.json":         {Data: []byte(`[{"id": "C1", "name": "ops"}]`)},
+		"integration_logs.json": {Data: []byte(`{"logs": [{"user_name": "ana", "service_type": "GitHub"}]}`)},
+		"ops/2024-05-02.json":   {Data: []byte(`[{"type": "message", "user": "U1", "text": "deploying", "ts": "1714640000.000100"}]`)},
+		"ops/notes.md":          {Data: []byte("# notes\n")},
+		"README.md":             {Data: []byte("# export\n")},
+	}
+	exp, err := OpenSlackFS(fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"channels.json", "integration_logs.json", "ops/2024-05-02.json", "users.json"}
+	if got := exp.Files(); !slices.Equal(got, want) {
+		t.Errorf("Files = %q, want %q", got, want)
+	}
+}

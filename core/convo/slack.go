@@ -19,6 +19,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,21 @@ type SlackExport struct {
 	// meta hashes the user and channel lists, which the chunks' author
 	// and channel names come from: every channel's hash includes it.
 	meta []byte
+	// metaRead are the export's metadata files at its root: the user
+	// and channel lists and the others it keeps (metaFiles).
+	metaRead []string
+}
+
+// Files returns the files of the export: its metadata files (users,
+// channel lists, integration logs, ...) and the files of its
+// conversations, sorted. Other files in its folder are not part of it.
+func (e *SlackExport) Files() []string {
+	out := slices.Clone(e.metaRead)
+	for _, ch := range e.Channels {
+		out = append(out, ch.Files...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // The export's metadata files; every other .json at the root is a channel
@@ -365,6 +381,7 @@ func (e *SlackExport) load() error {
 	defer func() { e.meta = meta.Sum(nil) }()
 	if data, err := e.readFile("users.json"); err == nil {
 		hashFile(meta, "users.json", data)
+		e.metaRead = append(e.metaRead, "users.json")
 		known = true
 		var users []slackUserJSON
 		if err := json.Unmarshal(data, &users); err != nil {
@@ -385,6 +402,7 @@ func (e *SlackExport) load() error {
 			continue
 		}
 		hashFile(meta, name, data)
+		e.metaRead = append(e.metaRead, name)
 		known = true
 		var chans []slackChannelJSON
 		if err := json.Unmarshal(data, &chans); err != nil {
@@ -436,6 +454,9 @@ func (e *SlackExport) load() error {
 			}
 		case strings.EqualFold(path.Ext(name), ".json"):
 			if _, ok := metaFiles[strings.ToLower(name)]; ok {
+				// Part of the export (integration logs, canvases, ...)
+				// whether read or not.
+				e.metaRead = append(e.metaRead, name)
 				continue
 			}
 			chans, err := e.singleFile(name)

@@ -27,6 +27,11 @@ func TestSlackExportInsideDirectory(t *testing.T) {
 		"services/cart/main.go":   {Data: []byte("package main\n\nfunc main() {}\n")},
 		"ops/slack/README.md":     {Data: []byte("# Chat history\n\nExported every quarter.\n")},
 		"ops/slack/.keep/note.md": {Data: []byte("# Note\n\nNot part of the export.\n")},
+		// Beside the export's files in its folder: documents, not part
+		// of it, and no problem of it.
+		"ops/slack/export/README.md":               {Data: []byte("# Export of 2024-03\n\nTaken by the workspace admin.\n")},
+		"ops/slack/export/incidents/summary.md":    {Data: []byte("# Incidents in March\n\nTwo pages, one rollback.\n")},
+		"ops/slack/export/incidents/drafts/one.md": {Data: []byte("# Draft\n\nA first draft.\n")},
 	}
 	sample := filepath.Join("..", "..", "testdata", "sample", "slack")
 	err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
@@ -60,14 +65,15 @@ func TestSlackExportInsideDirectory(t *testing.T) {
 		if strings.Contains(ch.Text, "Alice Moreno") {
 			t.Errorf("%s (%s) holds a member's name unscrubbed:\n%s", ch.FilePath, ch.Corpus, ch.Text)
 		}
-		if strings.HasPrefix(ch.FilePath, "ops/slack/export/") && ch.Corpus != core.ConvoSlack {
+		if strings.HasPrefix(ch.FilePath, "ops/slack/export/") && !strings.HasSuffix(ch.FilePath, ".md") && ch.Corpus != core.ConvoSlack {
 			t.Errorf("%s indexed as %s; want Slack conversations", ch.FilePath, ch.Corpus)
 		}
 		if ch.Corpus == core.ConvoSlack && !strings.HasPrefix(ch.FilePath, "ops/slack/export/") {
 			t.Errorf("Slack chunk with file %q; want the day file's path in the repository", ch.FilePath)
 		}
 	}
-	for _, f := range []string{"fixtures/users.json", "ops/slack/README.md", "ops/slack/.keep/note.md", "services/cart/main.go", "docs/oncall.md"} {
+	for _, f := range []string{"fixtures/users.json", "ops/slack/README.md", "ops/slack/.keep/note.md", "services/cart/main.go", "docs/oncall.md",
+		"ops/slack/export/README.md", "ops/slack/export/incidents/summary.md", "ops/slack/export/incidents/drafts/one.md"} {
 		if byFile[f] == "" || byFile[f] == core.ConvoSlack {
 			t.Errorf("%s: %q; want it indexed as a file of its own kind", f, byFile[f])
 		}

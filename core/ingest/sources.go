@@ -134,10 +134,17 @@ func (r *sourceReader) openExports() {
 		if dir == "." {
 			prefix = ""
 		}
+		// The export's files the walk kept are read as the export; the
+		// others in its folder (a README beside it) stay files, and what
+		// the export reports of them is not a problem.
+		part := map[string]bool{}
+		for _, p := range exp.Files() {
+			part[p] = true
+		}
 		kept := map[string]bool{}
 		files := r.found.Files[:0]
 		for _, f := range r.found.Files {
-			if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
+			if rel, ok := strings.CutPrefix(f.Path, prefix); ok && part[rel] {
 				kept[rel] = true
 				r.exportMTime = max(r.exportMTime, f.ModTime)
 				continue
@@ -153,6 +160,21 @@ func (r *sourceReader) openExports() {
 			}
 		}
 		exp.Channels = chans
+		stays := map[string]bool{}
+		for _, f := range files {
+			stays[f.Path] = true
+		}
+		exp.Problems = slices.DeleteFunc(exp.Problems, func(p convo.Problem) bool {
+			if folder, ok := strings.CutSuffix(prefix+p.Path, "/"); ok {
+				for f := range stays {
+					if strings.HasPrefix(f, folder+"/") {
+						return true
+					}
+				}
+				return false
+			}
+			return stays[prefix+p.Path]
+		})
 		r.addExport(exp, dir)
 		names = append(names, exp.Names()...)
 	}
