@@ -42,8 +42,9 @@ vector per token of the code tokenizer so that a comment's vector is
 nearest its own chunk's (in-batch-negatives contrastive loss). One package
 in --held-out is kept out of training; on those pairs the report gives
 MRR@10 of the model alone (its two stages, as a query runs them: the
-nearest 50 by one vector per text, scored again token by token; "one
-vector" is the first stage alone), of BM25 alone and of the two fused,
+nearest 50 by one vector per text, scored again token by token and by
+adjacent word pairs; "one vector" is the first stage alone), of BM25
+alone and of the two fused,
 each query ranking every held-out chunk (a held-out comment that a
 training package also holds, copied, is not asked: the model has seen
 it), over all queries and by the language of each pair ("markdown" is

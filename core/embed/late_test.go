@@ -92,6 +92,48 @@ func TestRescoreKnownAnswer(t *testing.T) {
 	}
 }
 
+// TestRescorePairs: a document holding the query's words side by side, in
+// the query's order, outranks one holding the same words apart or the
+// other way round, by the pair weight times the share of the query's
+// pairs it holds.
+func TestRescorePairs(t *testing.T) {
+	m, _ := tinyModel(t)
+	s := StaticEmbedder{M: m}
+	docs := []string{"cart order", "order cart", "cart payment order", "orderCart cartOrder"}
+	got, err := s.Rescore(context.Background(), "cart order", docs, make([]float64, len(docs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got[0] - got[1]; math.Abs(d-pairWeight) > 1e-9 {
+		t.Errorf("cart order %.4f, order cart %.4f: differ by %.4f, want the pair weight %.2f", got[0], got[1], d, pairWeight)
+	}
+	if got[2] >= got[0] {
+		t.Errorf("cart payment order %.4f, cart order %.4f: words apart are no pair", got[2], got[0])
+	}
+	// Identifiers split into words make pairs too (cartOrder).
+	if got[3] <= got[1] {
+		t.Errorf("orderCart cartOrder %.4f, order cart %.4f: the identifier's words are the query's pair", got[3], got[1])
+	}
+}
+
+func TestQueryPairs(t *testing.T) {
+	tests := []struct {
+		toks []string
+		want int
+	}{
+		{nil, 0},
+		{[]string{"cart"}, 0},
+		{[]string{"cart", "cart"}, 0},
+		{[]string{"cart", "order", "cart", "order"}, 2},
+		{[]string{"cart", "cart", "order", "payment"}, 2},
+	}
+	for _, tt := range tests {
+		if _, n := queryPairs(tt.toks); n != tt.want {
+			t.Errorf("queryPairs(%q) = %d pairs, want %d", tt.toks, n, tt.want)
+		}
+	}
+}
+
 // TestRescoreWordsOverOneVector: with the shipped model, a document that
 // holds the question's words outranks one whose pooled vector is about
 // as near but holds none of them, and the same input always gives the
