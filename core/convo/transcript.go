@@ -430,6 +430,36 @@ func IsChatLog(src []byte) bool {
 	return lines >= 3 && lines*2 >= nonBlank
 }
 
+// IsMarkdownTranscript reports whether src, Markdown, is a meeting's
+// transcript written as notes: turns of bold speaker names with the time
+// they spoke ("**Ana Ruiz** [4:42]: ...", "**Ana Ruiz** [0:04:42](link):
+// ..."), at least three, by two people or more, and at least one line in
+// five of the text that is not a heading. Bold labels without a time
+// ("**Note:**") are not turns. Such a file, found among a repository's
+// documents, is a transcript, whose speakers are scrubbed.
+func IsMarkdownTranscript(src []byte) bool {
+	turns, body := 0, 0
+	speakers := map[string]bool{}
+	fenced := false
+	for _, l := range strings.Split(string(src), "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || t == "" || mdHeading.MatchString(t) {
+			continue
+		}
+		body++
+		if m := mdSpeaker.FindStringSubmatch(l); m != nil && m[3] != "" && !labels[strings.ToLower(strings.TrimSpace(m[1]))] {
+			turns++
+			speakers[strings.TrimSpace(m[1])] = true
+		}
+	}
+	return turns >= 3 && len(speakers) >= 2 && turns*5 >= body
+}
+
 // parseLines reads Zoom chat logs and "Speaker: text" transcripts; lines
 // that name no speaker continue the turn before them.
 func (t *Transcript) parseLines(text string, off int) error {

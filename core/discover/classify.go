@@ -272,8 +272,9 @@ func Inspect(f core.File, data []byte) (core.File, string) {
 		if c := docByHeadings(f.Path, f.Language, data); c != "" {
 			f.Corpus = c
 		}
-		if f.Language == "text" && convo.IsChatLog(data) {
-			// A meeting's chat log saved beside its recording.
+		if f.Language == "text" && convo.IsChatLog(data) || f.Language == "markdown" && convo.IsMarkdownTranscript(data) {
+			// A meeting's chat log saved beside its recording, a
+			// meeting's transcript kept as notes.
 			f.Corpus = core.ConvoTranscript
 		}
 	}
