@@ -345,15 +345,15 @@ func (c *Crawler) Run(ctx context.Context, sources []core.Source) (Summary, erro
 		chunker.Close()
 		c.chunker = nil
 	}()
-	// The people of every Slack export are known before anything is
-	// scrubbed, so that every source is scrubbed for them whatever the
-	// order of the sources.
-	for _, src := range sources {
-		if src.Kind == core.SourceSlackExport {
-			if exp, err := convo.OpenSlack(src.Path, c.opts.Convo); err == nil {
-				c.gate.AddNames(exp.Names()...)
-				exp.Close()
-			}
+	// The people of every Slack export — a source, or kept in a
+	// directory source — are known before anything is scrubbed, so that
+	// every source is scrubbed for them whatever the order of the
+	// sources. The first source's own export folders are read when it is
+	// opened, before its files: only the sources after it are walked
+	// here.
+	for i, src := range sources {
+		if src.Kind == core.SourceSlackExport || i > 0 {
+			c.gate.AddNames(c.exportNames(ctx, src)...)
 		}
 	}
 	runID, err := c.store.StartRun(ctx, c.opts.Args)

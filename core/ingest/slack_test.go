@@ -111,3 +111,55 @@ func TestSlackExportInsideDirectory(t *testing.T) {
 		t.Error("the new message is not indexed")
 	}
 }
+
+// TestSlackExportNamesBeforeEarlierSources: the members of an export kept
+// in a later source are scrubbed from the sources crawled before it.
+func TestSlackExportNamesBeforeEarlierSources(t *testing.T) {
+	ctx := context.Background()
+	docs := fstest.MapFS{
+		"runbooks/payments.md": {Data: []byte("# Payment gateway timeouts\n\nPage Bob Okafor, then roll back the gateway client.\n")},
+	}
+	chat := fstest.MapFS{}
+	sample := filepath.Join("..", "..", "testdata", "sample", "slack")
+	err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(sample, p)
+		chat["export-2024-03/"+filepath.ToSlash(rel)] = &fstest.MapFile{Data: data}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	c := ingest.New(db, ingest.Options{FS: func(p string) fs.FS {
+		if p == "/chat" {
+			return chat
+		}
+		return docs
+	}})
+	sum, err := c.Run(ctx, []core.Source{
+		{Kind: core.SourceRepo, Path: "/docs", Name: "ops-docs"},
+		{Kind: core.SourceRepo, Path: "/chat", Name: "chat-archive"},
+	})
+	if err != nil || sum.Failed() {
+		t.Fatalf("crawl: %v %+v", err, sum)
+	}
+	chunks, err := db.SourceChunks(ctx, "ops-docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) == 0 {
+		t.Fatal("no chunks of the first source")
+	}
+	for _, ch := range chunks {
+		if strings.Contains(ch.Text, "Bob Okafor") {
+			t.Errorf("%s holds a member of the later source's export unscrubbed:\n%s", ch.FilePath, ch.Text)
+		}
+	}
+}

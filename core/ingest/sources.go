@@ -58,21 +58,63 @@ func (c *Crawler) open(ctx context.Context, src core.Source, warm *warmer) (*sou
 		return r, nil
 	}
 	r.fsys = c.opts.FS(src.Path)
-	opts := c.opts.Discover
-	opts.Found = warm.found
-	if opts.Git == nil {
-		opts.Git = discover.GitStateOf(src.Path)
-	}
-	if src.Kind == core.SourceGDocsDir || src.Kind == core.SourceRunbookDir {
-		opts.Allow = append(append([]string(nil), opts.Allow...), ".docx")
-	}
-	found, err := discover.Walk(ctx, r.fsys, opts)
+	found, err := c.walk(ctx, src, r.fsys, warm.found)
 	if err != nil {
 		return nil, err
 	}
 	r.found = found
 	r.openExports()
 	return r, nil
+}
+
+// walk finds the files of a directory source in fsys, calling found for
+// each as the walk finds it (nil: none).
+func (c *Crawler) walk(ctx context.Context, src core.Source, fsys fs.FS, found func(core.File)) (discover.Result, error) {
+	opts := c.opts.Discover
+	opts.Found = found
+	if opts.Git == nil {
+		opts.Git = discover.GitStateOf(src.Path)
+	}
+	if src.Kind == core.SourceGDocsDir || src.Kind == core.SourceRunbookDir {
+		opts.Allow = append(append([]string(nil), opts.Allow...), ".docx")
+	}
+	return discover.Walk(ctx, fsys, opts)
+}
+
+// exportNames returns the members of the Slack exports kept in the
+// directory source src (convo.ExportDirs), or of src itself when it is a
+// Slack export: a crawl tells the scrub gate about them before the
+// sources before src are scrubbed.
+func (c *Crawler) exportNames(ctx context.Context, src core.Source) []string {
+	if src.Kind == core.SourceSlackExport {
+		exp, err := convo.OpenSlack(src.Path, c.opts.Convo)
+		if err != nil {
+			return nil
+		}
+		defer exp.Close()
+		return exp.Names()
+	}
+	fsys := c.opts.FS(src.Path)
+	found, err := c.walk(ctx, src, fsys, nil)
+	if err != nil {
+		return nil
+	}
+	paths := make([]string, len(found.Files))
+	for i, f := range found.Files {
+		paths[i] = f.Path
+	}
+	var names []string
+	for _, dir := range convo.ExportDirs(paths) {
+		sub, err := fs.Sub(fsys, dir)
+		if err != nil {
+			continue
+		}
+		if exp, err := convo.OpenSlackFS(sub, c.opts.Convo); err == nil {
+			names = append(names, exp.Names()...)
+			exp.Close()
+		}
+	}
+	return names
 }
 
 // slackUnit is one conversation of a Slack export, indexed as one unit.
