@@ -99,22 +99,40 @@ func (c *Crawler) exportNames(ctx context.Context, src core.Source) []string {
 	if err != nil {
 		return nil
 	}
-	paths := make([]string, len(found.Files))
-	for i, f := range found.Files {
+	var names []string
+	for _, e := range c.exportsIn(fsys, found.Files) {
+		names = append(names, e.exp.Names()...)
+		e.exp.Close()
+	}
+	return names
+}
+
+// folderExport is a Slack export kept in the folder dir of a directory
+// source.
+type folderExport struct {
+	dir string
+	exp *convo.SlackExport
+}
+
+// exportsIn opens the Slack exports kept among files of fsys (the files
+// of a walk); a folder that looks like one but does not open as one is
+// left out.
+func (c *Crawler) exportsIn(fsys fs.FS, files []core.File) []folderExport {
+	paths := make([]string, len(files))
+	for i, f := range files {
 		paths[i] = f.Path
 	}
-	var names []string
+	var out []folderExport
 	for _, dir := range convo.ExportDirs(paths) {
 		sub, err := fs.Sub(fsys, dir)
 		if err != nil {
 			continue
 		}
 		if exp, err := convo.OpenSlackFS(sub, c.opts.Convo); err == nil {
-			names = append(names, exp.Names()...)
-			exp.Close()
+			out = append(out, folderExport{dir, exp})
 		}
 	}
-	return names
+	return out
 }
 
 // slackUnit is one conversation of a Slack export, indexed as one unit.
@@ -154,24 +172,9 @@ func (r *sourceReader) addExport(exp *convo.SlackExport, dir string) {
 // scrubbed from every file of the source after. A folder that does not
 // open as an export stays files.
 func (r *sourceReader) openExports() {
-	paths := make([]string, len(r.found.Files))
-	for i, f := range r.found.Files {
-		paths[i] = f.Path
-	}
-	dirs := convo.ExportDirs(paths)
-	if len(dirs) == 0 {
-		return
-	}
 	var names []string
-	for _, dir := range dirs {
-		sub, err := fs.Sub(r.fsys, dir)
-		if err != nil {
-			continue
-		}
-		exp, err := convo.OpenSlackFS(sub, r.c.opts.Convo)
-		if err != nil {
-			continue
-		}
+	for _, e := range r.c.exportsIn(r.fsys, r.found.Files) {
+		dir, exp := e.dir, e.exp
 		prefix := dir + "/"
 		if dir == "." {
 			prefix = ""
