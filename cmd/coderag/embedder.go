@@ -35,8 +35,9 @@ const embedHelp = `Embedders (--embedder, or CODERAG_EMBEDDER):
            standard libraries, Python and npm packages, Go modules and Rust
            crates (core/embed/model/README.md). Its search has two stages:
            the 50 nearest chunks by one vector each are scored again by how
-           well their tokens cover the query's, token by token, and by the
-           query's adjacent word pairs they hold adjacent too; its list
+           well their tokens cover the query's, token by token, by the
+           query's adjacent word pairs they hold adjacent too and by the
+           query's words the model does not know that they hold; its list
            weighs 4 in the fusion for questions that describe code
            (learned, docs/eval.md), 1 for a pasted message or a query
            written as code, and nothing for a question for callers.

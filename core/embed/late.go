@@ -29,6 +29,12 @@ const (
 // trained on (docs/eval.md, "Adjacent pairs").
 const pairWeight = 0.35
 
+// unknownWeight weighs the share of the question's distinct tokens that
+// the model does not know (an identifier of the code at hand, a word
+// rarer than its 50,000) and the document holds as they are, chosen on
+// the same sets (docs/eval.md, "Words the model does not know").
+const unknownWeight = 3.0
+
 // Rescorer scores documents for a query more exactly than one vector
 // each can, for the few a vector search found first.
 type Rescorer interface {
@@ -42,7 +48,9 @@ type Rescorer interface {
 // the pooled cosine of query and document (first), plus how well the
 // document's tokens cover the query's and the query's cover the
 // document's first tokens, plus the share of the query's adjacent token
-// pairs that the document holds adjacent too. A query token counts its
+// pairs that the document holds adjacent too, plus the share of the
+// query's tokens the model does not know that the document holds. A
+// query token counts its
 // best cosine with a document token (1 when the document holds it; no
 // less than 0); each counts as much as its vector is long (training makes
 // a telling token's vector long, as IDF would weigh it). All of it is the
@@ -61,6 +69,13 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 	}
 	pairs, npairs := queryPairs(qtoks)
 	pairHit := make([]int, npairs) // per pair: 1 + the last document that holds it
+	unknown := map[string]int{}    // the query's tokens the model does not know, numbered
+	for _, t := range qtoks {
+		if _, ok := unknown[t]; !ok && m.Lookup(t) < 0 {
+			unknown[t] = len(unknown)
+		}
+	}
+	unknownHit := make([]int, len(unknown)) // per token: 1 + the last document that holds it
 	Q := len(qids)
 	qrows := make([][]byte, Q)
 	qn := make([]float64, Q) // lengths of the int8 rows
@@ -75,8 +90,9 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 	// computed once (sims, a row per token met, in the order met).
 	// A token met also keeps the query's pairs it starts (pairs).
 	type tokenRow struct {
-		r     int32
-		pairs []tokenPair
+		r       int32
+		unknown int // its number among the query's unknown tokens, or -1
+		pairs   []tokenPair
 	}
 	row := map[string]tokenRow{}
 	var sims []float64
@@ -91,12 +107,15 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 		// the first lead of them are among its first leadTokens tokens.
 		dids = dids[:0]
 		lead := 0
-		hits := 0            // the query's pairs the document holds
-		var prev []tokenPair // the pairs the token before starts
+		hits, unknownHits := 0, 0 // the query's pairs and unknown tokens the document holds
+		var prev []tokenPair      // the pairs the token before starts
 		for k, t := range Tokens(d) {
 			tr, ok := row[t]
 			if !ok {
-				tr = tokenRow{r: -1, pairs: pairs[t]}
+				tr = tokenRow{r: -1, unknown: -1, pairs: pairs[t]}
+				if u, ok := unknown[t]; ok {
+					tr.unknown = u
+				}
 				if id := int32(m.Lookup(t)); id >= 0 {
 					tr.r = int32(len(norms))
 					v8, n8 := m.row8(id), m.norm8(id)
@@ -119,6 +138,10 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 				}
 			}
 			prev = tr.pairs
+			if u := tr.unknown; u >= 0 && unknownHit[u] != i+1 {
+				unknownHit[u] = i + 1
+				unknownHits++
+			}
 			if r := tr.r; r >= 0 && in[r] != i+1 {
 				in[r] = i + 1
 				dids = append(dids, r)
@@ -158,6 +181,10 @@ func (s StaticEmbedder) Rescore(ctx context.Context, query string, docs []string
 		// The query's adjacent pairs, adjacent in the document.
 		if npairs > 0 {
 			score += pairWeight * float64(hits) / float64(npairs)
+		}
+		// The query's tokens the model does not know, as they are.
+		if len(unknown) > 0 {
+			score += unknownWeight * float64(unknownHits) / float64(len(unknown)+Q)
 		}
 		out[i] = score
 	}

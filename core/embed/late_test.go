@@ -116,6 +116,27 @@ func TestRescorePairs(t *testing.T) {
 	}
 }
 
+// TestRescoreUnknownWords: a query word the model does not know counts
+// when the document holds it as it is, by the unknown weight times its
+// share of the query's words.
+func TestRescoreUnknownWords(t *testing.T) {
+	m, _ := tinyModel(t)
+	s := StaticEmbedder{M: m}
+	docs := []string{"cart", "zebra cart", "cart zebra"}
+	got, err := s.Rescore(context.Background(), "cart zebra", docs, make([]float64, len(docs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cart (known) and zebra (unknown): zebra held is worth 3 x 1/2; held
+	// after cart, the pair (cart, zebra) adds its weight.
+	if d := got[1] - got[0]; math.Abs(d-unknownWeight/2) > 1e-9 {
+		t.Errorf("zebra cart - cart = %.4f, want %.4f", d, unknownWeight/2)
+	}
+	if d := got[2] - got[0]; math.Abs(d-unknownWeight/2-pairWeight) > 1e-9 {
+		t.Errorf("cart zebra - cart = %.4f, want %.4f", d, unknownWeight/2+pairWeight)
+	}
+}
+
 func TestQueryPairs(t *testing.T) {
 	tests := []struct {
 		toks []string
