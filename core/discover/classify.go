@@ -31,6 +31,7 @@ var languages = map[string]string{
 	".xml": "xml", ".csproj": "xml", ".fsproj": "xml", ".vbproj": "xml", ".props": "xml", ".targets": "xml",
 	".sln": "sln", ".tf": "hcl", ".tfvars": "hcl", ".hcl": "hcl", ".tpl": "gotemplate",
 	".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".adoc": "asciidoc",
+	".csv": "csv", ".tsv": "tsv",
 	".txt": "text", ".html": "html", ".htm": "html", ".css": "css", ".scss": "css", ".less": "css",
 	".vue": "vue", ".svelte": "svelte", ".vtt": "webvtt", ".srt": "srt", ".mk": "makefile", ".ipynb": "jupyter", ".docx": "docx",
 }

@@ -33,6 +33,9 @@ func TestClassify(t *testing.T) {
 		{"web/server.mjs", "javascript", core.CodeLogic},
 		{"api/Orders.java", "java", core.CodeLogic},
 		{"proto/cart.proto", "protobuf", core.CodeLogic},
+		// Tables: an RBAC policy, seed data, a report. Not code.
+		{"assets/rbac-policy.csv", "csv", core.CodeConfig},
+		{"db/seeds/Regions.TSV", "tsv", core.CodeConfig},
 		{"Dockerfile", "dockerfile", core.CodeDeploy},
 		{"build/Dockerfile.prod", "dockerfile", core.CodeDeploy},
 		{"docker-compose.yml", "yaml", core.CodeDeploy},
