@@ -189,7 +189,7 @@ func OpenSlack(p string, opts Options) (*SlackExport, error) {
 	default:
 		return nil, fmt.Errorf("slack export %s: want a directory, a .zip or a .json file", p)
 	}
-	if _, err := e.open(); err != nil {
+	if err := e.open(); err != nil {
 		return nil, fmt.Errorf("slack export %s: %w", p, err)
 	}
 	return e, nil
@@ -200,7 +200,7 @@ func OpenSlack(p string, opts Options) (*SlackExport, error) {
 // It fails only when fsys holds no Slack export at all.
 func OpenSlackFS(fsys fs.FS, opts Options) (*SlackExport, error) {
 	e := &SlackExport{Users: map[string]SlackUser{}, opts: opts.withDefaults(), names: map[string]string{}, fsys: fsys}
-	if _, err := e.open(); err != nil {
+	if err := e.open(); err != nil {
 		return nil, fmt.Errorf("slack export: %w", err)
 	}
 	return e, nil
@@ -208,7 +208,7 @@ func OpenSlackFS(fsys fs.FS, opts Options) (*SlackExport, error) {
 
 // open finds the export inside e.fsys and reads its user and channel
 // lists.
-func (e *SlackExport) open() (*SlackExport, error) {
+func (e *SlackExport) open() error {
 	var dir string
 	var outside []string
 	e.fsys, dir, outside = exportRoot(e.fsys)
@@ -217,9 +217,9 @@ func (e *SlackExport) open() (*SlackExport, error) {
 	}
 	if err := e.load(); err != nil {
 		e.Close()
-		return nil, err
+		return err
 	}
-	return e, nil
+	return nil
 }
 
 // Close releases the export (the zip file).

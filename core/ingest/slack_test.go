@@ -13,6 +13,27 @@ import (
 	"coderag/core/ingest"
 )
 
+// addSampleSlack copies the sample Slack export into fsys under dir.
+func addSampleSlack(t *testing.T, fsys fstest.MapFS, dir string) {
+	t.Helper()
+	sample := filepath.Join("..", "..", "testdata", "sample", "slack")
+	err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(sample, p)
+		fsys[dir+filepath.ToSlash(rel)] = &fstest.MapFile{Data: data}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSlackExportInsideDirectory: a Slack export folder kept in a
 // repository is read as conversations (threads and bursts, the members'
 // names scrubbed from every file of the source), not as JSON
@@ -33,22 +54,7 @@ func TestSlackExportInsideDirectory(t *testing.T) {
 		"ops/slack/export/incidents/summary.md":    {Data: []byte("# Incidents in March\n\nTwo pages, one rollback.\n")},
 		"ops/slack/export/incidents/drafts/one.md": {Data: []byte("# Draft\n\nA first draft.\n")},
 	}
-	sample := filepath.Join("..", "..", "testdata", "sample", "slack")
-	err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(sample, p)
-		fsys["ops/slack/export/"+filepath.ToSlash(rel)] = &fstest.MapFile{Data: data}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addSampleSlack(t, fsys, "ops/slack/export/")
 	db := openDB(t)
 	c := ingest.New(db, ingest.Options{FS: func(string) fs.FS { return fsys }})
 	ss := crawlRepo(ctx, t, c)
@@ -120,22 +126,7 @@ func TestSlackExportNamesBeforeEarlierSources(t *testing.T) {
 		"runbooks/payments.md": {Data: []byte("# Payment gateway timeouts\n\nPage Bob Okafor, then roll back the gateway client.\n")},
 	}
 	chat := fstest.MapFS{}
-	sample := filepath.Join("..", "..", "testdata", "sample", "slack")
-	err := filepath.WalkDir(sample, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(sample, p)
-		chat["export-2024-03/"+filepath.ToSlash(rel)] = &fstest.MapFile{Data: data}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	addSampleSlack(t, chat, "export-2024-03/")
 	db := openDB(t)
 	c := ingest.New(db, ingest.Options{FS: func(p string) fs.FS {
 		if p == "/chat" {

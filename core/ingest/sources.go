@@ -139,7 +139,18 @@ func (c *Crawler) exportsIn(fsys fs.FS, files []core.File) []folderExport {
 type slackUnit struct {
 	exp *convo.SlackExport
 	ch  convo.SlackChannel
-	dir string // the export's folder in a directory source; "" for a Slack export source
+	// prefix is "dir/" for an export in the folder dir of a directory
+	// source; "" for a Slack export source or a directory that is one.
+	prefix string
+}
+
+// folderPrefix is the path prefix of the files of an export kept in the
+// folder dir of a directory ("" for its root, or for an export source).
+func folderPrefix(dir string) string {
+	if dir == "" || dir == "." {
+		return ""
+	}
+	return dir + "/"
 }
 
 // addExport makes each conversation of exp a unit, named "#channel" in a
@@ -147,10 +158,7 @@ type slackUnit struct {
 // directory.
 func (r *sourceReader) addExport(exp *convo.SlackExport, dir string) {
 	r.exports = append(r.exports, exp)
-	prefix := ""
-	if dir != "" && dir != "." {
-		prefix = dir + "/"
-	}
+	prefix := folderPrefix(dir)
 	for _, p := range exp.Problems {
 		r.found.Skips = append(r.found.Skips, discover.Skip{Path: prefix + p.Path, Reason: p.Reason})
 	}
@@ -159,7 +167,7 @@ func (r *sourceReader) addExport(exp *convo.SlackExport, dir string) {
 		if _, dup := r.channels[unit]; dup {
 			unit += "~" + ch.ID
 		}
-		r.channels[unit] = slackUnit{exp: exp, ch: ch, dir: dir}
+		r.channels[unit] = slackUnit{exp: exp, ch: ch, prefix: prefix}
 		r.found.Files = append(r.found.Files, core.File{Path: unit, Corpus: core.ConvoSlack})
 	}
 }
@@ -175,10 +183,7 @@ func (r *sourceReader) openExports() {
 	var names []string
 	for _, e := range r.c.exportsIn(r.fsys, r.found.Files) {
 		dir, exp := e.dir, e.exp
-		prefix := dir + "/"
-		if dir == "." {
-			prefix = ""
-		}
+		prefix := folderPrefix(dir)
 		// The export's files the walk kept are read as the export; the
 		// others in its folder (a README beside it) stay files, and what
 		// the export reports of them is not a problem.
@@ -567,10 +572,9 @@ func (r *sourceReader) process(f core.File) fileResult {
 // root.
 func (r *sourceReader) channel(f core.File, u slackUnit) fileResult {
 	base := core.Chunk{SourceURI: r.src.Name, RepoName: r.src.Name, Corpus: core.ConvoSlack}
-	prefix := ""
-	if u.dir != "" && u.dir != "." {
-		prefix = u.dir + "/"
-		base.SourceURI += "/" + u.dir
+	prefix := u.prefix
+	if prefix != "" {
+		base.SourceURI += "/" + strings.TrimSuffix(prefix, "/")
 	}
 	cr := u.exp.Channel(u.ch, base)
 	res := fileResult{file: f, hash: stamp(cr.Hash), bytes: cr.Bytes}
