@@ -858,10 +858,20 @@ func TestAssignOwners(t *testing.T) {
 	}
 	onehot := func(text string) []float32 { return []float32{1, 0, 0, 0} }
 	writeSource(t, db, "platform", map[string][]string{
-		"services/cart/Store.cs":  {"cart store"},
-		"services/cart2/Other.cs": {"other"},
-		"tools/gen.go":            {"gen"},
+		"services/cart/Store.cs":   {"cart store"},
+		"services/cart2/Other.cs":  {"other"},
+		"tools/gen.go":             {"gen"},
+		"services/cart/Dockerfile": {"FROM node:20"},
+		"deploy/cart-db.yaml":      {"kind: StatefulSet"},
 	}, onehot)
+	// A Dockerfile is deploy code of no service of its own: its folder's
+	// service builds it. A manifest is its declared service's, or none.
+	if _, err := db.sql.ExecContext(ctx, `UPDATE chunks SET corpus_type = 'CODE_DEPLOY', language = 'dockerfile' WHERE file_path = 'services/cart/Dockerfile'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.ExecContext(ctx, `UPDATE chunks SET corpus_type = 'CODE_DEPLOY', language = 'yaml', service_name = 'cart-db' WHERE file_path = 'deploy/cart-db.yaml'`); err != nil {
+		t.Fatal(err)
+	}
 	g := &graph.Graph{Services: []graph.Service{
 		{Name: "cart", Kind: graph.KindService, Repo: "platform", Directory: "services/cart"},
 		{Name: "platform-root", Kind: graph.KindService, Repo: "platform", Directory: "."},
@@ -873,10 +883,11 @@ func TestAssignOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := db.AssignOwners(ctx, ingest.LinkAll)
-	if err != nil || n != 3 {
-		t.Fatalf("AssignOwners = %d, %v; want 3 changes", n, err)
+	if err != nil || n != 4 {
+		t.Fatalf("AssignOwners = %d, %v; want 4 changes", n, err)
 	}
-	want := map[string]string{"services/cart/Store.cs": "cart", "services/cart2/Other.cs": "platform-root", "tools/gen.go": "platform-root"}
+	want := map[string]string{"services/cart/Store.cs": "cart", "services/cart2/Other.cs": "platform-root", "tools/gen.go": "platform-root",
+		"services/cart/Dockerfile": "cart", "deploy/cart-db.yaml": "cart-db"}
 	for path, owner := range want {
 		var got string
 		db.sql.QueryRowContext(ctx, `SELECT service_name FROM chunks WHERE file_path = ?`, path).Scan(&got)
@@ -886,8 +897,8 @@ func TestAssignOwners(t *testing.T) {
 	}
 	// The vectors' filter column follows: KNN with service:cart finds it.
 	hits, err := db.KNN(ctx, []float32{1, 0, 0, 0}, 5, core.Filter{Service: []string{"cart"}})
-	if err != nil || len(hits) != 1 || hits[0].Chunk.FilePath != "services/cart/Store.cs" {
-		t.Fatalf("KNN service:cart = %+v, %v", hits, err)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("KNN service:cart = %+v, %v; want Store.cs and the Dockerfile", hits, err)
 	}
 	if n, _ := db.AssignOwners(ctx, ingest.LinkAll); n != 0 {
 		t.Errorf("second AssignOwners changed %d chunks", n)

@@ -314,8 +314,9 @@ func (db *DB) Graph(ctx context.Context) (*graph.Graph, error) {
 	return g, nil
 }
 
-// AssignOwners gives every code and config chunk the service one of whose
-// folders holds it (service_dirs: the deepest folder, or the file itself,
+// AssignOwners gives every code and config chunk, and every Dockerfile's
+// (the image a service's folder builds; no Dockerfile declares a service),
+// the service one of whose folders holds it (service_dirs: the deepest folder, or the file itself,
 // of a service of the same source; a service's "." owns the rest of it,
 // and a service without folders owns no code), so
 // that service:NAME finds a service's code. Vectors' filter columns follow.
@@ -332,7 +333,7 @@ func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, er
 			WHERE s.kind = 'service' AND d.repo_name = c.repo_name
 			  AND (d.path = '.' OR c.file_path = d.path OR c.file_path GLOB d.path || '/*')
 			ORDER BY d.path = '.', length(d.path) DESC, s.name LIMIT 1), '') AS owner, c.service_name
-		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+scopeSQL(scope))
+		FROM chunks c WHERE (c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG') OR c.language = 'dockerfile')`+scopeSQL(scope))
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)
 	}

@@ -57,8 +57,8 @@ type Store interface {
 	// tests, by repository and path (graph.Input.GoImports).
 	GoImports(ctx context.Context) (map[[2]string][]string, error)
 	WriteGraph(ctx context.Context, g *graph.Graph) error
-	// AssignOwners gives code and config chunks in scope the service
-	// whose directory holds them.
+	// AssignOwners gives code and config chunks in scope, and
+	// Dockerfiles', the service whose directory holds them.
 	AssignOwners(ctx context.Context, scope LinkScope) (int, error)
 	// GraphDirty reports whether a committed source changed what the
 	// graph is built from since it was written (a new index starts dirty);

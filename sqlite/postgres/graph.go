@@ -481,8 +481,8 @@ func (db *DB) scopeSQL(scope ingest.LinkScope, a *args) string {
 	return ""
 }
 
-// AssignOwners gives every code and config chunk in scope the service one
-// of whose folders holds it (service_dirs: the deepest folder, or the file
+// AssignOwners gives every code and config chunk in scope, and every
+// Dockerfile's, the service one of whose folders holds it (service_dirs: the deepest folder, or the file
 // itself, of a service of the same source; a service's "." owns the rest
 // of it, one without folders none). It returns how many chunks changed
 // owner.
@@ -493,7 +493,7 @@ func (db *DB) AssignOwners(ctx context.Context, scope ingest.LinkScope) (int, er
 			WHERE s.kind = 'service' AND d.repo_name = c.repo_name
 			  AND (d.path = '.' OR c.file_path = d.path OR starts_with(c.file_path, d.path || '/'))
 			ORDER BY d.path = '.', length(d.path) DESC, s.name LIMIT 1), '') AS owner
-		FROM chunks c WHERE c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG')`+db.scopeSQL(scope, &a)+`) o
+		FROM chunks c WHERE (c.corpus_type IN ('CODE_LOGIC', 'CODE_CONFIG') OR c.language = 'dockerfile')`+db.scopeSQL(scope, &a)+`) o
 		WHERE c.pk = o.pk AND c.service_name IS DISTINCT FROM o.owner`, a...)
 	if err != nil {
 		return 0, db.wrap("assign chunk owners in", err)
