@@ -608,7 +608,7 @@ func (v *graphView) incidentLines(st Styles, name string, w int) []gLine {
 		if d := c.Date(); d != "" && c.Corpus != core.ConvoSlack {
 			loc += " " + d
 		}
-		line := st.badge(c.Corpus) + " " + loc + "  " + st.Dim.Render(summary(c))
+		line := st.badge(c.Corpus) + " " + loc + "  " + st.Dim.Render(summary(c, nil, 60))
 		out = append(out, gLine{text: line, row: v.addRow(gRow{chunk: &c})})
 	}
 	if more := mm.total - len(mm.chunks); more > 0 {

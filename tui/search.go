@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"coderag/core"
+	"coderag/core/codetok"
 	"coderag/core/search"
 )
 
@@ -339,12 +340,16 @@ func (m *Model) resultList(w, h int) string {
 		return strings.Join(lines, "\n")
 	}
 	rows := max((h-len(lines))/2, 1)
+	words := map[string]bool{}
+	for _, wd := range codetok.Words(m.res.Text) {
+		words[wd] = true
+	}
 	for i := m.offset; i < len(m.res.Hits) && i < m.offset+rows; i++ {
 		hit := m.res.Hits[i]
 		c := hit.Chunk.Printable()
 		score := fmt.Sprintf("%.3f", hit.Score)
-		what := summary(c)
-		top := m.st.badge(c.Corpus) + " " + truncate(what, w-11-len(score)-1)
+		room := w - 11 - len(score) - 1
+		top := m.st.badge(c.Corpus) + " " + truncate(summary(c, words, room), room)
 		top = padRight(top, w-len(score)) + m.st.Dim.Render(score)
 		service := ""
 		if c.ServiceName != "" && c.Corpus != core.ConvoSlack {
@@ -384,11 +389,12 @@ func whereLine(service, loc, why string, width int) string {
 // timePrefix is the "[2024-03-14 14:02] @alice: " of a conversation line.
 var timePrefix = regexp.MustCompile(`^\[[^\]]{1,25}\] @?[^:]{1,60}?: `)
 
-// summary is a hit's one-line title: its symbol, a document's heading, a
-// message's text.
-func summary(c core.Chunk) string {
+// summary is a hit's one-line title in about width cells: its symbols
+// (those holding the query's words first, core.SymbolTitle), a
+// document's heading, a message's text.
+func summary(c core.Chunk, words map[string]bool, width int) string {
 	if c.SymbolName != "" {
-		return c.SymbolName
+		return core.SymbolTitle(c.SymbolName, words, width)
 	}
 	l := firstLine(stripFrontMatter(c.Text))
 	switch c.Corpus {

@@ -348,7 +348,7 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 		loc := c.Location()
 		sym := ""
 		if c.SymbolName != "" {
-			sym = "  " + c.SymbolName
+			sym = "  " + core.SymbolTitle(c.SymbolName, words, symbolWidth)
 		}
 		if why := h.Explain.Pinned(); why != "" {
 			sym += "  " + st.dim(why)
@@ -381,6 +381,10 @@ func queryRun(cmd *cobra.Command, io *ioStreams, o *queryOptions, text string) e
 	fmt.Fprintln(io.out, st.dim(summary))
 	return nil
 }
+
+// symbolWidth is about the most columns a result's symbol names take on
+// its title line; --json keeps them all.
+const symbolWidth = 60
 
 type excerptLine struct {
 	n    int
