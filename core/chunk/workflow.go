@@ -23,13 +23,32 @@ type workflow struct {
 		Strategy struct {
 			Matrix map[string]any `yaml:"matrix"`
 		} `yaml:"strategy"`
+		Defaults struct {
+			Run struct {
+				WorkingDirectory string `yaml:"working-directory"`
+			} `yaml:"run"`
+		} `yaml:"defaults"`
 		Steps []struct {
-			ID   string            `yaml:"id"`
-			Uses string            `yaml:"uses"`
-			Run  string            `yaml:"run"`
-			With map[string]string `yaml:"with"`
+			ID               string            `yaml:"id"`
+			Uses             string            `yaml:"uses"`
+			Run              string            `yaml:"run"`
+			WorkingDirectory string            `yaml:"working-directory"`
+			With             map[string]string `yaml:"with"`
 		} `yaml:"steps"`
 	} `yaml:"jobs"`
+}
+
+// checkoutPath is where a job's actions/checkout step puts the
+// repository the workflow belongs to, relative to the workspace ("" for
+// the workspace itself): a path the job's steps name is under it.
+func checkoutPath(uses, repository, dir string) (string, bool) {
+	if !strings.HasPrefix(uses, "actions/checkout@") && uses != "actions/checkout" {
+		return "", false
+	}
+	if r := strings.TrimSpace(repository); r != "" && !strings.Contains(r, "github.repository") {
+		return "", false // another repository
+	}
+	return path.Clean("./" + dir), true
 }
 
 var (
@@ -70,13 +89,27 @@ func WorkflowBuildResource(src []byte, file string) (core.Resource, bool) {
 				})
 			}
 			metaImages := map[string][]string{}
+			root := "." // where the workspace holds the repository
 			for _, st := range job.Steps {
 				if strings.HasPrefix(st.Uses, "docker/metadata-action") && st.ID != "" {
 					metaImages[st.ID] = splitList(fill(st.With["images"]))
 				}
+				if p, ok := checkoutPath(st.Uses, st.With["repository"], fill(st.With["path"])); ok && root == "." {
+					root = p
+				}
 			}
 			add := func(images []string, dir string) {
 				dir = path.Clean(dir)
+				if root != "." {
+					// Checked out into a folder of the workspace
+					// (actions/checkout's path): the repository's
+					// paths are under it, and nothing outside it is.
+					rel, ok := strings.CutPrefix(dir+"/", root+"/")
+					if !ok {
+						return
+					}
+					dir = path.Clean("./" + rel)
+				}
 				if strings.Contains(dir, "${{") || strings.HasPrefix(dir, "..") || dir == "/" {
 					return
 				}
@@ -113,9 +146,14 @@ func WorkflowBuildResource(src []byte, file string) (core.Resource, bool) {
 					}
 					add(images, dir)
 				case st.Run != "":
+					wd := st.WorkingDirectory
+					if wd == "" {
+						wd = job.Defaults.Run.WorkingDirectory
+					}
+					wd = fill(wd)
 					for _, m := range dockerBuild.FindAllStringSubmatch(fill(st.Run), -1) {
-						if img, dir, ok := dockerBuildArgs(m[1]); ok {
-							add([]string{img}, dir)
+						if img, dir, ok := dockerBuildArgs(m[1]); ok && !strings.Contains(wd, "${{") {
+							add([]string{img}, path.Join(wd, dir))
 						}
 					}
 				}

@@ -9,7 +9,8 @@ import (
 // TestWorkflowBuildResource reads the images a GitHub Actions workflow
 // builds and their folders (relative to the workflow file): a matrix of
 // build-push-action steps, tags from docker/metadata-action, a Dockerfile
-// given by file, and docker build in a run step.
+// given by file, docker build in a run step (in its working directory),
+// and a repository checked out into a folder of the workspace.
 func TestWorkflowBuildResource(t *testing.T) {
 	const wf = `name: images
 on: [push]
@@ -47,6 +48,35 @@ jobs:
           docker build --build-arg VERSION=1 -t registry.example.com/loadgen:latest -f tools/loadgen/Dockerfile tools
           echo done
       - run: docker build -t "${{ env.IMAGE }}" .
+  analyzer:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          path: shop
+      - uses: actions/checkout@v4
+        with:
+          repository: acme/deploy-tools
+          path: tools
+      - uses: docker/build-push-action@v6
+        with:
+          context: shop
+          file: shop/cmd/analyzer/Dockerfile
+          tags: ghcr.io/acme/analyzer:latest
+      - uses: docker/build-push-action@v6
+        with:
+          context: tools/updater
+          tags: ghcr.io/acme/updater:latest
+  mailer:
+    runs-on: ubuntu-latest
+    defaults:
+      run:
+        working-directory: services
+    steps:
+      - uses: actions/checkout@v4
+      - run: docker build -t ghcr.io/acme/mailer:1 mailer
+      - working-directory: web
+        run: docker build -t ghcr.io/acme/admin:1 -f admin/Dockerfile admin
 `
 	res, ok := WorkflowBuildResource([]byte(wf), ".github/workflows/images.yml")
 	if !ok {
@@ -57,6 +87,13 @@ jobs:
 		"ghcr.io/acme/checkout:${{ github.sha }}": "../../src/checkout",
 		"ghcr.io/acme/storefront":                 "../../web/storefront",
 		"registry.example.com/loadgen:latest":     "../../tools/loadgen",
+		// Checked out into shop/: shop/cmd/analyzer is the
+		// repository's cmd/analyzer; another repository's folder is
+		// none of this one's.
+		"ghcr.io/acme/analyzer:latest": "../../cmd/analyzer",
+		// docker build in a step's working directory.
+		"ghcr.io/acme/mailer:1": "../../services/mailer",
+		"ghcr.io/acme/admin:1":  "../../web/admin",
 	}
 	if d := cmp.Diff(want, res.Data); d != "" {
 		t.Errorf("images (-want +got):\n%s", d)
