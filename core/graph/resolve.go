@@ -823,9 +823,12 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 		return
 	}
 	// A path with no base at all from a service whose configuration names
-	// one HTTP service (a load generator given its target host).
+	// one HTTP service (a load generator given its target host). A host
+	// outside the system it names (an ACME CA's directory, a webhook) is
+	// called at the address configured, not at the code's paths (a web
+	// UI's, which go to the page's own origin).
 	if c.Base == "" && c.Env == "" && c.Config == "" && strings.HasPrefix(c.Target, "/") {
-		if t := b.oneConfigured(src, EdgeHTTP); t != "" {
+		if t := b.oneConfigured(src, EdgeHTTP); t != "" && b.nodes[t].Kind != KindExternal {
 			e := Edge{Source: src, Target: t, Type: EdgeHTTP, Method: method, Path: clientPath, Confidence: 0.6,
 				Via: "relative path; the one HTTP service the service's configuration names"}
 			if rt, ok := matchRoute(method, clientPath, b.routes[t]); ok {
