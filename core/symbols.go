@@ -33,25 +33,22 @@ func SymbolTitle(names string, words map[string]bool, width int) string {
 	}
 	slices.SortStableFunc(ordered, func(a, b string) int { return held[b] - held[a] })
 	var b strings.Builder
-	kept := 0
-	for i, n := range ordered {
-		more := " +" + strconv.Itoa(len(ordered)-i) + " more"
-		sep := ""
-		if kept > 0 {
-			sep = ", "
-		}
+	b.WriteString(ordered[0])
+	for i := 1; i < len(ordered); i++ {
 		// Room for this name and, unless it is the last, the count of
 		// the names after it.
-		need := b.Len() + len(sep) + len(n)
+		need := b.Len() + len(", ") + len(ordered[i])
 		if i < len(ordered)-1 {
-			need += len(" +" + strconv.Itoa(len(ordered)-i-1) + " more")
+			need += len(moreNames(len(ordered) - i - 1))
 		}
-		if kept > 0 && need > width {
-			b.WriteString(more)
+		if need > width {
+			b.WriteString(moreNames(len(ordered) - i))
 			return b.String()
 		}
-		b.WriteString(sep + n)
-		kept++
+		b.WriteString(", " + ordered[i])
 	}
 	return b.String()
 }
+
+// moreNames is the count of names a title leaves out.
+func moreNames(n int) string { return " +" + strconv.Itoa(n) + " more" }

@@ -39,8 +39,9 @@ type workflow struct {
 }
 
 // checkoutPath is where a job's actions/checkout step puts the
-// repository the workflow belongs to, relative to the workspace ("" for
-// the workspace itself): a path the job's steps name is under it.
+// repository the workflow belongs to, relative to the workspace ("." for
+// the workspace itself), and whether step uses actions/checkout for it:
+// a path the job's steps name is under it.
 func checkoutPath(uses, repository, dir string) (string, bool) {
 	if !strings.HasPrefix(uses, "actions/checkout@") && uses != "actions/checkout" {
 		return "", false
