@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"coderag/core"
+	"coderag/core/codetok"
 	"coderag/core/internal/lazyre"
 )
 
@@ -100,7 +101,7 @@ func configAddresses(src []byte, ext string) (map[string]string, []core.KeyLine)
 			uiLinks(key) || exampleKey(key) {
 			return
 		}
-		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && (networkAddress(v) || localProductHost(key, v)) {
+		if v = strings.TrimSpace(v); key != "" && !strings.Contains("."+key, ".$") && (networkAddress(v) || localProductHost(key, v) || productHost(key, v)) {
 			data[key] = redactCredentials(v)
 			keys = append(keys, core.KeyLine{Key: key, Line: line})
 		}
@@ -247,6 +248,24 @@ func localProductHost(key, v string) bool {
 	return core.LocalHost(strings.Trim(v, `"'`)) && core.ProductPort(key) != ""
 }
 
+// productHost reports whether v is a host name alone (memcached,
+// cache.internal) under a key that says both that it is a host and of
+// which product, one whose clients know its port (storage.memcached.host,
+// redis.hostname): an address, at that port. A bare word under any
+// other key is not (dsn: memory, backend: s3).
+func productHost(key, v string) bool {
+	ws := codetok.Words(key)
+	if len(ws) < 2 || core.ProductPort(key) == "" {
+		return false
+	}
+	switch ws[len(ws)-1] {
+	case "host", "hostname", "server", "address", "addr", "endpoint":
+	default:
+		return false
+	}
+	return hostNameRE.MatchString(strings.Trim(v, `"'`))
+}
+
 // settingsResource reads the keys and values of a settings file, or the
 // addresses of another config file (configFileResource).
 func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
@@ -298,6 +317,7 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 
 var (
 	hostPortRE  = lazyre.New(`^[A-Za-z0-9.-]+:[0-9]{2,5}$`)
+	hostNameRE  = lazyre.New(`^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$`)
 	bareHostRE  = lazyre.New(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
 	addrKeyRE   = lazyre.New(`(?i)(host|hostname|addr|address|endpoint|server|servers|url|uri|dsn|broker|brokers|service|svc|upstream|backend|target|connection|connectionstring|gateway)$`)
 	userPassRE  = lazyre.New(`://([^:/@\s]*):([^@\s]+)@`)

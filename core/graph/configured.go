@@ -418,14 +418,21 @@ func isTelemetry(name string) bool {
 // telemetry (isTelemetry) by a word other than the service's own name: a
 // tracing product's own settings (jaeger_storage.backends... of the
 // jaeger service) are its configuration, not an exporter's.
+// A database, cache or broker named after the telemetry word is what the
+// variable addresses (storage.trace.memcached.host, a tracing backend's
+// cache): a dependency like any other.
 func telemetryVar(s, name string) bool {
 	own := words(s)
+	telemetry := false
 	for _, w := range words(name) {
-		if telemetryWords[w] && !slices.Contains(own, w) {
-			return true
+		switch {
+		case telemetryWords[w] && !slices.Contains(own, w):
+			telemetry = true
+		case telemetry && core.ProductPort(w) != "":
+			telemetry = false
 		}
 	}
-	return false
+	return telemetry
 }
 
 // telemetryBackend reports whether node t is telemetry infrastructure
