@@ -18,6 +18,10 @@ var testDirs = map[string]bool{
 	"mocks": true, "mock": true, "fakes": true, "fake": true, "testdoubles": true, "__mocks__": true,
 	// Snapshot tests' recorded outputs (Jest, cupaloy).
 	"__snapshots__": true, ".snapshots": true,
+	// A mock API server's routes and fixtures (ember-cli-mirage's and
+	// MirageJS's mirage/), which a web UI's tests and demos run in place
+	// of the real API.
+	"mirage": true,
 }
 
 var (

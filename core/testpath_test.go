@@ -21,6 +21,8 @@ func TestIsTestPath(t *testing.T) {
 		{"pkg/testutil/server.go", true},
 		{"reposerver/cache/mocks/cache.go", true},
 		{"src/__mocks__/axios.js", true},
+		{"ui/mirage/config.js", true},
+		{"web/app/mirage/factories/job.js", true},
 		{"src/components/__snapshots__/InvoiceRow.test.tsx.snap", true},
 		{"client/.snapshots/TestHandler-case=fetch.json", true},
 		{"backup/snapshots/restore.go", false},
