@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,6 +257,16 @@ func (b *builder) traceOnce(src, expr string, types []string, at *core.CallAt, s
 		}
 		return origin{}, "", false
 	}
+	// Every value the field is given. A field several places give
+	// different addresses (each OAuth provider's constructor its own
+	// user-info URL on a shared base type) is the one given in the
+	// calling file, if one is there; else it is not known.
+	type found struct {
+		o    origin
+		via  string
+		here bool
+	}
+	var all []found
 	for _, bd := range b.fieldBinds[src][field] {
 		if langFamily(bd.File) != lang {
 			continue
@@ -266,19 +277,34 @@ func (b *builder) traceOnce(src, expr string, types []string, at *core.CallAt, s
 		if (len(types) > 0 || lang == "go") && !samePackage(bd, site) || len(types) > 0 && !contains(types, bd.Type) {
 			continue
 		}
+		here := at != nil && bd.Repo == at.Repo && bd.File == at.File
 		step := bd.Type + "." + bd.Field
 		if bd.Param != "" {
 			if o, via, ok := args(step, bd); ok {
-				return o, via, true
+				all = append(all, found{o, via, here})
 			}
 			continue
 		}
 		if o, ok := bindingOrigin(bd.Binding); ok {
-			return o, step + " = " + bd.Expr, true
+			all = append(all, found{o, step + " = " + bd.Expr, here})
+		} else if o, via, ok := b.trace(src, bd.Expr, nil, nil, bd, depth+1); ok {
+			all = append(all, found{o, step + " <- " + via, here})
 		}
-		if o, via, ok := b.trace(src, bd.Expr, nil, nil, bd, depth+1); ok {
-			return o, step + " <- " + via, true
+	}
+	if len(all) > 0 {
+		if !slices.ContainsFunc(all, func(f found) bool { return f.o != all[0].o }) {
+			return all[0].o, all[0].via, true
 		}
+		var local []found
+		for _, f := range all {
+			if f.here {
+				local = append(local, f)
+			}
+		}
+		if len(local) > 0 && !slices.ContainsFunc(local, func(f found) bool { return f.o != local[0].o }) {
+			return local[0].o, local[0].via, true
+		}
+		return origin{}, "", false
 	}
 	if field == expr && at != nil { // a plain name: a parameter?
 		for _, bd := range b.params[src] {
