@@ -251,8 +251,8 @@ func localProductHost(key, v string) bool {
 // productHost reports whether v is a host name alone (memcached,
 // cache.internal) under a key that says both that it is a host and of
 // which product, one whose clients know its port (storage.memcached.host,
-// redis.hostname): an address, at that port. A bare word under any
-// other key is not (dsn: memory, backend: s3).
+// redis.hostname): an address, as memcached:11211 would be. A bare word
+// under any other key is not (dsn: memory, backend: s3).
 func productHost(key, v string) bool {
 	ws := codetok.Words(key)
 	if len(ws) < 2 || core.ProductPort(key) == "" {

@@ -417,10 +417,10 @@ func isTelemetry(name string) bool {
 // telemetryVar reports whether variable name of service s is named for
 // telemetry (isTelemetry) by a word other than the service's own name: a
 // tracing product's own settings (jaeger_storage.backends... of the
-// jaeger service) are its configuration, not an exporter's.
-// A database, cache or broker named after the telemetry word is what the
-// variable addresses (storage.trace.memcached.host, a tracing backend's
-// cache): a dependency like any other.
+// jaeger service) are its configuration, not an exporter's; and a
+// database, cache or broker named after the telemetry word is what the
+// variable addresses (storage.trace.memcached.host, a tracing store's
+// cache), a dependency like any other.
 func telemetryVar(s, name string) bool {
 	own := words(s)
 	telemetry := false
