@@ -87,6 +87,26 @@ func InExampleDir(dir string) bool {
 	return false
 }
 
+// toolingDirs are directories of CI and release tooling: what a
+// repository's pipelines and maintainers run (GitHub Actions' scripts,
+// Kubernetes projects' hack/), never the service itself.
+var toolingDirs = map[string]bool{".github": true, ".circleci": true, ".buildkite": true, ".gitlab": true, "hack": true}
+
+// IsToolingPath reports whether a path lies under a directory of CI or
+// release tooling (.github/, .circleci/, .buildkite/, .gitlab/, hack/, a
+// scripts/release/ folder): the calls its scripts make and the addresses
+// their variables default to (a release build's SSH host, a CI check's
+// metrics endpoint) are not the service's dependencies.
+func IsToolingPath(p string) bool {
+	ds := strings.Split(strings.ToLower(path.Dir(p)), "/")
+	for i, d := range ds {
+		if toolingDirs[d] || (d == "release" || d == "releases") && i > 0 && (ds[i-1] == "scripts" || ds[i-1] == "script") {
+			return true
+		}
+	}
+	return false
+}
+
 // DeclaresSystem reports whether the deploy file at p declares the
 // system's own services: not one in a test folder (fixtures, e2e set-ups,
 // test images: what tests run) nor a development container's

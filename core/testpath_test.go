@@ -65,6 +65,27 @@ func TestIsExamplePath(t *testing.T) {
 	}
 }
 
+func TestIsToolingPath(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{
+		{".github/scripts/validate_sidecar_resources.py", true},
+		{"hack/verify-codegen.sh", true},
+		{"scripts/release/mac-remote-build", true},
+		{"services/cart/.circleci/check.sh", true},
+		{"scripts/entrypoint.sh", false},
+		{"release/notes.go", false},       // a package named release
+		{"pkg/release/channel.go", false}, // likewise
+		{"cmd/hack/main.go", true},        // hack/ is tooling wherever it is
+		{"docker/docker-entrypoint.sh", false},
+	} {
+		if got := IsToolingPath(tt.path); got != tt.want {
+			t.Errorf("IsToolingPath(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
 func TestSystemNames(t *testing.T) {
 	got := SystemNames([]NameAt{
 		{"orders", "deploy/orders.yaml"},

@@ -293,7 +293,7 @@ func (b *builder) collectValues() {
 	}
 	b.fields = map[string]map[string]string{}
 	for _, bd := range b.in.Bindings {
-		if bd.Kind != core.BindEnv && bd.Kind != core.BindAddress || core.IsTestPath(bd.File) {
+		if bd.Kind != core.BindEnv && bd.Kind != core.BindAddress || core.IsTestPath(bd.File) || core.IsToolingPath(bd.File) {
 			continue
 		}
 		s := b.ownerOf(bd.Repo, bd.File)

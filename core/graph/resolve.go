@@ -122,7 +122,7 @@ type resolved struct {
 
 // call turns one outbound call into an edge.
 func (b *builder) call(c core.CallAt) {
-	if c.Kind == core.CallClient || core.IsTestPath(c.File) || b.exampleCode(c.Repo, c.File) {
+	if c.Kind == core.CallClient || core.IsTestPath(c.File) || core.IsToolingPath(c.File) || b.exampleCode(c.Repo, c.File) {
 		return
 	}
 	src := b.ownerOf(c.Repo, c.File)
