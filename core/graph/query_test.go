@@ -136,6 +136,11 @@ func TestParseAddress(t *testing.T) {
 		{"8080", "none"},
 		{"0x80000", "none"}, // UBOOT_KERNEL_ADDR=${UBOOT_KERNEL_ADDR:-0x80000}
 		{"0xCAFE:80", "none"},
+		{"62s", "none"}, // -idle-timeout-server=62s: a duration
+		{"1h30m", "none"},
+		{"512Mi", "none"},
+		{"s3", " s3   "},
+		{"k8s:6443", " k8s 6443  "},
 		{"", "none"},
 	}
 	for _, tt := range tests {

@@ -694,13 +694,20 @@ func parseAddress(v string) (addr, bool) {
 	h := strings.SplitN(v, ",", 2)[0]
 	h = strings.SplitN(h, "/", 2)[0]
 	host, port, _ := strings.Cut(h, ":")
-	if host == "" || strings.ContainsAny(host, " ={}$") || strings.Trim(host, "0123456789") == "" || hexNumber.MatchString(host) {
-		return addr{}, false // a number (0x80000, a load address) is no host's name
+	if host == "" || strings.ContainsAny(host, " ={}$") || strings.Trim(host, "0123456789") == "" || hexNumber.MatchString(host) ||
+		port == "" && quantity.MatchString(host) {
+		// A number (0x80000, a load address) is no host's name, nor a
+		// duration or a size alone (-read-timeout-server=5m, 512Mi).
+		return addr{}, false
 	}
 	return addr{host: strings.ToLower(host), port: port}, true
 }
 
 var hexNumber = lazyre.New(`^0[xX][0-9a-fA-F]+$`)
+
+// quantity is a duration or a size as settings write them: 62s, 1h30m,
+// 100ms, 512Mi, 10GB.
+var quantity = lazyre.New(`^(?i)([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h|d|w|k|kb|kib|ki|m|mb|mib|mi|g|gb|gib|gi|t|tb|ti)?)+$`)
 
 var genericAffix = lazyre.New(`^(?:svc-)|(?:-service|-svc|-api|-server|-srv|-app|-http|-grpc)$`)
 
