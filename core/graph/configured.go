@@ -467,6 +467,11 @@ func placeholderURLHost(h string) bool {
 	return placeholderHosts[h]
 }
 
+// referenceSchemes name what a URL of theirs refers to, not a server to
+// connect to: an image ko builds from an import path
+// (ko://github.com/acme/cmd/entrypoint), an OCI or Docker image, a file.
+var referenceSchemes = map[string]bool{"ko": true, "oci": true, "docker": true, "docker-image": true, "file": true, "data": true, "mailto": true}
+
 // pdoRE reads a PDO-style DSN: mysql:host=db;dbname=shop.
 var pdoRE = lazyre.New(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
 
@@ -490,7 +495,7 @@ func addressOf(name, value string) (addr, bool) {
 	}
 	if strings.Contains(v, "://") || strings.Contains(v, "=") && strings.Contains(v, ";") {
 		a, ok := parseAddress(v)
-		if ok && a.host != "" && !placeholderURLHost(a.host) {
+		if ok && a.host != "" && !placeholderURLHost(a.host) && !referenceSchemes[a.scheme] {
 			return a, true
 		}
 		return addr{}, false

@@ -234,3 +234,27 @@ func TestIsPlaceholderDomain(t *testing.T) {
 		}
 	}
 }
+
+// TestAddressOfReferences: a URL whose scheme names an image or a file
+// (ko://, docker://, oci://, file://) is no server's address; a network
+// URL is.
+func TestAddressOfReferences(t *testing.T) {
+	tests := []struct{ name, value, host string }{
+		{"entrypoint-image", "ko://github.com/acme/pipeline/cmd/entrypoint", ""},
+		{"BUILDER_IMAGE", "docker://registry.acme.io/shop/builder:1.2", ""},
+		{"BUNDLE", "oci://ghcr.io/acme/bundles/base:v3", ""},
+		{"CA_BUNDLE_URL", "file:///etc/ssl/certs/ca.pem", ""},
+		{"HUB_API", "https://api.hub.acme.dev/", "api.hub.acme.dev"},
+		{"BROKER_URL", "amqp://rabbit:5672", "rabbit"},
+	}
+	for _, tt := range tests {
+		a, ok := addressOf(tt.name, tt.value)
+		got := ""
+		if ok {
+			got = a.host
+		}
+		if got != tt.host {
+			t.Errorf("addressOf(%q, %q) = %q, want %q", tt.name, tt.value, got, tt.host)
+		}
+	}
+}
