@@ -65,7 +65,8 @@ Sources:
   --runbooks-dir DIR       a folder of runbooks (Markdown, text, Word and
                            HTML exports)
   --gdocs-dir DIR          Google Docs exports: HTML, DOCX, Markdown, text
-Every flag repeats. A source is named after its directory or file; give
+Every flag repeats. A source is named after its directory or file (a Go
+module cache folder, loki/v3@v3.4.2, after its module: loki); give
 another name with NAME=PATH (--repo-path shop=./src, or --repo-name). Names are
 unique per database: crawling a name again replaces that source. Without
 source flags, crawl crawls the sources of the workspace file (below), or
@@ -434,7 +435,7 @@ func (l *sourceList) add(kind core.SourceKind, where, p, name string) error {
 		return usagef("%s: want the export's folder, its .zip or a .json file of messages", where)
 	}
 	if name == "" {
-		name = filepath.Base(abs)
+		name = defaultSourceName(abs)
 		if kind == core.SourceSlackExport && fi != nil && !fi.IsDir() {
 			name = strings.TrimSuffix(name, filepath.Ext(name))
 		}
@@ -451,6 +452,25 @@ func (l *sourceList) add(kind core.SourceKind, where, p, name string) error {
 	l.names[name] = where
 	l.sources = append(l.sources, core.Source{Kind: kind, Path: abs, Name: name})
 	return nil
+}
+
+// defaultSourceName is the name of the source at abs when none is given:
+// its folder's name, but for a Go module cache folder
+// (.../grafana/loki/v3@v3.4.2) the module's name without its version
+// (@v3.4.2) or major-version element (v3), as people call it (loki).
+func defaultSourceName(abs string) string {
+	base := filepath.Base(abs)
+	i := strings.LastIndex(base, "@v")
+	if i <= 0 || i+2 >= len(base) || base[i+2] < '0' || base[i+2] > '9' {
+		return base
+	}
+	name := base[:i]
+	if len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		if parent := filepath.Base(filepath.Dir(abs)); parent != "." && parent != string(filepath.Separator) {
+			return parent
+		}
+	}
+	return name
 }
 
 // printCrawlSummary prints what a crawl did; runErr is the error that
