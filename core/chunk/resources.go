@@ -248,8 +248,8 @@ func localProductHost(key, v string) bool {
 	return core.LocalHost(strings.Trim(v, `"'`)) && core.ProductPort(key) != ""
 }
 
-// productHost reports whether v is a host name alone (memcached,
-// cache.internal) under a key that says both that it is a host and of
+// productHost reports whether v is a host name or IP address alone
+// (memcached, cache.internal, 10.0.4.12) under a key that says both that it is a host and of
 // which product, one whose clients know its port (storage.memcached.host,
 // redis.hostname): an address, as memcached:11211 would be. A bare word
 // under any other key is not (dsn: memory, backend: s3).
@@ -263,7 +263,7 @@ func productHost(key, v string) bool {
 	default:
 		return false
 	}
-	return hostNameRE.MatchString(strings.Trim(v, `"'`))
+	return bareHostRE.MatchString(strings.Trim(v, `"'`))
 }
 
 // settingsResource reads the keys and values of a settings file, or the
@@ -317,7 +317,6 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 
 var (
 	hostPortRE  = lazyre.New(`^[A-Za-z0-9.-]+:[0-9]{2,5}$`)
-	hostNameRE  = lazyre.New(`^[a-z][a-z0-9-]*(\.[a-z0-9-]+)*$`)
 	bareHostRE  = lazyre.New(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
 	addrKeyRE   = lazyre.New(`(?i)(host|hostname|addr|address|endpoint|server|servers|url|uri|dsn|broker|brokers|service|svc|upstream|backend|target|connection|connectionstring|gateway)$`)
 	userPassRE  = lazyre.New(`://([^:/@\s]*):([^@\s]+)@`)

@@ -292,16 +292,15 @@ func (b *builder) traceOnce(src, expr string, types []string, at *core.CallAt, s
 		}
 	}
 	if len(all) > 0 {
-		if !slices.ContainsFunc(all, func(f found) bool { return f.o != all[0].o }) {
+		// one reports whether fs give a single origin.
+		one := func(fs []found) bool {
+			return len(fs) > 0 && !slices.ContainsFunc(fs, func(f found) bool { return f.o != fs[0].o })
+		}
+		local := slices.DeleteFunc(slices.Clone(all), func(f found) bool { return !f.here })
+		switch {
+		case one(all):
 			return all[0].o, all[0].via, true
-		}
-		var local []found
-		for _, f := range all {
-			if f.here {
-				local = append(local, f)
-			}
-		}
-		if len(local) > 0 && !slices.ContainsFunc(local, func(f found) bool { return f.o != local[0].o }) {
+		case one(local):
 			return local[0].o, local[0].via, true
 		}
 		return origin{}, "", false
@@ -707,7 +706,7 @@ var hexNumber = lazyre.New(`^0[xX][0-9a-fA-F]+$`)
 
 // quantity is a duration or a size as settings write them: 62s, 1h30m,
 // 100ms, 512Mi, 10GB.
-var quantity = lazyre.New(`^(?i)([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h|d|w|k|kb|kib|ki|m|mb|mib|mi|g|gb|gib|gi|t|tb|ti)?)+$`)
+var quantity = lazyre.New(`^(?i)([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h|d|w|k|kb|kib|ki|mb|mib|mi|g|gb|gib|gi|t|tb|ti)?)+$`)
 
 var genericAffix = lazyre.New(`^(?:svc-)|(?:-service|-svc|-api|-server|-srv|-app|-http|-grpc)$`)
 
