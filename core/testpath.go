@@ -79,13 +79,25 @@ func IsExamplePath(p string) bool { return InExampleDir(path.Dir(p)) }
 // InExampleDir reports whether the directory dir is, or lies under, a
 // directory of examples or tutorials.
 func InExampleDir(dir string) bool {
-	for _, d := range strings.Split(strings.ToLower(dir), "/") {
+	ds := strings.Split(strings.ToLower(dir), "/")
+	for i, d := range ds {
+		if i >= 2 && ds[i-2] == "src" && jvmSourceRoots[d] {
+			// src/main/java/com/example/...: what follows a JVM source
+			// root are the packages' folders, and com.example is the
+			// name Spring Initializr and Maven archetypes give a
+			// project's packages, not a folder of examples.
+			return false
+		}
 		if exampleDirs[d] {
 			return true
 		}
 	}
 	return false
 }
+
+// jvmSourceRoots are the folders of a Maven or Gradle source set
+// (src/main/java, src/test/kotlin) under which folders are packages.
+var jvmSourceRoots = map[string]bool{"java": true, "kotlin": true, "scala": true, "groovy": true}
 
 // toolingDirs are directories of CI and release tooling: what a
 // repository's pipelines and maintainers run (GitHub Actions' scripts,

@@ -58,6 +58,10 @@ func TestIsExamplePath(t *testing.T) {
 		{"examples.go", false},
 		{"services/example-api/main.go", false},
 		{"src/orders/sample.go", false},
+		{"billing/src/main/java/com/example/billing/InvoiceClient.java", false},
+		{"app/src/test/kotlin/com/example/app/AppTest.kt", false},
+		{"examples/billing/src/main/java/com/acme/Main.java", true},
+		{"docs/src/main/java/example/Main.java", false},
 	} {
 		if got := IsExamplePath(tt.path); got != tt.want {
 			t.Errorf("IsExamplePath(%q) = %v, want %v", tt.path, got, tt.want)
