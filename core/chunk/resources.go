@@ -21,7 +21,7 @@ import (
 // settingsFormat says whether a config or deploy file holds settings a
 // service reads at start-up, and the separator its nested keys are
 // written with: appsettings.json ("Services:Catalog"), Helm values and
-// Spring application.yml ("upstreams.catalogUrl"), .env and .properties
+// Spring application.yml and bootstrap.yml ("upstreams.catalogUrl"), .env and .properties
 // files (flat).
 func settingsFormat(name string) (kind, sep string, ok bool) {
 	switch {
@@ -29,9 +29,9 @@ func settingsFormat(name string) (kind, sep string, ok bool) {
 		return core.ResourceSettings, ":", true
 	case name == "values.yaml" || name == "values.yml" || strings.HasPrefix(name, "values-") && (strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")):
 		return core.ResourceHelmValues, ".", true
-	case strings.HasPrefix(name, "application") && (strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")):
+	case springSettings(name) && (strings.HasSuffix(name, ".yml") || strings.HasSuffix(name, ".yaml")):
 		return core.ResourceSettings, ".", true
-	case strings.HasPrefix(name, "application") && strings.HasSuffix(name, ".properties"):
+	case springSettings(name) && strings.HasSuffix(name, ".properties"):
 		return core.ResourceSettings, "", true
 	case name == ".env.example" || name == ".env.sample" || name == ".env.template" || name == ".env.dist" || name == ".env.defaults" || name == "env.example":
 		return core.ResourceSettings, "", true
@@ -39,6 +39,14 @@ func settingsFormat(name string) (kind, sep string, ok bool) {
 		return core.ResourceSettings, "", true
 	}
 	return "", "", false
+}
+
+// springSettings reports whether a file name is one of Spring Boot's
+// settings files: application.yml and its profiles, and Spring Cloud's
+// bootstrap.yml, read before them (the config server's and the
+// registry's addresses).
+func springSettings(name string) bool {
+	return strings.HasPrefix(name, "application") || strings.HasPrefix(name, "bootstrap")
 }
 
 // flatten turns nested maps and lists into "a.b.0.c" keys.
@@ -60,6 +68,28 @@ func flatten(v any, prefix, sep string, out map[string]string) {
 		out[prefix] = ""
 	default:
 		out[prefix] = str(t)
+	}
+}
+
+// flattenLines gives each key flatten makes of the YAML node n the line
+// its value is written on (so that an edge a setting makes points at
+// it, not at the file's first line).
+func flattenLines(n *yaml.Node, prefix, sep string, out map[string]int) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if prefix != "" {
+				key = prefix + sep + key
+			}
+			flattenLines(n.Content[i+1], key, sep, out)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			flattenLines(c, prefix+sep+strconv.Itoa(i), sep, out)
+		}
+	default:
+		out[prefix] = n.Line
 	}
 }
 
@@ -304,6 +334,13 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 			return core.Resource{}, false
 		}
 		flatten(v, "", sep, r.Data)
+		lines := map[string]int{}
+		flattenLines(docs[0].Content[0], "", sep, lines)
+		for _, k := range slices.Sorted(maps.Keys(r.Data)) {
+			if l := lines[k]; l > 0 {
+				r.Keys = append(r.Keys, core.KeyLine{Key: k, Line: l})
+			}
+		}
 	}
 	if len(r.Data) == 0 {
 		return core.Resource{}, false
