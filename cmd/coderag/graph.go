@@ -50,8 +50,11 @@ with the packages only it imports) or by its repository. An
 outbound call's address is resolved from a literal, a constant, an
 environment variable or a config key through the values the deploy files
 give it (Kubernetes env and ConfigMaps, Helm values, compose environment,
-appsettings.json, azd's Kustomize env filled from Terraform outputs), through the fields and constructors that carry it (Go),
-or else by the one service that serves the called route. HTTP calls are
+appsettings.json, Spring's application.yml and bootstrap.yml, azd's
+Kustomize env filled from Terraform outputs), through the fields and
+constructors that carry it (Go; Spring's @Value fields), or else by the
+one service that serves the called route. A Spring Cloud OpenFeign
+interface's methods are calls to the service it names. HTTP calls are
 matched to the route template and handler that serve them. What cannot be
 resolved is kept as an edge to a node named "?" and the raw target.
 

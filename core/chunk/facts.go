@@ -226,6 +226,10 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "go" {
 		fs.facts = append(fs.facts, goBindings(root, x.ev)...)
 	}
+	if l.name == "java" {
+		fs.facts = x.withFeignClients(root, fs.facts)
+		fs.facts = append(fs.facts, x.springValues(root)...)
+	}
 	fs.facts = append(fs.facts, envReads(root, x.ev)...)
 	sort.SliceStable(fs.facts, func(i, j int) bool { return fs.facts[i].at < fs.facts[j].at })
 	return fs
@@ -571,6 +575,9 @@ func (x *extractor) extract(m *match) []fact {
 			// The evidence is the line that names the topic.
 			c := core.Call{Kind: kind, System: m.props["system"], Line: x.line(t), Text: x.firstLine(n)}
 			target(&c, v)
+			if x.l.name == "java" {
+				springTopic(&c)
+			}
 			out = append(out, fact{at: n.StartByte(), call: &c})
 		}
 		return out

@@ -318,7 +318,7 @@ func settingsResource(base core.Chunk, src []byte) (core.Resource, bool) {
 				continue
 			}
 			if m := lineKV.FindStringSubmatch(l); m != nil {
-				if v := strings.Trim(m[2], `"'`); looksLikeAddress(m[1], v) {
+				if v := strings.Trim(m[2], `"'`); looksLikeAddress(m[1], v) || topicSetting(m[1], v) {
 					r.Data[m[1]] = redactCredentials(v)
 					r.Keys = append(r.Keys, core.KeyLine{Key: m[1], Line: line})
 				}
@@ -359,6 +359,20 @@ var (
 	userPassRE  = lazyre.New(`://([^:/@\s]*):([^@\s]+)@`)
 	adoSecretRE = lazyre.New(`(?i)((?:password|pwd|accountkey|sharedaccesskey)\s*=)[^;]*`)
 )
+
+// topicKeyRE names a setting that holds a topic or queue:
+// orders.topic, app.kafka.topics.reserved, ORDERS_QUEUE, bindings.out.destination.
+var topicKeyRE = lazyre.New(`(?i)(^|[._])(topics?|queues?|destination|exchange)([._]|$)`)
+
+// topicSetting reports whether a flat settings file's line names a topic
+// or queue (a name, not a secret): kept beside the addresses, so that a
+// topic read from the setting (Spring's @KafkaListener(topics =
+// "${orders.topic}")) is known.
+func topicSetting(key, v string) bool {
+	return topicKeyRE.MatchString(key) && topicNameRE.MatchString(v)
+}
+
+var topicNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
 
 // looksLikeAddress reports whether a setting holds an address: a URL, a
 // DSN or connection string, host:port, or a host under a key named like

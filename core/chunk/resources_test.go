@@ -21,7 +21,10 @@ func TestSettingsResource(t *testing.T) {
 		{"api/appsettings.json", "{\n  \"Services\": {\n    \"Catalog\": \"http://catalog:5000\"\n  }\n}\n",
 			map[string]int{"Services:Catalog": 3}},
 		{"svc/src/main/resources/bootstrap.properties", "spring.application.name=ledger\nspring.cloud.config.uri=http://config:8888\n",
-			map[string]int{"spring.cloud.config.uri": 2}},
+			map[string]int{"spring.cloud.config.uri": 2, "spring.application.name": 0}},
+		// A flat file keeps addresses and topic names, nothing else.
+		{"svc/src/main/resources/application.properties", "orders.topic=orders.created\ndb.password=s3cret\nORDERS_QUEUE=orders\nfeature.queue-depth=10 items\n",
+			map[string]int{"orders.topic": 1, "ORDERS_QUEUE": 3, "db.password": 0, "feature.queue-depth": 0}},
 	} {
 		r, ok := settingsResource(core.Chunk{FilePath: tt.file, Corpus: core.CodeConfig}, []byte(tt.src))
 		if !ok || r.Kind != core.ResourceSettings {
@@ -33,6 +36,9 @@ func TestSettingsResource(t *testing.T) {
 			lines[k.Key] = k.Line
 		}
 		for k, l := range tt.want {
+			if _, kept := r.Data[k]; kept != (l > 0) {
+				t.Errorf("%s: key %s kept %v, want %v", tt.file, k, kept, l > 0)
+			}
 			if lines[k] != l {
 				t.Errorf("%s: key %s on line %d, want %d (data %v)", tt.file, k, lines[k], l, r.Data)
 			}

@@ -386,6 +386,12 @@ func bindingOrigin(bd core.Binding) (origin, bool) {
 		return origin{env: bd.Env, def: bd.Default}, bd.Env != ""
 	case core.FromConfig:
 		return origin{config: bd.Config, def: bd.Default}, bd.Config != ""
+	case core.FromTemplate:
+		// An address around one setting (Spring's
+		// @Value("http://${CATALOG_ADDR}/api")): resolveOrigin fills it.
+		if isAbsolute(bd.Value) && strings.Count(bd.Value, "{") == 1 {
+			return origin{base: bd.Value, def: bd.Default}, true
+		}
 	case core.FromLiteral, core.FromConstant:
 		if isAbsolute(bd.Value) {
 			return origin{base: bd.Value}, true
@@ -539,6 +545,17 @@ func (b *builder) resolveOrigin(src string, o origin) (resolved, string) {
 		key = o.base[7:]
 	}
 	var missing []string
+	if m := hostPlaceholderRE.FindStringSubmatchIndex(o.base); m != nil && isAbsolute(o.base) && env == "" && key == "" {
+		// http://{CATALOG_ADDR}/api: the setting is the host (and port).
+		name := o.base[m[2]:m[3]]
+		if r, ok := b.configValue(src, name); ok && !strings.Contains(r.value, "://") {
+			return resolved{o.base[:m[0]] + r.value + o.base[m[1]:], r.via, r.conf}, ""
+		}
+		if o.def != "" {
+			return resolved{o.base[:m[0]] + o.def + o.base[m[1]:], "default in code", 0.8}, ""
+		}
+		return resolved{}, "the host of " + o.base + " is set by no deploy or settings file of " + src
+	}
 	if env != "" {
 		if r, ok, why := b.envValue(src, env); ok {
 			return r, ""
@@ -1171,14 +1188,22 @@ func grpcFrameworkService(service, text string) bool {
 
 func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	topic, via, conf := c.Target, "topic in code", 0.95
-	if c.Origin == core.FromEnv || strings.HasPrefix(topic, "{") {
-		if r, ok, _ := b.envValue(src, c.Env); ok && c.Env != "" {
-			topic, via, conf = r.value, r.via, r.conf
-		} else if c.Default != "" {
-			topic, via, conf = c.Default, "default in code", 0.8
-		} else {
-			topic = ""
+	if c.Origin == core.FromEnv || c.Origin == core.FromConfig || strings.HasPrefix(topic, "{") {
+		// From the environment, a setting, or a field that holds one
+		// (Spring's @Value("${orders.topic}") String topic).
+		o, traced := origin{env: c.Env, config: c.Config, def: c.Default}, ""
+		if t, how, ok := b.traceCall(src, c, o); ok {
+			o, traced = t, how
 		}
+		topic = ""
+		if r, ok, _ := b.envValue(src, o.env); ok && o.env != "" {
+			topic, via, conf = r.value, r.via, r.conf
+		} else if r, ok := b.configValue(src, o.config); ok && o.config != "" {
+			topic, via, conf = r.value, r.via, r.conf
+		} else if o.def != "" {
+			topic, via, conf = o.def, "default in code", 0.8
+		}
+		via = join(traced, via)
 	}
 	// The service's own edges (to a broker, to what is unresolved) run
 	// from it and say "consume" for a consumer: only a topic's edge to

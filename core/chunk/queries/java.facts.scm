@@ -72,6 +72,28 @@
   (modifiers (marker_annotation name: (identifier) @route.verb))
   name: (identifier) @route.handler
   (#match? @route.verb "^(Get|Post|Put|Delete|Patch)Mapping$") (#set! framework "spring")) @route
+; @RequestMapping on a method: ("/y"), (value = "/y"), (path = "/y"); its
+; method = RequestMethod.X in either order, else every method
+(method_declaration
+  (modifiers (annotation name: (identifier) @_a arguments: (annotation_argument_list . [(string_literal) (identifier) (field_access) (binary_expression)] @route.path)))
+  name: (identifier) @route.handler
+  (#eq? @_a "RequestMapping") (#set! framework "spring")) @route
+(method_declaration
+  (modifiers (annotation name: (identifier) @_a arguments: (annotation_argument_list (element_value_pair key: (identifier) @_k value: (_) @route.path))))
+  name: (identifier) @route.handler
+  (#eq? @_a "RequestMapping") (#match? @_k "^(value|path)$") (#set! framework "spring")) @route
+(method_declaration
+  (modifiers (annotation name: (identifier) @_a arguments: (annotation_argument_list
+    (element_value_pair key: (identifier) @_k value: (_) @route.path)
+    (element_value_pair key: (identifier) @_m value: (_) @route.verb))))
+  name: (identifier) @route.handler
+  (#eq? @_a "RequestMapping") (#match? @_k "^(value|path)$") (#eq? @_m "method") (#set! framework "spring")) @route
+(method_declaration
+  (modifiers (annotation name: (identifier) @_a arguments: (annotation_argument_list
+    (element_value_pair key: (identifier) @_m value: (_) @route.verb)
+    (element_value_pair key: (identifier) @_k value: (_) @route.path))))
+  name: (identifier) @route.handler
+  (#eq? @_a "RequestMapping") (#match? @_k "^(value|path)$") (#eq? @_m "method") (#set! framework "spring")) @route
 ; JAX-RS: @GET @Path("/y")
 (method_declaration
   (modifiers (marker_annotation name: (identifier) @route.verb) (annotation name: (identifier) @_p arguments: (annotation_argument_list . (_) @route.path)))
