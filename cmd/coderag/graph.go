@@ -54,7 +54,8 @@ appsettings.json, Spring's application.yml and bootstrap.yml, azd's
 Kustomize env filled from Terraform outputs), through the fields and
 constructors that carry it (Go; Spring's @Value fields), or else by the
 one service that serves the called route. A Spring Cloud OpenFeign
-interface's methods are calls to the service it names. HTTP calls are
+interface's methods are calls to the service it names, a .NET Refit
+interface's calls through the client registered for it. HTTP calls are
 matched to the route template and handler that serve them. What cannot be
 resolved is kept as an edge to a node named "?" and the raw target.
 

@@ -189,6 +189,11 @@ func (e *evaluator) evalNode(n *ts.Node, kind string, depth int) value {
 			}
 		}
 		return value{text: "{" + strings.TrimPrefix(name, "$") + "}", origin: core.FromExpression, lead: name}
+	case "postfix_unary_expression":
+		// C#'s null-forgiving configuration["Orders:Url"]!
+		if strings.HasSuffix(e.text(n), "!") && n.NamedChildCount() > 0 {
+			return e.eval(n.NamedChild(0), depth)
+		}
 	case "binary_expression", "binary_operator", "boolean_operator":
 		return e.binary(n, depth)
 	case "ternary_expression", "conditional_expression":

@@ -226,6 +226,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "go" {
 		fs.facts = append(fs.facts, goBindings(root, x.ev)...)
 	}
+	if l.name == "csharp" {
+		fs.facts = append(fs.facts, x.refitClients(root)...)
+	}
 	if l.name == "java" {
 		fs.facts = x.withFeignClients(root, fs.facts)
 		fs.facts = append(fs.facts, x.springValues(root)...)
@@ -293,8 +296,9 @@ func (x *extractor) collect(m *match) {
 }
 
 // clientName names the client a base address configures: the variable,
-// or for a .NET typed client (AddHttpClient<T>(c => c.BaseAddress = ...))
-// the type T.
+// or for a .NET typed client (AddHttpClient<T>(c => c.BaseAddress = ...),
+// AddHttpClient<T>().ConfigureHttpClient(c => ...), Refit's
+// AddRefitClient<T>().ConfigureHttpClient(c => ...)) the type T.
 func clientName(n *ts.Node, src []byte) string {
 	if n == nil {
 		return ""
@@ -309,11 +313,20 @@ func clientName(n *ts.Node, src []byte) string {
 			continue
 		}
 		g := f.ChildByFieldName("name")
-		if g == nil || !strings.HasPrefix(g.Utf8Text(src), "AddHttpClient") {
+		if g != nil && g.Utf8Text(src) == "ConfigureHttpClient" {
+			// The registration it configures is the call it is made on.
+			if r := f.ChildByFieldName("expression"); r != nil && r.Kind() == "invocation_expression" {
+				if rf := r.ChildByFieldName("function"); rf != nil {
+					p, g = r, rf.ChildByFieldName("name")
+				}
+			}
+		}
+		if g == nil || !strings.HasPrefix(g.Utf8Text(src), "AddHttpClient") && !strings.HasPrefix(g.Utf8Text(src), "AddRefitClient<") {
 			continue
 		}
 		if g.Kind() == "generic_name" { // AddHttpClient<CatalogClient>(...)
-			t := strings.TrimSuffix(strings.TrimPrefix(g.Utf8Text(src), "AddHttpClient<"), ">")
+			t := g.Utf8Text(src)
+			t = strings.TrimSuffix(t[strings.IndexByte(t, '<')+1:], ">")
 			if i := strings.LastIndex(t, ","); i >= 0 {
 				t = t[i+1:]
 			}

@@ -19,6 +19,12 @@
 ((assignment_expression left: (_) @client.name right: (_) @client.base)
  @client
  (#match? @client.name "BaseAddress$") (#set! system "HttpClient"))
+; Refit: RestService.For<ICatalogApi>("http://catalog") is that interface's client
+((invocation_expression
+   function: (member_access_expression expression: (identifier) @_rs name: (generic_name (identifier) @_for (type_argument_list . (_) @client.name)))
+   arguments: (argument_list . (argument) @client.base))
+ @client
+ (#eq? @_rs "RestService") (#eq? @_for "For") (#set! system "Refit"))
 
 ; ---- gRPC ---------------------------------------------------------------
 ((object_creation_expression type: [(qualified_name) (identifier)] @grpc.service arguments: (argument_list . (argument)))
