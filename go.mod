@@ -6,6 +6,7 @@ require (
 	github.com/asg017/sqlite-vec-go-bindings v0.1.6
 	github.com/google/go-cmp v0.7.0
 	github.com/pelletier/go-toml/v2 v2.2.3
+	github.com/tree-sitter-grammars/tree-sitter-kotlin v1.1.0
 	github.com/zclconf/go-cty v1.13.0
 	golang.org/x/text v0.41.0
 )

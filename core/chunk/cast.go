@@ -180,7 +180,14 @@ func (b *builder) meta(d *def, scope []string, inContainer bool) meta {
 func (b *builder) signature(d *def) string {
 	n := &d.node
 	start, end := n.StartByte(), n.EndByte()
-	if body := n.ChildByFieldName("body"); body != nil && body.StartByte() > start {
+	body := n.ChildByFieldName("body")
+	for i := uint(0); body == nil && i < n.NamedChildCount(); i++ {
+		switch c := n.NamedChild(i); c.Kind() {
+		case "class_body", "enum_class_body", "function_body": // Kotlin's have no field name
+			body = c
+		}
+	}
+	if body != nil && body.StartByte() > start {
 		end = body.StartByte()
 	} else {
 		text := b.src[start:end]

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	tskotlin "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
 	ts "github.com/tree-sitter/go-tree-sitter"
 	tscsharp "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
 	tsgo "github.com/tree-sitter/tree-sitter-go/bindings/go"
@@ -51,6 +52,7 @@ var factsFiles = map[string][]string{
 	"tsx":        {"typescript.facts.scm", "javascript.facts.scm"},
 	"javascript": {"javascript.facts.scm"},
 	"java":       {"java.facts.scm"},
+	"kotlin":     {"kotlin.facts.scm"},
 	"php":        {"php.facts.scm"},
 	"rust":       {"rust.facts.scm"},
 }
@@ -64,6 +66,7 @@ var grammars = map[string]grammar{
 	"tsx":        {tsts.LanguageTSX, "typescript.scm", 6},
 	"javascript": {tsjs.Language, "javascript.scm", 6},
 	"java":       {tsjava.Language, "java.scm", 8},
+	"kotlin":     {tskotlin.Language, "kotlin.scm", 8},
 	"php":        {tsphp.LanguagePHP, "php.scm", 8},
 	"rust":       {tsrust.Language, "rust.scm", 6},
 }

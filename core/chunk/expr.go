@@ -163,6 +163,24 @@ func (e *evaluator) eval(n *ts.Node, depth int) value {
 	return v
 }
 
+// name evaluates the name written at byte at: its binding's value, or
+// a placeholder named after it.
+func (e *evaluator) name(name string, at uint, depth int) value {
+	if v, ok := e.lookup(name, at); ok && v.StartByte() != at {
+		r := e.eval(&v, depth+1)
+		if r.origin == core.FromLiteral {
+			r.origin = core.FromConstant
+		}
+		if r.known() {
+			if r.lead == "" && strings.HasPrefix(r.text, "{") {
+				r.lead = name
+			}
+			return r
+		}
+	}
+	return value{text: "{" + strings.TrimPrefix(name, "$") + "}", origin: core.FromExpression, lead: name}
+}
+
 // evalNode is eval of a node of the given kind, not remembered.
 func (e *evaluator) evalNode(n *ts.Node, kind string, depth int) value {
 	switch kind {
@@ -175,20 +193,7 @@ func (e *evaluator) evalNode(n *ts.Node, kind string, depth int) value {
 			return e.eval(c, depth)
 		}
 	case "identifier", "property_identifier", "shorthand_property_identifier", "variable_name":
-		name := e.text(n)
-		if v, ok := e.lookup(name, n.StartByte()); ok && v.StartByte() != n.StartByte() {
-			r := e.eval(&v, depth+1)
-			if r.origin == core.FromLiteral {
-				r.origin = core.FromConstant
-			}
-			if r.known() {
-				if r.lead == "" && strings.HasPrefix(r.text, "{") {
-					r.lead = name
-				}
-				return r
-			}
-		}
-		return value{text: "{" + strings.TrimPrefix(name, "$") + "}", origin: core.FromExpression, lead: name}
+		return e.name(e.text(n), n.StartByte(), depth)
 	case "postfix_unary_expression":
 		// C#'s null-forgiving configuration["Orders:Url"]!
 		if strings.HasSuffix(e.text(n), "!") && n.NamedChildCount() > 0 {
@@ -247,7 +252,27 @@ func (e *evaluator) str(n *ts.Node, depth int) value {
 		for i := uint(0); i < n.ChildCount(); i++ {
 			c := n.Child(i)
 			switch c.Kind() {
-			case "interpreted_string_literal_content", "string_content", "string_fragment", "string_literal_content",
+			case "string_content":
+				t := e.text(c)
+				if t == "$" && i+1 < n.ChildCount() && n.Child(i+1).Kind() == "string_content" {
+					// Kotlin's "$base/x" parses as "$" then "base/x":
+					// the name after the $ is interpolated.
+					next := n.Child(i + 1)
+					rest := e.text(next)
+					if id := identRE.FindString(rest); id != "" && strings.HasPrefix(rest, id) {
+						iv := e.name(id, next.StartByte(), depth+1)
+						if b.Len() == 0 {
+							v.lead, v.env, v.config, v.def = iv.lead, iv.env, iv.config, iv.def
+						}
+						b.WriteString(iv.text)
+						b.WriteString(rest[len(id):])
+						v.origin = core.FromTemplate
+						i++
+						continue
+					}
+				}
+				b.WriteString(t)
+			case "interpreted_string_literal_content", "string_fragment", "string_literal_content",
 				"multiline_string_fragment", "raw_string_literal_content":
 				b.WriteString(e.text(c))
 			case "escape_sequence":
@@ -329,7 +354,7 @@ func (e *evaluator) binary(n *ts.Node, depth int) value {
 			v.origin = core.FromLiteral
 		}
 		return v
-	case "??", "||", "or":
+	case "??", "||", "or", "?:": // ?: is Kotlin's elvis
 		v := lv
 		if rv.origin == core.FromLiteral || rv.origin == core.FromConstant {
 			v.def = strings.TrimSpace(rv.text)
@@ -388,7 +413,7 @@ func (e *evaluator) conditional(n *ts.Node, depth int) value {
 func args(n *ts.Node) []*ts.Node {
 	a := n.ChildByFieldName("arguments")
 	if a == nil {
-		return nil
+		return kotlinArgs(n)
 	}
 	var out []*ts.Node
 	for i := uint(0); i < a.NamedChildCount(); i++ {
@@ -408,7 +433,35 @@ func callee(n *ts.Node) *ts.Node {
 			return c
 		}
 	}
+	// Kotlin's call_expression has no fields: the callee, then the
+	// arguments and a trailing lambda.
+	if n.Kind() == "call_expression" && n.NamedChildCount() > 0 {
+		if c := n.NamedChild(0); c.Kind() != "value_arguments" && c.Kind() != "annotated_lambda" {
+			return c
+		}
+	}
 	return nil
+}
+
+// kotlinArgs returns the argument expressions of a Kotlin call
+// (f(a, name = b): a and b), nil for a node that is none.
+func kotlinArgs(n *ts.Node) []*ts.Node {
+	if n.Kind() != "call_expression" {
+		return nil
+	}
+	var out []*ts.Node
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		a := n.NamedChild(i)
+		if a.Kind() != "value_arguments" {
+			continue
+		}
+		for j := uint(0); j < a.NamedChildCount(); j++ {
+			if v := a.NamedChild(j); v.Kind() == "value_argument" && v.NamedChildCount() > 0 {
+				out = append(out, v.NamedChild(v.NamedChildCount()-1))
+			}
+		}
+	}
+	return out
 }
 
 // calleeText is the called name as written (pkg.Fn, obj.method, new Uri).
@@ -586,7 +639,7 @@ func (e *evaluator) list(n *ts.Node, depth int) []value {
 	switch n.Kind() {
 	case "list", "array", "array_creation_expression", "implicit_array_creation_expression", "collection_expression",
 		"composite_literal", "literal_value", "argument_list", "array_initializer", "element_value_array_initializer", "tuple",
-		"initializer_expression":
+		"initializer_expression", "collection_literal":
 		var out []value
 		var collect func(n *ts.Node)
 		collect = func(n *ts.Node) {

@@ -188,6 +188,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	for i := range ms {
 		x.collect(&ms[i])
 	}
+	if l.name == "kotlin" {
+		x.kotlinClassPrefixes(root)
+	}
 	var fs factSet
 	for i := range ms {
 		fs.facts = append(fs.facts, x.extract(&ms[i])...)
@@ -228,6 +231,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	}
 	if l.name == "csharp" {
 		fs.facts = append(fs.facts, x.refitClients(root)...)
+	}
+	if l.name == "kotlin" {
+		fs.facts = x.withFeignClients(root, fs.facts)
 	}
 	if l.name == "java" {
 		fs.facts = x.withFeignClients(root, fs.facts)
@@ -588,7 +594,7 @@ func (x *extractor) extract(m *match) []fact {
 			// The evidence is the line that names the topic.
 			c := core.Call{Kind: kind, System: m.props["system"], Line: x.line(t), Text: x.firstLine(n)}
 			target(&c, v)
-			if x.l.name == "java" {
+			if x.l.name == "java" || x.l.name == "kotlin" {
 				springTopic(&c)
 			}
 			out = append(out, fact{at: n.StartByte(), call: &c})
@@ -956,7 +962,7 @@ func (x *extractor) route(m *match) []fact {
 			return nil // a mount (see the mount patterns), not a route
 		}
 		switch h.Kind() {
-		case "func_literal", "arrow_function", "function_expression", "lambda_expression", "lambda", "function":
+		case "func_literal", "arrow_function", "function_expression", "lambda_expression", "lambda", "function", "annotated_lambda":
 			base.Handler = "(inline)"
 		}
 	}
@@ -971,6 +977,9 @@ func (x *extractor) route(m *match) []fact {
 	}
 	path, key := "", uint(0)
 	if p := m.first("route.path"); p != nil {
+		if (p.Kind() == "collection_literal" || p.Kind() == "element_value_array_initializer") && p.NamedChildCount() > 0 {
+			p = p.NamedChild(0) // value = ["/a", "/b"]: the first
+		}
 		path, key = x.ev.eval(p, 0).text, p.StartByte()+1
 	}
 	if fw == "router" {
@@ -1020,6 +1029,9 @@ func (x *extractor) route(m *match) []fact {
 		if ps.start <= n.StartByte() && n.EndByte() <= ps.end {
 			prefix = append(prefix, ps.path)
 		}
+	}
+	if fw == "ktor" && path == "" && len(prefix) == 0 {
+		return nil // get { } outside a route("/x") { } is no route anyone can name
 	}
 	if r := m.first("route.router"); r != nil {
 		base.Router = r.Utf8Text(x.src)

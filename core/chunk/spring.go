@@ -38,8 +38,8 @@ func (x *extractor) feignClients(root *ts.Node) ([]fact, [][2]uint) {
 		if depth > 200 {
 			return
 		}
-		if n.Kind() == "interface_declaration" {
-			if fc := javaAnnotation(n, "FeignClient", x.src); fc != nil {
+		if x.isInterface(n) {
+			if fc := x.annotation(n, "FeignClient"); fc != nil {
 				spans = append(spans, [2]uint{n.StartByte(), n.EndByte()})
 				out = append(out, x.feignCalls(n, fc)...)
 				return
@@ -57,7 +57,7 @@ func (x *extractor) feignClients(root *ts.Node) ([]fact, [][2]uint) {
 // client interface decl, annotated fc.
 func (x *extractor) feignCalls(decl, fc *ts.Node) []fact {
 	ev := x.ev
-	pos, pairs := annotationArgs(fc, x.src)
+	pos, pairs := x.annotationArgs(fc)
 	// name, value (an alias of name) or the one argument: the service's
 	// name in discovery; url, when given, is where it is called instead.
 	var name *ts.Node
@@ -87,25 +87,30 @@ func (x *extractor) feignCalls(decl, fc *ts.Node) []fact {
 	if p := pairs["path"]; p != nil {
 		prefix = ev.eval(p, 0).text
 	}
-	if rm := javaAnnotation(decl, "RequestMapping", x.src); rm != nil {
+	if rm := x.annotation(decl, "RequestMapping"); rm != nil {
 		prefix = joinPath(prefix, x.mappingPath(rm))
 	}
 	if n := decl.ChildByFieldName("name"); n != nil {
 		c0.Client = n.Utf8Text(x.src)
 	}
 	body := decl.ChildByFieldName("body")
+	for i := uint(0); body == nil && i < decl.NamedChildCount(); i++ {
+		if c := decl.NamedChild(i); c.Kind() == "class_body" { // Kotlin
+			body = c
+		}
+	}
 	if body == nil {
 		return nil
 	}
 	var out []fact
 	for i := uint(0); i < body.NamedChildCount(); i++ {
 		m := body.NamedChild(i)
-		if m.Kind() != "method_declaration" {
+		if m.Kind() != "method_declaration" && m.Kind() != "function_declaration" {
 			continue
 		}
 		for _, sm := range springMappings {
 			verb := sm.method
-			a := javaAnnotation(m, sm.annotation, x.src)
+			a := x.annotation(m, sm.annotation)
 			if a == nil {
 				continue
 			}
@@ -113,7 +118,7 @@ func (x *extractor) feignCalls(decl, fc *ts.Node) []fact {
 			c.Method = verb
 			if verb == "" {
 				c.Method = "GET"
-				if _, ps := annotationArgs(a, x.src); ps["method"] != nil {
+				if _, ps := x.annotationArgs(a); ps["method"] != nil {
 					if v := verbOf(ps["method"].Utf8Text(x.src)); v != "" {
 						c.Method = v
 					}
@@ -156,7 +161,7 @@ func feignBase(c *core.Call, s string) {
 // mappingPath is the path of a mapping annotation: its one argument,
 // or its value or path; the first of a list.
 func (x *extractor) mappingPath(a *ts.Node) string {
-	pos, pairs := annotationArgs(a, x.src)
+	pos, pairs := x.annotationArgs(a)
 	n := pos
 	if pairs["value"] != nil {
 		n = pairs["value"]
@@ -166,7 +171,7 @@ func (x *extractor) mappingPath(a *ts.Node) string {
 	if n == nil {
 		return ""
 	}
-	if n.Kind() == "element_value_array_initializer" {
+	if n.Kind() == "element_value_array_initializer" || n.Kind() == "collection_literal" {
 		if n.NamedChildCount() == 0 {
 			return ""
 		}
@@ -177,6 +182,40 @@ func (x *extractor) mappingPath(a *ts.Node) string {
 		return ""
 	}
 	return strings.TrimSpace(v.text)
+}
+
+// isInterface reports whether n declares an interface (Java's
+// interface_declaration, Kotlin's class_declaration with interface).
+func (x *extractor) isInterface(n *ts.Node) bool {
+	switch {
+	case n.Kind() == "interface_declaration":
+		return true
+	case n.Kind() == "class_declaration" && x.l.name == "kotlin":
+		for i := uint(0); i < n.ChildCount(); i++ {
+			if n.Child(i).Kind() == "interface" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// annotation returns decl's annotation named name, in the file's
+// language.
+func (x *extractor) annotation(decl *ts.Node, name string) *ts.Node {
+	if x.l.name == "kotlin" {
+		return kotlinAnnotation(decl, name, x.src)
+	}
+	return javaAnnotation(decl, name, x.src)
+}
+
+// annotationArgs returns an annotation's positional argument and its
+// named ones, in the file's language.
+func (x *extractor) annotationArgs(a *ts.Node) (*ts.Node, map[string]*ts.Node) {
+	if x.l.name == "kotlin" {
+		return kotlinAnnotationArgs(a, x.src)
+	}
+	return annotationArgs(a, x.src)
 }
 
 // javaAnnotation returns the annotation of a declaration whose simple
