@@ -2,6 +2,7 @@
 
 (package_header (qualified_identifier) @package) @header
 (import) @header
+(file_annotation) @header
 (import (qualified_identifier) @import)
 
 (class_declaration name: (identifier) @name) @definition.class

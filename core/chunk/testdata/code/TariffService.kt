@@ -1,3 +1,5 @@
+@file:JvmName("Tariffs")
+
 package com.fleetco.tolls.tariff
 
 import java.time.Duration
