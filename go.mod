@@ -7,6 +7,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/pelletier/go-toml/v2 v2.2.3
 	github.com/tree-sitter-grammars/tree-sitter-kotlin v1.1.0
+	github.com/tree-sitter/tree-sitter-ruby v0.23.1
 	github.com/zclconf/go-cty v1.13.0
 	golang.org/x/text v0.41.0
 )

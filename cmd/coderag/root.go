@@ -13,9 +13,9 @@ import (
 
 const rootLong = `coderag indexes a company's services into one SQLite file (or a shared
 PostgreSQL database) and searches all of it at once: source code (Go, C#,
-Python, TypeScript, JavaScript, Java, Kotlin, PHP, Rust), the deploy and
-config files that wire services together, READMEs, runbooks and ADRs,
-Slack exports, meeting transcripts and Google Docs exports. The index holds the
+Python, TypeScript, JavaScript, Java, Kotlin, PHP, Ruby, Rust), the
+deploy and config files that wire services together, READMEs, runbooks
+and ADRs, Slack exports, meeting transcripts and Google Docs exports. The index holds the
 chunks, two full-text indexes (a code-aware one that splits
 getUserProfile, get_user_profile and user-profile alike, and a stemmed one
 for prose), the service graph built from the code and deploy files, and the

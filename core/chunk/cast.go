@@ -187,9 +187,9 @@ func (b *builder) signature(d *def) string {
 			body = c
 		}
 	}
-	if body != nil && body.StartByte() > start {
+	if body != nil && body.StartByte() > start && body.Kind() != "body_statement" {
 		end = body.StartByte()
-	} else {
+	} else { // Ruby's body starts after the comments below the def line
 		text := b.src[start:end]
 		if i := strings.IndexByte(string(text), '\n'); i >= 0 {
 			text = text[:i]

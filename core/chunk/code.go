@@ -21,6 +21,7 @@ import (
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	tsphp "github.com/tree-sitter/tree-sitter-php/bindings/go"
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tsruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
 	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 
@@ -55,6 +56,7 @@ var factsFiles = map[string][]string{
 	"kotlin":     {"kotlin.facts.scm"},
 	"php":        {"php.facts.scm"},
 	"rust":       {"rust.facts.scm"},
+	"ruby":       {"ruby.facts.scm"},
 }
 
 // grammars maps coderag language names (core/discover) to grammars.
@@ -69,6 +71,7 @@ var grammars = map[string]grammar{
 	"kotlin":     {tskotlin.Language, "kotlin.scm", 8},
 	"php":        {tsphp.LanguagePHP, "php.scm", 8},
 	"rust":       {tsrust.Language, "rust.scm", 6},
+	"ruby":       {tsruby.Language, "ruby.scm", 14}, // module > module > class > def, each through a body_statement
 }
 
 // Languages lists the languages Chunker parses.

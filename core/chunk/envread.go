@@ -47,7 +47,7 @@ var envReadKinds = map[string]bool{
 	"call_expression": true, "call": true, "invocation_expression": true, "method_invocation": true,
 	"function_call_expression": true, "member_call_expression": true, "scoped_call_expression": true,
 	"member_expression": true, "subscript": true, "subscript_expression": true, "element_access_expression": true,
-	"index_expression": true, "binary_expression": true, "boolean_operator": true,
+	"index_expression": true, "element_reference": true, "binary_expression": true, "binary": true, "boolean_operator": true,
 	"ternary_expression": true, "conditional_expression": true,
 }
 

@@ -71,7 +71,7 @@ var identRE = lazyre.New(`[A-Za-z_][A-Za-z0-9_]*`)
 // config.get) or wraps a value (url.PathEscape, str, new URL). Matched by
 // suffix, not by regular expression: every call of every file is asked.
 var (
-	envCalls = []string{"env", "environ.get", "environment.getenvironmentvariable", "envor", "env.get", "getenvordefault", "env_or"}
+	envCalls = []string{"env", "environ.get", "environment.getenvironmentvariable", "envor", "env.get", "getenvordefault", "env_or", "env.fetch"}
 	cfgCalls = []string{"getvalue", "getconnectionstring", "getproperty", "getstring", "config.get", "settings.get"}
 	// genericCfgCalls take a type argument: GetValue<int>.
 	genericCfgCalls = []string{"getvalue"}
@@ -93,7 +93,7 @@ func endsWithFold(name string, suffixes []string) bool {
 }
 
 func envCall(name string) bool     { return endsWithFold(name, envCalls) }
-func wrapperCall(name string) bool { return endsWithFold(name, wrapperCalls) }
+func wrapperCall(name string) bool { return name == "URI" || endsWithFold(name, wrapperCalls) }
 
 // cfgCall is a configuration read; GetValue<int> counts as GetValue.
 func cfgCall(name string) bool {
@@ -192,21 +192,23 @@ func (e *evaluator) evalNode(n *ts.Node, kind string, depth int) value {
 		if c := lastNamed(n); c != nil {
 			return e.eval(c, depth)
 		}
-	case "identifier", "property_identifier", "shorthand_property_identifier", "variable_name":
+	case "identifier", "property_identifier", "shorthand_property_identifier", "variable_name", "constant":
 		return e.name(e.text(n), n.StartByte(), depth)
+	case "simple_symbol": // Ruby's :orders
+		return value{text: strings.TrimPrefix(e.text(n), ":"), origin: core.FromLiteral}
 	case "postfix_unary_expression":
 		// C#'s null-forgiving configuration["Orders:Url"]!
 		if strings.HasSuffix(e.text(n), "!") && n.NamedChildCount() > 0 {
 			return e.eval(n.NamedChild(0), depth)
 		}
-	case "binary_expression", "binary_operator", "boolean_operator":
+	case "binary_expression", "binary_operator", "boolean_operator", "binary": // binary: Ruby's
 		return e.binary(n, depth)
 	case "ternary_expression", "conditional_expression":
 		return e.conditional(n, depth)
 	case "call_expression", "call", "invocation_expression", "method_invocation", "object_creation_expression", "new_expression",
 		"function_call_expression", "member_call_expression", "scoped_call_expression":
 		return e.call(n, depth)
-	case "subscript", "element_access_expression", "subscript_expression", "index_expression":
+	case "subscript", "element_access_expression", "subscript_expression", "index_expression", "element_reference":
 		return e.index(n, depth)
 	case "member_expression", "selector_expression", "attribute", "member_access_expression", "field_access":
 		t := e.text(n)
@@ -481,6 +483,14 @@ func (e *evaluator) calleeText(n *ts.Node) string {
 			t = e.text(o) + "." + t
 		}
 		return t
+	case "call": // Ruby: receiver.method(arguments); Python's call has a function
+		if m := n.ChildByFieldName("method"); m != nil {
+			t := e.text(m)
+			if r := n.ChildByFieldName("receiver"); r != nil {
+				t = e.text(r) + "." + t
+			}
+			return t
+		}
 	case "object_creation_expression", "new_expression":
 		if c := callee(n); c != nil {
 			return "new " + e.text(c)
@@ -532,8 +542,8 @@ func (e *evaluator) call(n *ts.Node, depth int) value {
 		}
 	case (wrapperCall(name) || wrapperCall(short)) && len(as) > 0:
 		v := e.eval(as[0], depth+1)
-		if strings.HasPrefix(name, "new ") || strings.Contains(strings.ToLower(name), "create") || strings.Contains(strings.ToLower(name), "parse") {
-			return v // new Uri(x), URI.create(x), url.Parse(x): the value itself
+		if strings.HasPrefix(name, "new ") || strings.Contains(strings.ToLower(name), "create") || strings.Contains(strings.ToLower(name), "parse") || name == "URI" {
+			return v // new Uri(x), URI.create(x), url.Parse(x), Ruby's URI(x): the value itself
 		}
 		if v.origin == core.FromLiteral || v.origin == core.FromConstant {
 			return v
@@ -611,6 +621,9 @@ func (e *evaluator) index(n *ts.Node, depth int) value {
 		if k := n.ChildByFieldName(f); k != nil {
 			key = k
 		}
+	}
+	if key == nil && n.Kind() == "element_reference" && n.NamedChildCount() == 2 {
+		key = n.NamedChild(1) // Ruby's ENV['X']: the key has no field name
 	}
 	if obj == nil || key == nil {
 		return value{text: placeholder(e.text(n)), origin: core.FromExpression}

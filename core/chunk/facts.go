@@ -130,7 +130,7 @@ func splitWords(s string) []string {
 var (
 	// httpLibRE names HTTP libraries and clients used as the receiver of
 	// a call: such calls are kept whatever their target looks like.
-	httpLibRE = lazyre.New(`(?i)^(axios|requests|httpx|aiohttp|http|got|superagent|ky|httpclient|httpservice|resttemplate|webclient|restclient|\$http)$`)
+	httpLibRE = lazyre.New(`(?i)^(axios|requests|httpx|aiohttp|http|got|superagent|ky|httpclient|httpservice|resttemplate|webclient|restclient|\$http|httparty|faraday|excon|typhoeus)$`)
 	grpcSvcRE = lazyre.New(`^(?:New)?([A-Za-z0-9]+?)(?:Service)?(?:Client|Stub|Grpc)$`)
 )
 
@@ -231,6 +231,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	}
 	if l.name == "csharp" {
 		fs.facts = append(fs.facts, x.refitClients(root)...)
+	}
+	if l.name == "ruby" {
+		fs.facts = append(fs.facts, x.railsResources(root)...)
 	}
 	if l.name == "kotlin" {
 		fs.facts = x.withFeignClients(root, fs.facts)
@@ -532,6 +535,9 @@ func urlish(t string) bool {
 // clientKey normalizes a receiver expression: this.http, self._client,
 // _httpClient -> httpclient.
 func clientKey(s string) string {
+	if i := strings.LastIndex(s, "::"); i >= 0 {
+		s = s[i+2:] // Ruby's Net::HTTP
+	}
 	s = strings.ToLower(lastPart(s))
 	return strings.TrimPrefix(strings.TrimPrefix(s, "m_"), "_")
 }
@@ -962,8 +968,11 @@ func (x *extractor) route(m *match) []fact {
 			return nil // a mount (see the mount patterns), not a route
 		}
 		switch h.Kind() {
-		case "func_literal", "arrow_function", "function_expression", "lambda_expression", "lambda", "function", "annotated_lambda":
+		case "func_literal", "arrow_function", "function_expression", "lambda_expression", "lambda", "function", "annotated_lambda",
+			"do_block", "block":
 			base.Handler = "(inline)"
+		case "string": // Rails: to: 'orders#show'
+			base.Handler = strings.Trim(base.Handler, `"'`)
 		}
 	}
 	if g := m.first("route.grpc"); g != nil {
