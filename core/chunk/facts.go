@@ -235,11 +235,10 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "ruby" {
 		fs.facts = append(fs.facts, x.railsResources(root)...)
 	}
-	if l.name == "kotlin" {
+	if l.name == "java" || l.name == "kotlin" {
 		fs.facts = x.withFeignClients(root, fs.facts)
 	}
 	if l.name == "java" {
-		fs.facts = x.withFeignClients(root, fs.facts)
 		fs.facts = append(fs.facts, x.springValues(root)...)
 	}
 	fs.facts = append(fs.facts, envReads(root, x.ev)...)

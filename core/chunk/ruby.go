@@ -50,7 +50,7 @@ func (x *extractor) railsResources(root *ts.Node) []fact {
 					plural := name == "resources"
 					controller := res
 					if !plural {
-						controller += "s"
+						controller = pluralize(res)
 					}
 					base := joinPath(strings.Join(parents, "/"), "/"+res)
 					for _, a := range railsActions {
@@ -67,7 +67,7 @@ func (x *extractor) railsResources(root *ts.Node) []fact {
 					if b := n.ChildByFieldName("block"); b != nil {
 						member := base
 						if plural {
-							member += "/{" + strings.TrimSuffix(res, "s") + "_id}"
+							member += "/{" + singularize(res) + "_id}"
 						}
 						walk(b, append(slices.Clone(parents), strings.TrimPrefix(member, "/")), inDraw, depth+1)
 					}
@@ -127,4 +127,27 @@ func (x *extractor) prefixed(n *ts.Node, p string) string {
 		}
 	}
 	return joinPath(prefix, p)
+}
+
+// pluralize and singularize follow English's regular forms, as Rails
+// does for most resource names (status -> statuses, category ->
+// categories).
+func pluralize(w string) string {
+	switch {
+	case strings.HasSuffix(w, "s") || strings.HasSuffix(w, "x") || strings.HasSuffix(w, "ch") || strings.HasSuffix(w, "sh"):
+		return w + "es"
+	case strings.HasSuffix(w, "y") && len(w) > 1 && !strings.ContainsRune("aeiou", rune(w[len(w)-2])):
+		return w[:len(w)-1] + "ies"
+	}
+	return w + "s"
+}
+
+func singularize(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "ses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes"):
+		return w[:len(w)-2]
+	}
+	return strings.TrimSuffix(w, "s")
 }

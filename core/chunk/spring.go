@@ -144,8 +144,7 @@ func (x *extractor) feignCalls(decl, fc *ts.Node) []fact {
 // placeholder ${key} or ${key:default} read from the service's settings.
 func feignBase(c *core.Call, s string) {
 	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") {
-		key, def, _ := strings.Cut(s[2:len(s)-1], ":")
+	if key, def, ok := springSetting(s); ok {
 		c.Config, c.Default, c.Base, c.Origin = key, def, "config:"+key, core.FromConfig
 		return
 	}
@@ -388,11 +387,11 @@ func springPlaceholder(b *core.Binding, s string) bool {
 	if j < 0 || strings.Contains(s[i+j+1:], "${") {
 		return false
 	}
-	key, def, _ := strings.Cut(s[i+2:i+j], ":")
-	if i == 0 && i+j+1 == len(s) {
+	if key, def, ok := springSetting(s); ok {
 		b.Config, b.Default, b.Origin = key, def, core.FromConfig
-		return key != ""
+		return true
 	}
+	key, def, _ := strings.Cut(s[i+2:i+j], ":")
 	// An address built around the setting: its host from the
 	// environment, as in http://{CATALOG_ADDR}/api.
 	b.Value, b.Default, b.Origin = s[:i]+"{"+key+"}"+s[i+j+1:], def, core.FromTemplate
@@ -402,13 +401,18 @@ func springPlaceholder(b *core.Binding, s string) bool {
 // springTopic reads a topic or queue written as a Spring placeholder
 // (@KafkaListener(topics = "${orders.topic}")) as the setting it names.
 func springTopic(c *core.Call) {
-	t := strings.TrimSpace(c.Target)
-	if c.Origin != core.FromLiteral || !strings.HasPrefix(t, "${") || !strings.HasSuffix(t, "}") || strings.Count(t, "${") != 1 {
-		return
+	if key, def, ok := springSetting(c.Target); ok && c.Origin == core.FromLiteral {
+		c.Target, c.Origin, c.Config, c.Default = "{"+key+"}", core.FromConfig, key, def
 	}
-	key, def, _ := strings.Cut(t[2:len(t)-1], ":")
-	if key == "" {
-		return
+}
+
+// springSetting parses a Spring placeholder that is the whole value:
+// ${key} or ${key:default}.
+func springSetting(s string) (key, def string, ok bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "${") || !strings.HasSuffix(s, "}") || strings.Count(s, "${") != 1 {
+		return "", "", false
 	}
-	c.Target, c.Origin, c.Config, c.Default = "{"+key+"}", core.FromConfig, key, def
+	key, def, _ = strings.Cut(s[2:len(s)-1], ":")
+	return key, def, key != ""
 }

@@ -258,3 +258,27 @@ func TestAddressOfReferences(t *testing.T) {
 		}
 	}
 }
+
+func TestHostPlaceholder(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // the placeholder's name; "" for none
+	}{
+		{"http://{CATALOG_ADDR}/api", "CATALOG_ADDR"},
+		{"http://{HOST}:8080", "HOST"},
+		{"https://{catalog.addr}", "catalog.addr"},
+		{"http://orders:8080/{id}", ""}, // a path's placeholder is no host
+		{"http://orders:8080/items?id={id}", ""},
+		{"{BASE}/api", ""}, // not absolute
+		{"/orders/{id}", ""},
+	} {
+		m := hostPlaceholder(tt.in)
+		got := ""
+		if m != nil {
+			got = tt.in[m[2]:m[3]]
+		}
+		if got != tt.want {
+			t.Errorf("hostPlaceholder(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

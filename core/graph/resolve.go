@@ -389,7 +389,7 @@ func bindingOrigin(bd core.Binding) (origin, bool) {
 	case core.FromTemplate:
 		// An address around one setting (Spring's
 		// @Value("http://${CATALOG_ADDR}/api")): resolveOrigin fills it.
-		if isAbsolute(bd.Value) && strings.Count(bd.Value, "{") == 1 {
+		if strings.Count(bd.Value, "{") == 1 && hostPlaceholder(bd.Value) != nil {
 			return origin{base: bd.Value, def: bd.Default}, true
 		}
 	case core.FromLiteral, core.FromConstant:
@@ -545,7 +545,7 @@ func (b *builder) resolveOrigin(src string, o origin) (resolved, string) {
 		key = o.base[7:]
 	}
 	var missing []string
-	if m := hostPlaceholderRE.FindStringSubmatchIndex(o.base); m != nil && isAbsolute(o.base) && env == "" && key == "" {
+	if m := hostPlaceholder(o.base); m != nil && env == "" && key == "" {
 		// http://{CATALOG_ADDR}/api: the setting is the host (and port).
 		name := o.base[m[2]:m[3]]
 		if r, ok := b.configValue(src, name); ok && !strings.Contains(r.value, "://") {
@@ -585,6 +585,28 @@ func (b *builder) resolveOrigin(src string, o origin) (resolved, string) {
 		missing = append(missing, "no base address")
 	}
 	return resolved{}, strings.Join(missing, "; ")
+}
+
+// hostPlaceholder finds the {NAME} placeholder in the host part of an
+// absolute address (http://{CATALOG_ADDR}/api): the submatch indexes of
+// hostPlaceholderRE, nil when the host holds none.
+func hostPlaceholder(u string) []int {
+	if !isAbsolute(u) {
+		return nil
+	}
+	m := hostPlaceholderRE.FindStringSubmatchIndex(u)
+	if m == nil {
+		return nil
+	}
+	hostStart := strings.Index(u, "://") + 3
+	hostEnd := len(u)
+	if i := strings.IndexAny(u[hostStart:], "/?#"); i >= 0 {
+		hostEnd = hostStart + i
+	}
+	if m[0] < hostStart || m[1] > hostEnd {
+		return nil
+	}
+	return m
 }
 
 func isAbsolute(s string) bool {
