@@ -328,7 +328,7 @@ func unescape(s string) string {
 		return "\n"
 	case `\t`:
 		return "\t"
-	case `\"`, `\'`, `\\`, "\\`", `\/`:
+	case `\"`, `\'`, `\\`, "\\`", `\/`, `\$`:
 		return s[1:]
 	}
 	return s

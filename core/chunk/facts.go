@@ -241,6 +241,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "java" {
 		fs.facts = append(fs.facts, x.springValues(root)...)
 	}
+	if l.name == "kotlin" {
+		fs.facts = append(fs.facts, x.kotlinSpringValues(root)...)
+	}
 	fs.facts = append(fs.facts, envReads(root, x.ev)...)
 	sort.SliceStable(fs.facts, func(i, j int) bool { return fs.facts[i].at < fs.facts[j].at })
 	return fs

@@ -35,7 +35,7 @@ func renderFacts(res Result) string {
 			case core.BindAddress:
 				fmt.Fprintf(&b, "addr  %3d %q field=%s\n", bd.Line, bd.Value, bd.Field)
 			case "field":
-				if c.Language == "java" { // Spring's @Value; Go's fields have tests of their own
+				if c.Language == "java" || c.Language == "kotlin" { // Spring's @Value; Go's fields have tests of their own
 					fmt.Fprintf(&b, "field %3d %s.%s origin=%s value=%q config=%s default=%q\n", bd.Line, bd.Type, bd.Field, bd.Origin, bd.Value, bd.Config, bd.Default)
 				}
 			}

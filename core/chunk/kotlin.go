@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
+
+	"coderag/core"
 )
 
 // kotlinClassPrefixes adds the path prefix of each Kotlin class whose
@@ -91,4 +93,58 @@ func kotlinAnnotationArgs(a *ts.Node, src []byte) (*ts.Node, map[string]*ts.Node
 		pos = next.NamedChild(0)
 	}
 	return pos, pairs
+}
+
+// kotlinSpringValues returns the field bindings Spring's @Value makes in
+// a Kotlin file: a constructor property
+// (class C(@Value("\${orders.url}") private val ordersUrl: String)) or
+// a property (@Value("\${orders.url}") lateinit var ordersUrl: String)
+// holds that setting, as springValues reads Java's.
+func (x *extractor) kotlinSpringValues(root *ts.Node) []fact {
+	var out []fact
+	var walk func(n *ts.Node, class string, depth int)
+	walk = func(n *ts.Node, class string, depth int) {
+		if depth > 200 {
+			return
+		}
+		var name *ts.Node
+		switch n.Kind() {
+		case "class_declaration", "object_declaration":
+			if c := n.ChildByFieldName("name"); c != nil {
+				class = c.Utf8Text(x.src)
+			}
+		case "class_parameter":
+			for i := uint(0); i < n.NamedChildCount(); i++ {
+				if c := n.NamedChild(i); c.Kind() == "identifier" {
+					name = c
+					break
+				}
+			}
+		case "property_declaration":
+			for i := uint(0); i < n.NamedChildCount(); i++ {
+				if c := n.NamedChild(i); c.Kind() == "variable_declaration" && c.NamedChildCount() > 0 {
+					name = c.NamedChild(0)
+				}
+			}
+		}
+		if name != nil {
+			if ann := kotlinAnnotation(n, "Value", x.src); ann != nil {
+				if pos, pairs := kotlinAnnotationArgs(ann, x.src); pos != nil || pairs["value"] != nil {
+					if pairs["value"] != nil {
+						pos = pairs["value"]
+					}
+					b := core.Binding{Kind: "field", Type: class, Field: name.Utf8Text(x.src), Expr: x.firstLine(ann), Line: x.line(n)}
+					if pos.Kind() == "string_literal" && springPlaceholder(&b, x.ev.eval(pos, 0).text) {
+						out = append(out, fact{at: n.StartByte(), binding: &b})
+					}
+				}
+			}
+			return
+		}
+		for i := uint(0); i < n.NamedChildCount(); i++ {
+			walk(n.NamedChild(i), class, depth+1)
+		}
+	}
+	walk(root, "", 0)
+	return out
 }

@@ -60,3 +60,12 @@ interface PlatesClient {
     @RequestMapping(method = [RequestMethod.POST], value = ["/plates"])
     fun add(plate: Plate)
 }
+
+// Settings Spring injects into a constructor property and a property.
+@Service
+class RateCard(@Value("\${rates.url:http://rates:8080}") private val ratesUrl: String, private val rest: RestTemplate) {
+    @Value("\${rates.region}")
+    lateinit var region: String
+
+    fun rate(lane: String) = rest.getForObject("$ratesUrl/lanes/$lane", Rate::class.java)
+}
