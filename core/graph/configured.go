@@ -878,6 +878,29 @@ func (b *builder) target(a addr, typ string) (string, float64, string) {
 	return n.Name, 0.9, "host " + a.host + " is declared by no deploy file"
 }
 
+// hostedServices are cloud services reached at hosts of their own, by
+// the node their SDK's calls make (sdkCall) and the edge's type.
+var hostedServices = []struct {
+	re        *lazyre.Regexp
+	node, typ string
+}{
+	{lazyre.New(`^sqs[.-]([a-z0-9-]+\.)?amazonaws\.com(\.cn)?$`), "aws-sqs", EdgeQueue},
+	{lazyre.New(`^sns[.-]([a-z0-9-]+\.)?amazonaws\.com(\.cn)?$`), "aws-sns", EdgeQueue},
+	{lazyre.New(`\.servicebus\.windows\.net$`), "azure-service-bus", EdgeQueue},
+}
+
+// hostedService is the node and edge type of a cloud service's host,
+// "" for another host.
+func hostedService(host string) (string, string) {
+	host = strings.ToLower(host)
+	for _, h := range hostedServices {
+		if h.re.MatchString(host) {
+			return h.node, h.typ
+		}
+	}
+	return "", ""
+}
+
 // isPlaceholderDomain reports whether a host is one documentation uses
 // (RFC 2606 names, RFC 5737's and RFC 3849's documentation addresses,
 // "your-…").
@@ -999,13 +1022,22 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		}
 	}
 	t, factor, how := b.target(a, typ)
+	if name, hostedTyp := hostedService(a.host); name != "" {
+		// A queue URL's host is the cloud's queue service, the node its
+		// SDK's calls go to.
+		n := b.node(name, KindExternal)
+		b.addAlias(n, a.host, "dns")
+		t, factor, how, typ = name, 1, "host of "+name, hostedTyp
+	}
 	if t == "" && isLocal(a.host) && !ownAddress(v.name) {
 		t, factor, how = b.machineTarget(s, a, v.name, v.onMachine)
 	}
 	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || b.telemetryBackend(t) || slices.Contains(v.peers, t) {
 		return
 	}
-	typ = edgeType(b.nodes[t], a, v.name)
+	if h, _ := hostedService(a.host); h == "" {
+		typ = edgeType(b.nodes[t], a, v.name)
+	}
 	method := ""
 	if typ == EdgeHTTP && a.scheme == "" && b.speaksGRPC(t) {
 		typ = EdgeGRPC // host:port of a service that serves gRPC only

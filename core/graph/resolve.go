@@ -1227,6 +1227,13 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 		}
 		via = join(traced, via)
 	}
+	if u, err := url.Parse(topic); err == nil && u.Host != "" {
+		if h, _ := hostedService(u.Host); h != "" {
+			// An SQS queue URL (https://sqs.REGION.amazonaws.com/ACCOUNT/NAME)
+			// names its queue last.
+			topic = path.Base(u.Path)
+		}
+	}
 	// The service's own edges (to a broker, to what is unresolved) run
 	// from it and say "consume" for a consumer: only a topic's edge to
 	// its consumer is a "subscribe" edge, the one dependency that runs
@@ -1248,10 +1255,97 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	}
 	// The broker the service's configuration names carries the topic: the
 	// service depends on it, publisher and consumer alike.
-	for _, broker := range b.brokersOf(src) {
+	for _, broker := range b.brokersFor(src, c.System) {
 		b.addEdge(Edge{Source: src, Target: broker, Type: EdgeQueue, Method: own, Path: topic, Confidence: conf,
 			Via: join(c.System, via+"; broker from the service's configuration")}, ev)
 	}
+}
+
+// brokerFamilies name the messaging products by the words of their
+// images, node names and URL schemes: a Kafka producer's topic is on the
+// service's Kafka, not on the RabbitMQ or NATS its configuration also
+// names.
+var brokerFamilies = []struct {
+	family string
+	words  []string
+}{
+	{"kafka", []string{"kafka", "redpanda"}},
+	{"rabbitmq", []string{"rabbitmq", "rabbit", "amqp", "amqps", "celery"}},
+	{"nats", []string{"nats", "jetstream"}},
+	{"redis", []string{"redis", "valkey"}},
+	{"pulsar", []string{"pulsar"}},
+	{"activemq", []string{"activemq", "artemis"}},
+	{"mqtt", []string{"mqtt", "mosquitto", "emqx", "hivemq"}},
+	{"aws", []string{"sqs", "sns", "aws", "kinesis"}},
+	{"azure", []string{"servicebus", "azure-service-bus", "eventhub", "eventhubs"}},
+	{"gcp", []string{"pubsub"}},
+}
+
+// speaksLike are the brokers a family's clients also talk to by
+// protocol: Azure Service Bus's SDK speaks AMQP 1.0, which RabbitMQ (4
+// and its plugin) and ActiveMQ Artemis serve too.
+var speaksLike = map[string][]string{"azure": {"rabbitmq", "activemq"}}
+
+// messagingFamily is the family a word list names, "" for none.
+func messagingFamily(words ...string) string {
+	for _, w := range words {
+		w = strings.ToLower(w)
+		for _, f := range brokerFamilies {
+			for _, x := range f.words {
+				if strings.Contains(w, x) {
+					return f.family
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// brokersFor are the brokers of src a call of the given system goes
+// through: those of its family; when none is, those of no known family;
+// every one when the system's family is not known.
+func (b *builder) brokersFor(src, system string) []string {
+	all := b.brokersOf(src)
+	fam := messagingFamily(system)
+	if fam == "" || len(all) == 0 {
+		return all
+	}
+	var same, unknown []string
+	for _, br := range all {
+		switch f := b.brokerFamily(src, br); {
+		case f == fam || slices.Contains(speaksLike[fam], f):
+			same = append(same, br)
+		case f == "":
+			unknown = append(unknown, br)
+		}
+	}
+	if len(same) > 0 {
+		return same
+	}
+	return unknown
+}
+
+// brokerFamily is the messaging family of broker node br: by the URL src
+// is configured with, the images that run it, or its name.
+func (b *builder) brokerFamily(src, br string) string {
+	var words []string
+	for _, e := range b.edges {
+		if e.Source == src && e.Target == br && e.configured {
+			if scheme, _, ok := strings.Cut(e.URL, "://"); ok {
+				words = append(words, scheme)
+			}
+		}
+	}
+	for _, r := range b.in.Resources {
+		if core.IsWorkload(r.Kind) || r.Kind == core.ResourceCompose {
+			if b.alias[strings.ToLower(r.Service)] == br {
+				for _, img := range r.Images {
+					words = append(words, core.ImageName(img))
+				}
+			}
+		}
+	}
+	return messagingFamily(append(words, br)...)
 }
 
 // sdkCall links a cloud SDK client to the service it is for: the host

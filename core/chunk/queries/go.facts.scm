@@ -96,6 +96,23 @@
    arguments: (argument_list . (_) @topic))
  @subscribe
  (#match? @_c "(?i)^(nc|conn|nats|natsconn|js)$") (#match? @_fn "^(Subscribe|QueueSubscribe|ChanSubscribe)$") (#set! system "nats"))
+; RabbitMQ (amqp091-go, streadway/amqp): ch.Consume("queue", ...),
+; ch.Publish("exchange", "routing-key", ...), ch.PublishWithContext(ctx, "exchange", "routing-key", ...)
+((call_expression
+   function: (selector_expression operand: (_) @_c field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) @topic))
+ @subscribe
+ (#match? @_c "(?i)^(ch|channel|amqpchannel|amqpch|rabbitch)$") (#eq? @_fn "Consume") (#set! system "rabbitmq"))
+((call_expression
+   function: (selector_expression operand: (_) @_c field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) . (_) @topic))
+ @publish
+ (#match? @_c "(?i)^(ch|channel|amqpchannel|amqpch|rabbitch)$") (#eq? @_fn "Publish") (#set! system "rabbitmq"))
+((call_expression
+   function: (selector_expression operand: (_) @_c field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) . (_) . (_) @topic))
+ @publish
+ (#match? @_c "(?i)^(ch|channel|amqpchannel|amqpch|rabbitch)$") (#eq? @_fn "PublishWithContext") (#set! system "rabbitmq"))
 
 ; ---- databases and caches -----------------------------------------------
 ((call_expression

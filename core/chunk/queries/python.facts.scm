@@ -60,6 +60,13 @@
    arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
  @subscribe
  (#eq? @_fn "basic_consume") (#eq? @_k "queue") (#set! system "rabbitmq"))
+; nats-py: await nc.publish("subject", data), await nc.subscribe("subject", cb=...)
+((call function: (attribute object: (_) @_c attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic))
+ @publish
+ (#match? @_c "(?i)^(self\\.)?_?(nc|nats|natsconn|nats_client|js|jetstream)$") (#match? @_fn "^(publish|request)$") (#set! system "nats"))
+((call function: (attribute object: (_) @_c attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic))
+ @subscribe
+ (#match? @_c "(?i)^(self\\.)?_?(nc|nats|natsconn|nats_client|js|jetstream)$") (#match? @_fn "^(subscribe|pull_subscribe)$") (#set! system "nats"))
 ; boto3 SQS and SNS
 ((call function: (attribute attribute: (identifier) @_fn)
    arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
