@@ -521,7 +521,11 @@ func addressOf(name, value string) (addr, bool) {
 	ws := words(name)
 	// A host alone under a word of address (DB_HOST), or the machine's
 	// under a key naming a product whose clients know its port
-	// (cassandra.hosts: 127.0.0.1; machineTarget).
+	// (cassandra.hosts: 127.0.0.1; machineTarget), or under libpq's
+	// PGHOST, which every PostgreSQL client library reads.
+	if libpqHost(name) {
+		ws = []string{"host"}
+	}
 	if len(ws) == 0 || !addressWords[ws[len(ws)-1]] && !(isLocal(a.host) && core.ProductPort(name) != "") {
 		return addr{}, false
 	}
@@ -530,6 +534,13 @@ func addressOf(name, value string) (addr, bool) {
 		return addr{}, false
 	}
 	return a, true
+}
+
+// libpqHost reports whether an environment variable is libpq's host
+// (PGHOST, PGHOSTADDR), read by psql, pgx, node-postgres, psycopg and
+// the other PostgreSQL clients when the code gives none.
+func libpqHost(name string) bool {
+	return strings.EqualFold(name, "PGHOST") || strings.EqualFold(name, "PGHOSTADDR")
 }
 
 // bareName reports whether address a, the value of the variable name,
