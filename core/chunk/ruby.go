@@ -29,8 +29,8 @@ var railsActions = []struct {
 // apply as to the other routes.
 func (x *extractor) railsResources(root *ts.Node) []fact {
 	var out []fact
-	var walk func(n *ts.Node, parents []string, inDraw bool, depth int)
-	walk = func(n *ts.Node, parents []string, inDraw bool, depth int) {
+	var walk func(n *ts.Node, parent string, inDraw bool, depth int)
+	walk = func(n *ts.Node, parent string, inDraw bool, depth int) {
 		if depth > 200 {
 			return
 		}
@@ -52,7 +52,7 @@ func (x *extractor) railsResources(root *ts.Node) []fact {
 					if !plural {
 						controller = pluralize(res)
 					}
-					base := joinPath(strings.Join(parents, "/"), "/"+res)
+					base := joinPath(parent, "/"+res)
 					for _, a := range railsActions {
 						if !actions[a.action] || !plural && a.action == "index" {
 							continue
@@ -69,17 +69,17 @@ func (x *extractor) railsResources(root *ts.Node) []fact {
 						if plural {
 							member += "/{" + singularize(res) + "_id}"
 						}
-						walk(b, append(slices.Clone(parents), strings.TrimPrefix(member, "/")), inDraw, depth+1)
+						walk(b, member, inDraw, depth+1)
 					}
 					return
 				}
 			}
 		}
 		for i := uint(0); i < n.NamedChildCount(); i++ {
-			walk(n.NamedChild(i), parents, inDraw, depth+1)
+			walk(n.NamedChild(i), parent, inDraw, depth+1)
 		}
 	}
-	walk(root, nil, false, 0)
+	walk(root, "", false, 0)
 	return out
 }
 

@@ -28,7 +28,9 @@ settings.get('/x') if settings.respond_to?(:get)
 Rails.application.routes.draw do
   get '/health', to: 'health#show'
   resources :consignments, only: [:index, :show, :create] do
-    resources :shipments, except: [:destroy]
+    resources :shipments, except: [:destroy] do
+      resources :labels, only: [:show]
+    end
   end
   namespace :admin do
     resource :tariff, only: [:show, :update]
