@@ -44,6 +44,7 @@ func megabyteOf(t testing.TB, c *Chunker, fixture string) ([]byte, core.Chunk) {
 var benchFixtures = map[string]string{
 	"go": "inventory.go", "python": "pricing.py", "typescript": "orders.ts", "tsx": "ProfileCard.tsx",
 	"javascript": "stock.js", "csharp": "RateShopper.cs", "java": "InvoiceController.java",
+	"kotlin": "TariffService.kt", "ruby": "shipments_controller.rb",
 }
 
 // BenchmarkChunk measures chunking throughput per language on a 1 MB file.

@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -14,6 +15,9 @@ import (
 // annotated_expression siblings: @RestController @RequestMapping("/x")
 // is annotation, annotation, ("/x")).
 func (x *extractor) kotlinClassPrefixes(root *ts.Node) {
+	if !bytes.Contains(x.src, []byte("RequestMapping")) {
+		return
+	}
 	for i := uint(0); i < root.NamedChildCount(); i++ {
 		c := root.NamedChild(i)
 		if c.Kind() != "class_declaration" {
@@ -101,6 +105,9 @@ func kotlinAnnotationArgs(a *ts.Node, src []byte) (*ts.Node, map[string]*ts.Node
 // a property (@Value("\${orders.url}") lateinit var ordersUrl: String)
 // holds that setting, as springValues reads Java's.
 func (x *extractor) kotlinSpringValues(root *ts.Node) []fact {
+	if !bytes.Contains(x.src, []byte("@Value")) {
+		return nil // walking the tree costs a cgo call a node
+	}
 	var out []fact
 	var walk func(n *ts.Node, class string, depth int)
 	walk = func(n *ts.Node, class string, depth int) {

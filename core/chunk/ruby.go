@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -28,6 +29,9 @@ var railsActions = []struct {
 // resources under /orders/{order_id}. namespace and scope prefixes
 // apply as to the other routes.
 func (x *extractor) railsResources(root *ts.Node) []fact {
+	if !bytes.Contains(x.src, []byte("resource")) || !bytes.Contains(x.src, []byte("draw")) {
+		return nil // walking the tree costs a cgo call a node
+	}
 	var out []fact
 	var walk func(n *ts.Node, parent string, inDraw bool, depth int)
 	walk = func(n *ts.Node, parent string, inDraw bool, depth int) {

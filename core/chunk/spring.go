@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -31,6 +32,9 @@ var springMappings = []struct{ annotation, method string }{
 // Java file and the byte spans of those interfaces (what the route
 // patterns found inside them is no route).
 func (x *extractor) feignClients(root *ts.Node) ([]fact, [][2]uint) {
+	if !bytes.Contains(x.src, []byte("FeignClient")) {
+		return nil, nil // walking the tree costs a cgo call a node
+	}
 	var out []fact
 	var spans [][2]uint
 	var walk func(n *ts.Node, depth int)
@@ -44,6 +48,10 @@ func (x *extractor) feignClients(root *ts.Node) ([]fact, [][2]uint) {
 				out = append(out, x.feignCalls(n, fc)...)
 				return
 			}
+		}
+		switch n.Kind() {
+		case "method_declaration", "constructor_declaration", "field_declaration", "function_declaration", "property_declaration", "block":
+			return // no interface is declared in there
 		}
 		for i := uint(0); i < n.NamedChildCount(); i++ {
 			walk(n.NamedChild(i), depth+1)
@@ -294,6 +302,9 @@ func (x *extractor) withFeignClients(root *ts.Node, facts []fact) []fact {
 // (this.catalogUrl = catalogUrl), holds that setting; the service graph
 // follows a call's base address (catalogUrl + "/items") to it.
 func (x *extractor) springValues(root *ts.Node) []fact {
+	if !bytes.Contains(x.src, []byte("@Value")) {
+		return nil
+	}
 	var out []fact
 	bind := func(class, field string, ann *ts.Node, at *ts.Node) {
 		pos, pairs := annotationArgs(ann, x.src)
@@ -330,6 +341,8 @@ func (x *extractor) springValues(root *ts.Node) []fact {
 				}
 			}
 			return
+		case "method_declaration", "block", "lambda_expression":
+			return // fields and constructors are members, not in bodies
 		case "constructor_declaration":
 			annotated := map[string]*ts.Node{}
 			if ps := n.ChildByFieldName("parameters"); ps != nil {
