@@ -201,6 +201,9 @@ type Resource struct {
 	// References are the resources an Aspire resource is wired to
 	// (WithReference).
 	References []string `json:"references,omitempty"`
+	// AppID is the Dapr app id a workload's pods are annotated with
+	// (dapr.io/app-id): the name other services invoke it by.
+	AppID string `json:"app_id,omitempty"`
 	// Keys are the lines of a ConfigMap's data keys and of the ConfigMaps
 	// and Secrets an env list or envFrom names.
 	Keys []KeyLine `json:"keys,omitempty"`

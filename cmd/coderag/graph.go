@@ -55,7 +55,9 @@ Kustomize env filled from Terraform outputs), through the fields and
 constructors that carry it (Go; Spring's @Value fields), or else by the
 one service that serves the called route. A Spring Cloud OpenFeign
 interface's methods are calls to the service it names, a .NET Refit
-interface's calls through the client registered for it. HTTP calls are
+interface's calls through the client registered for it, and a Dapr
+invocation (the sidecar's /v1.0/invoke/APP/method/... or an SDK's) a call
+to the service whose name or dapr.io/app-id is APP. HTTP calls are
 matched to the route template and handler that serve them. What cannot be
 resolved is kept as an edge to a node named "?" and the raw target.
 

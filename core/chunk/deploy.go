@@ -295,6 +295,9 @@ func resource(o map[string]any) resourceInfo {
 		pod = obj(o, "spec")
 	}
 	podLabels := strMap(obj(o, "spec", "template", "metadata", "labels"))
+	if id := strMap(obj(o, "spec", "template", "metadata", "annotations"))["dapr.io/app-id"]; id != "" {
+		res.AppID = id
+	}
 	switch ri.kind {
 	case "Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicaSet", "Pod", "Service", "Rollout", "DeploymentConfig":
 		// The pods' labels first: they are what Services select, where

@@ -20,6 +20,7 @@ import (
 //
 //	@http        an HTTP call; @http.verb, @http.url, @http.client, @http.options
 //	@client      an HTTP client configuration; @client.name, @client.base
+//	@dapr.invoke a Dapr service invocation; @dapr.app, @dapr.method, @dapr.verb
 //	@grpc        a gRPC client or channel; @grpc.service, @grpc.target
 //	@publish     a message sent; @topic
 //	@subscribe   a subscription; @topic
@@ -299,6 +300,9 @@ func (x *extractor) collect(m *match) {
 		x.prefixes = append(x.prefixes, prefixScope{sc.StartByte(), sc.EndByte(), path})
 	case m.has("client") && m.has("client.base"):
 		base := x.ev.eval(m.first("client.base"), 0)
+		if m.props["system"] == "dapr" && base.known() && !strings.Contains(base.text, "://") {
+			base.text = "http://" + strings.TrimSpace(base.text) // DaprClient.CreateInvokeHttpClient("orders")
+		}
 		name := clientName(m.first("client.name"), x.src)
 		if name != "" {
 			x.clients[name] = base
@@ -548,10 +552,15 @@ func (x *extractor) extract(m *match) []fact {
 	switch {
 	case m.has("http"):
 		return x.http(m)
+	case m.has("dapr.invoke"):
+		return x.daprInvoke(m)
 	case m.has("client") && m.has("client.base"):
 		n := m.first("client")
 		c := core.Call{Kind: core.CallClient, System: m.props["system"], Client: clientName(m.first("client.name"), x.src), Line: x.line(n), Text: x.firstLine(n)}
 		v := x.ev.eval(m.first("client.base"), 0)
+		if c.System == "dapr" && v.known() && !strings.Contains(v.text, "://") {
+			v.text = "http://" + strings.TrimSpace(v.text) // DaprClient.CreateInvokeHttpClient("orders")
+		}
 		target(&c, v)
 		if v.env != "" {
 			c.Base = "env:" + v.env
@@ -596,6 +605,9 @@ func (x *extractor) extract(m *match) []fact {
 		}
 		t := m.first("topic")
 		if t == nil {
+			return nil
+		}
+		if m.props["system"] == "dapr" && !x.usesDaprSDK() {
 			return nil
 		}
 		for _, v := range x.ev.list(t, 0) {
@@ -788,6 +800,49 @@ func (x *extractor) http(m *match) []fact {
 		}
 	}
 	return []fact{{at: n.StartByte(), key: url.StartByte() + 1, call: &c}}
+}
+
+// daprInvoke reads a Dapr SDK's service invocation (InvokeMethod(ctx,
+// "orders", "orders/1", "get")) as the HTTP call its sidecar makes:
+// /v1.0/invoke/APP/method/METHOD, which the service graph reads as a
+// call to the app.
+func (x *extractor) daprInvoke(m *match) []fact {
+	if !x.usesDaprSDK() {
+		return nil // another InvokeMethod (the Dapr runtime's own actors)
+	}
+	n := m.first("dapr.invoke")
+	app, meth := x.ev.eval(m.first("dapr.app"), 0), x.ev.eval(m.first("dapr.method"), 0)
+	if !app.known() || !meth.known() {
+		return nil
+	}
+	c := core.Call{Kind: core.CallHTTP, System: "dapr", Method: "POST", Origin: core.FromTemplate, Line: x.line(n), Text: x.firstLine(n)}
+	if v := m.first("dapr.verb"); v != nil {
+		if w := verbOf(v.Utf8Text(x.src)); w != "" {
+			c.Method = w
+		} else if w := verbOf(x.ev.eval(v, 0).text); w != "" {
+			c.Method = w
+		}
+	} else if p := m.props["method"]; p != "" {
+		c.Method = p
+	}
+	c.Target = "/v1.0/invoke/" + strings.TrimSpace(app.text) + "/method/" + strings.TrimPrefix(strings.TrimSpace(meth.text), "/")
+	return []fact{{at: n.StartByte(), call: &c}}
+}
+
+// daprSDKs are the imports of Dapr's client SDKs: Go, Python, .NET,
+// JavaScript.
+var daprSDKs = []string{"github.com/dapr/go-sdk", "dapr.clients", "dapr.aio.clients", "Dapr.Client", "Dapr", "@dapr/dapr", "dapr-client"}
+
+// usesDaprSDK reports whether the file imports a Dapr client SDK.
+func (x *extractor) usesDaprSDK() bool {
+	return slices.ContainsFunc(x.fileImports, func(imp string) bool {
+		for _, sdk := range daprSDKs {
+			if imp == sdk || strings.HasPrefix(imp, sdk+"/") || strings.HasPrefix(imp, sdk+".") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 var (

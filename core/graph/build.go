@@ -191,7 +191,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 73
+const BuilderVersion = 74
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -615,6 +615,9 @@ func (b *builder) services() {
 			}
 			if r.Kind == "Service" {
 				b.dnsAliases(n, r.Name, r.Namespace)
+			}
+			if r.AppID != "" && r.AppID != name {
+				b.addAlias(n, r.AppID, "dapr app id")
 			}
 			for _, img := range r.Images {
 				if ib := core.ImageName(img); ib != name && len(imageUsers[ib]) == 1 {

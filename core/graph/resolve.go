@@ -817,6 +817,9 @@ func (b *builder) unresolved(raw string) string {
 }
 
 func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
+	if b.daprCall(src, c, ev) {
+		return
+	}
 	r, why := b.address(src, c)
 	method := strings.ToUpper(c.Method)
 	clientPath := c.Target
@@ -1484,4 +1487,69 @@ func (b *builder) envMatching(src string, re *lazyre.Regexp) (resolved, bool) {
 		}
 	}
 	return resolved{}, false
+}
+
+// daprPathRE is a Dapr sidecar's API path: service invocation
+// (/v1.0/invoke/APP/method/PATH) or a publish (/v1.0/publish/PUBSUB/TOPIC).
+var daprPathRE = lazyre.New(`^/v1\.0/(invoke|publish)/([^/?]+)/(?:method)?(/[^?]*)?`)
+
+// daprCall turns a call to a Dapr sidecar, wherever its address comes
+// from (localhost:3500, DAPR_HTTP_ENDPOINT), into the dependency it
+// stands for: service invocation is an HTTP call to the app whose id it
+// names (a service's name, or the dapr.io/app-id its pods carry) at the
+// path after method/; a publish puts a message on the topic. It reports
+// whether c was such a call.
+func (b *builder) daprCall(src string, c core.CallAt, ev Evidence) bool {
+	p := c.Target
+	if isAbsolute(p) {
+		_, rest, _ := strings.Cut(p, "://")
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false
+		}
+		p = rest[i:]
+	}
+	m := daprPathRE.FindStringSubmatch(p)
+	if m == nil {
+		return false
+	}
+	if m[1] == "publish" {
+		topic := strings.TrimPrefix(m[3], "/")
+		if topic == "" {
+			return false
+		}
+		pc := c
+		pc.Kind, pc.System, pc.Target, pc.Origin = core.CallPublish, "dapr", topic, core.FromLiteral
+		if strings.HasPrefix(topic, "{") {
+			pc.Origin = core.FromExpression
+		}
+		b.queueCall(src, pc, ev)
+		return true
+	}
+	app, rest := m[2], m[3]
+	if rest == "" {
+		rest = "/"
+	}
+	if i := strings.IndexByte(app, '.'); i > 0 {
+		app = app[:i] // APP.NAMESPACE
+	}
+	method := strings.ToUpper(c.Method)
+	var target string
+	if !strings.HasPrefix(app, "{") {
+		target, _, _ = b.hostNode(app)
+	}
+	if target == "" || target == src {
+		if target == "" {
+			b.addEdge(Edge{Source: src, Target: b.unresolved("dapr:" + app), Type: EdgeHTTP, Method: method, Path: rest,
+				Via: "Dapr app id " + app + " is no service's name or app id"}, ev)
+		}
+		return true
+	}
+	e := Edge{Source: src, Target: target, Type: EdgeHTTP, Method: method, Path: rest, Confidence: 0.9,
+		Via: "Dapr service invocation of app id " + app}
+	if rt, ok := matchRoute(method, rest, b.routes[target]); ok {
+		e.Path, e.Handler = rt.Path, rt.Handler
+	}
+	b.addEdge(e, ev)
+	return true
 }

@@ -26,6 +26,30 @@
  @client
  (#eq? @_rs "RestService") (#eq? @_for "For") (#set! system "Refit"))
 
+; Dapr: dapr.InvokeMethodAsync<T>(HttpMethod.Get, "app", "method"), InvokeMethodAsync("app", "method", data),
+; DaprClient.CreateInvokeHttpClient("app"), dapr.PublishEventAsync("pubsub", "topic", data)
+((invocation_expression
+   function: (member_access_expression name: [(identifier) (generic_name (identifier))] @_fn)
+   arguments: (argument_list . (argument (member_access_expression) @dapr.verb) . (argument (_) @dapr.app) . (argument (_) @dapr.method)))
+ @dapr.invoke
+ (#match? @_fn "^(InvokeMethodAsync|InvokeMethodWithResponseAsync|CreateInvokeMethodRequest)") (#match? @dapr.verb "^HttpMethod\\."))
+((invocation_expression
+   function: (member_access_expression name: [(identifier) (generic_name (identifier))] @_fn)
+   arguments: (argument_list . (argument (string_literal) @dapr.app) . (argument (_) @dapr.method)))
+ @dapr.invoke
+ (#match? @_fn "^(InvokeMethodAsync|InvokeMethodWithResponseAsync|CreateInvokeMethodRequest)") (#set! method "POST"))
+((variable_declarator name: (identifier) @client.name
+   (invocation_expression
+     function: (member_access_expression name: (identifier) @_fn)
+     arguments: (argument_list . (argument) @client.base)))
+ @client
+ (#eq? @_fn "CreateInvokeHttpClient") (#set! system "dapr"))
+((invocation_expression
+   function: (member_access_expression name: [(identifier) (generic_name (identifier))] @_fn)
+   arguments: (argument_list . (argument) . (argument (_) @topic)))
+ @publish
+ (#eq? @_fn "PublishEventAsync") (#set! system "dapr"))
+
 ; ---- gRPC ---------------------------------------------------------------
 ((object_creation_expression type: [(qualified_name) (identifier)] @grpc.service arguments: (argument_list . (argument)))
  @grpc

@@ -114,6 +114,19 @@
  @publish
  (#match? @_c "(?i)^(ch|channel|amqpchannel|amqpch|rabbitch)$") (#eq? @_fn "PublishWithContext") (#set! system "rabbitmq"))
 
+; Dapr: client.InvokeMethod(ctx, "app", "method", "get"), InvokeMethodWithContent(ctx, "app", "method", "post", content),
+; client.PublishEvent(ctx, "pubsub", "topic", data)
+((call_expression
+   function: (selector_expression field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) . (_) @dapr.app . (_) @dapr.method . (_) @dapr.verb))
+ @dapr.invoke
+ (#match? @_fn "^(InvokeMethod|InvokeMethodWithContent|InvokeMethodWithCustomContent)$"))
+((call_expression
+   function: (selector_expression field: (field_identifier) @_fn)
+   arguments: (argument_list . (_) . (_) . (_) @topic))
+ @publish
+ (#eq? @_fn "PublishEvent") (#set! system "dapr"))
+
 ; ---- databases and caches -----------------------------------------------
 ((call_expression
    function: (selector_expression operand: (identifier) @_pkg field: (field_identifier) @_fn)

@@ -10,6 +10,18 @@
   value: (call_expression function: (identifier) @_req arguments: (arguments . (string (string_fragment) @bind.from)))
   (#eq? @_req "require"))
 
+; Dapr: client.invoker.invoke("app", "method", HttpMethod.POST, body), client.pubsub.publish("pubsub", "topic", data)
+((call_expression
+   function: (member_expression object: (member_expression property: (property_identifier) @_inv) property: (property_identifier) @_fn)
+   arguments: (arguments . (_) @dapr.app . (_) @dapr.method . (_)? @dapr.verb))
+ @dapr.invoke
+ (#eq? @_inv "invoker") (#eq? @_fn "invoke"))
+((call_expression
+   function: (member_expression object: (member_expression property: (property_identifier) @_ps) property: (property_identifier) @_fn)
+   arguments: (arguments . (_) . (_) @topic))
+ @publish
+ (#eq? @_ps "pubsub") (#eq? @_fn "publish") (#set! system "dapr"))
+
 ; ---- HTTP clients -------------------------------------------------------
 ; fetch(url), fetch(url, { method: "POST" })
 ((call_expression function: (identifier) @_fn arguments: (arguments . (_) @http.url . (object)? @http.options))

@@ -67,6 +67,17 @@
 ((call function: (attribute object: (_) @_c attribute: (identifier) @_fn) arguments: (argument_list . (_) @topic))
  @subscribe
  (#match? @_c "(?i)^(self\\.)?_?(nc|nats|natsconn|nats_client|js|jetstream)$") (#match? @_fn "^(subscribe|pull_subscribe)$") (#set! system "nats"))
+; Dapr: client.invoke_method("app", "method", data=..., http_verb="POST"),
+; client.publish_event(pubsub_name="pubsub", topic_name="topic", data=...)
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list . [(string) (identifier) (attribute)] @dapr.app . [(string) (identifier) (attribute)] @dapr.method
+     (keyword_argument name: (identifier) @_v value: (_) @dapr.verb)?))
+ @dapr.invoke
+ (#eq? @_fn "invoke_method") (#eq? @_v "http_verb"))
+((call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
+ @publish
+ (#eq? @_fn "publish_event") (#eq? @_k "topic_name") (#set! system "dapr"))
 ; boto3 SQS and SNS
 ((call function: (attribute attribute: (identifier) @_fn)
    arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
