@@ -831,7 +831,7 @@ func (x *extractor) daprInvoke(m *match) []fact {
 
 // daprSDKs are the imports of Dapr's client SDKs: Go, Python, .NET,
 // JavaScript.
-var daprSDKs = []string{"github.com/dapr/go-sdk", "dapr.clients", "dapr.aio.clients", "Dapr.Client", "Dapr", "@dapr/dapr", "dapr-client"}
+var daprSDKs = []string{"github.com/dapr/go-sdk", "dapr.clients", "dapr.aio.clients", "dapr.ext", "Dapr.Client", "Dapr", "Dapr.AspNetCore", "@dapr/dapr", "dapr-client"}
 
 // usesDaprSDK reports whether the file imports a Dapr client SDK.
 func (x *extractor) usesDaprSDK() bool {

@@ -49,6 +49,15 @@
    arguments: (argument_list . (argument) . (argument (_) @topic)))
  @publish
  (#eq? @_fn "PublishEventAsync") (#set! system "dapr"))
+; Dapr subscription: [Topic("pubsub", "orders")] on an action, app.MapPost(...).WithTopic("pubsub", "orders")
+((attribute name: (identifier) @_a (attribute_argument_list . (attribute_argument) . (attribute_argument (_) @topic)))
+ @subscribe
+ (#eq? @_a "Topic") (#set! system "dapr"))
+((invocation_expression
+   function: (member_access_expression name: (identifier) @_fn)
+   arguments: (argument_list . (argument) . (argument (_) @topic)))
+ @subscribe
+ (#eq? @_fn "WithTopic") (#set! system "dapr"))
 
 ; ---- gRPC ---------------------------------------------------------------
 ((object_creation_expression type: [(qualified_name) (identifier)] @grpc.service arguments: (argument_list . (argument)))

@@ -126,6 +126,12 @@
    arguments: (argument_list . (_) . (_) . (_) @topic))
  @publish
  (#eq? @_fn "PublishEvent") (#set! system "dapr"))
+; Dapr subscription: s.AddTopicEventHandler(&common.Subscription{PubsubName: "pubsub", Topic: "orders"}, h)
+((composite_literal
+   type: (qualified_type name: (type_identifier) @_t)
+   body: (literal_value (keyed_element key: (literal_element (identifier) @_k) value: (literal_element (_) @topic))))
+ @subscribe
+ (#eq? @_t "Subscription") (#eq? @_k "Topic") (#set! system "dapr"))
 
 ; ---- databases and caches -----------------------------------------------
 ((call_expression

@@ -21,6 +21,12 @@
    arguments: (arguments . (_) . (_) @topic))
  @publish
  (#eq? @_ps "pubsub") (#eq? @_fn "publish") (#set! system "dapr"))
+; Dapr subscription: server.pubsub.subscribe("pubsub", "topic", handler)
+((call_expression
+   function: (member_expression object: (member_expression property: (property_identifier) @_ps) property: (property_identifier) @_fn)
+   arguments: (arguments . (_) . (_) @topic))
+ @subscribe
+ (#eq? @_ps "pubsub") (#eq? @_fn "subscribe") (#set! system "dapr"))
 
 ; ---- HTTP clients -------------------------------------------------------
 ; fetch(url), fetch(url, { method: "POST" })

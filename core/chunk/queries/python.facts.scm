@@ -78,6 +78,11 @@
    arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
  @publish
  (#eq? @_fn "publish_event") (#eq? @_k "topic_name") (#set! system "dapr"))
+; Dapr subscription: @dapr_app.subscribe(pubsub="pubsub", topic="orders")
+((decorator (call function: (attribute attribute: (identifier) @_fn)
+   arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic))))
+ @subscribe
+ (#eq? @_fn "subscribe") (#eq? @_k "topic") (#set! system "dapr"))
 ; boto3 SQS and SNS
 ((call function: (attribute attribute: (identifier) @_fn)
    arguments: (argument_list (keyword_argument name: (identifier) @_k value: (_) @topic)))
