@@ -204,6 +204,9 @@ type Resource struct {
 	// AppID is the Dapr app id a workload's pods are annotated with
 	// (dapr.io/app-id): the name other services invoke it by.
 	AppID string `json:"app_id,omitempty"`
+	// Scopes are the Dapr app ids a Dapr Subscription delivers its
+	// topic (Data["topic"]) to.
+	Scopes []string `json:"scopes,omitempty"`
 	// Keys are the lines of a ConfigMap's data keys and of the ConfigMaps
 	// and Secrets an env list or envFrom names.
 	Keys []KeyLine `json:"keys,omitempty"`

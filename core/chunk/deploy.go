@@ -503,6 +503,18 @@ func resource(o map[string]any) resourceInfo {
 			ri.meta["from"] = strings.Join(res.From, ", ")
 		}
 	}
+	// Dapr: a declarative Subscription delivers a topic to the apps it
+	// is scoped to.
+	if ri.kind == "Subscription" && strings.HasPrefix(str(o["apiVersion"]), "dapr.io/") {
+		if t := str(obj(o, "spec", "topic")); t != "" {
+			res.Data = map[string]string{"topic": t, "pubsubname": str(obj(o, "spec", "pubsubname"))}
+			for _, sc := range list(o["scopes"]) {
+				if id := str(sc); id != "" {
+					res.Scopes = append(res.Scopes, id)
+				}
+			}
+		}
+	}
 	// Skaffold: each artifact's image and the folder it is built from.
 	if ri.kind == "Config" && strings.HasPrefix(str(o["apiVersion"]), "skaffold/") {
 		res.Kind, res.Data = core.ResourceBuild, map[string]string{}

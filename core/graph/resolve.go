@@ -72,6 +72,20 @@ func (b *builder) deployEdges() {
 				b.addEdge(Edge{Source: "ingress:" + r.Name, Target: target, Type: typ, Method: "ANY", Path: be.Path, URL: u,
 					Confidence: 1, Via: r.Kind + " " + r.Name}, Evidence{r.ChunkID, r.Repo, r.File, line})
 			}
+		case "Subscription": // Dapr's: the topic goes to the apps it is scoped to
+			topic := r.Data["topic"]
+			if topic == "" {
+				continue
+			}
+			for _, app := range r.Scopes {
+				svc, _, _ := b.hostNode(app)
+				if svc == "" || b.nodes[svc].Kind != KindService {
+					continue
+				}
+				t := b.node(topic, KindTopic).Name
+				b.addEdge(Edge{Source: t, Target: svc, Type: EdgeQueue, Method: "subscribe", Path: topic, Confidence: 0.9,
+					Via: "Dapr Subscription " + r.Name}, evidenceOf(r))
+			}
 		case core.ResourceAspire:
 			for _, ref := range r.References {
 				t := b.nodes[ref]
