@@ -1503,9 +1503,13 @@ func (b *builder) envMatching(src string, re *lazyre.Regexp) (resolved, bool) {
 	return resolved{}, false
 }
 
-// daprPathRE is a Dapr sidecar's API path: service invocation
-// (/v1.0/invoke/APP/method/PATH) or a publish (/v1.0/publish/PUBSUB/TOPIC).
-var daprPathRE = lazyre.New(`^/v1\.0/(invoke|publish)/([^/?]+)/(?:method)?(/[^?]*)?`)
+// daprInvokeRE and daprPublishRE are a Dapr sidecar's API paths: service
+// invocation (/v1.0/invoke/APP/method/PATH) and a publish
+// (/v1.0/publish/PUBSUB/TOPIC).
+var (
+	daprInvokeRE  = lazyre.New(`^/v1\.0/invoke/([^/?]+)/method(/[^?]*)?`)
+	daprPublishRE = lazyre.New(`^/v1\.0/publish/[^/?]+/([^/?]+)`)
+)
 
 // daprCall turns a call to a Dapr sidecar, wherever its address comes
 // from (localhost:3500, DAPR_HTTP_ENDPOINT), into the dependency it
@@ -1523,15 +1527,8 @@ func (b *builder) daprCall(src string, c core.CallAt, ev Evidence) bool {
 		}
 		p = rest[i:]
 	}
-	m := daprPathRE.FindStringSubmatch(p)
-	if m == nil {
-		return false
-	}
-	if m[1] == "publish" {
-		topic := strings.TrimPrefix(m[3], "/")
-		if topic == "" {
-			return false
-		}
+	if m := daprPublishRE.FindStringSubmatch(p); m != nil {
+		topic := m[1]
 		pc := c
 		pc.Kind, pc.System, pc.Target, pc.Origin = core.CallPublish, "dapr", topic, core.FromLiteral
 		if strings.HasPrefix(topic, "{") {
@@ -1540,7 +1537,11 @@ func (b *builder) daprCall(src string, c core.CallAt, ev Evidence) bool {
 		b.queueCall(src, pc, ev)
 		return true
 	}
-	app, rest := m[2], m[3]
+	m := daprInvokeRE.FindStringSubmatch(p)
+	if m == nil {
+		return false
+	}
+	app, rest := m[1], m[2]
 	if rest == "" {
 		rest = "/"
 	}
