@@ -146,6 +146,9 @@ type builder struct {
 	fieldBinds map[string]map[string][]core.BindingAt
 	argBinds   map[string]map[string][]core.BindingAt
 	traced     map[string]traceResult // trace's answers, by what they depend on
+	// families are brokerFamily's answers, by service and broker: every
+	// queue call of a service asks for each of its brokers.
+	families map[[2]string]string
 	// grpcByChunk are the gRPC calls of each chunk (dials and clients).
 	grpcByChunk map[string][]core.CallAt
 	edges       map[string]*Edge
@@ -308,7 +311,7 @@ func newBuilder(in Input) *builder {
 	origins := readEnvFiles(&in)
 	return &builder{in: in, envOrigins: origins, nodes: map[string]*Service{}, alias: map[string]string{}, env: map[string][]envSource{},
 		config: map[string][]envSource{}, routes: map[string][]route{}, clients: map[string][]core.CallAt{},
-		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, traced: map[string]traceResult{}, grpcByChunk: map[string][]core.CallAt{},
+		fieldBinds: map[string]map[string][]core.BindingAt{}, argBinds: map[string]map[string][]core.BindingAt{}, traced: map[string]traceResult{}, families: map[[2]string]string{}, grpcByChunk: map[string][]core.CallAt{},
 		edges: map[string]*Edge{}, configMaps: map[string]map[string]string{}, helmValues: map[string]map[string]string{}}
 }
 

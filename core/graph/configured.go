@@ -1033,12 +1033,13 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 		}
 	}
 	t, factor, how := b.target(a, typ)
-	if name, hostedTyp := hostedService(a.host); name != "" {
+	hosted, hostedTyp := hostedService(a.host)
+	if hosted != "" {
 		// A queue URL's host is the cloud's queue service, the node its
 		// SDK's calls go to.
-		n := b.node(name, KindExternal)
+		n := b.node(hosted, KindExternal)
 		b.addAlias(n, a.host, "dns")
-		t, factor, how, typ = name, 1, "host of "+name, hostedTyp
+		t, factor, how, typ = hosted, 1, "host of "+hosted, hostedTyp
 	}
 	if t == "" && isLocal(a.host) && !ownAddress(v.name) {
 		t, factor, how = b.machineTarget(s, a, v.name, v.onMachine)
@@ -1046,7 +1047,7 @@ func (b *builder) configuredEdge(s string, v envVal, val string) {
 	if t == "" || t == s || b.nodes[t].Kind == KindIngress || b.nodes[t].Kind == KindUnresolved || b.telemetryBackend(t) || slices.Contains(v.peers, t) {
 		return
 	}
-	if h, _ := hostedService(a.host); h == "" {
+	if hosted == "" {
 		typ = edgeType(b.nodes[t], a, v.name)
 	}
 	method := ""

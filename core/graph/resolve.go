@@ -1345,6 +1345,9 @@ func (b *builder) brokersFor(src, system string) []string {
 // brokerFamily is the messaging family of broker node br: by the URL src
 // is configured with, the images that run it, or its name.
 func (b *builder) brokerFamily(src, br string) string {
+	if f, ok := b.families[[2]string{src, br}]; ok {
+		return f
+	}
 	var words []string
 	for _, e := range b.edges {
 		if e.Source == src && e.Target == br && e.configured {
@@ -1362,7 +1365,9 @@ func (b *builder) brokerFamily(src, br string) string {
 			}
 		}
 	}
-	return messagingFamily(append(words, br)...)
+	f := messagingFamily(append(words, br)...)
+	b.families[[2]string{src, br}] = f
+	return f
 }
 
 // sdkCall links a cloud SDK client to the service it is for: the host
