@@ -196,6 +196,12 @@ type Resource struct {
 	// prisma migrate deploy, alembic upgrade). Such a job mounts its
 	// application's whole configuration but talks to the database only.
 	Migrates bool `json:"migrates,omitempty"`
+	// Worker is the task queue whose worker a workload's containers (not
+	// its init containers) or a compose service's command run: "celery"
+	// for celery -A proj worker, "celery-beat" for Celery's scheduler
+	// (celery -A proj beat). A worker runs the tasks its code defines,
+	// the scheduler sends those its schedule names.
+	Worker string `json:"worker,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`
 	// References are the resources an Aspire resource is wired to

@@ -373,6 +373,9 @@ func resource(o map[string]any) resourceInfo {
 			line := append(cmd, commandItems(obj(ct, "args"))...)
 			res.Programs = programWords(res.Programs, line, len(cmd) > 0)
 			res.Migrates = res.Migrates && migrationCommand(line)
+			if w := taskWorker(line); w != "" {
+				res.Worker = w
+			}
 			res.Flags = append(res.Flags, commandFlags(line)...)
 		}
 		for _, p := range list(obj(ct, "ports")) {
@@ -697,6 +700,7 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 	r.Programs = programWords(r.Programs, cmdline, true)
 	r.Reads = mountedReads(mounted, cmdline)
 	r.Migrates = migrationCommand(cmdline)
+	r.Worker = taskWorker(cmdline)
 	r.Flags = commandFlags(cmdline)
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])

@@ -236,6 +236,9 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "ruby" {
 		fs.facts = append(fs.facts, x.railsResources(root)...)
 	}
+	if l.name == "python" {
+		fs.facts = append(fs.facts, x.celeryTasks(root)...)
+	}
 	if l.name == "java" || l.name == "kotlin" {
 		fs.facts = x.withFeignClients(root, fs.facts)
 	}

@@ -340,6 +340,45 @@ func migrationCommand(items []string) bool {
 	return migrates
 }
 
+// taskWorker is the task queue whose worker a command (with its args)
+// runs (core.Resource.Worker): "celery" for celery -A proj worker,
+// python -m celery ... worker, or a reloader running it (watchmedo
+// auto-restart -- celery ... worker), "celery-beat" for its scheduler
+// (celery -A proj beat); "" for Celery's other commands (flower,
+// inspect) and every other program.
+func taskWorker(items []string) string {
+	words := commandWords(items)
+	for i, raw := range words {
+		if path.Base(strings.Trim(raw, `"'`)) != "celery" {
+			continue
+		}
+		// The first word after celery's options is its command.
+		for k := i + 1; k < len(words); k++ {
+			w := strings.Trim(words[k], `"'();`)
+			if celeryValued[w] {
+				k++ // its value follows
+				continue
+			}
+			if strings.HasPrefix(w, "-") || w == "" {
+				continue
+			}
+			switch w {
+			case "worker":
+				return "celery"
+			case "beat":
+				return "celery-beat"
+			}
+			break
+		}
+	}
+	return ""
+}
+
+// celeryValued are the options of the celery command that take their
+// value as the next word.
+var celeryValued = map[string]bool{"-A": true, "--app": true, "-b": true, "--broker": true, "--result-backend": true,
+	"--workdir": true, "--config": true, "--loader": true}
+
 // maxFlags bounds a resource's Flags.
 const maxFlags = 32
 

@@ -252,6 +252,31 @@ func TestMigrationCommand(t *testing.T) {
 	}
 }
 
+// TestTaskWorker: the commands that run a Celery worker, however the
+// command line is written, and Celery's commands that run none.
+func TestTaskWorker(t *testing.T) {
+	for _, tt := range []struct {
+		items []string
+		want  string
+	}{
+		{[]string{"celery -A tasks worker --loglevel=info"}, "celery"},
+		{[]string{"celery", "--app", "proj.celery:app", "worker", "-Q", "mail,reports"}, "celery"},
+		{[]string{"python", "-m", "celery", "-A", "proj", "worker", "-B"}, "celery"},
+		{[]string{"sh", "-c", "exec /venv/bin/celery -A proj worker -l info"}, "celery"},
+		{[]string{"watchmedo", "auto-restart", "--pattern=*.py", "--", "celery", "-A", "proj", "worker"}, "celery"},
+		{[]string{"celery", "--broker", "redis://cache:6379/0", "-A", "proj", "worker"}, "celery"},
+		{[]string{"celery", "-A", "proj", "beat"}, "celery-beat"},                          // the scheduler: it sends
+		{[]string{"celery", "--broker=redis://cache:6379/0", "flower", "--port=5555"}, ""}, // a dashboard
+		{[]string{"celery", "-A", "worker", "inspect", "ping"}, ""},                        // an app named worker
+		{[]string{"gunicorn", "worker.wsgi"}, ""},
+		{nil, ""},
+	} {
+		if got := taskWorker(tt.items); got != tt.want {
+			t.Errorf("taskWorker(%q) = %q, want %q", tt.items, got, tt.want)
+		}
+	}
+}
+
 // TestCommandFlags: the options a command passes, in each way a shell
 // command or an args list writes them.
 func TestCommandFlags(t *testing.T) {

@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"encoding/json"
 	"path"
 	"strings"
 
@@ -246,11 +247,12 @@ func splitHostPort(s string) (string, string) {
 var dockerEnvRE = lazyre.New(`([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|'[^']*'|\S*)`)
 
 // DockerfileResource reads the final stage of a Dockerfile (the one that
-// runs): its base image and the environment it sets, each variable with
-// its line.
+// runs): its base image, the environment it sets, each variable with its
+// line, and the task queue worker its command runs (core.Resource.Worker).
 func DockerfileResource(src []byte, file string) (core.Resource, bool) {
 	lines := strings.Split(string(src), "\n")
 	r := core.Resource{Kind: ResourceDockerfile, Name: path.Dir(file), Line: 1}
+	var entry, cmd []string // the final stage's ENTRYPOINT and CMD
 	for i := 0; i < len(lines); i++ {
 		start := i
 		l := strings.TrimSpace(lines[i])
@@ -272,6 +274,20 @@ func DockerfileResource(src []byte, file string) (core.Resource, bool) {
 				}
 			}
 			r.Images, r.Env, r.Line = []string{img}, nil, start+1
+			entry, cmd = nil, nil
+		case "CMD", "ENTRYPOINT":
+			// CMD ["celery", "-A", "tasks", "worker"]: a list, or the
+			// shell form's words.
+			rest := strings.TrimSpace(l[len(f[0]):])
+			var items []string
+			if err := json.Unmarshal([]byte(rest), &items); err != nil {
+				items = []string{rest}
+			}
+			if strings.EqualFold(f[0], "CMD") {
+				cmd = items
+			} else {
+				entry = items
+			}
 		case "ENV":
 			rest := strings.TrimSpace(l[len(f[0]):])
 			if !strings.Contains(f[1], "=") {
@@ -287,6 +303,7 @@ func DockerfileResource(src []byte, file string) (core.Resource, bool) {
 	if len(r.Images) == 0 {
 		return core.Resource{}, false
 	}
+	r.Worker = taskWorker(append(entry, cmd...))
 	return r, true
 }
 

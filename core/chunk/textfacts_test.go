@@ -88,6 +88,25 @@ CMD ["/app"]
 	}
 }
 
+// TestDockerfileWorker: the final stage's ENTRYPOINT and CMD, in either
+// form, say whether the image runs a Celery worker.
+func TestDockerfileWorker(t *testing.T) {
+	for _, tt := range []struct {
+		src, want string
+	}{
+		{"FROM python:3.12\nCMD [\"celery\", \"-A\", \"tasks\", \"worker\", \"-l\", \"info\"]\n", "celery"},
+		{"FROM python:3.12\nENTRYPOINT [\"celery\"]\nCMD [\"-A\", \"proj\", \"worker\"]\n", "celery"},
+		{"FROM python:3.12\nCMD celery -A proj beat --schedule=/tmp/beat\n", "celery-beat"},
+		{"FROM python:3.12 AS base\nCMD [\"celery\", \"-A\", \"proj\", \"worker\"]\nFROM base\nCMD [\"gunicorn\", \"proj.wsgi\"]\n", ""},
+		{"FROM python:3.12\nCMD [\"gunicorn\", \"proj.wsgi\"]\n", ""},
+	} {
+		r, ok := DockerfileResource([]byte(tt.src), "Dockerfile")
+		if !ok || r.Worker != tt.want {
+			t.Errorf("DockerfileResource(%q).Worker = %q, want %q", tt.src, r.Worker, tt.want)
+		}
+	}
+}
+
 func TestIsAddressTemplate(t *testing.T) {
 	tests := []struct {
 		in   string

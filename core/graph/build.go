@@ -184,6 +184,12 @@ type builder struct {
 	// migrating are the services that only migrate a database
 	// (migrationJob).
 	migrating map[string]bool
+	// sharedBuilds are the compose services built from, or mounting,
+	// each folder that several are built from or mount (a folder that is
+	// none of theirs), by repository and folder ("" for the root).
+	sharedBuilds map[[2]string][]string
+	// celery are the Celery tasks the code defines (celeryTasks).
+	celery *celeryIndex
 	// envOrigins say where a ConfigMap's value read from an env file
 	// nobody committed comes from, by repository, ConfigMap file and key.
 	envOrigins map[[3]string]envOrigin
@@ -194,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 76
+const BuilderVersion = 77
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -284,6 +290,7 @@ func Build(in Input) *Graph {
 	}
 	b.deployEdges()
 	b.configured()
+	b.celeryTasks()
 	for _, c := range in.Calls {
 		b.call(c)
 	}
@@ -938,9 +945,12 @@ func (b *builder) ownership() {
 			builds[k] = appendUnique(builds[k], first(b.alias[strings.ToLower(r.Name)], r.Name))
 		}
 	}
+	b.sharedBuilds = map[[2]string][]string{}
 	for _, k := range sortedPairs(builds) {
 		if names := builds[k]; len(names) == 1 {
 			add(k[0], k[1], names[0], whyBuilt)
+		} else {
+			b.sharedBuilds[[2]string{k[0], strings.TrimPrefix(strings.TrimPrefix(path.Clean(k[1]), "."), "/")}] = names
 		}
 	}
 	// Build tools: a Skaffold artifact, a Tilt docker_build or a CI
@@ -1059,8 +1069,15 @@ func (b *builder) ownership() {
 		mounters[k] = appendUnique(mounters[k], m.service)
 	}
 	for _, m := range b.mounts {
-		if len(mounters[[2]string{m.repo, m.path}]) == 1 {
+		if names := mounters[[2]string{m.repo, m.path}]; len(names) == 1 {
 			add(m.repo, m.path, m.service, whyMounted)
+		} else {
+			// The project mounted into a web server and its worker for
+			// live reload: code they both run (codeRunners).
+			k := [2]string{m.repo, strings.TrimPrefix(strings.TrimPrefix(path.Clean(m.path), "."), "/")}
+			for _, s := range names {
+				b.sharedBuilds[k] = appendUnique(b.sharedBuilds[k], s)
+			}
 		}
 	}
 	// Aspire projects: AddProject<Projects.Cart_Api>("cart") runs Cart.Api.csproj;
@@ -1265,7 +1282,11 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 		}
 	}
 	for _, c := range b.in.Calls {
-		if c.Kind != core.CallClient && !core.IsTestPath(c.File) && !b.exampleCode(c.Repo, c.File) {
+		// Celery tasks in a folder several services are built from are
+		// theirs (codeRunners), not a reason for the repository to stand
+		// for its code.
+		if c.Kind != core.CallClient && !core.IsTestPath(c.File) && !b.exampleCode(c.Repo, c.File) &&
+			(c.System != "celery" || !b.sharedBuilt(c.Repo, c.File)) {
 			active[c.Repo] = true
 		}
 	}
@@ -1281,6 +1302,22 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 		n.Repo = first(n.Repo, repo)
 		add(repo, "", repo, whyRepository) // its language follows from the code it owns
 	}
+}
+
+// sharedBuilt reports whether file is in a folder several compose
+// services are built from or mount: theirs, though none of them owns it.
+func (b *builder) sharedBuilt(repo, file string) bool {
+	for d := file; d != "."; {
+		d = path.Dir(d)
+		if d == "." {
+			_, ok := b.sharedBuilds[[2]string{repo, ""}]
+			return ok
+		}
+		if _, ok := b.sharedBuilds[[2]string{repo, d}]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // mostCommon returns the key of m with the largest count, ties by the

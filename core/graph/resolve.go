@@ -139,20 +139,17 @@ func (b *builder) call(c core.CallAt) {
 	if c.Kind == core.CallClient || core.IsTestPath(c.File) || core.IsToolingPath(c.File) || b.exampleCode(c.Repo, c.File) {
 		return
 	}
+	ev := Evidence{c.ChunkID, c.Repo, c.File, c.Line}
+	if c.System == "celery" {
+		b.celeryCall(c, ev)
+		return
+	}
 	src := b.ownerOf(c.Repo, c.File)
 	if src == "" {
-		if b.declaring[c.Repo] {
+		if src = b.standIn(c.Repo); src == "" {
 			return // scripts, tools and shared code outside every service's folder
 		}
-		// A repository that declares no service: it stands for its code.
-		n := b.node(c.Repo, KindService)
-		n.Repo = first(n.Repo, c.Repo)
-		if n.Repo == c.Repo {
-			n.Directory = first(n.Directory, ".")
-		}
-		src = n.Name
 	}
-	ev := Evidence{c.ChunkID, c.Repo, c.File, c.Line}
 	switch c.Kind {
 	case core.CallHTTP:
 		b.httpCall(src, c, ev)
@@ -165,6 +162,21 @@ func (b *builder) call(c core.CallAt) {
 	case core.CallSDK:
 		b.sdkCall(src, c, ev)
 	}
+}
+
+// standIn is the node that stands for the code of a repository that
+// declares no service (the repository itself), "" for a repository that
+// declares services: its code outside their folders belongs to none.
+func (b *builder) standIn(repo string) string {
+	if b.declaring[repo] {
+		return ""
+	}
+	n := b.node(repo, KindService)
+	n.Repo = first(n.Repo, repo)
+	if n.Repo == repo {
+		n.Directory = first(n.Directory, ".")
+	}
+	return n.Name
 }
 
 // scopeNames are the names of a chunk's scope after its file:
@@ -1287,7 +1299,7 @@ var brokerFamilies = []struct {
 	words  []string
 }{
 	{"kafka", []string{"kafka", "redpanda"}},
-	{"rabbitmq", []string{"rabbitmq", "rabbit", "amqp", "amqps", "celery"}},
+	{"rabbitmq", []string{"rabbitmq", "rabbit", "amqp", "amqps"}},
 	{"nats", []string{"nats", "jetstream"}},
 	{"redis", []string{"redis", "valkey"}},
 	{"pulsar", []string{"pulsar"}},
@@ -1323,6 +1335,11 @@ func messagingFamily(words ...string) string {
 // every one when the system's family is not known.
 func (b *builder) brokersFor(src, system string) []string {
 	all := b.brokersOf(src)
+	if system == "celery" && len(all) == 0 {
+		// Celery's broker is often Redis, which the configuration names
+		// as the service's cache.
+		all = b.configuredTargets(src, EdgeCache)
+	}
 	fam := messagingFamily(system)
 	if fam == "" || len(all) == 0 {
 		return all
@@ -1429,6 +1446,19 @@ func (b *builder) brokersOf(src string) []string {
 	var out []string
 	for _, e := range b.edges {
 		if e.Source == src && e.Type == EdgeQueue && e.configured && b.nodes[e.Target].Kind != KindTopic {
+			out = appendUnique(out, e.Target)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// configuredTargets are the nodes src's configuration connects it to
+// with edges of type typ.
+func (b *builder) configuredTargets(src, typ string) []string {
+	var out []string
+	for _, e := range b.edges {
+		if e.Source == src && e.Type == typ && e.configured {
 			out = appendUnique(out, e.Target)
 		}
 	}
