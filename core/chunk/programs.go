@@ -344,12 +344,20 @@ func migrationCommand(items []string) bool {
 // runs (core.Resource.Worker): "celery" for celery -A proj worker,
 // python -m celery ... worker, or a reloader running it (watchmedo
 // auto-restart -- celery ... worker), "celery-beat" for its scheduler
-// (celery -A proj beat); "" for Celery's other commands (flower,
-// inspect) and every other program.
+// (celery -A proj beat), "celery-flower" for its dashboard (celery ...
+// flower, flower --app=proj); "" for Celery's other commands (inspect,
+// purge) and every other program.
 func taskWorker(items []string) string {
 	words := commandWords(items)
 	for i, raw := range words {
-		if path.Base(strings.Trim(raw, `"'`)) != "celery" {
+		switch path.Base(strings.Trim(raw, `"'`)) {
+		case "flower":
+			if i == 0 {
+				return "celery-flower" // Flower's own command
+			}
+			continue
+		case "celery":
+		default:
 			continue
 		}
 		// The first word after celery's options is its command.
@@ -367,6 +375,8 @@ func taskWorker(items []string) string {
 				return "celery"
 			case "beat":
 				return "celery-beat"
+			case "flower":
+				return "celery-flower"
 			}
 			break
 		}

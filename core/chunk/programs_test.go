@@ -265,9 +265,11 @@ func TestTaskWorker(t *testing.T) {
 		{[]string{"sh", "-c", "exec /venv/bin/celery -A proj worker -l info"}, "celery"},
 		{[]string{"watchmedo", "auto-restart", "--pattern=*.py", "--", "celery", "-A", "proj", "worker"}, "celery"},
 		{[]string{"celery", "--broker", "redis://cache:6379/0", "-A", "proj", "worker"}, "celery"},
-		{[]string{"celery", "-A", "proj", "beat"}, "celery-beat"},                          // the scheduler: it sends
-		{[]string{"celery", "--broker=redis://cache:6379/0", "flower", "--port=5555"}, ""}, // a dashboard
-		{[]string{"celery", "-A", "worker", "inspect", "ping"}, ""},                        // an app named worker
+		{[]string{"celery", "-A", "proj", "beat"}, "celery-beat"},                                       // the scheduler: it sends
+		{[]string{"celery", "--broker=redis://cache:6379/0", "flower", "--port=5555"}, "celery-flower"}, // the dashboard
+		{[]string{"flower --app=worker.celery --port=5555"}, "celery-flower"},
+		{[]string{"celery worker --app=worker.celery --loglevel=info"}, "celery"}, // Celery 4: the command first
+		{[]string{"celery", "-A", "worker", "inspect", "ping"}, ""},               // an app named worker
 		{[]string{"gunicorn", "worker.wsgi"}, ""},
 		{nil, ""},
 	} {

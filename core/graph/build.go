@@ -200,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 77
+const BuilderVersion = 78
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -1281,12 +1281,18 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 			active[r.Repo] = true
 		}
 	}
+	// Celery tasks, and the calls of their bodies, in a folder several
+	// services are built from are theirs (codeRunners), not a reason for
+	// the repository to stand for its code.
+	taskChunks := map[string]bool{}
 	for _, c := range b.in.Calls {
-		// Celery tasks in a folder several services are built from are
-		// theirs (codeRunners), not a reason for the repository to stand
-		// for its code.
+		if c.System == "celery" && c.Kind == core.CallSubscribe {
+			taskChunks[c.ChunkID] = true
+		}
+	}
+	for _, c := range b.in.Calls {
 		if c.Kind != core.CallClient && !core.IsTestPath(c.File) && !b.exampleCode(c.Repo, c.File) &&
-			(c.System != "celery" || !b.sharedBuilt(c.Repo, c.File)) {
+			(c.System != "celery" && !taskChunks[c.ChunkID] || !b.sharedBuilt(c.Repo, c.File)) {
 			active[c.Repo] = true
 		}
 	}

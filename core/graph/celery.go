@@ -23,17 +23,20 @@ type celeryIndex struct {
 	// byLast are the names by their last dotted part (the function's
 	// name, or a name= that has none).
 	byLast map[string][]string
-	// runs are runsWorker's answers, by service and queue.
-	runs map[[2]string]bool
+	// roles are workerRole's answers, by service.
+	roles map[string]string
+	// chunks are the chunks that define a task (a task function's).
+	chunks map[string]bool
 }
 
 // celeryTasks collects the names of the tasks the code defines.
 func (b *builder) celeryTasks() {
-	ix := &celeryIndex{names: map[string]bool{}, byLast: map[string][]string{}, runs: map[[2]string]bool{}}
+	ix := &celeryIndex{names: map[string]bool{}, byLast: map[string][]string{}, roles: map[string]string{}, chunks: map[string]bool{}}
 	for _, c := range b.in.Calls {
 		if c.System != "celery" || c.Kind != core.CallSubscribe || b.skipCall(c) {
 			continue
 		}
+		ix.chunks[c.ChunkID] = true
 		_, dir := b.codeRunners(c.Repo, c.File)
 		name := celeryTaskName(c, dir)
 		if !ix.names[name] {
@@ -91,22 +94,28 @@ func (ix *celeryIndex) resolve(name string) string {
 	return found
 }
 
-// codeRunners are the services that run the code of file: its owner, and
-// the services built from a folder several are built from, from the
-// nearest folder of the file that has either; dir is that folder.
+// codeRunners are the services that run the code of file: its owner,
+// and the services built from, or mounting, a folder of the file that
+// several are built from or mount (an image of the whole repository run
+// with two commands); dir is the nearest folder of the file that has
+// one of them.
 func (b *builder) codeRunners(repo, file string) (runners []string, dir string) {
+	found := false
 	for d := path.Dir(file); ; {
 		if d == "." {
 			d = ""
 		}
-		if s, ok := b.ownerAt[[2]string{repo, d}]; ok {
+		if s, ok := b.ownerAt[[2]string{repo, d}]; ok && len(runners) == 0 {
 			runners = append(runners, s)
 		}
 		for _, s := range b.sharedBuilds[[2]string{repo, d}] {
 			runners = appendUnique(runners, b.aliasOf(s))
 		}
-		if len(runners) > 0 || d == "" {
-			return runners, d
+		if len(runners) > 0 && !found {
+			found, dir = true, d
+		}
+		if d == "" {
+			return runners, dir
 		}
 		if i := strings.LastIndexByte(d, '/'); i >= 0 {
 			d = d[:i]
@@ -121,45 +130,62 @@ func (b *builder) aliasOf(name string) string {
 	return first(b.alias[strings.ToLower(name)], name)
 }
 
-// runsWorker reports whether service s's deploy files run a worker of
-// the task queue (core.Resource.Worker): their command does, or, where
-// they give none, the Dockerfile the service is built with (a compose
-// build's, or one in the folder the service owns).
-func (b *builder) runsWorker(s, queue string) bool {
-	k := [2]string{s, queue}
-	if v, ok := b.celery.runs[k]; ok {
+// workerRole is the task queue role service s's deploy files run
+// (core.Resource.Worker: "celery", "celery-beat", "celery-flower"), ""
+// for none: their command's, or, where they give none, that of the
+// Dockerfile the service is built with (a compose build's, or one in
+// the folder the service owns).
+func (b *builder) workerRole(s string) string {
+	if v, ok := b.celery.roles[s]; ok {
 		return v
 	}
-	v := b.runsWorkerOnce(s, queue)
-	b.celery.runs[k] = v
+	v := b.workerRoleOnce(s)
+	b.celery.roles[s] = v
 	return v
 }
 
-func (b *builder) runsWorkerOnce(s, queue string) bool {
+func (b *builder) workerRoleOnce(s string) string {
 	for _, r := range b.in.Resources {
 		if !core.IsWorkload(r.Kind) && r.Kind != core.ResourceCompose || b.aliasOf(first(r.Service, r.Name)) != s {
 			continue
 		}
 		if r.Worker != "" || len(r.Programs) > 0 {
-			if r.Worker == queue {
-				return true
+			if r.Worker != "" {
+				return r.Worker
 			}
 			continue
 		}
 		for _, d := range b.in.Resources {
-			if d.Kind != core.ResourceDockerfile || d.Worker != queue || d.Repo != r.Repo && r.Kind == core.ResourceCompose {
+			if d.Kind != core.ResourceDockerfile || d.Worker == "" || d.Repo != r.Repo && r.Kind == core.ResourceCompose {
 				continue
 			}
 			if r.Kind == core.ResourceCompose && r.Build != "" {
 				if d.File == path.Join(path.Dir(r.File), r.Build, first(r.Dockerfile, "Dockerfile")) {
-					return true
+					return d.Worker
 				}
 			} else if b.ownerOf(d.Repo, d.File) == s {
-				return true
+				return d.Worker
 			}
 		}
 	}
-	return false
+	return ""
+}
+
+// celeryTaskWorkers are the Celery workers that run call c, a call in a
+// task function's chunk; none for other calls, or where no service of
+// those that run the code runs a worker (its owner makes the call).
+func (b *builder) celeryTaskWorkers(c core.CallAt) []string {
+	if b.celery == nil || !b.celery.chunks[c.ChunkID] {
+		return nil
+	}
+	runners, _ := b.codeRunners(c.Repo, c.File)
+	var workers []string
+	for _, s := range runners {
+		if b.workerRole(s) == "celery" {
+			workers = append(workers, s)
+		}
+	}
+	return workers
 }
 
 // celeryCall links a Celery task definition or send (see above).
@@ -174,11 +200,14 @@ func (b *builder) celeryCall(c core.CallAt, ev Evidence) {
 	}
 	var workers, beats, others []string
 	for _, s := range runners {
-		switch {
-		case b.runsWorker(s, "celery"):
+		switch b.workerRole(s) {
+		case "celery":
 			workers = append(workers, s)
-		case b.runsWorker(s, "celery-beat"):
+		case "celery-beat":
 			beats = append(beats, s)
+		case "celery-flower":
+			// The dashboard watches the broker: it neither runs nor
+			// sends the code's tasks.
 		default:
 			others = append(others, s)
 		}

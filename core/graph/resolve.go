@@ -144,23 +144,30 @@ func (b *builder) call(c core.CallAt) {
 		b.celeryCall(c, ev)
 		return
 	}
-	src := b.ownerOf(c.Repo, c.File)
-	if src == "" {
-		if src = b.standIn(c.Repo); src == "" {
-			return // scripts, tools and shared code outside every service's folder
+	// A Celery task's body runs on the workers that run its code.
+	srcs := b.celeryTaskWorkers(c)
+	if len(srcs) == 0 {
+		src := b.ownerOf(c.Repo, c.File)
+		if src == "" {
+			if src = b.standIn(c.Repo); src == "" {
+				return // scripts, tools and shared code outside every service's folder
+			}
 		}
+		srcs = []string{src}
 	}
-	switch c.Kind {
-	case core.CallHTTP:
-		b.httpCall(src, c, ev)
-	case core.CallGRPC:
-		b.grpcCall(src, c, ev)
-	case core.CallPublish, core.CallSubscribe:
-		b.queueCall(src, c, ev)
-	case core.CallDB, core.CallCache:
-		b.storeCall(src, c, ev)
-	case core.CallSDK:
-		b.sdkCall(src, c, ev)
+	for _, src := range srcs {
+		switch c.Kind {
+		case core.CallHTTP:
+			b.httpCall(src, c, ev)
+		case core.CallGRPC:
+			b.grpcCall(src, c, ev)
+		case core.CallPublish, core.CallSubscribe:
+			b.queueCall(src, c, ev)
+		case core.CallDB, core.CallCache:
+			b.storeCall(src, c, ev)
+		case core.CallSDK:
+			b.sdkCall(src, c, ev)
+		}
 	}
 }
 
