@@ -199,9 +199,10 @@ type Resource struct {
 	// Worker is the task queue whose worker a workload's containers (not
 	// its init containers) or a compose service's command run: "celery"
 	// for celery -A proj worker, "celery-beat" for Celery's scheduler
-	// (celery -A proj beat), "celery-flower" for its dashboard. A worker
-	// runs the tasks its code defines, the scheduler sends those its
-	// schedule names, the dashboard neither.
+	// (celery -A proj beat), "celery-flower" for its dashboard; Ruby's
+	// "sidekiq", "good_job", "solid_queue", "resque", "delayed_job". A
+	// worker runs the tasks its code defines, the scheduler sends those
+	// its schedule names, the dashboard neither.
 	Worker string `json:"worker,omitempty"`
 	// From lists the services a NetworkPolicy lets in (their app labels).
 	From []string `json:"from,omitempty"`

@@ -235,6 +235,7 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	}
 	if l.name == "ruby" {
 		fs.facts = append(fs.facts, x.railsResources(root)...)
+		fs.facts = append(fs.facts, x.rubyJobs(root)...)
 	}
 	if l.name == "python" {
 		fs.facts = append(fs.facts, x.celeryTasks(root)...)

@@ -345,18 +345,32 @@ func migrationCommand(items []string) bool {
 // python -m celery ... worker, or a reloader running it (watchmedo
 // auto-restart -- celery ... worker), "celery-beat" for its scheduler
 // (celery -A proj beat), "celery-flower" for its dashboard (celery ...
-// flower, flower --app=proj); "" for Celery's other commands (inspect,
-// purge) and every other program.
+// flower, flower --app=proj); Ruby's "sidekiq" (bundle exec sidekiq),
+// "good_job" (good_job start), "solid_queue" (bin/jobs, rails
+// solid_queue:start), "resque" (rake resque:work) and "delayed_job"
+// (rake jobs:work, bin/delayed_job start); "" for Celery's other
+// commands (inspect, purge) and every other program.
 func taskWorker(items []string) string {
 	words := commandWords(items)
 	for i, raw := range words {
-		switch path.Base(strings.Trim(raw, `"'`)) {
-		case "flower":
+		w := strings.Trim(raw, `"'();`)
+		switch base := path.Base(w); {
+		case base == "flower":
 			if i == 0 {
 				return "celery-flower" // Flower's own command
 			}
 			continue
-		case "celery":
+		case base == "sidekiq":
+			return "sidekiq" // bundle exec sidekiq -C config/sidekiq.yml
+		case base == "good_job" && i+1 < len(words) && words[i+1] == "start":
+			return "good_job"
+		case w == "bin/jobs" || w == "./bin/jobs" || base == "solid_queue:start":
+			return "solid_queue"
+		case base == "resque:work" || base == "resque:workers":
+			return "resque"
+		case base == "jobs:work" || base == "delayed_job" && i+1 < len(words) && (words[i+1] == "start" || words[i+1] == "run"):
+			return "delayed_job"
+		case base == "celery":
 		default:
 			continue
 		}

@@ -270,6 +270,13 @@ func TestTaskWorker(t *testing.T) {
 		{[]string{"flower --app=worker.celery --port=5555"}, "celery-flower"},
 		{[]string{"celery worker --app=worker.celery --loglevel=info"}, "celery"}, // Celery 4: the command first
 		{[]string{"celery", "-A", "worker", "inspect", "ping"}, ""},               // an app named worker
+		{[]string{"bundle", "exec", "sidekiq", "-C", "config/sidekiq.yml"}, "sidekiq"},
+		{[]string{"sh", "-c", "bin/rails db:prepare && exec bundle exec sidekiq"}, "sidekiq"},
+		{[]string{"bundle exec good_job start --max-threads=5"}, "good_job"},
+		{[]string{"./bin/jobs"}, "solid_queue"},
+		{[]string{"bundle", "exec", "rake", "resque:work"}, "resque"},
+		{[]string{"bundle", "exec", "rails", "jobs:work"}, "delayed_job"},
+		{[]string{"bundle", "exec", "puma", "-C", "config/sidekiq.rb"}, ""}, // a file named after it
 		{[]string{"gunicorn", "worker.wsgi"}, ""},
 		{nil, ""},
 	} {

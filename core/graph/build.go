@@ -188,8 +188,8 @@ type builder struct {
 	// each folder that several are built from or mount (a folder that is
 	// none of theirs), by repository and folder ("" for the root).
 	sharedBuilds map[[2]string][]string
-	// celery are the Celery tasks the code defines (celeryTasks).
-	celery *celeryIndex
+	// tasks are the background jobs the code defines (taskIndex).
+	tasks *taskIndex
 	// envOrigins say where a ConfigMap's value read from an env file
 	// nobody committed comes from, by repository, ConfigMap file and key.
 	envOrigins map[[3]string]envOrigin
@@ -200,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 78
+const BuilderVersion = 79
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -290,7 +290,7 @@ func Build(in Input) *Graph {
 	}
 	b.deployEdges()
 	b.configured()
-	b.celeryTasks()
+	b.taskIndex()
 	for _, c := range in.Calls {
 		b.call(c)
 	}
@@ -918,8 +918,10 @@ func (b *builder) ownership() {
 	// .docker/ or docker/ folder of Dockerfiles). Where the index holds no
 	// such folder (a nested module a snapshot leaves out), the code is
 	// unknown: the context is only what the Dockerfile copies from. A
-	// folder several services build from belongs to none.
+	// folder several services build from belongs to none, but to the one
+	// web application among job workers built from it.
 	builds := map[[2]string][]string{}
+	jobRoles := map[string]bool{} // services that run a job worker, scheduler or dashboard
 	var codeDirs, paths map[[2]string]bool
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceCompose && r.Build != "" && !strings.Contains(r.Build, "://") {
@@ -942,15 +944,32 @@ func (b *builder) ownership() {
 				continue // outside every repository of the index
 			}
 			k := [2]string{repo, dir}
-			builds[k] = appendUnique(builds[k], first(b.alias[strings.ToLower(r.Name)], r.Name))
+			name := first(b.alias[strings.ToLower(r.Name)], r.Name)
+			builds[k] = appendUnique(builds[k], name)
+			if b.composeRole(r) != "" {
+				jobRoles[name] = true
+			}
 		}
 	}
 	b.sharedBuilds = map[[2]string][]string{}
 	for _, k := range sortedPairs(builds) {
-		if names := builds[k]; len(names) == 1 {
+		names := builds[k]
+		if len(names) == 1 {
 			add(k[0], k[1], names[0], whyBuilt)
-		} else {
-			b.sharedBuilds[[2]string{k[0], strings.TrimPrefix(strings.TrimPrefix(path.Clean(k[1]), "."), "/")}] = names
+			continue
+		}
+		b.sharedBuilds[[2]string{k[0], strings.TrimPrefix(strings.TrimPrefix(path.Clean(k[1]), "."), "/")}] = names
+		// A web application built with its job workers (celery,
+		// sidekiq) and scheduler from one folder: the one service of
+		// them that runs no job role owns it.
+		var app []string
+		for _, n := range names {
+			if !jobRoles[n] {
+				app = append(app, n)
+			}
+		}
+		if len(app) == 1 {
+			add(k[0], k[1], app[0], whyBuilt)
 		}
 	}
 	// Build tools: a Skaffold artifact, a Tilt docker_build or a CI
@@ -1281,18 +1300,19 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 			active[r.Repo] = true
 		}
 	}
-	// Celery tasks, and the calls of their bodies, in a folder several
-	// services are built from are theirs (codeRunners), not a reason for
-	// the repository to stand for its code.
+	// Background jobs, and the calls of their bodies, in a folder
+	// several services are built from are theirs (codeRunners), not a
+	// reason for the repository to stand for its code.
 	taskChunks := map[string]bool{}
 	for _, c := range b.in.Calls {
-		if c.System == "celery" && c.Kind == core.CallSubscribe {
+		if _, ok := taskSystems[c.System]; ok && c.Kind == core.CallSubscribe {
 			taskChunks[c.ChunkID] = true
 		}
 	}
 	for _, c := range b.in.Calls {
+		_, task := taskSystems[c.System]
 		if c.Kind != core.CallClient && !core.IsTestPath(c.File) && !b.exampleCode(c.Repo, c.File) &&
-			(c.System != "celery" && !taskChunks[c.ChunkID] || !b.sharedBuilt(c.Repo, c.File)) {
+			(!task && !taskChunks[c.ChunkID] || !b.sharedBuilt(c.Repo, c.File)) {
 			active[c.Repo] = true
 		}
 	}

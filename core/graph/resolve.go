@@ -140,12 +140,12 @@ func (b *builder) call(c core.CallAt) {
 		return
 	}
 	ev := Evidence{c.ChunkID, c.Repo, c.File, c.Line}
-	if c.System == "celery" {
-		b.celeryCall(c, ev)
+	if _, ok := taskSystems[c.System]; ok {
+		b.taskCall(c, ev)
 		return
 	}
-	// A Celery task's body runs on the workers that run its code.
-	srcs := b.celeryTaskWorkers(c)
+	// A background job's body runs on the workers that run its code.
+	srcs := b.taskWorkers(c)
 	if len(srcs) == 0 {
 		src := b.ownerOf(c.Repo, c.File)
 		if src == "" {
@@ -1342,9 +1342,9 @@ func messagingFamily(words ...string) string {
 // every one when the system's family is not known.
 func (b *builder) brokersFor(src, system string) []string {
 	all := b.brokersOf(src)
-	if system == "celery" && len(all) == 0 {
-		// Celery's broker is often Redis, which the configuration names
-		// as the service's cache.
+	if _, ok := taskSystems[system]; ok && len(all) == 0 {
+		// A job system's broker is often Redis (Sidekiq's always), which
+		// the configuration names as the service's cache.
 		all = b.configuredTargets(src, EdgeCache)
 	}
 	fam := messagingFamily(system)
