@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -614,14 +615,22 @@ func (x *extractor) extract(m *match) []fact {
 		if m.props["system"] == "dapr" && !x.usesDaprSDK() {
 			return nil
 		}
-		for _, v := range x.ev.list(t, 0) {
-			// The evidence is the line that names the topic.
-			c := core.Call{Kind: kind, System: m.props["system"], Line: x.line(t), Text: x.firstLine(n)}
-			target(&c, v)
-			if x.l.name == "java" || x.l.name == "kotlin" {
-				springTopic(&c)
+		kinds := []core.CallKind{kind}
+		if m.props["system"] == "bullmq" {
+			if kinds = x.bullQueue(n, kind); len(kinds) == 0 {
+				return nil
 			}
-			out = append(out, fact{at: n.StartByte(), call: &c})
+		}
+		for _, v := range x.ev.list(t, 0) {
+			for _, kind := range kinds {
+				// The evidence is the line that names the topic.
+				c := core.Call{Kind: kind, System: m.props["system"], Line: x.line(t), Text: x.firstLine(n)}
+				target(&c, v)
+				if x.l.name == "java" || x.l.name == "kotlin" {
+					springTopic(&c)
+				}
+				out = append(out, fact{at: n.StartByte(), call: &c})
+			}
 		}
 		return out
 	case m.has("db") || m.has("cache"):
@@ -831,6 +840,38 @@ func (x *extractor) daprInvoke(m *match) []fact {
 	}
 	c.Target = "/v1.0/invoke/" + strings.TrimSpace(app.text) + "/method/" + strings.TrimPrefix(strings.TrimSpace(meth.text), "/")
 	return []fact{{at: n.StartByte(), call: &c}}
+}
+
+// bullQueue checks a job queue match (system "bullmq") against the
+// file's imports and returns the kinds it is: BullMQ's new Queue adds
+// jobs and new Worker runs them; a Bull or Bee-Queue queue adds them
+// where the file calls .add( or .createJob( on one and runs them where it
+// calls .process(; NestJS's @Processor and @InjectQueue need @nestjs/bull
+// or @nestjs/bullmq. No match counts in a file that imports none of them
+// (new Worker of worker_threads, a Queue class of the project's own).
+func (x *extractor) bullQueue(n *ts.Node, kind core.CallKind) []core.CallKind {
+	has := func(mods ...string) bool {
+		return slices.ContainsFunc(x.fileImports, func(imp string) bool { return slices.Contains(mods, imp) })
+	}
+	switch {
+	case n.Kind() == "decorator":
+		if has("@nestjs/bull", "@nestjs/bullmq") {
+			return []core.CallKind{kind}
+		}
+	case has("bullmq"):
+		return []core.CallKind{kind}
+	case kind == core.CallSubscribe: // new Worker: BullMQ's only
+	case has("bull", "bee-queue"):
+		var kinds []core.CallKind
+		if bytes.Contains(x.src, []byte(".add(")) || bytes.Contains(x.src, []byte(".createJob(")) {
+			kinds = append(kinds, core.CallPublish)
+		}
+		if bytes.Contains(x.src, []byte(".process(")) {
+			kinds = append(kinds, core.CallSubscribe)
+		}
+		return kinds
+	}
+	return nil
 }
 
 // daprSDKs are the imports of Dapr's client SDKs: Go, Python, .NET,

@@ -1342,9 +1342,9 @@ func messagingFamily(words ...string) string {
 // every one when the system's family is not known.
 func (b *builder) brokersFor(src, system string) []string {
 	all := b.brokersOf(src)
-	if _, ok := taskSystems[system]; ok && len(all) == 0 {
-		// A job system's broker is often Redis (Sidekiq's always), which
-		// the configuration names as the service's cache.
+	if _, ok := taskSystems[system]; (ok || system == "bullmq") && len(all) == 0 {
+		// A job system's broker is often Redis (Sidekiq's and BullMQ's
+		// always), which the configuration names as the service's cache.
 		all = b.configuredTargets(src, EdgeCache)
 	}
 	fam := messagingFamily(system)

@@ -116,6 +116,26 @@
  @subscribe
  (#eq? @_fn "createReceiver") (#set! system "servicebus"))
 
+; BullMQ, Bull, Bee-Queue (job queues on Redis; core/chunk keeps them only in
+; files that import one): new Queue("mail") adds jobs, new Worker("mail", fn)
+; (BullMQ) runs them; Bull's and Bee-Queue's queue.process(fn) runs them
+((new_expression constructor: (identifier) @_cls arguments: (arguments . (_) @topic))
+ @publish
+ (#match? @_cls "^(Queue|Bull|BeeQueue)$") (#set! system "bullmq"))
+((call_expression function: (identifier) @_cls arguments: (arguments . (_) @topic))
+ @publish
+ (#match? @_cls "^(Queue|Bull)$") (#set! system "bullmq"))
+((new_expression constructor: (identifier) @_cls arguments: (arguments . (_) @topic . (_)))
+ @subscribe
+ (#eq? @_cls "Worker") (#set! system "bullmq"))
+; NestJS: @Processor("mail") class MailConsumer, @InjectQueue("mail") private queue: Queue
+((decorator (call_expression function: (identifier) @_d arguments: (arguments . (_) @topic)))
+ @subscribe
+ (#eq? @_d "Processor") (#set! system "bullmq"))
+((decorator (call_expression function: (identifier) @_d arguments: (arguments . (_) @topic)))
+ @publish
+ (#eq? @_d "InjectQueue") (#set! system "bullmq"))
+
 ; ---- databases and caches -----------------------------------------------
 ; new Pool({ connectionString }), new Client({ connectionString }) (pg)
 ((new_expression constructor: (identifier) @_cls
