@@ -210,8 +210,13 @@ type Resource struct {
 	// (WithReference).
 	References []string `json:"references,omitempty"`
 	// AppID is the Dapr app id a workload's pods are annotated with
-	// (dapr.io/app-id): the name other services invoke it by.
+	// (dapr.io/app-id), or a compose service running Dapr's sidecar
+	// (daprd -app-id orders) gives its app: the name other services
+	// invoke it by.
 	AppID string `json:"app_id,omitempty"`
+	// NetworkOf is the compose service whose network this one joins
+	// (network_mode: "service:orders"): a sidecar's app.
+	NetworkOf string `json:"network_of,omitempty"`
 	// Scopes are the Dapr app ids a Dapr Subscription delivers its
 	// topic (Data["topic"]) to.
 	Scopes []string `json:"scopes,omitempty"`
@@ -244,7 +249,10 @@ const (
 	// shell script) to the packages they are built from, in Data (the
 	// output's name -> the package as written: a folder or file relative
 	// to the script or the repository, or an import path).
-	ResourceGoBuild      = "go-build"
+	ResourceGoBuild = "go-build"
+	// ResourceCompose is a docker compose service, or an app of a Dapr
+	// multi-app run file (dapr run -f dapr.yaml; Labels["runner"] is
+	// "dapr"), which the graph reads alike.
 	ResourceCompose      = "compose"
 	ResourceChart        = "chart"
 	ResourceHelmValues   = "helm-values"

@@ -109,15 +109,24 @@ func attachAzd(r *Result, name string, src []byte) {
 
 // yamlChild is the value of key in a mapping node, nil for none.
 func yamlChild(n *yaml.Node, key string) *yaml.Node {
+	if i := yamlKeyIndex(n, key); i >= 0 {
+		return n.Content[i+1]
+	}
+	return nil
+}
+
+// yamlKeyIndex is the index of key's node in a mapping node's Content,
+// -1 for none.
+func yamlKeyIndex(n *yaml.Node, key string) int {
 	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
+		return -1
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return n.Content[i+1]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // terraformOutputs reads the output blocks of a Terraform file into one

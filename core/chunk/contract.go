@@ -529,6 +529,7 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 			r.Warning = warn
 			if lang == "yaml" {
 				attachAzd(&r, base.FilePath, src)
+				attachDaprRun(&r, src)
 			}
 			if name == "chart.yaml" {
 				// A Helm chart names the service it deploys.
@@ -548,6 +549,7 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 		r, warn := c.Config(src, base)
 		if lang == "yaml" {
 			attachAzd(&r, base.FilePath, src)
+			attachDaprRun(&r, src)
 		}
 		if lang == "yaml" && IsEnvoy(src) {
 			if res, ok := EnvoyResource(src, base.FilePath); ok {

@@ -518,6 +518,24 @@ func resource(o map[string]any) resourceInfo {
 			}
 		}
 	}
+	// Dapr: a Component is a state store, pub/sub broker or binding the
+	// apps' sidecars connect to: its type and its metadata's plain values
+	// (a secretKeyRef is none), scoped to some app ids or to every app.
+	if ri.kind == "Component" && strings.HasPrefix(str(o["apiVersion"]), "dapr.io/") {
+		if t := str(obj(o, "spec", "type")); t != "" {
+			res.Data = map[string]string{"type": t}
+			for _, m := range list(obj(o, "spec", "metadata")) {
+				if k, v := str(obj(m, "name")), str(obj(m, "value")); k != "" && k != "type" && v != "" {
+					res.Data[k] = v
+				}
+			}
+			for _, sc := range list(o["scopes"]) {
+				if id := str(sc); id != "" {
+					res.Scopes = append(res.Scopes, id)
+				}
+			}
+		}
+	}
 	// Skaffold: each artifact's image and the folder it is built from.
 	if ri.kind == "Config" && strings.HasPrefix(str(o["apiVersion"]), "skaffold/") {
 		res.Kind, res.Data = core.ResourceBuild, map[string]string{}
@@ -702,6 +720,12 @@ func composeResource(name string, s map[string]any, line int) core.Resource {
 	r.Migrates = migrationCommand(cmdline)
 	r.Worker = taskWorker(cmdline)
 	r.Flags = commandFlags(cmdline)
+	if slices.ContainsFunc(r.Programs, func(p string) bool { return path.Base(p) == "daprd" }) {
+		r.AppID = daprAppID(cmdline) // a Dapr sidecar: ./daprd -app-id orders
+	}
+	if nm, ok := strings.CutPrefix(str(s["network_mode"]), "service:"); ok {
+		r.NetworkOf = nm
+	}
 	for _, l := range list(s["links"]) {
 		r.DependsOn = append(r.DependsOn, strings.SplitN(str(l), ":", 2)[0])
 	}

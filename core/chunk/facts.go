@@ -839,6 +839,9 @@ func (x *extractor) daprInvoke(m *match) []fact {
 		c.Method = p
 	}
 	c.Target = "/v1.0/invoke/" + strings.TrimSpace(app.text) + "/method/" + strings.TrimPrefix(strings.TrimSpace(meth.text), "/")
+	if app.env != "" {
+		c.Env, c.Default = app.env, app.def // invoke_method(os.getenv("SEATS_APP", "seats"), ...)
+	}
 	return []fact{{at: n.StartByte(), call: &c}}
 }
 

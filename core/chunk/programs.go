@@ -403,6 +403,23 @@ func taskWorker(items []string) string {
 var celeryValued = map[string]bool{"-A": true, "--app": true, "-b": true, "--broker": true, "--result-backend": true,
 	"--workdir": true, "--config": true, "--loader": true}
 
+// daprAppID is the app id a daprd command line gives its app: -app-id
+// X, --app-id X or -app-id=X; "" for none.
+func daprAppID(items []string) string {
+	words := commandWords(items)
+	for i, w := range words {
+		w = strings.Trim(w, `"',`)
+		switch {
+		case (w == "-app-id" || w == "--app-id") && i+1 < len(words):
+			return strings.Trim(words[i+1], `"',`)
+		case strings.HasPrefix(w, "-app-id=") || strings.HasPrefix(w, "--app-id="):
+			_, v, _ := strings.Cut(w, "=")
+			return strings.Trim(v, `"'`)
+		}
+	}
+	return ""
+}
+
 // maxFlags bounds a resource's Flags.
 const maxFlags = 32
 

@@ -286,6 +286,25 @@ func TestTaskWorker(t *testing.T) {
 	}
 }
 
+// TestDaprAppID: the app id of a daprd command line, in each way its
+// flag is written.
+func TestDaprAppID(t *testing.T) {
+	for _, tt := range []struct {
+		items []string
+		want  string
+	}{
+		{[]string{"./daprd", "-app-id", "sensors", "-app-port", "8080"}, "sensors"},
+		{[]string{"./daprd", "--app-id", "watering"}, "watering"},
+		{[]string{"./daprd -app-id=climate-control -app-port=3000"}, "climate-control"},
+		{[]string{"daprd", "--app-id=\"quoted\""}, "quoted"},
+		{[]string{"./daprd", "-app-port", "8080"}, ""},
+	} {
+		if got := daprAppID(tt.items); got != tt.want {
+			t.Errorf("daprAppID(%q) = %q, want %q", tt.items, got, tt.want)
+		}
+	}
+}
+
 // TestCommandFlags: the options a command passes, in each way a shell
 // command or an args list writes them.
 func TestCommandFlags(t *testing.T) {

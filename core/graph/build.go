@@ -200,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 80
+const BuilderVersion = 84
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -500,6 +500,7 @@ func (b *builder) services() {
 			}
 		}
 	}
+	sidecars := daprSidecars(b.in.Resources)
 	// An image several services run (one image with a tag per service,
 	// an unfilled ${IMAGE_NAME}) names none of them.
 	imageUsers := map[string]map[string]bool{}
@@ -634,6 +635,8 @@ func (b *builder) services() {
 					b.addAlias(n, ib, "image")
 				}
 			}
+		case r.Kind == core.ResourceCompose && sidecars[sidecarKey(r)] != "":
+			// Its app's node takes its names, below.
 		case r.Kind == core.ResourceCompose:
 			name := r.Name
 			if r.Build != "" {
@@ -714,6 +717,18 @@ func (b *builder) services() {
 			}
 		}
 	}
+	// A Dapr sidecar is its app: its name and the app id it gives it
+	// are the app's.
+	for _, r := range b.in.Resources {
+		if app := sidecars[sidecarKey(r)]; app != "" && r.Kind == core.ResourceCompose {
+			if n := b.nodes[b.alias[strings.ToLower(app)]]; n != nil {
+				b.addAlias(n, r.Name, "dapr sidecar")
+				if r.AppID != "" && r.AppID != n.Name {
+					b.addAlias(n, r.AppID, "dapr app id")
+				}
+			}
+		}
+	}
 	// A chart whose own templates declare one service (an umbrella's
 	// subchart per component: quota_engine deploys
 	// quota-engine-server) is another name of it, as its values and
@@ -728,6 +743,53 @@ func (b *builder) services() {
 			}
 		}
 	}
+}
+
+// sidecarKey identifies a compose service: its repository, file and
+// name.
+func sidecarKey(r core.ResourceAt) [3]string { return [3]string{r.Repo, r.File, r.Name} }
+
+// daprSidecars maps the compose services that run Dapr's sidecar
+// (daprd, or the daprio/daprd image) to their app, a service of the same
+// file: the one whose network the sidecar joins (network_mode:
+// "service:orders"), else the one its name is with -dapr or -sidecar
+// after it (orders-dapr), else the one named by its app id, else the one
+// service it depends on.
+func daprSidecars(rs []core.ResourceAt) map[[3]string]string {
+	isSidecar := func(r core.ResourceAt) bool {
+		return slices.ContainsFunc(r.Programs, func(p string) bool { return path.Base(p) == "daprd" }) ||
+			slices.ContainsFunc(r.Images, func(img string) bool { return core.ImageName(img) == "daprd" })
+	}
+	apps := map[[2]string]bool{} // repo/file, service: the compose services that are no sidecar
+	for _, r := range rs {
+		if r.Kind == core.ResourceCompose && !isSidecar(r) {
+			apps[[2]string{r.Repo + "/" + r.File, r.Name}] = true
+		}
+	}
+	out := map[[3]string]string{}
+	for _, r := range rs {
+		if r.Kind != core.ResourceCompose || !isSidecar(r) {
+			continue
+		}
+		app := func(name string) bool { return name != "" && apps[[2]string{r.Repo + "/" + r.File, name}] }
+		cands := []string{r.NetworkOf}
+		for _, suffix := range []string{"-dapr", "_dapr", "-daprd", "-sidecar", "_sidecar"} {
+			if base, ok := strings.CutSuffix(r.Name, suffix); ok {
+				cands = append(cands, base)
+			}
+		}
+		cands = append(cands, r.AppID)
+		if len(r.DependsOn) == 1 {
+			cands = append(cands, r.DependsOn[0])
+		}
+		for _, c := range cands {
+			if app(c) {
+				out[sidecarKey(r)] = c
+				break
+			}
+		}
+	}
+	return out
 }
 
 // chartDirOf returns the directory of the Helm chart a file under its

@@ -229,6 +229,9 @@ func (b *builder) collectValues() {
 			}
 		case r.Kind == core.ResourceCompose || r.Kind == core.ResourceAspire:
 			via := "compose service " + r.Name + " (" + r.File + ")"
+			if r.Labels["runner"] == "dapr" {
+				via = "app " + r.Name + " of dapr run -f " + r.File
+			}
 			if r.Kind == core.ResourceAspire {
 				via = "Aspire WithEnvironment on " + r.Name
 			}
@@ -281,6 +284,17 @@ func (b *builder) collectValues() {
 			if s := b.ownerOf(r.Repo, r.File); len(mounters) == 0 && s != "" && b.nodes[s] != nil && b.nodes[s].Language != "" && !core.IsTestPath(r.File) && !exampleName(r.File) {
 				keyed(r, func(k, v string, at Evidence) {
 					add(s, envVal{name: k, value: v, via: via, ev: at, tier: tierDeploy, onMachine: true, localOnly: true})
+				})
+			}
+		case r.Kind == "Component" && r.Data["type"] != "":
+			// A Dapr component (a state store, a pub/sub broker): the
+			// settings of the apps whose sidecars load it.
+			via := "Dapr component " + r.Name + " (" + r.File + ")"
+			for _, svc := range b.daprLoaders(r) {
+				keyed(r, func(k, v string, at Evidence) {
+					if k != "type" {
+						add(svc, envVal{name: k, value: v, via: via, ev: at, tier: tierDeploy})
+					}
 				})
 			}
 		case r.Kind == core.ResourceDockerfile:
@@ -480,6 +494,9 @@ var pdoRE = lazyre.New(`^(?i)([a-z]+):(.*\b(?:host|server)=.*)$`)
 // name says it is an address (BILLING_HOST=billing).
 func addressOf(name, value string) (addr, bool) {
 	v := strings.Trim(strings.TrimSpace(value), `"'`)
+	if a, ok := keywordDSN(v); ok {
+		return a, true
+	}
 	if v == "" || strings.Contains(v, "${") || strings.Contains(v, "{{") || strings.ContainsAny(v, " \t\n") && !strings.Contains(v, ";") {
 		return addr{}, false
 	}
@@ -965,6 +982,73 @@ func (b *builder) configured() {
 			b.configuredEdge(s, v, v.value)
 		}
 	}
+}
+
+// keywordDSN reads a PostgreSQL keyword/value connection string, libpq's
+// and pgx's "host=db port=5432 user=app dbname=app sslmode=disable":
+// words of key=value only, one of them host and another a port, user or
+// database.
+func keywordDSN(v string) (addr, bool) {
+	words := strings.Fields(v)
+	if len(words) < 2 || !strings.HasPrefix(v, "host=") && !strings.Contains(v, " host=") {
+		return addr{}, false
+	}
+	a, other := addr{scheme: "postgres"}, false
+	for _, w := range words {
+		k, val, ok := strings.Cut(w, "=")
+		if !ok || k == "" || strings.Trim(k, "abcdefghijklmnopqrstuvwxyz_") != "" {
+			return addr{}, false
+		}
+		val = strings.Trim(val, `'`)
+		switch k {
+		case "host":
+			a.host = val
+		case "port":
+			a.port, other = val, true
+		case "dbname", "database":
+			a.db, other = val, true
+		case "user":
+			other = true
+		}
+	}
+	if a.host == "" || !other || strings.ContainsAny(a.host, "${}/,") {
+		return addr{}, false
+	}
+	return a, true
+}
+
+// daprLoaders are the apps whose Dapr sidecars load component r: the
+// app ids it is scoped to; without scopes, the apps whose sidecars mount
+// its folder (docker compose: -resources-path /components), or where
+// none does, the workloads of its repository and namespace that run a
+// sidecar (dapr.io/app-id).
+func (b *builder) daprLoaders(r core.ResourceAt) []string {
+	var out []string
+	svc := func(name string) {
+		if s := b.alias[strings.ToLower(name)]; s != "" && b.nodes[s] != nil && b.nodes[s].Kind == KindService {
+			out = appendUnique(out, s)
+		}
+	}
+	if len(r.Scopes) > 0 {
+		for _, id := range r.Scopes {
+			svc(id)
+		}
+		return out
+	}
+	for _, m := range b.mounts {
+		if m.holds(r.Repo, r.File) {
+			svc(m.service)
+		}
+	}
+	if len(out) > 0 {
+		return out // docker compose's
+	}
+	for _, w := range b.in.Resources {
+		if core.IsWorkload(w.Kind) && w.AppID != "" && w.Repo == r.Repo && (w.Namespace == r.Namespace || w.Namespace == "" || r.Namespace == "") {
+			svc(first(w.Service, w.Name))
+		}
+	}
+	return out
 }
 
 // keyed calls fn with each key of a settings resource, in order, its

@@ -238,6 +238,33 @@ func TestIsPlaceholderDomain(t *testing.T) {
 // TestAddressOfReferences: a URL whose scheme names an image or a file
 // (ko://, docker://, oci://, file://) is no server's address; a network
 // URL is.
+// TestKeywordDSN: PostgreSQL's keyword/value connection strings, and
+// values with = that are none.
+func TestKeywordDSN(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"host=grades user=grader password=example port=5432 database=grading", "postgres grades 5432 grading"},
+		{"host=db port=5432 dbname=app sslmode=disable", "postgres db 5432 app"},
+		{"user=app host='pg.internal' dbname=app connect_timeout=10", "postgres pg.internal  app"},
+		{"host=/var/run/postgresql dbname=app", "none"}, // a socket
+		{"host=a,b port=5432", "none"},
+		{"host=db", "none"},                     // a lone key: could be anything
+		{"host=db Password=Secret!", "none"},    // not all lower-case keys
+		{"--host=db --port=5432", "none"},       // flags
+		{"region=eu host=db retries=3", "none"}, // no port, user or database
+		{"HOST=db;Database=orders", "none"},     // ADO.NET's, read elsewhere
+	}
+	for _, tt := range tests {
+		a, ok := keywordDSN(tt.in)
+		got := "none"
+		if ok {
+			got = fmt.Sprintf("%s %s %s %s", a.scheme, a.host, a.port, a.db)
+		}
+		if got != tt.want {
+			t.Errorf("keywordDSN(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestAddressOfReferences(t *testing.T) {
 	tests := []struct{ name, value, host string }{
 		{"entrypoint-image", "ko://github.com/acme/pipeline/cmd/entrypoint", ""},

@@ -1591,6 +1591,16 @@ func (b *builder) daprCall(src string, c core.CallAt, ev Evidence) bool {
 		app = app[:i] // APP.NAMESPACE
 	}
 	method := strings.ToUpper(c.Method)
+	if name, ok := strings.CutPrefix(app, "{"); ok {
+		// An app id from the environment: the service's value, or the
+		// code's default.
+		name = strings.TrimSuffix(name, "}")
+		if vals := b.valuesOf(src, name); len(vals) == 1 {
+			app = vals[0]
+		} else if len(vals) == 0 && c.Env == name && c.Default != "" {
+			app = c.Default
+		}
+	}
 	var target string
 	if !strings.HasPrefix(app, "{") {
 		target, _, _ = b.hostNode(app)

@@ -70,7 +70,7 @@
 ; Dapr: client.invoke_method("app", "method", data=..., http_verb="POST"),
 ; client.publish_event(pubsub_name="pubsub", topic_name="topic", data=...)
 ((call function: (attribute attribute: (identifier) @_fn)
-   arguments: (argument_list . [(string) (identifier) (attribute)] @dapr.app . [(string) (identifier) (attribute)] @dapr.method
+   arguments: (argument_list . [(string) (identifier) (attribute) (call) (subscript)] @dapr.app . [(string) (identifier) (attribute) (call) (subscript)] @dapr.method
      (keyword_argument name: (identifier) @_v value: (_) @dapr.verb)?))
  @dapr.invoke
  (#eq? @_fn "invoke_method") (#eq? @_v "http_verb"))
