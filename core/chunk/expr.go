@@ -362,8 +362,52 @@ func (e *evaluator) binary(n *ts.Node, depth int) value {
 			v.def = strings.TrimSpace(rv.text)
 		}
 		return v
+	case "%":
+		if n.Kind() == "binary_operator" && (lv.origin == core.FromLiteral || lv.origin == core.FromConstant) && strings.Contains(lv.text, "%") {
+			return e.percentFormat(lv, r, depth)
+		}
 	}
 	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+}
+
+// percentRE finds Python's printf-style conversions: %s, %d, %05.2f,
+// %(name)s, and %% for a percent sign.
+var percentRE = lazyre.New(`%(?:\(([A-Za-z_][A-Za-z0-9_]*)\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGcoa%]`)
+
+// percentFormat evaluates Python's "%s/orders" % base (or % (a, b)): the
+// format with each conversion filled by the value it takes, a
+// %(name)s by {name}. The value of the first conversion lends the
+// result its environment variable, as a concatenation's left side does.
+func (e *evaluator) percentFormat(format value, args *ts.Node, depth int) value {
+	for args.Kind() == "parenthesized_expression" && args.NamedChildCount() == 1 {
+		args = args.NamedChild(0)
+	}
+	items := []*ts.Node{args}
+	if args.Kind() == "tuple" {
+		items = nil
+		for i := uint(0); i < args.NamedChildCount(); i++ {
+			items = append(items, args.NamedChild(i))
+		}
+	}
+	out := value{origin: core.FromTemplate}
+	k := 0
+	out.text = percentRE.ReplaceAllStringFunc(format.text, func(m string) string {
+		switch {
+		case m == "%%":
+			return "%"
+		case strings.HasPrefix(m, "%("):
+			return "{" + m[2:strings.IndexByte(m, ')')] + "}"
+		case k >= len(items):
+			return m
+		}
+		v := e.eval(items[k], depth+1)
+		if k == 0 && out.env == "" && out.config == "" {
+			out.env, out.config, out.def, out.lead = v.env, v.config, v.def, v.lead
+		}
+		k++
+		return v.text
+	})
+	return out
 }
 
 // envHelper reports whether a function's name says it reads the

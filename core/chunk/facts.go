@@ -250,6 +250,7 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	if l.name == "kotlin" {
 		fs.facts = append(fs.facts, x.kotlinSpringValues(root)...)
 	}
+	daprHeaderCalls(src, fs.facts)
 	fs.facts = append(fs.facts, envReads(root, x.ev)...)
 	sort.SliceStable(fs.facts, func(i, j int) bool { return fs.facts[i].at < fs.facts[j].at })
 	return fs
@@ -792,6 +793,15 @@ func (x *extractor) http(m *match) []fact {
 	if url == nil {
 		return nil
 	}
+	if url.Kind() == "keyword_argument" {
+		// requests.post(url=..., json=...)
+		if k := url.ChildByFieldName("name"); k == nil || k.Utf8Text(x.src) != "url" {
+			return nil
+		}
+		if url = url.ChildByFieldName("value"); url == nil {
+			return nil
+		}
+	}
 	v := x.ev.eval(url, 0)
 	target(&c, v)
 	base, known := x.clients[c.Client]
@@ -875,6 +885,58 @@ func (x *extractor) bullQueue(n *ts.Node, kind core.CallKind) []core.CallKind {
 		return kinds
 	}
 	return nil
+}
+
+// daprAppHeaderRE finds the app id a request to the Dapr sidecar names
+// in its dapr-app-id header: {'dapr-app-id': 'orders'} (Python, a
+// JavaScript object), Header.Add("dapr-app-id", "orders") (Go, .NET).
+var daprAppHeaderRE = lazyre.New(`["']dapr-app-id["']\s*[:,]\s*["']([A-Za-z0-9._-]+)["']`)
+
+// daprHeaderCalls rewrites the HTTP calls of a file that sends its
+// requests to the Dapr sidecar with a dapr-app-id header (Dapr's
+// quickstarts: POST http://localhost:3500/orders, dapr-app-id:
+// order-processor) as the sidecar invocation they are,
+// /v1.0/invoke/APP/method/PATH: calls to this machine (localhost, the
+// sidecar's port 3500, DAPR_HTTP_PORT) in a file whose header names one
+// app id.
+func daprHeaderCalls(src []byte, facts []fact) {
+	if !bytes.Contains(src, []byte("dapr-app-id")) {
+		return
+	}
+	app := ""
+	for _, m := range daprAppHeaderRE.FindAllSubmatch(src, -1) {
+		if app != "" && app != string(m[1]) {
+			return // several apps: which call goes where is not written
+		}
+		app = string(m[1])
+	}
+	if app == "" {
+		return
+	}
+	for _, f := range facts {
+		c := f.call
+		if c == nil || c.Kind != core.CallHTTP {
+			continue
+		}
+		where := strings.ToLower(c.Target + " " + c.Base + " " + c.Env + " " + c.Default)
+		if strings.Contains(c.Target, "/v1.0/") {
+			continue // the sidecar's own API (/v1.0/invoke/APP/method/...)
+		}
+		if !strings.Contains(where, "localhost") && !strings.Contains(where, "127.0.0.1") && !strings.Contains(where, "dapr_http_port") && !strings.Contains(where, ":3500") {
+			continue
+		}
+		p := c.Target
+		if _, rest, ok := strings.Cut(p, "://"); ok {
+			p = rest
+		}
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			p = p[i:]
+		} else {
+			p = "/"
+		}
+		c.System, c.Target, c.Origin = "dapr", "/v1.0/invoke/"+app+"/method"+p, core.FromTemplate
+		c.Base, c.Env, c.Config, c.Default = "", "", "", ""
+	}
 }
 
 // daprSDKs are the imports of Dapr's client SDKs: Go, Python, .NET,
