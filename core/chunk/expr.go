@@ -41,6 +41,10 @@ type evaluator struct {
 	// call's arguments, a concatenation's parts), and the result depends
 	// on nothing else.
 	memo map[evalKey]value
+	// configs are the values the file gives configuration keys
+	// (Flask's app.config["ORDERS_URI"] = ...), by key: the file's
+	// whole, wherever the key is read.
+	configs map[string]ts.Node
 }
 
 // evalKey is a node (its byte range and kind) asked at a depth.
@@ -685,6 +689,11 @@ func (e *evaluator) index(n *ts.Node, depth int) value {
 	case strings.HasSuffix(ot, "environ") || strings.HasSuffix(ot, "process.env") || strings.HasSuffix(ot, "env"):
 		return value{text: "{" + k + "}", origin: core.FromEnv, env: k, lead: e.text(n)}
 	case strings.Contains(ot, "config") || strings.Contains(ot, "settings"):
+		if c, ok := e.configs[k]; ok && c.StartByte() != n.StartByte() {
+			if v := e.eval(&c, depth+1); v.known() && v.origin != core.FromExpression {
+				return v // set in this file: app.config["ORDERS_URI"] = "http://{}/orders".format(...)
+			}
+		}
 		return value{text: "{" + k + "}", origin: core.FromConfig, config: k, lead: e.text(n)}
 	}
 	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}

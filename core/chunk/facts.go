@@ -284,6 +284,17 @@ func (x *extractor) collect(m *match) {
 		n, v := m.first("bind.name"), m.first("bind.value")
 		name := n.Utf8Text(x.src)
 		x.ev.binds[name] = append(x.ev.binds[name], binding{value: *v, name: *n})
+	case m.has("bind.config") && m.has("bind.value"):
+		// app.config["KEY"] = value: the key's value in the whole file.
+		k := x.ev.eval(m.first("bind.config"), 0)
+		if k.origin == core.FromLiteral || k.origin == core.FromConstant {
+			if x.ev.configs == nil {
+				x.ev.configs = map[string]ts.Node{}
+			}
+			if _, ok := x.ev.configs[k.text]; !ok {
+				x.ev.configs[k.text] = *m.first("bind.value")
+			}
+		}
 	case m.has("bind.import") && m.has("bind.from"):
 		x.imports[m.first("bind.import").Utf8Text(x.src)] = strings.Trim(m.first("bind.from").Utf8Text(x.src), "\"'`")
 	case m.has("router.name"):

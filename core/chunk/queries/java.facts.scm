@@ -65,9 +65,14 @@
   (modifiers (annotation name: (identifier) @_a arguments: (annotation_argument_list . (_) @prefix.path)))
   (#match? @_a "^(RequestMapping|Path)$")) @prefix @prefix.scope
 (method_declaration
-  (modifiers (annotation name: (identifier) @route.verb arguments: (annotation_argument_list . (_) @route.path)))
+  (modifiers (annotation name: (identifier) @route.verb arguments: (annotation_argument_list . [(string_literal) (identifier) (field_access) (binary_expression) (element_value_array_initializer)] @route.path)))
   name: (identifier) @route.handler
   (#match? @route.verb "^(Get|Post|Put|Delete|Patch)Mapping$") (#set! framework "spring")) @route
+; @PostMapping(value = "/y", consumes = "application/json"), (path = "/y")
+(method_declaration
+  (modifiers (annotation name: (identifier) @route.verb arguments: (annotation_argument_list (element_value_pair key: (identifier) @_k value: (_) @route.path))))
+  name: (identifier) @route.handler
+  (#match? @route.verb "^(Get|Post|Put|Delete|Patch)Mapping$") (#match? @_k "^(value|path)$") (#set! framework "spring")) @route
 (method_declaration
   (modifiers (marker_annotation name: (identifier) @route.verb))
   name: (identifier) @route.handler

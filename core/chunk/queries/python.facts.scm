@@ -2,6 +2,11 @@
 
 ; ---- bindings -----------------------------------------------------------
 (assignment left: (identifier) @bind.name right: (_) @bind.value)
+; Flask: app.config["ORDERS_URI"] = "http://{}/orders".format(os.environ["ORDERS_ADDR"])
+((assignment
+   left: (subscript value: (attribute attribute: (identifier) @_cfg) subscript: (string) @bind.config)
+   right: (_) @bind.value)
+ (#eq? @_cfg "config"))
 (import_from_statement module_name: (_) @bind.from name: (dotted_name (identifier) @bind.import))
 (import_from_statement module_name: (_) @bind.from name: (aliased_import alias: (identifier) @bind.import))
 

@@ -24,6 +24,12 @@ public class ShipmentController {
         var stub = InventoryGrpc.newBlockingStub(channel);
     }
 
+    @PostMapping(value = "/{id}/labels", consumes = "application/json")
+    public void label(@PathVariable String id) {}
+
+    @GetMapping(produces = "text/csv", path = "/export")
+    public String export() { return ""; }
+
     @KafkaListener(topics = "orders.paid")
     public void onPaid(String orderId) {}
 }
