@@ -243,6 +243,7 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 	}
 	if l.name == "java" || l.name == "kotlin" {
 		fs.facts = x.withFeignClients(root, fs.facts)
+		fs.facts = append(fs.facts, x.retrofit(root)...)
 	}
 	if l.name == "java" {
 		fs.facts = append(fs.facts, x.springValues(root)...)
