@@ -250,9 +250,10 @@ const (
 	// output's name -> the package as written: a folder or file relative
 	// to the script or the repository, or an import path).
 	ResourceGoBuild = "go-build"
-	// ResourceCompose is a docker compose service, or an app of a Dapr
+	// ResourceCompose is a docker compose service, an app of a Dapr
 	// multi-app run file (dapr run -f dapr.yaml; Labels["runner"] is
-	// "dapr"), which the graph reads alike.
+	// "dapr") or a process of a Procfile (Labels["runner"] "procfile"),
+	// which the graph reads alike.
 	ResourceCompose      = "compose"
 	ResourceChart        = "chart"
 	ResourceHelmValues   = "helm-values"

@@ -491,6 +491,12 @@ func (c *Chunker) file(src []byte, base core.Chunk) (Result, bool, error) {
 		return c.Paragraphs(src, base), true, nil
 	case core.CodeDeploy:
 		switch {
+		case name == "procfile":
+			r := c.Paragraphs(src, base)
+			for _, res := range ProcfileResources(src, base.FilePath, base.RepoName) {
+				attach(&r, res)
+			}
+			return r, true, nil
 		case lang == "dockerfile":
 			r := c.Dockerfile(src, base)
 			if res, ok := DockerfileResource(src, base.FilePath); ok {

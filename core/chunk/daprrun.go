@@ -64,7 +64,7 @@ func DaprRunResources(src []byte) []core.Resource {
 		if id == "" {
 			id = dir[strings.LastIndexByte(dir, '/')+1:] // Dapr names it after its folder
 		}
-		r := core.Resource{Kind: core.ResourceCompose, Name: id, AppID: id, Build: dir, Line: app.Line,
+		r := core.Resource{Kind: core.ResourceCompose, Name: id, Service: id, AppID: id, Build: dir, Line: app.Line,
 			Labels: map[string]string{"runner": "dapr"}}
 		if a.AppPort != "" {
 			r.Ports = []string{a.AppPort}

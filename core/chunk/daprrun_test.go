@@ -30,10 +30,10 @@ apps:
 		t.Fatal("not read as a run file")
 	}
 	want := []core.Resource{
-		{Kind: core.ResourceCompose, Name: "booking", AppID: "booking", Build: "./booking-api", Ports: []string{"6001"}, Line: 5,
+		{Kind: core.ResourceCompose, Name: "booking", Service: "booking", AppID: "booking", Build: "./booking-api", Ports: []string{"6001"}, Line: 5,
 			Labels: map[string]string{"runner": "dapr"}, Programs: []string{"python3"},
 			Env: []core.EnvVar{{Name: "SEATS_APP", Value: "seats", Line: 10}}, Volumes: []string{"./components"}},
-		{Kind: core.ResourceCompose, Name: "notifier", AppID: "notifier", Build: "./notifier", Line: 11,
+		{Kind: core.ResourceCompose, Name: "notifier", Service: "notifier", AppID: "notifier", Build: "./notifier", Line: 11,
 			Labels: map[string]string{"runner": "dapr"}, Programs: []string{"celery"}, Worker: "celery",
 			Volumes: []string{"./notifier/components"}},
 	}

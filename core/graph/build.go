@@ -200,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 84
+const BuilderVersion = 85
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -983,7 +983,7 @@ func (b *builder) ownership() {
 	// folder several services build from belongs to none, but to the one
 	// web application among job workers built from it.
 	builds := map[[2]string][]string{}
-	jobRoles := map[string]bool{} // services that run a job worker, scheduler or dashboard
+	jobRoles := map[string]bool{} // services that run a job worker, scheduler or dashboard, or migrate
 	var codeDirs, paths map[[2]string]bool
 	for _, r := range b.in.Resources {
 		if r.Kind == core.ResourceCompose && r.Build != "" && !strings.Contains(r.Build, "://") {
@@ -1008,7 +1008,7 @@ func (b *builder) ownership() {
 			k := [2]string{repo, dir}
 			name := first(b.alias[strings.ToLower(r.Name)], r.Name)
 			builds[k] = appendUnique(builds[k], name)
-			if b.composeRole(r) != "" {
+			if b.composeRole(r) != "" || r.Migrates {
 				jobRoles[name] = true
 			}
 		}
@@ -1022,8 +1022,9 @@ func (b *builder) ownership() {
 		}
 		b.sharedBuilds[[2]string{k[0], strings.TrimPrefix(strings.TrimPrefix(path.Clean(k[1]), "."), "/")}] = names
 		// A web application built with its job workers (celery,
-		// sidekiq) and scheduler from one folder: the one service of
-		// them that runs no job role owns it.
+		// sidekiq), scheduler and migration from one folder: the one
+		// service of them that runs no job role and does not migrate owns
+		// it.
 		var app []string
 		for _, n := range names {
 			if !jobRoles[n] {

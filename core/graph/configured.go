@@ -229,8 +229,11 @@ func (b *builder) collectValues() {
 			}
 		case r.Kind == core.ResourceCompose || r.Kind == core.ResourceAspire:
 			via := "compose service " + r.Name + " (" + r.File + ")"
-			if r.Labels["runner"] == "dapr" {
+			switch r.Labels["runner"] {
+			case "dapr":
 				via = "app " + r.Name + " of dapr run -f " + r.File
+			case "procfile":
+				via = "process " + r.Name + " of " + r.File
 			}
 			if r.Kind == core.ResourceAspire {
 				via = "Aspire WithEnvironment on " + r.Name

@@ -241,8 +241,8 @@ func (b *builder) taskWorkers(c core.CallAt) []string {
 // taskRoles splits the services that run some code by what they run
 // for a job system: its workers, its schedulers, and the others (a web
 // application). A service that runs another role (Celery's Flower
-// dashboard) is none of them: it neither runs nor sends the code's
-// tasks.
+// dashboard) or only migrates the database is none of them: it neither
+// runs nor sends the code's tasks.
 func (b *builder) taskRoles(system string, runners []string) (workers, schedulers, others []string) {
 	ts := taskSystems[system]
 	for _, s := range runners {
@@ -251,7 +251,7 @@ func (b *builder) taskRoles(system string, runners []string) (workers, scheduler
 			workers = append(workers, s)
 		case role != "" && role == ts.scheduler:
 			schedulers = append(schedulers, s)
-		case role == "":
+		case role == "" && !b.migrationJob(s):
 			others = append(others, s)
 		}
 	}
