@@ -154,21 +154,11 @@ func (x *extractor) retrofitCalls(decl *ts.Node) []fact {
 			}
 		}
 	}
-	body := decl.ChildByFieldName("body")
-	for i := uint(0); body == nil && i < decl.NamedChildCount(); i++ {
-		if c := decl.NamedChild(i); c.Kind() == "class_body" { // Kotlin
-			body = c
-		}
-	}
-	if name == nil || body == nil {
+	if name == nil {
 		return nil
 	}
 	var out []fact
-	for i := uint(0); i < body.NamedChildCount(); i++ {
-		m := body.NamedChild(i)
-		if m.Kind() != "method_declaration" && m.Kind() != "function_declaration" {
-			continue
-		}
+	for _, m := range interfaceMethods(decl) {
 		for _, rv := range retrofitVerbs {
 			ann, verb := rv.annotation, rv.method
 			a := x.annotation(m, ann)

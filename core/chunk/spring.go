@@ -101,21 +101,8 @@ func (x *extractor) feignCalls(decl, fc *ts.Node) []fact {
 	if n := decl.ChildByFieldName("name"); n != nil {
 		c0.Client = n.Utf8Text(x.src)
 	}
-	body := decl.ChildByFieldName("body")
-	for i := uint(0); body == nil && i < decl.NamedChildCount(); i++ {
-		if c := decl.NamedChild(i); c.Kind() == "class_body" { // Kotlin
-			body = c
-		}
-	}
-	if body == nil {
-		return nil
-	}
 	var out []fact
-	for i := uint(0); i < body.NamedChildCount(); i++ {
-		m := body.NamedChild(i)
-		if m.Kind() != "method_declaration" && m.Kind() != "function_declaration" {
-			continue
-		}
+	for _, m := range interfaceMethods(decl) {
 		for _, sm := range springMappings {
 			verb := sm.method
 			a := x.annotation(m, sm.annotation)
@@ -143,6 +130,27 @@ func (x *extractor) feignCalls(decl, fc *ts.Node) []fact {
 			c.Line, c.Text = x.line(m), x.firstLine(a)
 			out = append(out, fact{at: m.StartByte(), call: &c})
 			break
+		}
+	}
+	return out
+}
+
+// interfaceMethods returns the methods declared in the body of a Java
+// or Kotlin interface.
+func interfaceMethods(decl *ts.Node) []*ts.Node {
+	body := decl.ChildByFieldName("body")
+	for i := uint(0); body == nil && i < decl.NamedChildCount(); i++ {
+		if c := decl.NamedChild(i); c.Kind() == "class_body" { // Kotlin
+			body = c
+		}
+	}
+	if body == nil {
+		return nil
+	}
+	var out []*ts.Node
+	for i := uint(0); i < body.NamedChildCount(); i++ {
+		if m := body.NamedChild(i); m.Kind() == "method_declaration" || m.Kind() == "function_declaration" {
+			out = append(out, m)
 		}
 	}
 	return out
