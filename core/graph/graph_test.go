@@ -99,7 +99,8 @@ func key(src, dst, typ, method, path string) string {
 // TestResolutionPaths crawls one small workspace per way of wiring
 // services together and compares the resolved edges with the archive's
 // "want" list: "a -> b type method path" must be there, "!a -> b" must
-// not (in any form), and nothing else may be.
+// not (in any form), and nothing else may be; "unresolved" lists the
+// edges to what could not be resolved, each with a part of its reason.
 func TestResolutionPaths(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.txtar"))
 	if len(files) < 6 {
@@ -182,6 +183,26 @@ func TestResolutionPaths(t *testing.T) {
 					}
 					if s := g.Service(name); s == nil || s.Directory != dir {
 						t.Errorf("place of %s: %+v, want %q", name, s, dir)
+					}
+				}
+			}
+			// "unresolved": "src -> target | reason" must be an edge to
+			// an unresolved node whose reason holds the text after |.
+			for _, f := range a.Files {
+				if f.Name != "unresolved" {
+					continue
+				}
+				for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					pair, reason, _ := strings.Cut(l, " | ")
+					src, dst, _ := strings.Cut(strings.TrimSpace(pair), " -> ")
+					found := false
+					for _, e := range g.Edges {
+						if e.Source == src && e.Target == dst && strings.Contains(e.Via, reason) {
+							found = true
+						}
+					}
+					if s := g.Service(dst); !found || s == nil || s.Kind != graph.KindUnresolved {
+						t.Errorf("no unresolved edge %s -> %s saying %q", src, dst, reason)
 					}
 				}
 			}

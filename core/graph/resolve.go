@@ -1246,6 +1246,7 @@ func grpcFrameworkService(service, text string) bool {
 
 func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	topic, via, conf := c.Target, "topic in code", 0.95
+	why := "the topic is computed"
 	if c.Origin == core.FromEnv || c.Origin == core.FromConfig || strings.HasPrefix(topic, "{") {
 		// From the environment, a setting, or a field that holds one
 		// (Spring's @Value("${orders.topic}") String topic).
@@ -1260,6 +1261,12 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 			topic, via, conf = r.value, r.via, r.conf
 		} else if o.def != "" {
 			topic, via, conf = o.def, "default in code", 0.8
+		}
+		switch {
+		case o.env != "":
+			why = "the topic is environment variable " + o.env + ", which no deploy file of " + src + " sets"
+		case o.config != "":
+			why = "the topic is setting " + o.config + ", which no settings file of " + src + " gives"
 		}
 		via = join(traced, via)
 	}
@@ -1280,7 +1287,7 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	}
 	if topic == "" {
 		b.addEdge(Edge{Source: src, Target: b.unresolved(string(c.Kind) + ":" + rawTarget(c)), Type: EdgeQueue, Method: own,
-			Via: "the topic is computed"}, ev)
+			Via: why}, ev)
 		return
 	}
 	t := b.node(topic, KindTopic).Name
