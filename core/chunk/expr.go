@@ -499,15 +499,22 @@ func kotlinArgs(n *ts.Node) []*ts.Node {
 	if n.Kind() != "call_expression" {
 		return nil
 	}
+	return listedArgs(n, "value_arguments", "value_argument")
+}
+
+// listedArgs returns the expressions of n's arguments where a grammar
+// wraps each in an item node (kind item) inside a list node (kind list):
+// each item's last named child (name = value: the value).
+func listedArgs(n *ts.Node, list, item string) []*ts.Node {
 	var out []*ts.Node
 	for i := uint(0); i < n.NamedChildCount(); i++ {
-		a := n.NamedChild(i)
-		if a.Kind() != "value_arguments" {
+		l := n.NamedChild(i)
+		if l.Kind() != list {
 			continue
 		}
-		for j := uint(0); j < a.NamedChildCount(); j++ {
-			if v := a.NamedChild(j); v.Kind() == "value_argument" && v.NamedChildCount() > 0 {
-				out = append(out, v.NamedChild(v.NamedChildCount()-1))
+		for j := uint(0); j < l.NamedChildCount(); j++ {
+			if a := l.NamedChild(j); a.Kind() == item && a.NamedChildCount() > 0 {
+				out = append(out, a.NamedChild(a.NamedChildCount()-1))
 			}
 		}
 	}

@@ -875,9 +875,7 @@ func (x *extractor) daprInvoke(m *match) []fact {
 // or @nestjs/bullmq. No match counts in a file that imports none of them
 // (new Worker of worker_threads, a Queue class of the project's own).
 func (x *extractor) bullQueue(n *ts.Node, kind core.CallKind) []core.CallKind {
-	has := func(mods ...string) bool {
-		return slices.ContainsFunc(x.fileImports, func(imp string) bool { return slices.Contains(mods, imp) })
-	}
+	has := x.importsAny
 	switch {
 	case n.Kind() == "decorator":
 		if has("@nestjs/bull", "@nestjs/bullmq") {
@@ -930,10 +928,10 @@ func daprHeaderCalls(src []byte, facts []fact) {
 		if c == nil || c.Kind != core.CallHTTP {
 			continue
 		}
-		where := strings.ToLower(c.Target + " " + c.Base + " " + c.Env + " " + c.Default)
 		if strings.Contains(c.Target, "/v1.0/") {
 			continue // the sidecar's own API (/v1.0/invoke/APP/method/...)
 		}
+		where := strings.ToLower(c.Target + " " + c.Base + " " + c.Env + " " + c.Default)
 		if !strings.Contains(where, "localhost") && !strings.Contains(where, "127.0.0.1") && !strings.Contains(where, "dapr_http_port") && !strings.Contains(where, ":3500") {
 			continue
 		}
@@ -956,10 +954,15 @@ func daprHeaderCalls(src []byte, facts []fact) {
 var daprSDKs = []string{"github.com/dapr/go-sdk", "dapr.clients", "dapr.aio.clients", "dapr.ext", "Dapr.Client", "Dapr", "Dapr.AspNetCore", "@dapr/dapr", "dapr-client"}
 
 // usesDaprSDK reports whether the file imports a Dapr client SDK.
-func (x *extractor) usesDaprSDK() bool {
+func (x *extractor) usesDaprSDK() bool { return x.importsAny(daprSDKs...) }
+
+// importsAny reports whether the file imports one of mods or a module
+// under one (Refit.Http under Refit, retrofit2.http under retrofit2,
+// @nestjs/bull/x under @nestjs/bull; bullmq is not under bull).
+func (x *extractor) importsAny(mods ...string) bool {
 	return slices.ContainsFunc(x.fileImports, func(imp string) bool {
-		for _, sdk := range daprSDKs {
-			if imp == sdk || strings.HasPrefix(imp, sdk+"/") || strings.HasPrefix(imp, sdk+".") {
+		for _, m := range mods {
+			if imp == m || strings.HasPrefix(imp, m+"/") || strings.HasPrefix(imp, m+".") {
 				return true
 			}
 		}
@@ -976,7 +979,7 @@ var (
 // django reports whether the file imports Django (a URL configuration
 // imports path or re_path from django.urls).
 func (x *extractor) django() bool {
-	return slices.ContainsFunc(x.fileImports, func(imp string) bool { return imp == "django" || strings.HasPrefix(imp, "django.") })
+	return x.importsAny("django")
 }
 
 // regexPath writes a regular-expression route (Django's re_path and url,

@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"slices"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -29,7 +28,7 @@ var refitVerbs = map[string]string{
 // refitClients returns the calls of a C# file's Refit interfaces: none
 // unless the file uses Refit.
 func (x *extractor) refitClients(root *ts.Node) []fact {
-	if !slices.ContainsFunc(x.fileImports, func(imp string) bool { return imp == "Refit" || strings.HasPrefix(imp, "Refit.") }) {
+	if !x.importsAny("Refit") {
 		return nil
 	}
 	var out []fact
@@ -97,17 +96,5 @@ func (x *extractor) refitCalls(decl *ts.Node) []fact {
 
 // attributeArgs returns the expressions of a C# attribute's arguments.
 func attributeArgs(a *ts.Node) []*ts.Node {
-	var out []*ts.Node
-	for i := uint(0); i < a.NamedChildCount(); i++ {
-		l := a.NamedChild(i)
-		if l.Kind() != "attribute_argument_list" {
-			continue
-		}
-		for j := uint(0); j < l.NamedChildCount(); j++ {
-			if arg := l.NamedChild(j); arg.Kind() == "attribute_argument" && arg.NamedChildCount() > 0 {
-				out = append(out, arg.NamedChild(arg.NamedChildCount()-1))
-			}
-		}
-	}
-	return out
+	return listedArgs(a, "attribute_argument_list", "attribute_argument")
 }

@@ -2,7 +2,6 @@ package chunk
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -35,8 +34,7 @@ var retrofitVerbs = []struct{ annotation, method string }{
 // interfaces and its Retrofit clients' base addresses: none unless the
 // file imports Retrofit.
 func (x *extractor) retrofit(root *ts.Node) []fact {
-	if !bytes.Contains(x.src, []byte("retrofit2")) ||
-		!slices.ContainsFunc(x.fileImports, func(imp string) bool { return strings.HasPrefix(imp, "retrofit2") }) {
+	if !bytes.Contains(x.src, []byte("retrofit2")) || !x.importsAny("retrofit2") {
 		return nil
 	}
 	var out []fact
@@ -111,31 +109,16 @@ func (x *extractor) calledName(n *ts.Node) string {
 	if f := n.ChildByFieldName("name"); f != nil && n.Kind() == "method_invocation" {
 		return f.Utf8Text(x.src)
 	}
-	if n.Kind() == "call_expression" && n.NamedChildCount() > 0 {
-		callee := n.NamedChild(0)
-		if callee.Kind() == "navigation_expression" && callee.NamedChildCount() > 0 {
-			callee = callee.NamedChild(callee.NamedChildCount() - 1)
-		}
-		return lastPart(callee.Utf8Text(x.src))
+	if c := callee(n); c != nil {
+		return lastPart(c.Utf8Text(x.src))
 	}
 	return ""
 }
 
-// firstArg is the first argument of a Java or Kotlin call, nil for none.
+// firstArg is the first argument of a call, nil for none.
 func firstArg(n *ts.Node) *ts.Node {
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		c := n.NamedChild(i)
-		if c.Kind() != "argument_list" && c.Kind() != "value_arguments" {
-			continue
-		}
-		if c.NamedChildCount() == 0 {
-			return nil
-		}
-		a := c.NamedChild(0)
-		if a.Kind() == "value_argument" && a.NamedChildCount() > 0 {
-			a = a.NamedChild(a.NamedChildCount() - 1)
-		}
-		return a
+	if as := args(n); len(as) > 0 {
+		return as[0]
 	}
 	return nil
 }

@@ -200,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 86
+const BuilderVersion = 87
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.
@@ -942,10 +942,7 @@ const (
 func (b *builder) ownership() {
 	mountedDir := map[string]bool{} // service -> its Directory is a mount
 	add := func(repo, dir, service, why string) {
-		dir = strings.TrimPrefix(path.Clean(dir), "./")
-		if dir == "." {
-			dir = ""
-		}
+		dir = folderKey(dir)
 		if b.ownerAt == nil {
 			b.ownerAt = map[[2]string]string{}
 		}
@@ -1020,7 +1017,7 @@ func (b *builder) ownership() {
 			add(k[0], k[1], names[0], whyBuilt)
 			continue
 		}
-		b.sharedBuilds[[2]string{k[0], strings.TrimPrefix(strings.TrimPrefix(path.Clean(k[1]), "."), "/")}] = names
+		b.sharedBuilds[[2]string{k[0], folderKey(k[1])}] = names
 		// A web application built with its job workers (celery,
 		// sidekiq), scheduler and migration from one folder: the one
 		// service of them that runs no job role and does not migrate owns
@@ -1156,7 +1153,7 @@ func (b *builder) ownership() {
 		} else {
 			// The project mounted into a web server and its worker for
 			// live reload: code they both run (codeRunners).
-			k := [2]string{m.repo, strings.TrimPrefix(strings.TrimPrefix(path.Clean(m.path), "."), "/")}
+			k := [2]string{m.repo, folderKey(m.path)}
 			for _, s := range names {
 				b.sharedBuilds[k] = appendUnique(b.sharedBuilds[k], s)
 			}
@@ -1396,17 +1393,10 @@ func (b *builder) standForCode(repos map[string]bool, add func(repo, dir, servic
 // sharedBuilt reports whether file is in a folder several compose
 // services are built from or mount: theirs, though none of them owns it.
 func (b *builder) sharedBuilt(repo, file string) bool {
-	for d := file; d != "."; {
-		d = path.Dir(d)
-		if d == "." {
-			_, ok := b.sharedBuilds[[2]string{repo, ""}]
-			return ok
-		}
-		if _, ok := b.sharedBuilds[[2]string{repo, d}]; ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(folders(file), func(d string) bool {
+		_, ok := b.sharedBuilds[[2]string{repo, d}]
+		return ok
+	})
 }
 
 // mostCommon returns the key of m with the largest count, ties by the

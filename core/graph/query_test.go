@@ -309,3 +309,19 @@ func TestHostPlaceholder(t *testing.T) {
 		}
 	}
 }
+
+// TestFolders: a file's folders, nearest first, and the key a folder
+// is known by (a folder whose name begins with a dot keeps it).
+func TestFolders(t *testing.T) {
+	if got, want := strings.Join(folders("web/src/main/tasks.py"), "|"), "web/src/main|web/src|web|"; got != want {
+		t.Errorf("folders = %q, want %q", got, want)
+	}
+	if got := folders("tasks.py"); len(got) != 1 || got[0] != "" {
+		t.Errorf("folders of a root file = %q", got)
+	}
+	for in, want := range map[string]string{".": "", "./": "", "./app": "app", ".app": ".app", "./.docker/app/": ".docker/app", "src/../web": "web"} {
+		if got := folderKey(in); got != want {
+			t.Errorf("folderKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -136,7 +136,7 @@ type resolved struct {
 
 // call turns one outbound call into an edge.
 func (b *builder) call(c core.CallAt) {
-	if c.Kind == core.CallClient || core.IsTestPath(c.File) || core.IsToolingPath(c.File) || b.exampleCode(c.Repo, c.File) {
+	if c.Kind == core.CallClient || b.skipCall(c) {
 		return
 	}
 	ev := Evidence{c.ChunkID, c.Repo, c.File, c.Line}
@@ -1304,6 +1304,14 @@ func (b *builder) queueCall(src string, c core.CallAt, ev Evidence) {
 	}
 }
 
+// redisJobs reports whether system is a job system whose broker may be
+// a Redis the configuration names as a cache: the task systems and the
+// Node.js job queues (system "bullmq": BullMQ, Bull, Bee-Queue).
+func redisJobs(system string) bool {
+	_, task := taskSystems[system]
+	return task || system == "bullmq"
+}
+
 // brokerFamilies name the messaging products by the words of their
 // images, node names and URL schemes: a Kafka producer's topic is on the
 // service's Kafka, not on the RabbitMQ or NATS its configuration also
@@ -1349,7 +1357,7 @@ func messagingFamily(words ...string) string {
 // every one when the system's family is not known.
 func (b *builder) brokersFor(src, system string) []string {
 	all := b.brokersOf(src)
-	if _, ok := taskSystems[system]; (ok || system == "bullmq") && len(all) == 0 {
+	if redisJobs(system) && len(all) == 0 {
 		// A job system's broker is often Redis (Sidekiq's and BullMQ's
 		// always), which the configuration names as the service's cache.
 		all = b.configuredTargets(src, EdgeCache)
@@ -1442,16 +1450,10 @@ func (b *builder) sdkCall(src string, c core.CallAt, ev Evidence) {
 // oneConfigured returns the one node src's configuration connects it to
 // with an edge of type typ, or "" when there are none or several.
 func (b *builder) oneConfigured(src, typ string) string {
-	found := ""
-	for _, e := range b.edges {
-		if e.Source == src && e.Type == typ && e.configured && e.Target != found {
-			if found != "" {
-				return ""
-			}
-			found = e.Target
-		}
+	if ts := b.configuredTargets(src, typ); len(ts) == 1 {
+		return ts[0]
 	}
-	return found
+	return ""
 }
 
 // brokersOf lists the brokers a service's configuration connects it to

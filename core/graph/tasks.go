@@ -137,10 +137,7 @@ func (ix *taskIndex) resolve(system, name string) string {
 // one of them.
 func (b *builder) codeRunners(repo, file string) (runners []string, dir string) {
 	found := false
-	for d := path.Dir(file); ; {
-		if d == "." {
-			d = ""
-		}
+	for _, d := range folders(file) {
 		if s, ok := b.ownerAt[[2]string{repo, d}]; ok && len(runners) == 0 {
 			runners = append(runners, s)
 		}
@@ -150,15 +147,28 @@ func (b *builder) codeRunners(repo, file string) (runners []string, dir string) 
 		if len(runners) > 0 && !found {
 			found, dir = true, d
 		}
-		if d == "" {
-			return runners, dir
-		}
-		if i := strings.LastIndexByte(d, '/'); i >= 0 {
-			d = d[:i]
-		} else {
-			d = ""
-		}
 	}
+	return runners, dir
+}
+
+// folders are the folders a file is in, the nearest first and the
+// repository's root ("") last.
+func folders(file string) []string {
+	var out []string
+	for d := path.Dir(file); d != "." && d != "/"; d = path.Dir(d) {
+		out = append(out, d)
+	}
+	return append(out, "")
+}
+
+// folderKey is how ownerAt and sharedBuilds name a folder of a
+// repository: cleaned, "" for its root.
+func folderKey(dir string) string {
+	dir = strings.TrimPrefix(path.Clean(dir), "./")
+	if dir == "." {
+		return ""
+	}
+	return dir
 }
 
 // aliasOf is the node a name is an alias of, the name itself for none.
