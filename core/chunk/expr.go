@@ -45,6 +45,9 @@ type evaluator struct {
 	// (Flask's app.config["ORDERS_URI"] = ...), by key: the file's
 	// whole, wherever the key is read.
 	configs map[string]ts.Node
+	// literals says, of each name literalKey was asked about, whether
+	// some binding gives it a dictionary or object literal.
+	literals map[string]bool
 }
 
 // evalKey is a node (its byte range and kind) asked at a depth.
@@ -232,6 +235,11 @@ func (e *evaluator) evalNode(n *ts.Node, kind string, depth int) value {
 						return r
 					}
 				}
+			}
+		}
+		if o, p := n.ChildByFieldName("object"), n.ChildByFieldName("property"); o != nil && p != nil && p.Kind() == "property_identifier" {
+			if v, ok := e.literalKey(o, e.text(p), depth); ok {
+				return v // services.stock of const services = { stock: "http://stock:8080" }
 			}
 		}
 		return value{text: placeholder(t), origin: core.FromExpression, lead: t}
@@ -703,7 +711,69 @@ func (e *evaluator) index(n *ts.Node, depth int) value {
 		}
 		return value{text: "{" + k + "}", origin: core.FromConfig, config: k, lead: e.text(n)}
 	}
+	if v, ok := e.literalKey(obj, k, depth); ok {
+		return v
+	}
 	return value{text: placeholder(e.text(n)), origin: core.FromExpression, lead: e.text(n)}
+}
+
+// literalKey evaluates a key of a dictionary or object literal a name is
+// bound to in the file (SERVICES = {"stock": "http://stock:8080"};
+// SERVICES["stock"], services.stock).
+func (e *evaluator) literalKey(obj *ts.Node, key string, depth int) (value, bool) {
+	if obj.Kind() != "identifier" || key == "" {
+		return value{}, false
+	}
+	name := e.text(obj)
+	lit, seen := e.literals[name]
+	if !seen {
+		for _, b := range e.binds[name] {
+			if k := b.value.Kind(); k == "dictionary" || k == "object" {
+				lit = true
+			}
+		}
+		if e.literals == nil {
+			e.literals = map[string]bool{}
+		}
+		e.literals[name] = lit
+	}
+	if !lit {
+		return value{}, false
+	}
+	b, ok := e.lookup(name, obj.StartByte())
+	if !ok || b.Kind() != "dictionary" && b.Kind() != "object" {
+		return value{}, false
+	}
+	for i := uint(0); i < b.NamedChildCount(); i++ {
+		p := b.NamedChild(i)
+		if p.Kind() != "pair" {
+			continue
+		}
+		k, v := p.ChildByFieldName("key"), p.ChildByFieldName("value")
+		if k == nil || v == nil {
+			continue
+		}
+		kt := e.text(k)
+		if k.Kind() != "property_identifier" {
+			kv := e.eval(k, depth+1)
+			if kv.origin != core.FromLiteral && kv.origin != core.FromConstant {
+				continue
+			}
+			kt = strings.TrimSpace(kv.text)
+		}
+		if kt != key {
+			continue
+		}
+		r := e.eval(v, depth+1)
+		if !r.known() || r.origin == core.FromExpression {
+			return value{}, false
+		}
+		if r.origin == core.FromLiteral {
+			r.origin = core.FromConstant
+		}
+		return r, true
+	}
+	return value{}, false
 }
 
 // list evaluates an array or list literal into its elements; any other

@@ -133,6 +133,9 @@ var (
 	// httpLibRE names HTTP libraries and clients used as the receiver of
 	// a call: such calls are kept whatever their target looks like.
 	httpLibRE = lazyre.New(`(?i)^(axios|requests|httpx|aiohttp|http|got|superagent|ky|httpclient|httpservice|resttemplate|webclient|restclient|\$http|httparty|faraday|excon|typhoeus)$`)
+	// sessionRE names a client that may be an HTTP session or client of
+	// a library not in httpLibRE (self.session, self._client, api).
+	sessionRE = lazyre.New(`(?i)(session|client|http|api)$`)
 	grpcSvcRE = lazyre.New(`^(?:New)?([A-Za-z0-9]+?)(?:Service)?(?:Client|Stub|Grpc)$`)
 )
 
@@ -220,13 +223,18 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 			routePath[f.key] = true
 		}
 	}
-	kept := fs.facts[:0]
-	for _, f := range fs.facts {
-		if f.call == nil || f.call.Kind != core.CallHTTP || !routePath[f.key] {
-			kept = append(kept, f)
+	notRoute := func(facts []fact) []fact {
+		kept := facts[:0]
+		for _, f := range facts {
+			if f.call == nil || f.call.Kind != core.CallHTTP || !routePath[f.key] {
+				kept = append(kept, f)
+			}
 		}
+		return kept
 	}
-	fs.facts = kept
+	// A helper's callers are followed from the calls left (and what they
+	// give is no route's path either).
+	fs.facts = notRoute(x.helperCalls(root, notRoute(fs.facts), x.sites))
 	fs.mounts = x.mounts
 	if l.name == "go" {
 		fs.facts = append(fs.facts, goBindings(root, x.ev)...)
@@ -277,6 +285,7 @@ type extractor struct {
 	fileImports []string
 	goImports   map[string]string // Go: the name an import is used by -> its path
 	mounts      []core.Mount
+	sites       []httpSite // the HTTP calls found, for helperCalls
 }
 
 func (x *extractor) collect(m *match) {
@@ -782,21 +791,11 @@ func (x *extractor) http(m *match) []fact {
 	}
 	var url *ts.Node = m.first("http.url")
 	if o := m.first("http.options"); o != nil {
-		for i := uint(0); i < o.NamedChildCount(); i++ {
-			p := o.NamedChild(i)
-			if p.Kind() != "pair" {
-				continue
-			}
-			k, val := p.ChildByFieldName("key"), p.ChildByFieldName("value")
-			if k == nil || val == nil {
-				continue
-			}
-			switch strings.Trim(k.Utf8Text(x.src), "\"'") {
-			case "method":
-				c.Method = verbOf(x.ev.eval(val, 0).text)
-			case "url":
-				url = val
-			}
+		if val := x.objectKey(o, "method"); val != nil {
+			c.Method = verbOf(x.ev.eval(val, 0).text)
+		}
+		if val := x.objectKey(o, "url"); val != nil {
+			url = val
 		}
 	}
 	if c.Method == "" {
@@ -816,25 +815,43 @@ func (x *extractor) http(m *match) []fact {
 	}
 	v := x.ev.eval(url, 0)
 	target(&c, v)
-	base, known := x.clients[c.Client]
+	_, known := x.clients[c.Client]
 	// An HTTP library (or fetch, or http.NewRequest: no client) may call a
 	// dynamic URL; anything else must show a path or a URL, or be a known
 	// client: map.get("key"), session.get(User, id), _store.DeleteAsync(id)
 	// are not HTTP calls.
+	site := httpSite{call: *n, verb: m.first("http.verb"), v: v, at: n.StartByte()}
 	if !urlish(c.Target) && !known && c.Client != "" && !httpLibRE.MatchString(clientKey(c.Client)) {
+		if sessionRE.MatchString(clientKey(c.Client)) {
+			// self.session.post(url) in a helper is an HTTP call if its
+			// callers give it an address (helperCalls).
+			site.c, site.tentative = c, true
+			x.sites = append(x.sites, site)
+		}
 		return nil
 	}
-	if known && c.Base == "" {
-		switch {
-		case base.env != "":
-			c.Base, c.Env, c.Default = "env:"+base.env, base.env, base.def
-		case base.config != "":
-			c.Base, c.Config, c.Default = "config:"+base.config, base.config, base.def
-		default:
-			c.Base = strings.TrimSpace(base.text)
-		}
-	}
+	x.clientBase(&c)
+	site.c = c
+	x.sites = append(x.sites, site)
 	return []fact{{at: n.StartByte(), key: url.StartByte() + 1, call: &c}}
+}
+
+// clientBase gives c the base address of its client (a variable holding
+// an axios.create or httpx.Client instance, a typed .NET client) when
+// its URL holds none.
+func (x *extractor) clientBase(c *core.Call) {
+	base, known := x.clients[c.Client]
+	if !known || c.Base != "" {
+		return
+	}
+	switch {
+	case base.env != "":
+		c.Base, c.Env, c.Default = "env:"+base.env, base.env, base.def
+	case base.config != "":
+		c.Base, c.Config, c.Default = "config:"+base.config, base.config, base.def
+	default:
+		c.Base = strings.TrimSpace(base.text)
+	}
 }
 
 // daprInvoke reads a Dapr SDK's service invocation (InvokeMethod(ctx,

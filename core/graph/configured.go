@@ -1197,6 +1197,12 @@ func (b *builder) expandHost(s, addr string) []string {
 					vals = b.valuesOf(s, env)
 				}
 			}
+			if len(vals) == 0 && m[0] > 0 && h[m[0]-1] != ':' && b.reads[s][name] {
+				// {HOST}{DOMAIN}: a part after the host's name that the
+				// code reads from a variable nothing sets and gives no
+				// default is empty (an optional domain suffix).
+				vals = []string{""}
+			}
 			for _, v := range vals {
 				if strings.Contains(v, "://") || strings.ContainsAny(v, "/ ") {
 					continue // a URL or a path is no host: http://{address} with address = "http://relay:9000"

@@ -187,12 +187,22 @@ func TestResolutionPaths(t *testing.T) {
 				}
 			}
 			// "unresolved": "src -> target | reason" must be an edge to
-			// an unresolved node whose reason holds the text after |.
+			// an unresolved node whose reason holds the text after |;
+			// "!src -> target" must be none.
 			for _, f := range a.Files {
 				if f.Name != "unresolved" {
 					continue
 				}
 				for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					if neg, ok := strings.CutPrefix(l, "!"); ok {
+						src, dst, _ := strings.Cut(strings.TrimSpace(neg), " -> ")
+						for _, e := range g.Edges {
+							if e.Source == src && e.Target == dst {
+								t.Errorf("unresolved edge %s -> %s must not exist (%s)", src, dst, e.Via)
+							}
+						}
+						continue
+					}
 					pair, reason, _ := strings.Cut(l, " | ")
 					src, dst, _ := strings.Cut(strings.TrimSpace(pair), " -> ")
 					found := false

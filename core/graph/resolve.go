@@ -498,7 +498,11 @@ func (b *builder) unresolvedTarget(src string, c core.CallAt, why string) (strin
 			return b.unresolved("config:" + o.config), traced + "; " + why
 		}
 	}
-	return b.unresolved(rawTarget(c)), why
+	raw := rawTarget(c)
+	if i := strings.IndexAny(raw, "?#"); i > 0 {
+		raw = raw[:i] // the query is no part of what is called
+	}
+	return b.unresolved(raw), why
 }
 
 // genericWords say nothing about which service a name is for.
@@ -860,6 +864,9 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 		// The whole address is an expression ({ledgerURL}): no path of
 		// its own beyond what the address it resolves to holds.
 		clientPath = ""
+	}
+	if i := strings.IndexAny(clientPath, "?#"); i >= 0 {
+		clientPath = clientPath[:i] // /pods?namespace={ns} calls /pods
 	}
 	if isAbsolute(c.Target) {
 		if _, rest, _ := strings.Cut(c.Target, "://"); strings.Contains(rest, "/") {
