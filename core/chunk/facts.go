@@ -2,6 +2,7 @@ package chunk
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -814,6 +815,18 @@ func (x *extractor) http(m *match) []fact {
 		}
 	}
 	v := x.ev.eval(url, 0)
+	if c.System == "jax-rs" {
+		if !x.importsAny("javax.ws.rs", "jakarta.ws.rs") {
+			return nil
+		}
+		segs, method, _ := x.jaxrs(n, 0)
+		var texts []string
+		for _, s := range segs {
+			texts = append(texts, x.ev.eval(s, 0).text)
+		}
+		v.text = joinSegments(v.text, texts)
+		c.Method = cmp.Or(method, "GET")
+	}
 	target(&c, v)
 	_, known := x.clients[c.Client]
 	// An HTTP library (or fetch, or http.NewRequest: no client) may call a

@@ -24,6 +24,12 @@
 ((method_invocation object: (identifier) @_c name: (identifier) @_fn arguments: (argument_list . (method_invocation name: (identifier) @_create arguments: (argument_list . (_) @http.url))))
  @http
  (#eq? @_c "HttpRequest") (#eq? @_fn "newBuilder") (#eq? @_create "create") (#set! system "java.net.http"))
+; JAX-RS client (javax/jakarta.ws.rs.client): client.target(url).path("x").request().get();
+; core/chunk keeps it in files importing the JAX-RS client API and reads the
+; path segments and the method from the chain or the variables it is held in.
+((method_invocation object: (_) @http.client name: (identifier) @_fn arguments: (argument_list . (_) @http.url))
+ @http
+ (#eq? @_fn "target") (#set! system "jax-rs"))
 ; WebClient.create("http://...") / WebClient.builder().baseUrl(...)
 ((method_invocation name: (identifier) @_fn arguments: (argument_list . (_) @client.base))
  @client
