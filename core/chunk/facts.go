@@ -251,7 +251,7 @@ func (l *lang) facts(root *ts.Node, src []byte, imports []string) factSet {
 		fs.facts = append(fs.facts, x.celeryTasks(root)...)
 	}
 	if l.name == "java" || l.name == "kotlin" {
-		fs.facts = x.withFeignClients(root, fs.facts)
+		fs.facts = x.withClientInterfaces(root, fs.facts)
 		fs.facts = append(fs.facts, x.retrofit(root)...)
 	}
 	if l.name == "java" {

@@ -93,7 +93,7 @@ func flattenLines(n *yaml.Node, prefix, sep string, out map[string]int) {
 	}
 }
 
-var lineKV = lazyre.New(`^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.\-]*)\s*[=:]\s*(.*?)\s*$`)
+var lineKV = lazyre.New(`^\s*(?:export\s+)?([A-Za-z_"][A-Za-z0-9_.\-/"]*)\s*[=:]\s*(.*?)\s*$`)
 
 // maxConfigFile is the largest config file whose addresses are read
 // (configFileResource).

@@ -281,10 +281,13 @@ func annotationArgs(a *ts.Node, src []byte) (*ts.Node, map[string]*ts.Node) {
 	return pos, pairs
 }
 
-// withFeignClients replaces the routes the mapping patterns found in a
-// Java file's Feign client interfaces by the calls they declare.
-func (x *extractor) withFeignClients(root *ts.Node, facts []fact) []fact {
+// withClientInterfaces replaces the routes the mapping patterns found
+// in a Java or Kotlin file's client interfaces (Feign's, MicroProfile
+// Rest Client's) by the calls they declare.
+func (x *extractor) withClientInterfaces(root *ts.Node, facts []fact) []fact {
 	calls, spans := x.feignClients(root)
+	rc, rs := x.restClients(root)
+	calls, spans = append(calls, rc...), append(spans, rs...)
 	if len(spans) == 0 {
 		return facts
 	}

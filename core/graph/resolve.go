@@ -681,12 +681,28 @@ func (b *builder) configValue(src, key string) (resolved, bool) {
 			return r, true
 		}
 	}
-	for _, s := range b.config[src] {
-		if v, ok := lookupFold(s.vars, key); ok && v != "" {
-			return resolved{v, "config " + key + " from " + s.via, s.conf}, true
+	for _, k := range configAliases(key) {
+		for _, s := range b.config[src] {
+			if v, ok := lookupFold(s.vars, k); ok && v != "" {
+				return resolved{v, "config " + k + " from " + s.via, s.conf}, true
+			}
 		}
 	}
 	return resolved{}, false
+}
+
+// configAliases lists the keys a configuration key may be written as:
+// itself, and for a MicroProfile Rest Client's address
+// (quarkus.rest-client.KEY.url) the .uri spelling and MicroProfile's
+// KEY/mp-rest/url and KEY/mp-rest/uri.
+func configAliases(key string) []string {
+	rest, ok := strings.CutPrefix(key, "quarkus.rest-client.")
+	if !ok || !strings.HasSuffix(rest, ".url") {
+		return []string{key}
+	}
+	name := strings.TrimSuffix(rest, ".url")
+	bare := strings.Trim(name, `"`)
+	return []string{key, "quarkus.rest-client." + name + ".uri", bare + "/mp-rest/url", bare + "/mp-rest/uri"}
 }
 
 func lookupFold(m map[string]string, k string) (string, bool) {
