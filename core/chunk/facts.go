@@ -815,7 +815,15 @@ func (x *extractor) http(m *match) []fact {
 		}
 	}
 	v := x.ev.eval(url, 0)
-	if c.System == "jax-rs" {
+	switch c.System {
+	case "resty":
+		c.Client = chainRoot(n, x.src) // client of client.R().Post(url)
+	case "okhttp":
+		if !x.importsAny("okhttp3") {
+			return nil
+		}
+		c.Method = okhttpMethod(n, x.src)
+	case "jax-rs":
 		if !x.importsAny("javax.ws.rs", "jakarta.ws.rs") {
 			return nil
 		}
@@ -834,7 +842,7 @@ func (x *extractor) http(m *match) []fact {
 	// client: map.get("key"), session.get(User, id), _store.DeleteAsync(id)
 	// are not HTTP calls.
 	site := httpSite{call: *n, verb: m.first("http.verb"), v: v, at: n.StartByte()}
-	if !urlish(c.Target) && !known && c.Client != "" && !httpLibRE.MatchString(clientKey(c.Client)) {
+	if !urlish(c.Target) && !known && c.Client != "" && c.System != "resty" && !httpLibRE.MatchString(clientKey(c.Client)) {
 		if sessionRE.MatchString(clientKey(c.Client)) {
 			// self.session.post(url) in a helper is an HTTP call if its
 			// callers give it an address (helperCalls).

@@ -13,13 +13,27 @@
    arguments: (argument_list (_) @http.verb . (_) @http.url . (_) .))
  @http
  (#eq? @_pkg "http") (#match? @_fn "^NewRequest(WithContext)?$") (#set! system "net/http"))
+; go-resty: client.R().SetBody(b).Post(url), resty.New().R().Get(url); the
+; client is the chain's first name (core/chunk), its base SetBaseURL's.
+((call_expression
+   function: (selector_expression operand: (call_expression) @_chain field: (field_identifier) @http.verb)
+   arguments: (argument_list . (_) @http.url .))
+ @http
+ (#match? @http.verb "^(Get|Post|Put|Patch|Delete|Head|Options)$") (#match? @_chain "\\.R\\(\\)") (#set! system "resty"))
+((short_var_declaration
+   left: (expression_list . (identifier) @client.name)
+   right: (expression_list . (call_expression
+     function: (selector_expression field: (field_identifier) @_fn)
+     arguments: (argument_list . (_) @client.base))))
+ @client
+ (#match? @_fn "^Set(Base|Host)URL$") (#set! system "resty"))
 ; http.Get(url), client.Head(url): exactly one argument (a router's
 ; r.Get("/x", handler) has two)
 ((call_expression
    function: (selector_expression operand: (_) @http.client field: (field_identifier) @http.verb)
    arguments: (argument_list . (_) @http.url .))
  @http
- (#match? @http.verb "^(Get|Head)$") (#set! system "net/http"))
+ (#match? @http.verb "^(Get|Head)$") (#not-match? @http.client "\\.R\\(\\)") (#set! system "net/http"))
 ; http.Post(url, contentType, body), client.PostForm(url, values)
 ((call_expression
    function: (selector_expression operand: (_) @http.client field: (field_identifier) @http.verb)

@@ -30,6 +30,15 @@
 ((method_invocation object: (_) @http.client name: (identifier) @_fn arguments: (argument_list . (_) @http.url))
  @http
  (#eq? @_fn "target") (#set! system "jax-rs"))
+; Apache HttpClient (4 and 5): new HttpGet(url), new HttpPost(url), ...
+((object_creation_expression type: (type_identifier) @http.verb arguments: (argument_list . (_) @http.url))
+ @http
+ (#match? @http.verb "^Http(Get|Post|Put|Delete|Patch|Head|Options)$") (#set! system "apache-httpclient"))
+; OkHttp: new Request.Builder().url(url).post(body).build(); core/chunk keeps it
+; in files importing okhttp3 and reads the method from the builder chain.
+((method_invocation name: (identifier) @_fn arguments: (argument_list . (_) @http.url .))
+ @http
+ (#eq? @_fn "url") (#set! system "okhttp"))
 ; WebClient.create("http://...") / WebClient.builder().baseUrl(...)
 ((method_invocation name: (identifier) @_fn arguments: (argument_list . (_) @client.base))
  @client
