@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"bytes"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -29,34 +28,13 @@ var jaxrsMethods = []string{"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OP
 // calls and the interfaces' byte spans, whose JAX-RS annotations are no
 // routes the service serves.
 func (x *extractor) restClients(root *ts.Node) ([]fact, [][2]uint) {
-	if !bytes.Contains(x.src, []byte("RegisterRestClient")) {
-		return nil, nil // walking the tree costs a cgo call a node
-	}
-	pkg := x.packageName(root)
-	var out []fact
-	var spans [][2]uint
-	var walk func(n *ts.Node, depth int)
-	walk = func(n *ts.Node, depth int) {
-		if depth > 200 {
-			return
+	pkg, known := "", false
+	return x.clientInterfaces(root, "RegisterRestClient", func(decl, a *ts.Node) []fact {
+		if !known {
+			pkg, known = x.packageName(root), true
 		}
-		if x.isInterface(n) {
-			if rc := x.annotation(n, "RegisterRestClient"); rc != nil {
-				spans = append(spans, [2]uint{n.StartByte(), n.EndByte()})
-				out = append(out, x.restClientCalls(n, rc, pkg)...)
-				return
-			}
-		}
-		switch n.Kind() {
-		case "method_declaration", "constructor_declaration", "field_declaration", "function_declaration", "property_declaration", "block":
-			return // no interface is declared in there
-		}
-		for i := uint(0); i < n.NamedChildCount(); i++ {
-			walk(n.NamedChild(i), depth+1)
-		}
-	}
-	walk(root, 0)
-	return out, spans
+		return x.restClientCalls(decl, a, pkg)
+	})
 }
 
 // restClientCalls makes one HTTP call of each method of the Rest Client

@@ -32,7 +32,13 @@ var springMappings = []struct{ annotation, method string }{
 // Java file and the byte spans of those interfaces (what the route
 // patterns found inside them is no route).
 func (x *extractor) feignClients(root *ts.Node) ([]fact, [][2]uint) {
-	if !bytes.Contains(x.src, []byte("FeignClient")) {
+	return x.clientInterfaces(root, "FeignClient", x.feignCalls)
+}
+
+// clientInterfaces returns the calls calls reads from each interface of
+// a Java or Kotlin file annotated ann, and the interfaces' byte spans.
+func (x *extractor) clientInterfaces(root *ts.Node, ann string, calls func(decl, a *ts.Node) []fact) ([]fact, [][2]uint) {
+	if !bytes.Contains(x.src, []byte(ann)) {
 		return nil, nil // walking the tree costs a cgo call a node
 	}
 	var out []fact
@@ -43,9 +49,9 @@ func (x *extractor) feignClients(root *ts.Node) ([]fact, [][2]uint) {
 			return
 		}
 		if x.isInterface(n) {
-			if fc := x.annotation(n, "FeignClient"); fc != nil {
+			if a := x.annotation(n, ann); a != nil {
 				spans = append(spans, [2]uint{n.StartByte(), n.EndByte()})
-				out = append(out, x.feignCalls(n, fc)...)
+				out = append(out, calls(n, a)...)
 				return
 			}
 		}
