@@ -175,17 +175,13 @@ func (x *extractor) calls(c callRef, h helper) bool {
 	if c.node.StartByte() >= h.fn.StartByte() && c.node.EndByte() <= h.fn.EndByte() {
 		return false
 	}
-	qualified := c.qualified
 	// A function is called by its name, a method on an object (a helper
 	// named get is not every d.get(key) of the file); Java and C# call
 	// their own methods either way.
-	switch kind := methodKind(&h.fn); kind {
-	case "function":
-		return !qualified
-	case "method":
-		return qualified || x.l.name == "java" || x.l.name == "csharp"
+	if methodKind(&h.fn) == "function" {
+		return !c.qualified
 	}
-	return true
+	return c.qualified || x.l.name == "java" || x.l.name == "csharp"
 }
 
 // methodKind says whether fn is a "method" (of a class, or with a Go
@@ -233,23 +229,12 @@ func (x *extractor) follow(c *ts.Node, h helper) (fact, httpSite, bool) {
 	call := h.site.c
 	call.Line, call.Text, call.Base = x.line(c), x.firstLine(c), ""
 	if h.method >= 0 {
-		call.Method = "GET"
-		if m := x.argFor(c, h, h.method); m != nil {
-			if mv := x.ev.eval(m, 0); mv.origin == core.FromLiteral || mv.origin == core.FromConstant {
-				if verb := verbOf(mv.text); verb != "" {
-					call.Method = verb
-				}
-			}
-		}
+		call.Method = x.verbArg(x.argFor(c, h, h.method))
 	}
 	if h.init >= 0 {
 		call.Method = "GET"
 		if o := x.argFor(c, h, h.init); o != nil && o.Kind() == "object" {
-			if m := x.objectKey(o, "method"); m != nil {
-				if verb := verbOf(x.ev.eval(m, 0).text); verb != "" {
-					call.Method = verb
-				}
-			}
+			call.Method = x.verbArg(x.objectKey(o, "method"))
 		}
 	}
 	target(&call, v)
@@ -259,6 +244,23 @@ func (x *extractor) follow(c *ts.Node, h helper) (fact, httpSite, bool) {
 	x.clientBase(&call)
 	f := fact{at: c.StartByte(), key: arg.StartByte() + 1, call: &call}
 	return f, httpSite{call: *c, verb: nil, v: v, c: call, at: c.StartByte()}, true
+}
+
+// verbArg is the HTTP method an argument names: "POST", http.MethodPost,
+// HttpMethod.Delete, or a constant holding one; GET for none.
+func (x *extractor) verbArg(n *ts.Node) string {
+	if n == nil {
+		return "GET"
+	}
+	if v := verbOf(n.Utf8Text(x.src)); v != "" {
+		return v
+	}
+	if v := x.ev.eval(n, 0); v.origin == core.FromLiteral || v.origin == core.FromConstant {
+		if verb := verbOf(v.text); verb != "" {
+			return verb
+		}
+	}
+	return "GET"
 }
 
 // objectKey returns the value of an object literal's key ({ method:

@@ -47,3 +47,9 @@ func probe(url string) error {
 
 // Ready probes the given address; the address is the caller's.
 func Ready(addr string) error { return probe(addr) }
+
+// Reprice recomputes a quote.
+func (c *Client) Reprice(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodPost, "/quotes/"+id+"/reprice")
+	return err
+}
