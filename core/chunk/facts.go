@@ -404,7 +404,9 @@ func target(c *core.Call, v value) {
 	t := strings.TrimSpace(v.text)
 	c.Origin, c.Env, c.Config, c.Default = v.origin, v.env, v.config, v.def
 	if strings.HasPrefix(t, "{") {
-		if i := strings.Index(t, "}"); i > 0 && i+1 < len(t) && t[i+1] == '/' {
+		// {base}/x, or {baseUrl}{id}: a base whose name says it is an
+		// address, an id after it.
+		if i := strings.Index(t, "}"); i > 0 && i+1 < len(t) && (t[i+1] == '/' || t[i+1] == '{' && addrNameRE.MatchString(t[1:i])) {
 			switch {
 			case v.env != "":
 				c.Base = "env:" + v.env
@@ -606,6 +608,14 @@ func (x *extractor) extract(m *match) []fact {
 		if x.l.js() && m.has("grpc.service") && !x.jsStub(m.first("grpc.service")) {
 			return nil
 		}
+		if x.l.name == "csharp" && m.has("grpc.service") && !m.has("grpc.target") {
+			// A generated client takes a channel; new PrinterClient(url)
+			// given a string (an address, a setting) is a class of the
+			// application's own.
+			if as := args(n); len(as) > 0 && x.ev.eval(as[0], 0).origin != core.FromExpression {
+				return nil
+			}
+		}
 		c := core.Call{Kind: core.CallGRPC, System: "grpc", Line: x.line(n), Text: x.firstLine(n)}
 		if s := m.first("grpc.service"); s != nil {
 			name := lastPart(s.Utf8Text(x.src))
@@ -700,6 +710,10 @@ func (x *extractor) extract(m *match) []fact {
 			mt.Into = in.Utf8Text(x.src)
 		}
 		x.mounts = append(x.mounts, mt)
+	case m.has("ctorp.class") && m.has("ctorp.param"):
+		return x.ctorField(m)
+	case m.has("ctor.name") && m.has("ctor.args"):
+		return x.ctorArgs(m)
 	case m.has("ref.call"):
 		n := m.first("ref.call")
 		return []fact{{at: n.StartByte(), ref: &core.Ref{Name: n.Utf8Text(x.src), Kind: "call"}}}
@@ -842,7 +856,7 @@ func (x *extractor) http(m *match) []fact {
 	// client: map.get("key"), session.get(User, id), _store.DeleteAsync(id)
 	// are not HTTP calls.
 	site := httpSite{call: *n, verb: m.first("http.verb"), v: v, at: n.StartByte()}
-	if !urlish(c.Target) && !known && c.Client != "" && c.System != "resty" && !httpLibRE.MatchString(clientKey(c.Client)) {
+	if !urlish(c.Target) && !known && c.Client != "" && !x.ownVerb(m, c.System) && !httpLibRE.MatchString(clientKey(c.Client)) {
 		if sessionRE.MatchString(clientKey(c.Client)) {
 			// self.session.post(url) in a helper is an HTTP call if its
 			// callers give it an address (helperCalls).
@@ -855,6 +869,21 @@ func (x *extractor) http(m *match) []fact {
 	site.c = c
 	x.sites = append(x.sites, site)
 	return []fact{{at: n.StartByte(), key: url.StartByte() + 1, call: &c}}
+}
+
+// ownVerb reports whether an HTTP pattern's method is one no other
+// library has (RestTemplate's getForObject, resty's R().Post): any
+// client that calls it is an HTTP client (map.put is no RestTemplate
+// put).
+func (x *extractor) ownVerb(m *match, system string) bool {
+	switch system {
+	case "resty":
+		return true
+	case "RestTemplate":
+		v := m.first("http.verb")
+		return v != nil && strings.Contains(v.Utf8Text(x.src), "For")
+	}
+	return false
 }
 
 // clientBase gives c the base address of its client (a variable holding

@@ -35,8 +35,15 @@ func renderFacts(res Result) string {
 			case core.BindAddress:
 				fmt.Fprintf(&b, "addr  %3d %q field=%s\n", bd.Line, bd.Value, bd.Field)
 			case "field":
-				if c.Language == "java" || c.Language == "kotlin" { // Spring's @Value; Go's fields have tests of their own
+				switch {
+				case bd.Param != "" && c.Language != "go": // a constructor's parameter; Go's fields have tests of their own
+					fmt.Fprintf(&b, "field %3d %s.%s = parameter %d (%s) of %s\n", bd.Line, bd.Type, bd.Field, bd.Index, bd.Param, bd.Func)
+				case c.Language == "java" || c.Language == "kotlin": // Spring's @Value
 					fmt.Fprintf(&b, "field %3d %s.%s origin=%s value=%q config=%s default=%q\n", bd.Line, bd.Type, bd.Field, bd.Origin, bd.Value, bd.Config, bd.Default)
+				}
+			case "arg":
+				if c.Language != "go" {
+					fmt.Fprintf(&b, "arg   %3d %s(#%d) %s origin=%s value=%q env=%s\n", bd.Line, bd.Func, bd.Index, bd.Expr, bd.Origin, bd.Value, bd.Env)
 				}
 			}
 		}

@@ -200,7 +200,7 @@ type builder struct {
 // the next crawl of an index an older coderag linked rebuilds its graph
 // (and the owners and mentions that follow from it) instead of keeping
 // it because no file changed.
-const BuilderVersion = 89
+const BuilderVersion = 90
 
 // Build builds the graph. The result depends only on the input, in a
 // stable order.

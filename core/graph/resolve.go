@@ -691,6 +691,10 @@ func (b *builder) configValue(src, key string) (resolved, bool) {
 	return resolved{}, false
 }
 
+// pathNameRE is a name that says it holds a path or an address, not
+// one segment.
+var pathNameRE = lazyre.New(`(?i)(path|url|uri|route|endpoint)`)
+
 // configAliases lists the keys a configuration key may be written as:
 // itself, and for a MicroProfile Rest Client's address
 // (quarkus.rest-client.KEY.url) the .uri spelling and MicroProfile's
@@ -876,9 +880,11 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 	r, why := b.address(src, c)
 	method := strings.ToUpper(c.Method)
 	clientPath := c.Target
-	if t := c.Target; strings.HasPrefix(t, "{") && strings.Index(t, "}") == len(t)-1 {
+	if t := c.Target; strings.HasPrefix(t, "{") && strings.Index(t, "}") == len(t)-1 && (!strings.HasPrefix(c.Base, "expr:") || pathNameRE.MatchString(t)) {
 		// The whole address is an expression ({ledgerURL}): no path of
-		// its own beyond what the address it resolves to holds.
+		// its own beyond what the address it resolves to holds. After a
+		// base expression ({baseUrl}{id}) it is the path's last segment,
+		// unless its name says it is a whole path ({urlPath}, {route}).
 		clientPath = ""
 	}
 	if i := strings.IndexAny(clientPath, "?#"); i >= 0 {

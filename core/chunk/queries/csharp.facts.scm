@@ -187,3 +187,13 @@
 ((object_creation_expression type: [(identifier) (qualified_name)] @_cls arguments: (argument_list) @sdk.args)
  @sdk
  (#match? @_cls "(^|\\.)(BlobServiceClient|QueueServiceClient)$") (#set! system "azure-storage") (#set! kind "http"))
+
+; ---- constructors: what a class's fields are given --------------------
+; _baseUrl = baseUrl / this.baseUrl = baseUrl in a constructor, and
+; new CartClient(url): the service graph follows an address held in a
+; field to the argument its callers pass.
+(constructor_declaration
+  name: (identifier) @ctorp.class
+  parameters: (parameter_list) @ctorp.params
+  body: (block (expression_statement (assignment_expression left: (_) @ctorp.field right: (identifier) @ctorp.param))))
+(object_creation_expression type: (_) @ctor.name arguments: (argument_list (_)) @ctor.args)

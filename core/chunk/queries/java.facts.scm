@@ -135,3 +135,13 @@
  (#eq? @_cls "CosmosClientBuilder") (#set! system "azure-cosmos-db") (#set! kind "db"))
 ((object_creation_expression type: (type_identifier) @_cls) @sdk
  (#match? @_cls "^(OpenAIClientBuilder)$") (#set! system "azure-openai") (#set! kind "http"))
+
+; ---- constructors: what a class's fields are given --------------------
+; this.baseUrl = baseUrl in a constructor (a field set from a parameter),
+; and new CartHelper(url) (what a constructor is given): the service graph
+; follows an address held in a field to the argument its callers pass.
+(constructor_declaration
+  name: (identifier) @ctorp.class
+  parameters: (formal_parameters) @ctorp.params
+  body: (constructor_body (expression_statement (assignment_expression left: (_) @ctorp.field right: (identifier) @ctorp.param))))
+(object_creation_expression type: (_) @ctor.name arguments: (argument_list (_)) @ctor.args)

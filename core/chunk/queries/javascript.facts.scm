@@ -202,3 +202,18 @@
 ((new_expression constructor: [(identifier) (member_expression)] @_cls arguments: (arguments) @sdk.args)
  @sdk
  (#match? @_cls "(^|\\.)OpenAI$") (#set! system "api.openai.com") (#set! kind "http") (#set! kw "baseURL") (#set! default "https://api.openai.com/v1"))
+
+; ---- constructors: what a class's fields are given --------------------
+; this.baseUrl = baseUrl in a constructor, and new CartClient(url): the
+; service graph follows an address held in a field to the argument its
+; callers pass.
+(class_declaration
+  name: (_) @ctorp.class
+  body: (class_body (method_definition
+    name: (property_identifier) @_ctor
+    parameters: (formal_parameters) @ctorp.params
+    body: (statement_block (expression_statement (assignment_expression
+      left: (member_expression object: (this) property: (property_identifier) @ctorp.field)
+      right: (identifier) @ctorp.param)))))
+  (#eq? @_ctor "constructor"))
+(new_expression constructor: (_) @ctor.name arguments: (arguments (_)) @ctor.args)

@@ -222,3 +222,19 @@
 ((call function: (attribute object: (identifier) @_b attribute: (identifier) @_fn) arguments: (argument_list . (string) @sdk.service))
  @sdk
  (#eq? @_b "boto3") (#match? @_fn "^(client|resource)$") (#set! system "aws") (#set! kind "http"))
+
+; ---- constructors: what a class's attributes are given ----------------
+; self.base_url = base_url in __init__, and CartClient(url) (a call of a
+; capitalized name): the service graph follows an address held in an
+; attribute to the argument its callers pass.
+(class_definition
+  name: (identifier) @ctorp.class
+  body: (block (function_definition
+    name: (identifier) @_init
+    parameters: (parameters) @ctorp.params
+    body: (block (expression_statement (assignment
+      left: (attribute object: (identifier) @_self attribute: (identifier) @ctorp.field)
+      right: (identifier) @ctorp.param)))))
+  (#eq? @_init "__init__") (#eq? @_self "self"))
+((call function: [(identifier) (attribute)] @ctor.name arguments: (argument_list (_)) @ctor.args)
+ (#match? @ctor.name "(^|\\.)[A-Z][A-Za-z0-9]*$"))

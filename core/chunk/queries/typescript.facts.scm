@@ -16,3 +16,19 @@
   (#match? @route.verb "^(Get|Post|Put|Delete|Patch|Head|Options|All)$") (#set! framework "nestjs"))
 
 (type_identifier) @ref.type
+
+; ---- constructors: parameter properties ------------------------------
+; constructor(private readonly baseUrl: string): a field set from the
+; parameter of its name.
+(class_declaration
+  name: (_) @ctorp.class
+  body: (class_body (method_definition
+    name: (property_identifier) @_ctor
+    parameters: (formal_parameters (required_parameter (accessibility_modifier) pattern: (identifier) @ctorp.param) @ctorp.prop) @ctorp.params))
+  (#eq? @_ctor "constructor"))
+(class_declaration
+  name: (_) @ctorp.class
+  body: (class_body (method_definition
+    name: (property_identifier) @_ctor
+    parameters: (formal_parameters (required_parameter "readonly" pattern: (identifier) @ctorp.param) @ctorp.prop) @ctorp.params))
+  (#eq? @_ctor "constructor"))

@@ -1,0 +1,122 @@
+package chunk
+
+import (
+	"strings"
+
+	ts "github.com/tree-sitter/go-tree-sitter"
+
+	"coderag/core"
+	"coderag/core/internal/lazyre"
+)
+
+// ctorField reads a constructor's assignment of a parameter to a field
+// (Java's and C#'s this.baseUrl = baseUrl or _baseUrl = baseUrl,
+// JavaScript's this.baseUrl = baseUrl, Python's self.base_url = base_url
+// in __init__, a TypeScript parameter property): a field binding of the
+// class, set from parameter Index of the constructor named after the
+// class, which the service graph follows to the arguments of
+// new Class(...) (ctorArgs), as it follows Go's constructors.
+func (x *extractor) ctorField(m *match) []fact {
+	class, param, params := m.first("ctorp.class"), m.first("ctorp.param"), m.first("ctorp.params")
+	if class == nil || param == nil || params == nil {
+		return nil
+	}
+	field := param.Utf8Text(x.src) // a parameter property is its own field
+	if f := m.first("ctorp.field"); f != nil {
+		field = f.Utf8Text(x.src)
+		for _, recv := range []string{"this.", "self."} {
+			field = strings.TrimPrefix(field, recv)
+		}
+		if identRE.FindString(field) != field {
+			return nil // obj.a.b = p, arr[0] = p
+		}
+	}
+	names := paramNames(params, x.src)
+	if len(names) > 0 && (names[0] == "self" || names[0] == "cls") {
+		names = names[1:]
+	}
+	p := param.Utf8Text(x.src)
+	index := -1
+	for i, n := range names {
+		if n == p {
+			index = i
+		}
+	}
+	if index < 0 {
+		return nil // a local variable, not a parameter
+	}
+	at := param
+	if f := m.first("ctorp.field"); f != nil {
+		at = f
+	}
+	name := class.Utf8Text(x.src)
+	b := core.Binding{Kind: "field", Type: name, Field: field, Func: name, Param: p, Index: index, Expr: p, Line: x.line(at)}
+	return []fact{{at: at.StartByte(), binding: &b}}
+}
+
+// addrNameRE is a name that says it holds an address; dottedNameRE a
+// name or a chain of them (cfg.paymentsUrl, this.baseUrl).
+var (
+	addrNameRE   = lazyre.New(`(?i)(url|uri|host|addr|address|endpoint|base|server|dsn)`)
+	dottedNameRE = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$]*(\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+)
+
+// ctorArgs reads what new Class(...) (Class(...) in Python) is given:
+// an argument binding of each argument that is an address, or a name
+// that says it holds one (CART_URL, cfg.paymentsUrl), for the service
+// graph to follow a field set from that parameter (ctorField).
+func (x *extractor) ctorArgs(m *match) []fact {
+	name := ctorName(m.first("ctor.name").Utf8Text(x.src))
+	if name == "" || strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception") {
+		return nil // new Error(`...`): a message, the commonest construction
+	}
+	var out []fact
+	for i, a := range argsOf(m.first("ctor.args")) {
+		if a.Kind() == "keyword_argument" || a.Kind() == "spread_element" || a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
+			break // positions after it are not known
+		}
+		if a.Kind() == "argument" && a.NamedChildCount() > 1 {
+			break // C#'s name: value
+		}
+		v := x.ev.eval(a, 0)
+		expr := a.Utf8Text(x.src)
+		switch {
+		case v.env != "" || v.config != "":
+		case (v.origin == core.FromLiteral || v.origin == core.FromConstant || v.origin == core.FromTemplate) && (strings.Contains(v.text, "://") || hostPortRE.MatchString(v.text)):
+		case v.origin == core.FromExpression && addrNameRE.MatchString(expr) && dottedNameRE.MatchString(expr):
+		default:
+			continue
+		}
+		b := core.Binding{Kind: "arg", Func: name, Index: i, Expr: expr, Line: x.line(a)}
+		setValue(&b, v)
+		out = append(out, fact{at: a.StartByte(), binding: &b})
+	}
+	return out
+}
+
+// ctorName is the class a construction names: CartHelper of
+// com.example.CartHelper, CartHelper<T> or clients.CartHelper.
+func ctorName(t string) string {
+	if i := strings.IndexByte(t, '<'); i >= 0 {
+		t = t[:i]
+	}
+	if i := strings.LastIndexAny(t, ".:"); i >= 0 {
+		t = t[i+1:]
+	}
+	t = strings.TrimSpace(t)
+	if identRE.FindString(t) != t {
+		return ""
+	}
+	return t
+}
+
+// argsOf returns the argument expressions of an argument list node.
+func argsOf(n *ts.Node) []*ts.Node {
+	var out []*ts.Node
+	for i := uint(0); i < n.NamedChildCount(); i++ {
+		if c := n.NamedChild(i); c.Kind() != "comment" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
