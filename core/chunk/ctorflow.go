@@ -78,6 +78,12 @@ func (x *extractor) ctorArgs(m *match) []fact {
 		if a.Kind() == "argument" && a.NamedChildCount() > 1 {
 			break // C#'s name: value
 		}
+		if a.Kind() == "value_argument" { // Kotlin
+			if a.NamedChildCount() != 1 {
+				break // name = value
+			}
+			a = a.NamedChild(0)
+		}
 		v := x.ev.eval(a, 0)
 		expr := a.Utf8Text(x.src)
 		switch {

@@ -486,6 +486,13 @@ func simpleParam(d *ts.Node, src []byte) string {
 			return ""
 		}
 	}
+	if d.Kind() == "class_parameter" { // Kotlin: the identifier among modifiers and type
+		for i := uint(0); i < d.NamedChildCount(); i++ {
+			if c := d.NamedChild(i); c.Kind() == "identifier" {
+				return c.Utf8Text(src)
+			}
+		}
+	}
 	if d.Kind() == "typed_parameter" && d.NamedChildCount() > 0 {
 		if c := d.NamedChild(0); c.Kind() == "identifier" {
 			return c.Utf8Text(src)

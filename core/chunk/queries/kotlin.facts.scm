@@ -111,3 +111,14 @@
    (annotated_lambda) @route.handler)
  @route
  (#match? @route.verb "^(get|post|put|delete|patch)$") (#set! framework "ktor"))
+
+; ---- constructors: what a class's properties are given ----------------
+; class BillingClient(private val baseUrl: String): a property set from the
+; constructor parameter of its name; BillingClient(url) (a call of a
+; capitalized name) is what the constructor is given. The service graph
+; follows an address held in a property to the argument its callers pass.
+(class_declaration
+  name: (_) @ctorp.class
+  (primary_constructor (class_parameters (class_parameter (identifier) @ctorp.param) @ctorp.prop) @ctorp.params))
+((call_expression (identifier) @ctor.name (value_arguments (value_argument)) @ctor.args)
+ (#match? @ctor.name "^[A-Z][A-Za-z0-9]*$"))
