@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"slices"
 	"strings"
 
 	ts "github.com/tree-sitter/go-tree-sitter"
@@ -12,7 +13,8 @@ import (
 // ctorField reads a constructor's assignment of a parameter to a field
 // (Java's and C#'s this.baseUrl = baseUrl or _baseUrl = baseUrl,
 // JavaScript's this.baseUrl = baseUrl, Python's self.base_url = base_url
-// in __init__, a TypeScript parameter property): a field binding of the
+// in __init__, a TypeScript parameter property, a Kotlin constructor
+// property): a field binding of the
 // class, set from parameter Index of the constructor named after the
 // class, which the service graph follows to the arguments of
 // new Class(...) (ctorArgs), as it follows Go's constructors.
@@ -21,9 +23,9 @@ func (x *extractor) ctorField(m *match) []fact {
 	if class == nil || param == nil || params == nil {
 		return nil
 	}
-	field := param.Utf8Text(x.src) // a parameter property is its own field
+	field, at := param.Utf8Text(x.src), param // a parameter property is its own field
 	if f := m.first("ctorp.field"); f != nil {
-		field = f.Utf8Text(x.src)
+		field, at = f.Utf8Text(x.src), f
 		for _, recv := range []string{"this.", "self."} {
 			field = strings.TrimPrefix(field, recv)
 		}
@@ -36,18 +38,9 @@ func (x *extractor) ctorField(m *match) []fact {
 		names = names[1:]
 	}
 	p := param.Utf8Text(x.src)
-	index := -1
-	for i, n := range names {
-		if n == p {
-			index = i
-		}
-	}
+	index := slices.Index(names, p)
 	if index < 0 {
 		return nil // a local variable, not a parameter
-	}
-	at := param
-	if f := m.first("ctorp.field"); f != nil {
-		at = f
 	}
 	name := class.Utf8Text(x.src)
 	b := core.Binding{Kind: "field", Type: name, Field: field, Func: name, Param: p, Index: index, Expr: p, Line: x.line(at)}
