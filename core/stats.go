@@ -227,7 +227,7 @@ type SourceStats struct {
 // would chunk some unchanged file differently, so that an incremental
 // crawl indexes again what an older coderag chunked instead of keeping
 // it: each stored file hash ends with ChunkingMarker and it.
-const ChunkingVersion = 103
+const ChunkingVersion = 104
 
 // ChunkingMarker precedes the chunking version at the end of a stored
 // file hash ("<sha256>/chunking-4").

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"coderag/core"
+	"coderag/core/internal/lazyre"
 )
 
 // A Procfile (Heroku, Dokku, foreman, honcho) lists the processes of one
@@ -21,6 +22,10 @@ import (
 // migrates and exits. A Procfile with no web process and no job worker
 // (goreman's clusters of one program, etcd1: bin/etcd ...) declares
 // nothing: its processes are a developer's, not an application's.
+
+// procTypeRE is a process type's name: letters, digits, _ and -, as
+// foreman and Heroku take them (urgent-worker).
+var procTypeRE = lazyre.New(`[A-Za-z0-9_][A-Za-z0-9_-]*`)
 
 // ProcfileResources reads a Procfile at file in repository repo.
 func ProcfileResources(src []byte, file, repo string) []core.Resource {
@@ -40,7 +45,7 @@ func ProcfileResources(src []byte, file, repo string) []core.Resource {
 	for i, l := range strings.Split(string(src), "\n") {
 		l = strings.TrimSpace(l)
 		name, cmd, ok := strings.Cut(l, ":")
-		if !ok || strings.HasPrefix(l, "#") || identRE.FindString(name) != name || strings.TrimSpace(cmd) == "" {
+		if !ok || strings.HasPrefix(l, "#") || procTypeRE.FindString(name) != name || strings.TrimSpace(cmd) == "" {
 			continue
 		}
 		cmd = strings.TrimSpace(cmd)
