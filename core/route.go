@@ -6,9 +6,7 @@ import "strings"
 // segments, the query and fragment left out: "/users/{id}/cart?x=1" is
 // users, {id}, cart.
 func RouteSegments(p string) []string {
-	if i := strings.IndexAny(p, "?#"); i >= 0 {
-		p = p[:i]
-	}
+	p = WithoutQuery(p)
 	var out []string
 	for _, s := range strings.Split(p, "/") {
 		if s != "" {
@@ -16,6 +14,15 @@ func RouteSegments(p string) []string {
 		}
 	}
 	return out
+}
+
+// WithoutQuery is a path or URL without its query and fragment:
+// /pods?namespace={ns} is /pods.
+func WithoutQuery(p string) string {
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		return p[:i]
+	}
+	return p
 }
 
 // IsRouteParam reports whether a path segment is a placeholder: {id},

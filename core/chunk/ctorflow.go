@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	ts "github.com/tree-sitter/go-tree-sitter"
-
 	"coderag/core"
 	"coderag/core/internal/lazyre"
 )
@@ -65,17 +63,9 @@ func (x *extractor) ctorArgs(m *match) []fact {
 	}
 	var out []fact
 	for i, a := range argsOf(m.first("ctor.args")) {
-		if a.Kind() == "keyword_argument" || a.Kind() == "spread_element" || a.Kind() == "list_splat" || a.Kind() == "dictionary_splat" {
+		a, ok := positional(a)
+		if !ok {
 			break // positions after it are not known
-		}
-		if a.Kind() == "argument" && a.NamedChildCount() > 1 {
-			break // C#'s name: value
-		}
-		if a.Kind() == "value_argument" { // Kotlin
-			if a.NamedChildCount() != 1 {
-				break // name = value
-			}
-			a = a.NamedChild(0)
 		}
 		v := x.ev.eval(a, 0)
 		expr := a.Utf8Text(x.src)
@@ -107,15 +97,4 @@ func ctorName(t string) string {
 		return ""
 	}
 	return t
-}
-
-// argsOf returns the argument expressions of an argument list node.
-func argsOf(n *ts.Node) []*ts.Node {
-	var out []*ts.Node
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if c := n.NamedChild(i); c.Kind() != "comment" {
-			out = append(out, c)
-		}
-	}
-	return out
 }

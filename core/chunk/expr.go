@@ -473,15 +473,35 @@ func args(n *ts.Node) []*ts.Node {
 	if a == nil {
 		return kotlinArgs(n)
 	}
+	return argsOf(a)
+}
+
+// argsOf returns the arguments of an argument list node.
+func argsOf(list *ts.Node) []*ts.Node {
 	var out []*ts.Node
-	for i := uint(0); i < a.NamedChildCount(); i++ {
-		c := a.NamedChild(i)
-		if c.Kind() == "comment" {
-			continue
+	for i := uint(0); i < list.NamedChildCount(); i++ {
+		if c := list.NamedChild(i); c.Kind() != "comment" {
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// positional returns the expression of argument a when it is given by
+// position; false for one given by name (Python's k=v, C#'s name: v,
+// Kotlin's name = v) or spread (*args, ...rest), after which positions
+// are not known.
+func positional(a *ts.Node) (*ts.Node, bool) {
+	switch a.Kind() {
+	case "keyword_argument", "list_splat", "dictionary_splat", "spread_element":
+		return nil, false
+	case "argument", "value_argument": // C#, Kotlin: the expression inside
+		if a.NamedChildCount() != 1 {
+			return nil, false
+		}
+		return a.NamedChild(0), true
+	}
+	return a, true
 }
 
 // callee is the called expression of a call or constructor node.
@@ -744,36 +764,33 @@ func (e *evaluator) literalKey(obj *ts.Node, key string, depth int) (value, bool
 	if !ok || b.Kind() != "dictionary" && b.Kind() != "object" {
 		return value{}, false
 	}
-	for i := uint(0); i < b.NamedChildCount(); i++ {
-		p := b.NamedChild(i)
+	v := e.objectKey(&b, key)
+	if v == nil {
+		return value{}, false
+	}
+	r := e.eval(v, depth+1)
+	if !r.known() || r.origin == core.FromExpression {
+		return value{}, false
+	}
+	if r.origin == core.FromLiteral {
+		r.origin = core.FromConstant
+	}
+	return r, true
+}
+
+// objectKey returns the value of a dictionary or object literal's key
+// ({ method: "POST" }, {"venues": "/venues"}), nil when it has none.
+func (e *evaluator) objectKey(o *ts.Node, key string) *ts.Node {
+	for i := uint(0); i < o.NamedChildCount(); i++ {
+		p := o.NamedChild(i)
 		if p.Kind() != "pair" {
 			continue
 		}
-		k, v := p.ChildByFieldName("key"), p.ChildByFieldName("value")
-		if k == nil || v == nil {
-			continue
+		if k := p.ChildByFieldName("key"); k != nil && strings.Trim(e.text(k), "\"'") == key {
+			return p.ChildByFieldName("value")
 		}
-		kt := e.text(k)
-		if k.Kind() != "property_identifier" {
-			kv := e.eval(k, depth+1)
-			if kv.origin != core.FromLiteral && kv.origin != core.FromConstant {
-				continue
-			}
-			kt = strings.TrimSpace(kv.text)
-		}
-		if kt != key {
-			continue
-		}
-		r := e.eval(v, depth+1)
-		if !r.known() || r.origin == core.FromExpression {
-			return value{}, false
-		}
-		if r.origin == core.FromLiteral {
-			r.origin = core.FromConstant
-		}
-		return r, true
 	}
-	return value{}, false
+	return nil
 }
 
 // list evaluates an array or list literal into its elements; any other

@@ -797,19 +797,14 @@ func (x *extractor) http(m *match) []fact {
 		c.Client = cl.Utf8Text(x.src)
 	}
 	if v := m.first("http.verb"); v != nil {
-		c.Method = verbOf(v.Utf8Text(x.src))
-		if c.Method == "" {
-			if vv := x.ev.eval(v, 0); vv.origin == core.FromLiteral || vv.origin == core.FromConstant {
-				c.Method = verbOf(vv.text)
-			}
-		}
+		c.Method = x.verbArg(v)
 	}
 	var url *ts.Node = m.first("http.url")
 	if o := m.first("http.options"); o != nil {
-		if val := x.objectKey(o, "method"); val != nil {
+		if val := x.ev.objectKey(o, "method"); val != nil {
 			c.Method = verbOf(x.ev.eval(val, 0).text)
 		}
-		if val := x.objectKey(o, "url"); val != nil {
+		if val := x.ev.objectKey(o, "url"); val != nil {
 			url = val
 		}
 	}

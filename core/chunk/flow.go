@@ -59,43 +59,13 @@ func typeName(n *ts.Node, src []byte) string {
 	return ""
 }
 
-// enclosingFunc returns the name and parameter names of the function
-// declaration around n.
-func enclosingFunc(n *ts.Node, src []byte) (string, []string) {
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		if p.Kind() != "function_declaration" && p.Kind() != "method_declaration" {
-			continue
-		}
-		name := ""
-		if nm := p.ChildByFieldName("name"); nm != nil {
-			name = nm.Utf8Text(src)
-		}
-		var params []string
-		if pl := p.ChildByFieldName("parameters"); pl != nil {
-			for i := uint(0); i < pl.NamedChildCount(); i++ {
-				d := pl.NamedChild(i)
-				if d.Kind() != "parameter_declaration" && d.Kind() != "variadic_parameter_declaration" {
-					continue
-				}
-				for j := uint(0); j < d.NamedChildCount(); j++ {
-					if c := d.NamedChild(j); c.Kind() == "identifier" {
-						params = append(params, c.Utf8Text(src))
-					}
-				}
-			}
-		}
-		return name, params
-	}
-	return "", nil
-}
-
 func goLiteral(n *ts.Node, ev *evaluator) []fact {
 	typ := typeName(n, ev.src)
 	body := n.ChildByFieldName("body")
 	if typ == "" || body == nil {
 		return nil
 	}
-	fn, params := enclosingFunc(n, ev.src)
+	_, fn, params := enclosingFunction(n, ev.src)
 	var out []fact
 	for i := uint(0); i < body.NamedChildCount(); i++ {
 		kv := body.NamedChild(i)
@@ -150,10 +120,10 @@ func goCtorParams(n *ts.Node, ev *evaluator) []fact {
 	if nm == nil || body == nil || !isCtor(nm.Utf8Text(ev.src)) {
 		return nil
 	}
-	name, params := enclosingFunc(body, ev.src)
+	_, name, params := enclosingFunction(body, ev.src)
 	var out []fact
 	for i, p := range params {
-		if p == "_" {
+		if p == "_" || p == "" {
 			continue
 		}
 		out = append(out, fact{at: n.StartByte(), binding: &core.Binding{Kind: core.BindParam, Func: name, Field: p, Index: i,

@@ -234,7 +234,7 @@ func (x *extractor) follow(c *ts.Node, h helper) (fact, httpSite, bool) {
 	if h.init >= 0 {
 		call.Method = "GET"
 		if o := x.argFor(c, h, h.init); o != nil && o.Kind() == "object" {
-			call.Method = x.verbArg(x.objectKey(o, "method"))
+			call.Method = x.verbArg(x.ev.objectKey(o, "method"))
 		}
 	}
 	target(&call, v)
@@ -246,8 +246,9 @@ func (x *extractor) follow(c *ts.Node, h helper) (fact, httpSite, bool) {
 	return f, httpSite{call: *c, verb: nil, v: v, c: call, at: c.StartByte()}, true
 }
 
-// verbArg is the HTTP method an argument names: "POST", http.MethodPost,
-// HttpMethod.Delete, or a constant holding one; GET for none.
+// verbArg is the HTTP method a node names: a method's name (post,
+// PostAsync), "POST", http.MethodPost, HttpMethod.Delete, or a constant
+// holding one; GET for none.
 func (x *extractor) verbArg(n *ts.Node) string {
 	if n == nil {
 		return "GET"
@@ -261,21 +262,6 @@ func (x *extractor) verbArg(n *ts.Node) string {
 		}
 	}
 	return "GET"
-}
-
-// objectKey returns the value of an object literal's key ({ method:
-// "POST" }), nil when it has none.
-func (x *extractor) objectKey(o *ts.Node, key string) *ts.Node {
-	for i := uint(0); i < o.NamedChildCount(); i++ {
-		p := o.NamedChild(i)
-		if p.Kind() != "pair" {
-			continue
-		}
-		if k := p.ChildByFieldName("key"); k != nil && strings.Trim(k.Utf8Text(x.src), "\"'") == key {
-			return p.ChildByFieldName("value")
-		}
-	}
-	return nil
 }
 
 // addressLike reports whether v is worth a call: a path or URL written
@@ -319,23 +305,18 @@ func (x *extractor) argFor(c *ts.Node, h helper, i int) *ts.Node {
 		}
 	}
 	for _, a := range as {
-		switch a.Kind() {
-		case "keyword_argument":
+		if a.Kind() == "keyword_argument" {
 			if n := a.ChildByFieldName("name"); n != nil && n.Utf8Text(x.src) == want {
 				return a.ChildByFieldName("value")
 			}
 			continue
-		case "list_splat", "dictionary_splat", "spread_element":
+		}
+		e, ok := positional(a)
+		if !ok {
 			return nil // positions after it are unknown
 		}
 		if pos == i {
-			if a.Kind() == "argument" && a.NamedChildCount() > 0 { // C#
-				if a.NamedChildCount() > 1 {
-					return nil // name: value
-				}
-				return a.NamedChild(0)
-			}
-			return a
+			return e
 		}
 		pos++
 	}

@@ -24,40 +24,24 @@ func chainRoot(n *ts.Node, src []byte) string {
 	return ""
 }
 
-// okhttpVerbs are the methods of OkHttp's Request.Builder that set the
-// request's method.
-var okhttpVerbs = map[string]string{"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH", "head": "HEAD"}
-
 // okhttpMethod reads the method of an OkHttp request from the builder
 // chain its .url(...) call n is in (new Request.Builder().url(u).post(b)
 // or .post(b).url(u), .method("PATCH", b)): GET when the chain sets none.
 func okhttpMethod(n *ts.Node, src []byte) string {
 	verb := func(m *ts.Node) string {
-		nm := m.ChildByFieldName("name")
-		if nm == nil {
-			return ""
-		}
-		name := nm.Utf8Text(src)
-		if v := okhttpVerbs[name]; v != "" {
-			return v
-		}
+		name := methodName(m, src)
 		if name == "method" {
 			if as := args(m); len(as) > 0 {
 				return verbOf(as[0].Utf8Text(src))
 			}
 		}
-		return ""
+		return builderVerb(name)
 	}
 	// the calls after .url(...), up to build()
-	for cur, depth := n, 0; depth < 32; depth++ {
-		p := cur.Parent()
-		if p == nil || p.Kind() != "method_invocation" || !sameNode(p.ChildByFieldName("object"), cur) {
-			break
-		}
+	for p := chainNext(n); p != nil; p = chainNext(p) {
 		if v := verb(p); v != "" {
 			return v
 		}
-		cur = p
 	}
 	// and before it
 	for cur, depth := n.ChildByFieldName("object"), 0; cur != nil && cur.Kind() == "method_invocation" && depth < 32; depth++ {

@@ -6,10 +6,6 @@ import (
 	ts "github.com/tree-sitter/go-tree-sitter"
 )
 
-// jaxrsVerbs are the methods of a JAX-RS Invocation.Builder that send
-// the request.
-var jaxrsVerbs = map[string]string{"get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "head": "HEAD", "options": "OPTIONS", "patch": "PATCH"}
-
 // jaxrsSteps are the builder methods between a target and its request
 // that neither add to the path nor send it.
 var jaxrsSteps = map[string]bool{"request": true, "header": true, "headers": true, "accept": true, "acceptLanguage": true,
@@ -23,21 +19,14 @@ var jaxrsSteps = map[string]bool{"request": true, "header": true, "headers": tru
 // its request builder are held in, within the same method. ok is false
 // when no method was found; the segments of the chain are still given.
 func (x *extractor) jaxrs(cur *ts.Node, hops int) (segments []*ts.Node, method string, ok bool) {
-	for {
-		p := cur.Parent()
-		if p == nil || p.Kind() != "method_invocation" || !sameNode(p.ChildByFieldName("object"), cur) {
-			break
-		}
-		name := ""
-		if nm := p.ChildByFieldName("name"); nm != nil {
-			name = nm.Utf8Text(x.src)
-		}
+	for p := chainNext(cur); p != nil; p = chainNext(cur) {
+		name := methodName(p, x.src)
 		as := args(p)
 		switch {
 		case name == "path" && len(as) > 0:
 			segments = append(segments, as[0])
-		case jaxrsVerbs[name] != "":
-			return segments, jaxrsVerbs[name], true
+		case builderVerb(name) != "":
+			return segments, builderVerb(name), true
 		case name == "method" && len(as) > 0:
 			return segments, verbOf(x.ev.eval(as[0], 0).text), true
 		case !jaxrsSteps[name]:
@@ -91,9 +80,35 @@ func (x *extractor) usesAfter(d *ts.Node, name string) []*ts.Node {
 	return out
 }
 
-// sameNode reports whether a and b are the same node of the tree.
-func sameNode(a, b *ts.Node) bool {
-	return a != nil && b != nil && a.StartByte() == b.StartByte() && a.EndByte() == b.EndByte() && a.Kind() == b.Kind()
+// chainNext is the method call made on the result of call n
+// (b.request() of b.path("x") in b.path("x").request()), nil when none is.
+func chainNext(n *ts.Node) *ts.Node {
+	p := n.Parent()
+	if p == nil || p.Kind() != "method_invocation" {
+		return nil
+	}
+	if o := p.ChildByFieldName("object"); o == nil || keyOf(o) != keyOf(n) {
+		return nil
+	}
+	return p
+}
+
+// methodName is the name a Java method invocation calls.
+func methodName(m *ts.Node, src []byte) string {
+	if nm := m.ChildByFieldName("name"); nm != nil {
+		return nm.Utf8Text(src)
+	}
+	return ""
+}
+
+// builderVerb is the HTTP method a request builder's method of that name
+// sets (get, post, ... of JAX-RS's Invocation.Builder and OkHttp's
+// Request.Builder), "" for any other.
+func builderVerb(name string) string {
+	if v := verbWords[name]; v != "ANY" {
+		return v
+	}
+	return ""
 }
 
 // joinSegments appends path segments to an address, one slash between.

@@ -499,8 +499,8 @@ func (b *builder) unresolvedTarget(src string, c core.CallAt, why string) (strin
 		}
 	}
 	raw := rawTarget(c)
-	if i := strings.IndexAny(raw, "?#"); i > 0 {
-		raw = raw[:i] // the query is no part of what is called
+	if p := core.WithoutQuery(raw); p != "" {
+		raw = p // the query is no part of what is called
 	}
 	return b.unresolved(raw), why
 }
@@ -887,12 +887,10 @@ func (b *builder) httpCall(src string, c core.CallAt, ev Evidence) {
 		// unless its name says it is a whole path ({urlPath}, {route}).
 		clientPath = ""
 	}
-	if i := strings.IndexAny(clientPath, "?#"); i >= 0 {
-		clientPath = clientPath[:i] // /pods?namespace={ns} calls /pods
-	}
+	clientPath = core.WithoutQuery(clientPath) // /pods?namespace={ns} calls /pods
 	if isAbsolute(c.Target) {
 		if _, rest, _ := strings.Cut(c.Target, "://"); strings.Contains(rest, "/") {
-			clientPath = "/" + strings.SplitN(strings.SplitN(rest, "/", 2)[1], "?", 2)[0]
+			clientPath = "/" + core.WithoutQuery(strings.SplitN(rest, "/", 2)[1])
 		} else {
 			clientPath = ""
 		}
